@@ -1,0 +1,222 @@
+//! Errors: wire data ([`ErrorCode`], [`ErrorData`]) apart from the Rust error
+//! of this layer ([`ProtocolError`]), which renders into wire data once, in
+//! [`ProtocolError::to_error_data`], with the codes of the request's version.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::model::capabilities::ClientCapabilities;
+use crate::version::ErrorProfile;
+
+/// A JSON-RPC error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ErrorCode(pub i32);
+
+impl ErrorCode {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: ErrorCode = ErrorCode(-32601);
+    /// Invalid method parameter(s).
+    pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
+    /// Internal JSON-RPC error.
+    pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
+    /// 2026-07-28: an `Mcp-*` header disagrees with the body.
+    pub const HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);
+    /// 2026-07-28: a required client capability was not declared.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
+    /// 2026-07-28: the requested protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+    /// DRAFT-2026-v1: header mismatch.
+    pub const DRAFT_HEADER_MISMATCH: ErrorCode = ErrorCode(-32001);
+    /// DRAFT-2026-v1: missing required client capability.
+    pub const DRAFT_MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32003);
+}
+
+/// The `error` member of a JSON-RPC error response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorData {
+    /// The error code.
+    pub code: ErrorCode,
+    /// A short description.
+    pub message: String,
+    /// Structured detail, typed per code by the spec.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorData {
+    /// An error with a code and message and no data.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorData {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// Adds structured data.
+    #[must_use]
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// `-32603`.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INTERNAL_ERROR, message)
+    }
+
+    /// `-32602`.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INVALID_PARAMS, message)
+    }
+}
+
+/// Everything the protocol layer can reject a message for.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ProtocolError {
+    /// The bytes are not JSON (or not UTF-8, or nested too deep).
+    Parse(String),
+    /// JSON, but not a valid JSON-RPC request (batch, wrong types, bad id).
+    InvalidRequest(String),
+    /// The method's parameters are malformed.
+    InvalidParams(String),
+    /// A required `_meta` field is missing or malformed.
+    InvalidMeta(String),
+    /// A transport header disagrees with the body.
+    HeaderMismatch {
+        /// The header name, e.g. `Mcp-Name`.
+        header: String,
+        /// What the header said (`None`: missing).
+        header_value: Option<String>,
+        /// What the body said.
+        body_value: String,
+    },
+    /// The requested protocol version is not served.
+    UnsupportedVersion {
+        /// The version the client asked for.
+        requested: String,
+        /// The versions this server supports.
+        supported: Vec<String>,
+    },
+    /// The method is unknown or was removed in this revision.
+    MethodNotFound(String),
+    /// The request needs capabilities the client did not declare.
+    MissingCapability {
+        /// The capabilities required, as a ClientCapabilities object.
+        required: ClientCapabilities,
+        /// Human-readable detail.
+        message: String,
+    },
+    /// A resource URI that does not exist.
+    ResourceNotFound {
+        /// The URI requested.
+        uri: String,
+    },
+    /// A cursor this server did not issue.
+    InvalidCursor(String),
+}
+
+impl ProtocolError {
+    /// Renders the error as wire data with the codes of `profile`.
+    pub fn to_error_data(&self, profile: ErrorProfile) -> ErrorData {
+        match self {
+            ProtocolError::Parse(m) => {
+                ErrorData::new(ErrorCode::PARSE_ERROR, format!("Parse error: {m}"))
+            }
+            ProtocolError::InvalidRequest(m) => {
+                ErrorData::new(ErrorCode::INVALID_REQUEST, format!("Invalid request: {m}"))
+            }
+            ProtocolError::InvalidParams(m) => {
+                ErrorData::new(ErrorCode::INVALID_PARAMS, format!("Invalid params: {m}"))
+            }
+            ProtocolError::InvalidMeta(m) => {
+                ErrorData::new(ErrorCode::INVALID_PARAMS, format!("Invalid _meta: {m}"))
+            }
+            ProtocolError::HeaderMismatch {
+                header,
+                header_value,
+                body_value,
+            } => {
+                let message = match header_value {
+                    None => format!("Header mismatch: required header {header} is missing (body value '{body_value}')"),
+                    Some(h) => format!(
+                        "Header mismatch: {header} header value '{h}' does not match body value '{body_value}'"
+                    ),
+                };
+                ErrorData::new(profile.header_mismatch, message)
+            }
+            ProtocolError::UnsupportedVersion {
+                requested,
+                supported,
+            } => ErrorData::new(profile.unsupported_version, "Unsupported protocol version")
+                .with_data(json!({ "supported": supported, "requested": requested })),
+            ProtocolError::MethodNotFound(m) => {
+                ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {m}"))
+            }
+            ProtocolError::MissingCapability { required, message } => {
+                ErrorData::new(profile.missing_capability, message.clone()).with_data(
+                    json!({ "requiredCapabilities": serde_json::to_value(required).unwrap_or_default() }),
+                )
+            }
+            ProtocolError::ResourceNotFound { uri } => {
+                ErrorData::new(ErrorCode::INVALID_PARAMS, format!("Resource not found: {uri}"))
+                    .with_data(json!({ "uri": uri }))
+            }
+            ProtocolError::InvalidCursor(c) => {
+                ErrorData::new(ErrorCode::INVALID_PARAMS, format!("Invalid cursor: {c}"))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let data = self.to_error_data(crate::ProtocolVersion::V2026_07_28.profile());
+        f.write_str(&data.message)
+    }
+}
+
+impl std::error::Error for ProtocolError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ProtocolVersion;
+
+    #[test]
+    fn unsupported_version_uses_profile_code_and_typed_data() {
+        let e = ProtocolError::UnsupportedVersion {
+            requested: "v999.0.0".into(),
+            supported: vec!["2026-07-28".into()],
+        };
+        let d = e.to_error_data(ProtocolVersion::V2026_07_28.profile());
+        assert_eq!(d.code.0, -32022);
+        assert_eq!(d.data.unwrap()["requested"], "v999.0.0");
+        let d = e.to_error_data(ProtocolVersion::Draft2026V1.profile());
+        assert_eq!(d.code.0, -32602);
+    }
+
+    #[test]
+    fn missing_capability_data_is_an_object() {
+        let mut required = ClientCapabilities::default();
+        required.sampling = Some(serde_json::Map::new());
+        let e = ProtocolError::MissingCapability {
+            required,
+            message: "needs sampling".into(),
+        };
+        let d = e.to_error_data(ProtocolVersion::V2026_07_28.profile());
+        assert_eq!(d.code.0, -32021);
+        assert_eq!(
+            d.data.unwrap(),
+            json!({"requiredCapabilities": {"sampling": {}}})
+        );
+        let d = e.to_error_data(ProtocolVersion::Draft2026V1.profile());
+        assert_eq!(d.code.0, -32003);
+    }
+}

@@ -1,0 +1,435 @@
+//! The JSON-RPC 2.0 envelope: decoding one message, encoding responses and
+//! notifications as single-line JSON.
+//!
+//! Request ids keep their exact JSON text ([`RequestId`] wraps a raw value),
+//! so a numeric id stays a number, a string stays a string, and an integer too
+//! large for `i64` is echoed byte for byte.
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorData, ProtocolError};
+
+/// The JSON-RPC version string.
+pub const JSONRPC_VERSION: &str = "2.0";
+
+/// A request id: a JSON string or integer, kept as its exact JSON text.
+#[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
+pub struct RequestId(Box<RawValue>);
+
+impl RequestId {
+    /// Parses an id from its JSON text; only strings and integers are ids.
+    pub fn from_json(text: &str) -> Result<Self, ProtocolError> {
+        let raw = RawValue::from_string(text.trim().to_owned())
+            .map_err(|e| ProtocolError::InvalidRequest(format!("id: {e}")))?;
+        Self::from_raw(raw)
+    }
+
+    fn from_raw(raw: Box<RawValue>) -> Result<Self, ProtocolError> {
+        let text = raw.get();
+        let ok = match text.as_bytes().first() {
+            Some(b'"') => true,
+            Some(b'-' | b'0'..=b'9') => !text.contains(['.', 'e', 'E']),
+            _ => false,
+        };
+        if ok {
+            Ok(RequestId(raw))
+        } else {
+            Err(ProtocolError::InvalidRequest(
+                "id must be a string or an integer".into(),
+            ))
+        }
+    }
+
+    /// An integer id.
+    pub fn number(n: i64) -> Self {
+        RequestId(RawValue::from_string(n.to_string()).expect("an integer is valid JSON"))
+    }
+
+    /// A string id.
+    pub fn string(s: &str) -> Self {
+        let text = serde_json::to_string(s).expect("a string serializes");
+        RequestId(RawValue::from_string(text).expect("a JSON string is valid JSON"))
+    }
+
+    /// Builds an id from a JSON value (string or integer).
+    pub fn from_value(v: &Value) -> Result<Self, ProtocolError> {
+        Self::from_json(&v.to_string())
+    }
+
+    /// The exact JSON text of the id.
+    pub fn as_json(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The id as a JSON value (large integers may lose precision).
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
+
+    /// True for a string id.
+    pub fn is_string(&self) -> bool {
+        self.0.get().starts_with('"')
+    }
+}
+
+impl PartialEq for RequestId {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+impl Eq for RequestId {}
+impl std::hash::Hash for RequestId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.get().hash(state)
+    }
+}
+impl std::fmt::Display for RequestId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(d)?;
+        RequestId::from_raw(raw).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A decoded request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The request id.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The params object, if any.
+    pub params: Option<Map<String, Value>>,
+}
+
+/// A decoded notification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// The method name.
+    pub method: String,
+    /// The params object, if any.
+    pub params: Option<Map<String, Value>>,
+}
+
+/// A decoded response (a client answering a server request).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The id of the request answered.
+    pub id: RequestId,
+    /// The result, or the error as a value.
+    pub outcome: Result<Value, Value>,
+}
+
+/// One incoming JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Incoming {
+    /// A request (has an id and a method).
+    Request(Request),
+    /// A notification (a method and no id).
+    Notification(Notification),
+    /// A response (an id and a result or error).
+    Response(Response),
+}
+
+/// Why a message could not be decoded, with the id when one could be read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodeError {
+    /// The request id, if the envelope got that far.
+    pub id: Option<RequestId>,
+    /// What was wrong.
+    pub error: ProtocolError,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    Box::<RawValue>::deserialize(d).map(Some)
+}
+
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(default)]
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Box<RawValue>>,
+    #[serde(default)]
+    method: Option<Value>,
+    #[serde(default)]
+    params: Option<Value>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+/// Decodes one JSON-RPC message from bytes (one stdio line or one POST body).
+pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        // Reject batches without trusting their content, but only if it is JSON.
+        return Err(DecodeError {
+            id: None,
+            error: match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+                Ok(_) => ProtocolError::InvalidRequest(
+                    "batch requests are not supported; send one message per request".into(),
+                ),
+                Err(e) => ProtocolError::Parse(e.to_string()),
+            },
+        });
+    }
+    let env: Envelope = match serde_json::from_slice(bytes) {
+        Ok(env) => env,
+        Err(e) => {
+            let error = if e.is_data() {
+                ProtocolError::InvalidRequest(e.to_string())
+            } else {
+                ProtocolError::Parse(e.to_string())
+            };
+            return Err(DecodeError { id: None, error });
+        }
+    };
+    let id = match env.id {
+        None => None,
+        Some(raw) => {
+            Some(RequestId::from_raw(raw).map_err(|error| DecodeError { id: None, error })?)
+        }
+    };
+    let fail = |id: &Option<RequestId>, m: &str| DecodeError {
+        id: id.clone(),
+        error: ProtocolError::InvalidRequest(m.into()),
+    };
+    if env.jsonrpc.as_ref().and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+        return Err(fail(&id, "jsonrpc must be \"2.0\""));
+    }
+    let params = match env.params {
+        None => None,
+        Some(Value::Object(m)) => Some(m),
+        Some(_) => {
+            return Err(DecodeError {
+                id,
+                error: ProtocolError::InvalidParams("params must be an object".into()),
+            })
+        }
+    };
+    match (env.method, id) {
+        (Some(Value::String(method)), Some(id)) => {
+            Ok(Incoming::Request(Request { id, method, params }))
+        }
+        (Some(Value::String(method)), None) => {
+            Ok(Incoming::Notification(Notification { method, params }))
+        }
+        (Some(_), id) => Err(fail(&id, "method must be a string")),
+        (None, Some(id)) => match (env.result, env.error) {
+            (Some(r), None) => Ok(Incoming::Response(Response { id, outcome: Ok(r) })),
+            (None, Some(e)) => Ok(Incoming::Response(Response {
+                id,
+                outcome: Err(e),
+            })),
+            _ => Err(fail(
+                &Some(id),
+                "a message needs a method, or exactly one of result and error",
+            )),
+        },
+        (None, None) => Err(fail(&None, "a message needs a method")),
+    }
+}
+
+#[derive(Serialize)]
+struct ResultOut<'a, T: Serialize> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a T,
+}
+
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    jsonrpc: &'static str,
+    id: Option<&'a RequestId>,
+    error: &'a ErrorData,
+}
+
+#[derive(Serialize)]
+struct NotificationOut<'a, T: Serialize> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    params: &'a T,
+}
+
+/// Encodes a success response as one line of JSON (no trailing newline).
+pub fn encode_result<T: Serialize>(id: &RequestId, result: &T) -> Vec<u8> {
+    serde_json::to_vec(&ResultOut {
+        jsonrpc: JSONRPC_VERSION,
+        id,
+        result,
+    })
+    .expect("results serialize")
+}
+
+/// Encodes an error response; `id: None` renders `"id": null`.
+pub fn encode_error(id: Option<&RequestId>, error: &ErrorData) -> Vec<u8> {
+    serde_json::to_vec(&ErrorOut {
+        jsonrpc: JSONRPC_VERSION,
+        id,
+        error,
+    })
+    .expect("errors serialize")
+}
+
+/// Encodes a notification.
+pub fn encode_notification<T: Serialize>(method: &str, params: &T) -> Vec<u8> {
+    serde_json::to_vec(&NotificationOut {
+        jsonrpc: JSONRPC_VERSION,
+        method,
+        params,
+    })
+    .expect("notifications serialize")
+}
+
+/// Encodes a server-to-client request (legacy era).
+pub fn encode_request<T: Serialize>(id: &RequestId, method: &str, params: &T) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Out<'a, T: Serialize> {
+        jsonrpc: &'static str,
+        id: &'a RequestId,
+        method: &'a str,
+        params: &'a T,
+    }
+    serde_json::to_vec(&Out {
+        jsonrpc: JSONRPC_VERSION,
+        id,
+        method,
+        params,
+    })
+    .expect("requests serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn req(text: &str) -> Request {
+        match decode(text.as_bytes()).unwrap() {
+            Incoming::Request(r) => r,
+            other => panic!("not a request: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn ids_keep_their_json_type_and_digits() {
+        assert_eq!(
+            req(r#"{"jsonrpc":"2.0","id":7,"method":"m"}"#).id.as_json(),
+            "7"
+        );
+        assert_eq!(
+            req(r#"{"jsonrpc":"2.0","id":"7","method":"m"}"#)
+                .id
+                .as_json(),
+            "\"7\""
+        );
+        let huge = "123456789012345678901234567890";
+        let r = req(&format!(r#"{{"jsonrpc":"2.0","id":{huge},"method":"m"}}"#));
+        let out = encode_result(&r.id, &json!({}));
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!(r#"{{"jsonrpc":"2.0","id":{huge},"result":{{}}}}"#)
+        );
+    }
+
+    #[test]
+    fn rejects_bad_envelopes_with_the_right_error() {
+        let cases: &[(&[u8], fn(&ProtocolError) -> bool)] = &[
+            (b"{\"jsonrpc\":\"2.0\",", |e| {
+                matches!(e, ProtocolError::Parse(_))
+            }),
+            (b"\xff\xfe", |e| matches!(e, ProtocolError::Parse(_))),
+            (b"[]", |e| matches!(e, ProtocolError::InvalidRequest(_))),
+            (b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}]", |e| {
+                matches!(e, ProtocolError::InvalidRequest(_))
+            }),
+            (b"42", |e| matches!(e, ProtocolError::InvalidRequest(_))),
+            (br#"{"jsonrpc":"1.0","id":1,"method":"m"}"#, |e| {
+                matches!(e, ProtocolError::InvalidRequest(_))
+            }),
+            (br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#, |e| {
+                matches!(e, ProtocolError::InvalidRequest(_))
+            }),
+            (br#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#, |e| {
+                matches!(e, ProtocolError::InvalidRequest(_))
+            }),
+            (br#"{"jsonrpc":"2.0","id":{},"method":"m"}"#, |e| {
+                matches!(e, ProtocolError::InvalidRequest(_))
+            }),
+            (br#"{"jsonrpc":"2.0","id":1,"method":5}"#, |e| {
+                matches!(e, ProtocolError::InvalidRequest(_))
+            }),
+            (
+                br#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}"#,
+                |e| matches!(e, ProtocolError::InvalidParams(_)),
+            ),
+        ];
+        for (bytes, check) in cases {
+            let err = decode(bytes).expect_err(&String::from_utf8_lossy(bytes));
+            assert!(
+                check(&err.error),
+                "{}: {:?}",
+                String::from_utf8_lossy(bytes),
+                err.error
+            );
+        }
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(decode(deep.as_bytes()).is_err());
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"m","params":{{"a":{}1{}}}}}"#,
+            "[".repeat(5000),
+            "]".repeat(5000)
+        );
+        assert!(matches!(
+            decode(deep.as_bytes()).unwrap_err().error,
+            ProtocolError::Parse(_)
+        ));
+    }
+
+    #[test]
+    fn error_keeps_id_when_envelope_was_readable() {
+        let err = decode(br#"{"jsonrpc":"2.0","id":"a","method":"m","params":3}"#).unwrap_err();
+        assert_eq!(err.id.unwrap().as_json(), "\"a\"");
+    }
+
+    #[test]
+    fn notifications_and_responses() {
+        assert!(matches!(
+            decode(
+                br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#
+            )
+            .unwrap(),
+            Incoming::Notification(_)
+        ));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).unwrap(),
+            Incoming::Response(_)
+        ));
+    }
+
+    #[test]
+    fn encodes_single_lines() {
+        let id = RequestId::string("x");
+        let e = encode_error(Some(&id), &ErrorData::internal("boom\nline"));
+        assert!(!e.contains(&b'\n'));
+        assert_eq!(
+            String::from_utf8(encode_error(None, &ErrorData::internal("x"))).unwrap(),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"x"}}"#
+        );
+        let n = encode_notification("notifications/progress", &json!({"progress": 1}));
+        assert_eq!(
+            n,
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#
+        );
+    }
+}

@@ -1,0 +1,50 @@
+//! # mcp-protocol: the sans-IO core of actix-mcp
+//!
+//! This crate holds everything about the Model Context Protocol that can be
+//! said without a socket, a clock or a runtime: the JSON-RPC envelope, the
+//! per-request `_meta` of the stateless revision `2026-07-28` (and the seed
+//! draft `DRAFT-2026-v1`), version profiles and their error codes, the one
+//! enum of client requests, and the wire model split by spec chapter.
+//!
+//! **Contract:** no I/O, no clock, no actix, tokio or slog. Functions take
+//! bytes or values and return values or [`ProtocolError`]s; the caller (the
+//! `actix-mcp` crate) owns sockets, time and logging. CI checks this with
+//! `cargo tree -p mcp-protocol -e normal`.
+//!
+//! # Layout
+//! - [`jsonrpc`]: request ids, decoding a message, encoding responses and notifications.
+//! - [`error`]: wire [`ErrorData`] and the Rust [`ProtocolError`] that maps onto it.
+//! - [`version`]: supported protocol versions and their error-code profiles.
+//! - [`meta`]: the per-request `_meta` and its validation order.
+//! - [`request`]: [`ClientRequest`], one variant per method.
+//! - [`header`]: the `Mcp-Name` / `Mcp-Param-*` header value encoding.
+//! - [`pagination`]: opaque cursors over ordered lists.
+//! - [`model`]: wire types by spec chapter.
+//!
+//! ```
+//! use mcp_protocol::{jsonrpc, ClientRequest, RequestMeta, ProtocolVersion};
+//!
+//! let line = br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{
+//!     "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+//!     "io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+//! let jsonrpc::Incoming::Request(req) = jsonrpc::decode(line).unwrap() else { panic!() };
+//! let meta = RequestMeta::from_params(req.params.as_ref(), None, ProtocolVersion::ALL).unwrap();
+//! assert_eq!(meta.version, ProtocolVersion::V2026_07_28);
+//! let call = ClientRequest::from_parts(&req.method, req.params).unwrap();
+//! assert_eq!(call.method(), "tools/list");
+//! ```
+
+pub mod error;
+pub mod header;
+pub mod jsonrpc;
+pub mod meta;
+pub mod model;
+pub mod pagination;
+pub mod request;
+pub mod version;
+
+pub use error::{ErrorCode, ErrorData, ProtocolError};
+pub use jsonrpc::RequestId;
+pub use meta::RequestMeta;
+pub use request::ClientRequest;
+pub use version::ProtocolVersion;

@@ -1,0 +1,304 @@
+//! The per-request `_meta` of the stateless revisions, and its validation.
+//!
+//! Validation runs in the order the specification and the conformance suite
+//! require, and stops at the first failure:
+//! 1. `_meta` is an object with `protocolVersion` (string) and
+//!    `clientCapabilities` (object); `clientInfo` too under `DRAFT-2026-v1` → else `-32602`;
+//! 2. on HTTP, the `MCP-Protocol-Version` header equals the `_meta` version → else HeaderMismatch;
+//! 3. the version is served → else UnsupportedProtocolVersion with `supported` and `requested`.
+//!
+//! Nothing is inferred from earlier requests or the connection.
+
+use serde_json::{Map, Value};
+
+use crate::error::ProtocolError;
+use crate::model::capabilities::ClientCapabilities;
+use crate::model::discover::Implementation;
+use crate::model::logging::LoggingLevel;
+use crate::version::ProtocolVersion;
+
+/// `_meta` key of the protocol version.
+pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the client identity.
+pub const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key of the client capabilities.
+pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the per-request log level.
+pub const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the server identity on results.
+pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key tagging subscription messages.
+pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+/// `_meta` key of the progress token.
+pub const PROGRESS_TOKEN_KEY: &str = "progressToken";
+
+/// What the transport knows about the version header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VersionHeader<'a> {
+    /// The transport has no headers (stdio).
+    NotApplicable,
+    /// HTTP, and the header is absent.
+    Missing,
+    /// HTTP, with this value.
+    Present(&'a str),
+}
+
+/// The validated `_meta` of one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestMeta {
+    /// The protocol version of this request.
+    pub version: ProtocolVersion,
+    /// The client identity, if sent.
+    pub client_info: Option<Implementation>,
+    /// What the client can do for this request.
+    pub client_capabilities: ClientCapabilities,
+    /// The log level the client opted into; `None`: no log notifications.
+    pub log_level: Option<LoggingLevel>,
+    /// The progress token, if progress notifications are wanted.
+    pub progress_token: Option<Value>,
+}
+
+impl RequestMeta {
+    /// Validates `params._meta` for a transport without headers (stdio).
+    pub fn from_params(
+        params: Option<&Map<String, Value>>,
+        header: Option<&str>,
+        supported: &[ProtocolVersion],
+    ) -> Result<Self, ProtocolError> {
+        let header = match header {
+            Some(h) => VersionHeader::Present(h),
+            None => VersionHeader::NotApplicable,
+        };
+        Self::validate(params, header, supported)
+    }
+
+    /// Validates `params._meta` in the specified order (see the module docs).
+    pub fn validate(
+        params: Option<&Map<String, Value>>,
+        header: VersionHeader<'_>,
+        supported: &[ProtocolVersion],
+    ) -> Result<Self, ProtocolError> {
+        let meta = match params.and_then(|p| p.get("_meta")) {
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(ProtocolError::InvalidMeta("_meta must be an object".into())),
+            None => {
+                return Err(ProtocolError::InvalidMeta(
+                    "params._meta is required".into(),
+                ))
+            }
+        };
+        let version_str = match meta.get(PROTOCOL_VERSION_KEY) {
+            Some(Value::String(s)) => s.as_str(),
+            Some(_) => {
+                return Err(ProtocolError::InvalidMeta(format!(
+                    "{PROTOCOL_VERSION_KEY} must be a string"
+                )))
+            }
+            None => {
+                return Err(ProtocolError::InvalidMeta(format!(
+                    "{PROTOCOL_VERSION_KEY} is required"
+                )))
+            }
+        };
+        let client_capabilities = match meta.get(CLIENT_CAPABILITIES_KEY) {
+            Some(v @ Value::Object(_)) => ClientCapabilities::deserialize_value(v)?,
+            Some(_) => {
+                return Err(ProtocolError::InvalidMeta(format!(
+                    "{CLIENT_CAPABILITIES_KEY} must be an object"
+                )))
+            }
+            None => {
+                return Err(ProtocolError::InvalidMeta(format!(
+                    "{CLIENT_CAPABILITIES_KEY} is required"
+                )))
+            }
+        };
+        let client_info = match meta.get(CLIENT_INFO_KEY) {
+            None => None,
+            Some(v) => Some(
+                Implementation::deserialize(v)
+                    .map_err(|e| ProtocolError::InvalidMeta(format!("{CLIENT_INFO_KEY}: {e}")))?,
+            ),
+        };
+        if client_info.is_none()
+            && ProtocolVersion::profile_for(Some(version_str)).client_info_required
+        {
+            return Err(ProtocolError::InvalidMeta(format!(
+                "{CLIENT_INFO_KEY} is required in {version_str}"
+            )));
+        }
+        match header {
+            VersionHeader::NotApplicable => {}
+            VersionHeader::Present(h) if h.trim() == version_str => {}
+            VersionHeader::Present(h) => {
+                return Err(ProtocolError::HeaderMismatch {
+                    header: "MCP-Protocol-Version".into(),
+                    header_value: Some(h.to_owned()),
+                    body_value: version_str.to_owned(),
+                })
+            }
+            VersionHeader::Missing => {
+                return Err(ProtocolError::HeaderMismatch {
+                    header: "MCP-Protocol-Version".into(),
+                    header_value: None,
+                    body_value: version_str.to_owned(),
+                })
+            }
+        }
+        let version = ProtocolVersion::parse(version_str)
+            .filter(|v| supported.contains(v))
+            .ok_or_else(|| ProtocolError::UnsupportedVersion {
+                requested: version_str.to_owned(),
+                supported: supported.iter().map(|v| v.as_str().to_owned()).collect(),
+            })?;
+        let log_level = match meta.get(LOG_LEVEL_KEY) {
+            None => None,
+            Some(v) => Some(
+                LoggingLevel::deserialize(v)
+                    .map_err(|e| ProtocolError::InvalidMeta(format!("{LOG_LEVEL_KEY}: {e}")))?,
+            ),
+        };
+        let progress_token = match meta.get(PROGRESS_TOKEN_KEY) {
+            None => None,
+            Some(v @ (Value::String(_) | Value::Number(_))) => Some(v.clone()),
+            Some(_) => {
+                return Err(ProtocolError::InvalidMeta(
+                    "progressToken must be a string or number".into(),
+                ))
+            }
+        };
+        Ok(RequestMeta {
+            version,
+            client_info,
+            client_capabilities,
+            log_level,
+            progress_token,
+        })
+    }
+
+    /// The protocol version string of a request, if it has one, for choosing an
+    /// error profile before validation has succeeded.
+    pub fn peek_version(params: Option<&Map<String, Value>>) -> Option<&str> {
+        params?.get("_meta")?.get(PROTOCOL_VERSION_KEY)?.as_str()
+    }
+}
+
+use serde::Deserialize;
+
+impl ClientCapabilities {
+    fn deserialize_value(v: &Value) -> Result<Self, ProtocolError> {
+        ClientCapabilities::deserialize(v)
+            .map_err(|e| ProtocolError::InvalidMeta(format!("{CLIENT_CAPABILITIES_KEY}: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn params(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    fn meta(version: &str) -> Value {
+        json!({"_meta": {PROTOCOL_VERSION_KEY: version, CLIENT_CAPABILITIES_KEY: {}}})
+    }
+
+    const ALL: &[ProtocolVersion] = ProtocolVersion::ALL;
+
+    #[test]
+    fn required_fields_first() {
+        let p = params(json!({}));
+        assert!(matches!(
+            RequestMeta::validate(Some(&p), VersionHeader::Present("x"), ALL),
+            Err(ProtocolError::InvalidMeta(_))
+        ));
+        assert!(matches!(
+            RequestMeta::validate(None, VersionHeader::NotApplicable, ALL),
+            Err(ProtocolError::InvalidMeta(_))
+        ));
+        let p = params(json!({"_meta": {CLIENT_CAPABILITIES_KEY: {}}}));
+        // missing version is reported before the header comparison
+        assert!(matches!(
+            RequestMeta::validate(Some(&p), VersionHeader::Present("2026-07-28"), ALL),
+            Err(ProtocolError::InvalidMeta(_))
+        ));
+        let p = params(json!({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28"}}));
+        assert!(matches!(
+            RequestMeta::validate(Some(&p), VersionHeader::Present("2026-07-28"), ALL),
+            Err(ProtocolError::InvalidMeta(_))
+        ));
+    }
+
+    #[test]
+    fn client_info_optional_in_release_required_in_draft() {
+        let p = params(meta("2026-07-28"));
+        assert!(
+            RequestMeta::validate(Some(&p), VersionHeader::NotApplicable, ALL)
+                .unwrap()
+                .client_info
+                .is_none()
+        );
+        let p = params(meta("DRAFT-2026-v1"));
+        assert!(matches!(
+            RequestMeta::validate(Some(&p), VersionHeader::NotApplicable, ALL),
+            Err(ProtocolError::InvalidMeta(_))
+        ));
+    }
+
+    #[test]
+    fn mismatch_before_unsupported() {
+        let p = params(meta("v999.0.0"));
+        assert!(matches!(
+            RequestMeta::validate(Some(&p), VersionHeader::Present("2026-07-28"), ALL),
+            Err(ProtocolError::HeaderMismatch { .. })
+        ));
+        assert!(matches!(
+            RequestMeta::validate(Some(&p), VersionHeader::Missing, ALL),
+            Err(ProtocolError::HeaderMismatch {
+                header_value: None,
+                ..
+            })
+        ));
+        match RequestMeta::validate(Some(&p), VersionHeader::Present("v999.0.0"), ALL) {
+            Err(ProtocolError::UnsupportedVersion {
+                requested,
+                supported,
+            }) => {
+                assert_eq!(requested, "v999.0.0");
+                assert_eq!(supported, vec!["2026-07-28", "DRAFT-2026-v1"]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_known_but_disabled_version_is_unsupported() {
+        let p = params(meta("2026-07-28"));
+        assert!(matches!(
+            RequestMeta::validate(
+                Some(&p),
+                VersionHeader::NotApplicable,
+                &[ProtocolVersion::Draft2026V1]
+            ),
+            Err(ProtocolError::UnsupportedVersion { .. })
+        ));
+    }
+
+    #[test]
+    fn reads_log_level_and_progress_token() {
+        let p = params(
+            json!({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: {"sampling": {}},
+            LOG_LEVEL_KEY: "warning", "progressToken": "t1"}}),
+        );
+        let m = RequestMeta::validate(Some(&p), VersionHeader::NotApplicable, ALL).unwrap();
+        assert_eq!(m.log_level, Some(LoggingLevel::Warning));
+        assert_eq!(m.progress_token, Some(json!("t1")));
+        assert!(m.client_capabilities.sampling.is_some());
+        let p = params(
+            json!({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: {}, LOG_LEVEL_KEY: "loud"}}),
+        );
+        assert!(RequestMeta::validate(Some(&p), VersionHeader::NotApplicable, ALL).is_err());
+    }
+}

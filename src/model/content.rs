@@ -1,0 +1,137 @@
+//! Content blocks (spec: `ContentBlock`) and resource contents.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Text of a resource, or its bytes in base64.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ResourceContents {
+    /// Text contents.
+    Text {
+        /// The resource URI.
+        uri: String,
+        /// MIME type.
+        #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// The text.
+        text: String,
+    },
+    /// Binary contents.
+    Blob {
+        /// The resource URI.
+        uri: String,
+        /// MIME type.
+        #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+        /// Base64 of the bytes.
+        blob: String,
+    },
+}
+
+impl ResourceContents {
+    /// Text contents.
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        ResourceContents::Text {
+            uri: uri.into(),
+            mime_type: Some(mime_type.into()),
+            text: text.into(),
+        }
+    }
+    /// Binary contents, already base64-encoded.
+    pub fn blob(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        blob_base64: impl Into<String>,
+    ) -> Self {
+        ResourceContents::Blob {
+            uri: uri.into(),
+            mime_type: Some(mime_type.into()),
+            blob: blob_base64.into(),
+        }
+    }
+    /// The URI of these contents.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri,
+        }
+    }
+}
+
+/// One content block of a tool result or prompt message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Content {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64.
+    Image {
+        /// Base64 data.
+        data: String,
+        /// MIME type, e.g. `image/png`.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// Audio, base64.
+    Audio {
+        /// Base64 data.
+        data: String,
+        /// MIME type, e.g. `audio/wav`.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// An embedded resource.
+    Resource {
+        /// The contents.
+        resource: ResourceContents,
+    },
+    /// A link to a resource the client may read.
+    ResourceLink {
+        /// URI.
+        uri: String,
+        /// Name.
+        name: String,
+        /// Description.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        /// MIME type.
+        #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+    },
+}
+
+impl Content {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::Text { text: text.into() }
+    }
+    /// An image block from base64 data.
+    pub fn image(data_base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Content::Image {
+            data: data_base64.into(),
+            mime_type: mime_type.into(),
+        }
+    }
+    /// An audio block from base64 data.
+    pub fn audio(data_base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Content::Audio {
+            data: data_base64.into(),
+            mime_type: mime_type.into(),
+        }
+    }
+    /// An embedded resource block.
+    pub fn resource(contents: ResourceContents) -> Self {
+        Content::Resource { resource: contents }
+    }
+    /// A JSON value rendered as pretty text (for tools without structured output).
+    pub fn json(value: &Value) -> Self {
+        Content::text(value.to_string())
+    }
+}

@@ -1,0 +1,275 @@
+//! [`ClientRequest`]: every client request parsed once, at the edge, into one
+//! variant per method. An unknown or removed method is a value
+//! ([`ClientRequest::from_parts`] returns `MethodNotFound`), never a panic path.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::ProtocolError;
+use crate::model::completion::CompleteParams;
+use crate::model::prompts::GetPromptParams;
+use crate::model::resources::ReadResourceParams;
+use crate::model::tools::CallToolParams;
+
+/// Method names of this revision.
+pub mod method {
+    /// `server/discover`.
+    pub const DISCOVER: &str = "server/discover";
+    /// `tools/list`.
+    pub const TOOLS_LIST: &str = "tools/list";
+    /// `tools/call`.
+    pub const TOOLS_CALL: &str = "tools/call";
+    /// `resources/list`.
+    pub const RESOURCES_LIST: &str = "resources/list";
+    /// `resources/templates/list`.
+    pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+    /// `resources/read`.
+    pub const RESOURCES_READ: &str = "resources/read";
+    /// `prompts/list`.
+    pub const PROMPTS_LIST: &str = "prompts/list";
+    /// `prompts/get`.
+    pub const PROMPTS_GET: &str = "prompts/get";
+    /// `completion/complete`.
+    pub const COMPLETION_COMPLETE: &str = "completion/complete";
+    /// `notifications/cancelled` (client → server, stdio).
+    pub const CANCELLED: &str = "notifications/cancelled";
+}
+
+/// Params of the list methods.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+pub struct ListParams {
+    /// The cursor of the page to return.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// One client request of the stateless revision.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ClientRequest {
+    /// `server/discover`.
+    Discover,
+    /// `tools/list`.
+    ListTools(ListParams),
+    /// `tools/call`.
+    CallTool(CallToolParams),
+    /// `resources/list`.
+    ListResources(ListParams),
+    /// `resources/templates/list`.
+    ListResourceTemplates(ListParams),
+    /// `resources/read`.
+    ReadResource(ReadResourceParams),
+    /// `prompts/list`.
+    ListPrompts(ListParams),
+    /// `prompts/get`.
+    GetPrompt(GetPromptParams),
+    /// `completion/complete`.
+    Complete(CompleteParams),
+}
+
+fn parse<T: DeserializeOwned>(
+    method: &str,
+    params: Option<Map<String, Value>>,
+) -> Result<T, ProtocolError> {
+    let mut params = params.unwrap_or_default();
+    params.remove("_meta");
+    serde_json::from_value(Value::Object(params))
+        .map_err(|e| ProtocolError::InvalidParams(format!("{method}: {e}")))
+}
+
+impl ClientRequest {
+    /// Parses a method and its params (with `_meta` already validated).
+    pub fn from_parts(
+        method: &str,
+        params: Option<Map<String, Value>>,
+    ) -> Result<Self, ProtocolError> {
+        use self::method as m;
+        Ok(match method {
+            m::DISCOVER => ClientRequest::Discover,
+            m::TOOLS_LIST => ClientRequest::ListTools(parse(method, params)?),
+            m::TOOLS_CALL => ClientRequest::CallTool(parse(method, params)?),
+            m::RESOURCES_LIST => ClientRequest::ListResources(parse(method, params)?),
+            m::RESOURCES_TEMPLATES_LIST => {
+                ClientRequest::ListResourceTemplates(parse(method, params)?)
+            }
+            m::RESOURCES_READ => ClientRequest::ReadResource(parse(method, params)?),
+            m::PROMPTS_LIST => ClientRequest::ListPrompts(parse(method, params)?),
+            m::PROMPTS_GET => ClientRequest::GetPrompt(parse(method, params)?),
+            m::COMPLETION_COMPLETE => ClientRequest::Complete(parse(method, params)?),
+            other => return Err(ProtocolError::MethodNotFound(other.to_owned())),
+        })
+    }
+
+    /// Whether this revision defines `method` as a client request.
+    pub fn is_known_method(method: &str) -> bool {
+        use self::method as m;
+        matches!(
+            method,
+            m::DISCOVER
+                | m::TOOLS_LIST
+                | m::TOOLS_CALL
+                | m::RESOURCES_LIST
+                | m::RESOURCES_TEMPLATES_LIST
+                | m::RESOURCES_READ
+                | m::PROMPTS_LIST
+                | m::PROMPTS_GET
+                | m::COMPLETION_COMPLETE
+        )
+    }
+
+    /// The method name.
+    pub fn method(&self) -> &'static str {
+        use self::method as m;
+        match self {
+            ClientRequest::Discover => m::DISCOVER,
+            ClientRequest::ListTools(_) => m::TOOLS_LIST,
+            ClientRequest::CallTool(_) => m::TOOLS_CALL,
+            ClientRequest::ListResources(_) => m::RESOURCES_LIST,
+            ClientRequest::ListResourceTemplates(_) => m::RESOURCES_TEMPLATES_LIST,
+            ClientRequest::ReadResource(_) => m::RESOURCES_READ,
+            ClientRequest::ListPrompts(_) => m::PROMPTS_LIST,
+            ClientRequest::GetPrompt(_) => m::PROMPTS_GET,
+            ClientRequest::Complete(_) => m::COMPLETION_COMPLETE,
+        }
+    }
+
+    /// The value the `Mcp-Name` header must mirror, for methods that have one.
+    pub fn name_for_header(&self) -> Option<&str> {
+        match self {
+            ClientRequest::CallTool(p) => Some(&p.name),
+            ClientRequest::GetPrompt(p) => Some(&p.name),
+            ClientRequest::ReadResource(p) => Some(&p.uri),
+            _ => None,
+        }
+    }
+
+    /// Whether `method` requires an `Mcp-Name` header.
+    pub fn method_needs_name(method: &str) -> bool {
+        matches!(
+            method,
+            method::TOOLS_CALL | method::PROMPTS_GET | method::RESOURCES_READ
+        )
+    }
+}
+
+/// A client notification.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ClientNotification {
+    /// `notifications/cancelled`: stop work on `request_id`.
+    Cancelled {
+        /// The id of the request to cancel.
+        request_id: crate::RequestId,
+        /// Why.
+        reason: Option<String>,
+    },
+    /// Any other notification (ignored by a stateless server).
+    Other(String),
+}
+
+impl ClientNotification {
+    /// Parses a notification.
+    pub fn from_parts(
+        method: &str,
+        params: Option<&Map<String, Value>>,
+    ) -> Result<Self, ProtocolError> {
+        if method != self::method::CANCELLED {
+            return Ok(ClientNotification::Other(method.to_owned()));
+        }
+        let params = params.ok_or_else(|| {
+            ProtocolError::InvalidParams("notifications/cancelled needs params".into())
+        })?;
+        let id = params.get("requestId").ok_or_else(|| {
+            ProtocolError::InvalidParams("notifications/cancelled needs requestId".into())
+        })?;
+        Ok(ClientNotification::Cancelled {
+            request_id: crate::RequestId::from_value(id)?,
+            reason: params
+                .get("reason")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Option<Map<String, Value>> {
+        v.as_object().cloned()
+    }
+
+    #[test]
+    fn parses_each_method() {
+        let r = ClientRequest::from_parts("tools/call", obj(json!({"name": "t", "_meta": {}})))
+            .unwrap();
+        assert_eq!(r.method(), "tools/call");
+        assert_eq!(r.name_for_header(), Some("t"));
+        let r =
+            ClientRequest::from_parts("resources/read", obj(json!({"uri": "test://x"}))).unwrap();
+        assert_eq!(r.name_for_header(), Some("test://x"));
+        let r = ClientRequest::from_parts("tools/list", None).unwrap();
+        assert_eq!(r, ClientRequest::ListTools(ListParams::default()));
+        let r = ClientRequest::from_parts(
+            "completion/complete",
+            obj(json!({"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "v"}})),
+        )
+        .unwrap();
+        assert_eq!(r.method(), "completion/complete");
+    }
+
+    #[test]
+    fn removed_and_unknown_methods_are_not_found() {
+        for m in [
+            "initialize",
+            "ping",
+            "logging/setLevel",
+            "resources/subscribe",
+            "resources/unsubscribe",
+            "x/y",
+        ] {
+            assert!(
+                matches!(
+                    ClientRequest::from_parts(m, None),
+                    Err(ProtocolError::MethodNotFound(_))
+                ),
+                "{m}"
+            );
+            assert!(!ClientRequest::is_known_method(m));
+        }
+    }
+
+    #[test]
+    fn malformed_params_are_invalid() {
+        assert!(matches!(
+            ClientRequest::from_parts("tools/call", obj(json!({"name": 5}))),
+            Err(ProtocolError::InvalidParams(_))
+        ));
+        assert!(matches!(
+            ClientRequest::from_parts("tools/call", None),
+            Err(ProtocolError::InvalidParams(_))
+        ));
+        assert!(matches!(
+            ClientRequest::from_parts("tools/call", obj(json!({"name": "t", "arguments": [1]}))),
+            Err(ProtocolError::InvalidParams(_))
+        ));
+    }
+
+    #[test]
+    fn cancelled_notification() {
+        let n = ClientNotification::from_parts(
+            "notifications/cancelled",
+            obj(json!({"requestId": "abc"})).as_ref(),
+        )
+        .unwrap();
+        assert_eq!(
+            n,
+            ClientNotification::Cancelled {
+                request_id: crate::RequestId::string("abc"),
+                reason: None
+            }
+        );
+    }
+}
