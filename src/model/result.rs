@@ -14,8 +14,9 @@ pub enum ResultType {
     InputRequired,
 }
 
-/// `cacheScope`: who may reuse a cached result.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// `cacheScope`: who may reuse a cached result. Ordered from widest to
+/// narrowest, so `max` picks the stricter of two scopes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CacheScope {
     /// No user-specific data: shared caches may reuse it.

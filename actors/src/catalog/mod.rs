@@ -1,0 +1,357 @@
+//! The catalog: tools, resources, resource templates and prompts a server
+//! offers, changeable at runtime. Items are kept ordered by name (URI for
+//! resources), which makes listing deterministic and lets cursors resume
+//! after a key even when items are added or removed between pages.
+//!
+//! ```
+//! use actix_mcp::catalog::{Catalog, Prompt, Resource};
+//! use mcp_protocol::model::prompts::GetPromptResult;
+//!
+//! let catalog = Catalog::new();
+//! catalog.add_resource(Resource::text("memo://hello", "hello", "text/plain", "Hello!"));
+//! catalog.add_prompt(Prompt::new("greet", "Greets", |_args, _ctx| async {
+//!     Ok(GetPromptResult { description: None, messages: vec![] })
+//! }));
+//! assert_eq!(catalog.list_resources(None, 10).unwrap().items.len(), 1);
+//! ```
+
+mod header_params;
+mod prompt;
+mod resource;
+mod template;
+mod tool;
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::RwLock;
+
+pub use header_params::HeaderParam;
+pub use prompt::{Completer, Prompt, PromptArgs};
+pub use resource::Resource;
+pub use template::{ResourceTemplate, TemplateVars, UriPattern};
+pub use tool::{HandlerFuture, Tool};
+
+use mcp_protocol::model::{prompts, resources, tools, CacheHints};
+use mcp_protocol::pagination::{decode_cursor, encode_cursor, Page};
+use mcp_protocol::ProtocolError;
+
+/// Why an item was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogError(pub String);
+
+impl std::fmt::Display for CatalogError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CatalogError {}
+
+#[derive(Default)]
+struct State {
+    tools: BTreeMap<String, Tool>,
+    resources: BTreeMap<String, Resource>,
+    templates: BTreeMap<String, ResourceTemplate>,
+    prompts: BTreeMap<String, Prompt>,
+}
+
+/// What a server offers. Shared between workers behind an `Arc`; every
+/// method takes `&self`. Locks are held only to copy out a definition or a
+/// handler `Arc`, never across a handler call.
+#[derive(Default)]
+pub struct Catalog {
+    state: RwLock<State>,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.read();
+        f.debug_struct("Catalog")
+            .field("tools", &s.tools.len())
+            .field("resources", &s.resources.len())
+            .field("templates", &s.templates.len())
+            .field("prompts", &s.prompts.len())
+            .finish()
+    }
+}
+
+/// A page of listed definitions and the caching hints of the items in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing<T> {
+    /// The page.
+    pub page: Page<T>,
+    /// The shortest TTL and the narrowest scope among the page's items' own hints.
+    pub cache: Option<CacheHints>,
+}
+
+fn page_of<T, D: Clone>(
+    map: &BTreeMap<String, T>,
+    cursor: Option<&str>,
+    page_size: usize,
+    listed: impl Fn(&T) -> bool,
+    def: impl Fn(&T) -> &D,
+    cache: impl Fn(&T) -> Option<CacheHints>,
+) -> Result<Listing<D>, ProtocolError> {
+    let after = cursor.map(decode_cursor).transpose()?;
+    let range = match &after {
+        Some(k) => map.range::<String, _>((Bound::Excluded(k), Bound::Unbounded)),
+        None => map.range::<String, _>(..),
+    };
+    let page_size = page_size.max(1);
+    let mut items = Vec::new();
+    let mut hints: Option<CacheHints> = None;
+    let mut next_cursor = None;
+    let mut last_key: Option<&String> = None;
+    for (key, item) in range.filter(|(_, item)| listed(item)) {
+        if items.len() == page_size {
+            next_cursor = last_key.map(|k| encode_cursor(k));
+            break;
+        }
+        if let Some(h) = cache(item) {
+            hints = Some(match hints {
+                None => h,
+                Some(prev) => CacheHints::new(
+                    prev.ttl_ms.min(h.ttl_ms),
+                    prev.cache_scope.max(h.cache_scope),
+                ),
+            });
+        }
+        items.push(def(item).clone());
+        last_key = Some(key);
+    }
+    Ok(Listing {
+        page: Page { items, next_cursor },
+        cache: hints,
+    })
+}
+
+impl Catalog {
+    /// An empty catalog.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds or replaces a tool; refuses one with invalid `x-mcp-header` annotations.
+    pub fn try_add_tool(&self, tool: Tool) -> Result<Option<Tool>, CatalogError> {
+        if let Err(e) = &tool.header_params {
+            return Err(CatalogError(format!("tool {}: {e}", tool.name())));
+        }
+        if tool.name().is_empty() {
+            return Err(CatalogError("a tool needs a name".into()));
+        }
+        Ok(self.write().tools.insert(tool.name().to_owned(), tool))
+    }
+
+    /// Adds or replaces a tool.
+    ///
+    /// # Panics
+    /// If the tool's definition is invalid (see [`Catalog::try_add_tool`]);
+    /// use that for tools built from untrusted input.
+    pub fn add_tool(&self, tool: Tool) -> Option<Tool> {
+        self.try_add_tool(tool).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Removes a tool.
+    pub fn remove_tool(&self, name: &str) -> Option<Tool> {
+        self.write().tools.remove(name)
+    }
+
+    /// Looks up a tool (listed or not).
+    pub fn tool(&self, name: &str) -> Option<Tool> {
+        self.read().tools.get(name).cloned()
+    }
+
+    /// Adds or replaces a resource.
+    pub fn add_resource(&self, resource: Resource) -> Option<Resource> {
+        self.write()
+            .resources
+            .insert(resource.uri().to_owned(), resource)
+    }
+
+    /// Removes a resource.
+    pub fn remove_resource(&self, uri: &str) -> Option<Resource> {
+        self.write().resources.remove(uri)
+    }
+
+    /// Looks up a resource by exact URI.
+    pub fn resource(&self, uri: &str) -> Option<Resource> {
+        self.read().resources.get(uri).cloned()
+    }
+
+    /// Adds or replaces a resource template.
+    pub fn add_template(&self, template: ResourceTemplate) -> Option<ResourceTemplate> {
+        self.write()
+            .templates
+            .insert(template.uri_template().to_owned(), template)
+    }
+
+    /// Removes a resource template.
+    pub fn remove_template(&self, uri_template: &str) -> Option<ResourceTemplate> {
+        self.write().templates.remove(uri_template)
+    }
+
+    /// Looks up a template by its template string.
+    pub fn template(&self, uri_template: &str) -> Option<ResourceTemplate> {
+        self.read().templates.get(uri_template).cloned()
+    }
+
+    /// The first template (in template order) that matches `uri`.
+    pub fn match_template(&self, uri: &str) -> Option<(ResourceTemplate, TemplateVars)> {
+        self.read()
+            .templates
+            .values()
+            .find_map(|t| t.pattern.matches(uri).map(|v| (t.clone(), v)))
+    }
+
+    /// Adds or replaces a prompt.
+    pub fn add_prompt(&self, prompt: Prompt) -> Option<Prompt> {
+        self.write()
+            .prompts
+            .insert(prompt.name().to_owned(), prompt)
+    }
+
+    /// Removes a prompt.
+    pub fn remove_prompt(&self, name: &str) -> Option<Prompt> {
+        self.write().prompts.remove(name)
+    }
+
+    /// Looks up a prompt.
+    pub fn prompt(&self, name: &str) -> Option<Prompt> {
+        self.read().prompts.get(name).cloned()
+    }
+
+    /// A page of listed tools.
+    pub fn list_tools(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<Listing<tools::Tool>, ProtocolError> {
+        page_of(
+            &self.read().tools,
+            cursor,
+            page_size,
+            |t| t.listed,
+            |t| &t.def,
+            |t| t.cache,
+        )
+    }
+
+    /// A page of listed resources.
+    pub fn list_resources(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<Listing<resources::Resource>, ProtocolError> {
+        page_of(
+            &self.read().resources,
+            cursor,
+            page_size,
+            |r| r.listed,
+            |r| &r.def,
+            |r| r.cache,
+        )
+    }
+
+    /// A page of resource templates.
+    pub fn list_templates(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<Listing<resources::ResourceTemplate>, ProtocolError> {
+        page_of(
+            &self.read().templates,
+            cursor,
+            page_size,
+            |_| true,
+            |t| &t.def,
+            |t| t.cache,
+        )
+    }
+
+    /// A page of listed prompts.
+    pub fn list_prompts(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<Listing<prompts::Prompt>, ProtocolError> {
+        page_of(
+            &self.read().prompts,
+            cursor,
+            page_size,
+            |p| p.listed,
+            |p| &p.def,
+            |_| None,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_protocol::model::tools::CallToolResult;
+    use serde_json::json;
+
+    fn tool(name: &str) -> Tool {
+        Tool::raw(name, "d", json!({"type": "object"}), |_, _| async {
+            Ok(CallToolResult::text("x"))
+        })
+    }
+
+    #[test]
+    fn lists_in_name_order_with_stable_cursors() {
+        let c = Catalog::new();
+        for n in ["c", "a", "e", "b", "d"] {
+            c.add_tool(tool(n));
+        }
+        c.add_tool(tool("hidden").unlisted());
+        let p1 = c.list_tools(None, 2).unwrap().page;
+        assert_eq!(
+            p1.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        // an item removed before the next page does not shift it
+        c.remove_tool("a");
+        let p2 = c.list_tools(p1.next_cursor.as_deref(), 2).unwrap().page;
+        assert_eq!(
+            p2.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["c", "d"]
+        );
+        let p3 = c.list_tools(p2.next_cursor.as_deref(), 2).unwrap().page;
+        assert_eq!(
+            p3.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["e"]
+        );
+        assert!(p3.next_cursor.is_none());
+        assert!(c.tool("hidden").is_some());
+        assert!(c.list_tools(Some("garbage!"), 2).is_err());
+    }
+
+    #[test]
+    fn refuses_invalid_header_annotations() {
+        let bad = Tool::raw(
+            "t",
+            "d",
+            json!({"type": "object", "properties": {"x": {"type": "number", "x-mcp-header": "X"}}}),
+            |_, _| async { Ok(CallToolResult::text("x")) },
+        );
+        assert!(Catalog::new().try_add_tool(bad).is_err());
+    }
+
+    #[test]
+    fn page_hints_take_shortest_ttl_and_private_scope() {
+        use mcp_protocol::model::CacheScope;
+        let c = Catalog::new();
+        c.add_tool(tool("a").with_cache(CacheHints::new(1000, CacheScope::Public)));
+        c.add_tool(tool("b").with_cache(CacheHints::new(10, CacheScope::Private)));
+        let l = c.list_tools(None, 10).unwrap();
+        assert_eq!(l.cache, Some(CacheHints::new(10, CacheScope::Private)));
+    }
+}

@@ -1,0 +1,138 @@
+//! [`Resource`]: a readable URI with its listed metadata and a reader.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use base64::Engine;
+use futures::future::FutureExt;
+use mcp_protocol::model::content::ResourceContents;
+use mcp_protocol::model::resources;
+use mcp_protocol::model::result::CacheHints;
+
+use super::tool::HandlerFuture;
+use crate::context::RequestContext;
+use crate::error::HandlerError;
+
+type ReadFn = dyn Fn(String, RequestContext) -> HandlerFuture<Vec<ResourceContents>> + Send + Sync;
+
+/// A resource at a fixed URI.
+#[derive(Clone)]
+pub struct Resource {
+    pub(crate) def: resources::Resource,
+    pub(crate) reader: Arc<ReadFn>,
+    pub(crate) listed: bool,
+    pub(crate) cache: Option<CacheHints>,
+}
+
+impl std::fmt::Debug for Resource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resource").field("def", &self.def).finish()
+    }
+}
+
+impl Resource {
+    /// A resource read by `reader`, which receives the URI.
+    pub fn new<F, Fut>(uri: impl Into<String>, name: impl Into<String>, reader: F) -> Self
+    where
+        F: Fn(String, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, HandlerError>> + 'static,
+    {
+        Resource {
+            def: resources::Resource {
+                uri: uri.into(),
+                name: name.into(),
+                title: None,
+                description: None,
+                mime_type: None,
+                size: None,
+            },
+            reader: Arc::new(move |uri, ctx| reader(uri, ctx).boxed_local()),
+            listed: true,
+            cache: None,
+        }
+    }
+
+    /// A resource with fixed text.
+    pub fn text(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: &str,
+        text: impl Into<String>,
+    ) -> Self {
+        let text: Arc<str> = text.into().into();
+        let mime = mime_type.to_owned();
+        let size = text.len() as u64;
+        let mut r = Self::new(uri, name, move |uri, _ctx| {
+            let c = ResourceContents::text(uri, mime.clone(), text.to_string());
+            async move { Ok(vec![c]) }
+        });
+        r.def.mime_type = Some(mime_type.to_owned());
+        r.def.size = Some(size);
+        r
+    }
+
+    /// A resource with fixed bytes (served as a base64 blob).
+    pub fn blob(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: &str,
+        bytes: &[u8],
+    ) -> Self {
+        let b64: Arc<str> = base64::engine::general_purpose::STANDARD
+            .encode(bytes)
+            .into();
+        let mime = mime_type.to_owned();
+        let mut r = Self::new(uri, name, move |uri, _ctx| {
+            let c = ResourceContents::blob(uri, mime.clone(), b64.to_string());
+            async move { Ok(vec![c]) }
+        });
+        r.def.mime_type = Some(mime_type.to_owned());
+        r.def.size = Some(bytes.len() as u64);
+        r
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn with_description(mut self, d: impl Into<String>) -> Self {
+        self.def.description = Some(d.into());
+        self
+    }
+
+    /// Sets the MIME type.
+    #[must_use]
+    pub fn with_mime_type(mut self, m: impl Into<String>) -> Self {
+        self.def.mime_type = Some(m.into());
+        self
+    }
+
+    /// Sets the display title.
+    #[must_use]
+    pub fn with_title(mut self, t: impl Into<String>) -> Self {
+        self.def.title = Some(t.into());
+        self
+    }
+
+    /// Caching hints for `resources/read` of this resource.
+    #[must_use]
+    pub fn with_cache(mut self, hints: CacheHints) -> Self {
+        self.cache = Some(hints);
+        self
+    }
+
+    /// Keeps the resource readable but out of `resources/list`.
+    #[must_use]
+    pub fn unlisted(mut self) -> Self {
+        self.listed = false;
+        self
+    }
+
+    /// The URI.
+    pub fn uri(&self) -> &str {
+        &self.def.uri
+    }
+
+    /// The definition as listed.
+    pub fn definition(&self) -> &resources::Resource {
+        &self.def
+    }
+}

@@ -1,0 +1,188 @@
+//! [`ResourceTemplate`]: resources addressed by an RFC 6570 level-1 URI
+//! template such as `test://template/{id}/data`.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::future::FutureExt;
+use mcp_protocol::model::content::ResourceContents;
+use mcp_protocol::model::resources;
+use mcp_protocol::model::result::CacheHints;
+
+use super::prompt::Completer;
+use super::tool::HandlerFuture;
+use crate::context::RequestContext;
+use crate::error::HandlerError;
+
+/// Variables bound by matching a URI against a template.
+pub type TemplateVars = BTreeMap<String, String>;
+
+type TemplateReadFn = dyn Fn(String, TemplateVars, RequestContext) -> HandlerFuture<Vec<ResourceContents>>
+    + Send
+    + Sync;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Literal(String),
+    Var(String),
+}
+
+/// A parsed level-1 URI template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UriPattern {
+    parts: Vec<Part>,
+}
+
+impl UriPattern {
+    /// Parses `{name}` expressions between literals.
+    pub fn parse(template: &str) -> Result<Self, String> {
+        let mut parts = Vec::new();
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            if open > 0 {
+                parts.push(Part::Literal(rest[..open].to_owned()));
+            }
+            let close = rest[open..]
+                .find('}')
+                .ok_or_else(|| format!("unclosed '{{' in {template:?}"))?
+                + open;
+            let name = &rest[open + 1..close];
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(format!("unsupported expression {{{name}}} in {template:?}"));
+            }
+            if matches!(parts.last(), Some(Part::Var(_))) {
+                return Err(format!("adjacent expressions in {template:?}"));
+            }
+            parts.push(Part::Var(name.to_owned()));
+            rest = &rest[close + 1..];
+        }
+        if !rest.is_empty() {
+            parts.push(Part::Literal(rest.to_owned()));
+        }
+        Ok(UriPattern { parts })
+    }
+
+    /// Matches a URI; a variable matches one or more characters other than `/`.
+    pub fn matches(&self, uri: &str) -> Option<TemplateVars> {
+        let mut vars = TemplateVars::new();
+        let mut rest = uri;
+        let mut parts = self.parts.iter().peekable();
+        while let Some(part) = parts.next() {
+            match part {
+                Part::Literal(l) => rest = rest.strip_prefix(l.as_str())?,
+                Part::Var(name) => {
+                    let end = match parts.peek() {
+                        Some(Part::Literal(next)) => rest.find(next.as_str())?,
+                        _ => rest.len(),
+                    };
+                    let value = &rest[..end];
+                    if value.is_empty() || value.contains('/') {
+                        return None;
+                    }
+                    vars.insert(name.clone(), value.to_owned());
+                    rest = &rest[end..];
+                }
+            }
+        }
+        rest.is_empty().then_some(vars)
+    }
+}
+
+/// A family of resources behind a URI template.
+#[derive(Clone)]
+pub struct ResourceTemplate {
+    pub(crate) def: resources::ResourceTemplate,
+    pub(crate) pattern: UriPattern,
+    pub(crate) reader: Arc<TemplateReadFn>,
+    pub(crate) completer: Option<Completer>,
+    pub(crate) cache: Option<CacheHints>,
+}
+
+impl std::fmt::Debug for ResourceTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceTemplate")
+            .field("def", &self.def)
+            .finish()
+    }
+}
+
+impl ResourceTemplate {
+    /// A template whose matching URIs are read by `reader` (URI + variables).
+    /// Fails if the template is not level-1 RFC 6570.
+    pub fn new<F, Fut>(
+        uri_template: &str,
+        name: impl Into<String>,
+        reader: F,
+    ) -> Result<Self, String>
+    where
+        F: Fn(String, TemplateVars, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<ResourceContents>, HandlerError>> + 'static,
+    {
+        Ok(ResourceTemplate {
+            pattern: UriPattern::parse(uri_template)?,
+            def: resources::ResourceTemplate {
+                uri_template: uri_template.to_owned(),
+                name: name.into(),
+                title: None,
+                description: None,
+                mime_type: None,
+            },
+            reader: Arc::new(move |uri, vars, ctx| reader(uri, vars, ctx).boxed_local()),
+            completer: None,
+            cache: None,
+        })
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn with_description(mut self, d: impl Into<String>) -> Self {
+        self.def.description = Some(d.into());
+        self
+    }
+
+    /// Sets the MIME type.
+    #[must_use]
+    pub fn with_mime_type(mut self, m: impl Into<String>) -> Self {
+        self.def.mime_type = Some(m.into());
+        self
+    }
+
+    /// Completes template variables for `completion/complete` (`ref/resource`).
+    #[must_use]
+    pub fn with_completer(mut self, completer: Completer) -> Self {
+        self.completer = Some(completer);
+        self
+    }
+
+    /// Caching hints for reads of matching URIs.
+    #[must_use]
+    pub fn with_cache(mut self, hints: CacheHints) -> Self {
+        self.cache = Some(hints);
+        self
+    }
+
+    /// The template string.
+    pub fn uri_template(&self) -> &str {
+        &self.def.uri_template
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_level_one_templates() {
+        let p = UriPattern::parse("test://template/{id}/data").unwrap();
+        assert_eq!(p.matches("test://template/123/data").unwrap()["id"], "123");
+        assert!(p.matches("test://template//data").is_none());
+        assert!(p.matches("test://template/1/2/data").is_none());
+        assert!(p.matches("test://template/123/datax").is_none());
+        let p = UriPattern::parse("file:///{a}.{ext}").unwrap();
+        let v = p.matches("file:///readme.md").unwrap();
+        assert_eq!((v["a"].as_str(), v["ext"].as_str()), ("readme", "md"));
+        assert!(UriPattern::parse("x://{a}{b}").is_err());
+        assert!(UriPattern::parse("x://{a").is_err());
+    }
+}

@@ -1,0 +1,179 @@
+//! [`Tool`]: a name, a description, a JSON-Schema input and an async handler.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::future::{FutureExt, LocalBoxFuture};
+use mcp_protocol::model::result::CacheHints;
+use mcp_protocol::model::tools::{self, CallToolResult};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::header_params::{header_params, HeaderParam};
+use crate::context::RequestContext;
+use crate::error::HandlerError;
+
+/// The future a handler returns. Handlers run on the request actor's
+/// thread, so the future need not be `Send`.
+pub type HandlerFuture<T> = LocalBoxFuture<'static, Result<T, HandlerError>>;
+
+type ToolFn =
+    dyn Fn(Map<String, Value>, RequestContext) -> HandlerFuture<CallToolResult> + Send + Sync;
+
+/// A tool: its listed definition and its handler.
+///
+/// ```
+/// use actix_mcp::catalog::Tool;
+/// use mcp_protocol::model::tools::CallToolResult;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Echo { text: String }
+///
+/// let tool = Tool::new("echo", "Echoes its input", |args: Echo, _ctx| async move {
+///     Ok(CallToolResult::text(args.text))
+/// });
+/// assert_eq!(tool.definition().input_schema["properties"]["text"]["type"], "string");
+/// ```
+#[derive(Clone)]
+pub struct Tool {
+    pub(crate) def: tools::Tool,
+    pub(crate) handler: Arc<ToolFn>,
+    pub(crate) listed: bool,
+    pub(crate) cache: Option<CacheHints>,
+    pub(crate) header_params: Result<Vec<HeaderParam>, String>,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool")
+            .field("def", &self.def)
+            .field("listed", &self.listed)
+            .finish()
+    }
+}
+
+impl Tool {
+    /// A tool with typed arguments: the input schema is derived from `A`
+    /// (schemars), and arguments that do not deserialize into `A` produce a
+    /// tool execution error (`isError: true`) the model can correct.
+    pub fn new<A, F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        handler: F,
+    ) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + 'static,
+        F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, HandlerError>> + 'static,
+    {
+        let name = name.into();
+        let mut schema = serde_json::to_value(schemars::schema_for!(A))
+            .unwrap_or_else(|_| Value::Object(Map::new()));
+        if let Some(obj) = schema.as_object_mut() {
+            obj.remove("title");
+            obj.entry("type")
+                .or_insert_with(|| Value::String("object".into()));
+        }
+        let tool_name = name.clone();
+        Self::raw(
+            name,
+            description,
+            schema,
+            move |args, ctx| match serde_json::from_value::<A>(Value::Object(args)) {
+                Ok(a) => handler(a, ctx).boxed_local(),
+                Err(e) => {
+                    let message = format!("Invalid arguments for tool {tool_name}: {e}");
+                    futures::future::ready(Ok(CallToolResult::error(message))).boxed_local()
+                }
+            },
+        )
+    }
+
+    /// A tool with a hand-written input schema and untyped arguments.
+    pub fn raw<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(Map<String, Value>, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, HandlerError>> + 'static,
+    {
+        let header_params = header_params(&input_schema);
+        Tool {
+            def: tools::Tool {
+                name: name.into(),
+                title: None,
+                description: description.into(),
+                input_schema,
+                output_schema: None,
+                annotations: None,
+            },
+            handler: Arc::new(move |args, ctx| handler(args, ctx).boxed_local()),
+            listed: true,
+            cache: None,
+            header_params,
+        }
+    }
+
+    /// Sets the display title.
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.def.title = Some(title.into());
+        self
+    }
+
+    /// Sets the output schema (for `structuredContent`).
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.def.output_schema = Some(schema);
+        self
+    }
+
+    /// Sets behaviour annotations (`readOnlyHint`, …).
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: Value) -> Self {
+        self.def.annotations = Some(annotations);
+        self
+    }
+
+    /// Keeps the tool callable but out of `tools/list`.
+    #[must_use]
+    pub fn unlisted(mut self) -> Self {
+        self.listed = false;
+        self
+    }
+
+    /// Caching hints for list pages that contain this tool.
+    #[must_use]
+    pub fn with_cache(mut self, hints: CacheHints) -> Self {
+        self.cache = Some(hints);
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// The definition as listed.
+    pub fn definition(&self) -> &tools::Tool {
+        &self.def
+    }
+
+    /// The parameters mirrored into `Mcp-Param-*` headers.
+    pub fn header_params(&self) -> &[HeaderParam] {
+        self.header_params.as_deref().unwrap_or(&[])
+    }
+
+    /// Runs the handler.
+    pub fn call(
+        &self,
+        args: Map<String, Value>,
+        ctx: RequestContext,
+    ) -> HandlerFuture<CallToolResult> {
+        (self.handler)(args, ctx)
+    }
+}

@@ -1,0 +1,132 @@
+//! The command line: `actix-mcp [serve] [--config FILE] [--bind ADDR:PORT]
+//! [--catalog NAME]` and `actix-mcp stdio [--config FILE] [--catalog NAME]`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::{Config, ConfigError};
+
+/// Stateless MCP (2026-07-28) server on actix.
+#[derive(Debug, Parser)]
+#[command(name = "actix-mcp", version, about, long_about = None)]
+pub struct Cli {
+    /// What to run (default: `serve`).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of the default `serve` command.
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve Streamable HTTP (the default). Prints `listening on http://ADDR/PATH` on stderr.
+    Serve(ServeArgs),
+    /// Serve newline-delimited JSON-RPC on stdin/stdout (logs go to stderr).
+    Stdio(CommonArgs),
+}
+
+/// Options shared by every command.
+#[derive(Debug, Clone, Default, Args)]
+pub struct CommonArgs {
+    /// TOML configuration file (defaults: config/default.toml, built in).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+    /// Built-in catalog to serve (`everything`).
+    #[arg(long, value_name = "NAME", global = true)]
+    pub catalog: Option<String>,
+    /// Log level: trace, debug, info, warning, error, critical.
+    #[arg(long, value_name = "LEVEL", global = true)]
+    pub log_level: Option<String>,
+    /// Log format: term or json.
+    #[arg(long, value_name = "FORMAT", global = true)]
+    pub log_format: Option<String>,
+}
+
+/// Options of `serve`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ServeArgs {
+    /// Shared options.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Listen address; port 0 picks a free port.
+    #[arg(long, value_name = "ADDR:PORT", global = true)]
+    pub bind: Option<String>,
+}
+
+impl CommonArgs {
+    /// Loads the configuration: defaults < file < `ACTIX_MCP_*` env < flags.
+    pub fn load(
+        &self,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Config, ConfigError> {
+        let mut config = match &self.config {
+            Some(path) => Config::from_file(path)?,
+            None => Config::default(),
+        };
+        config.apply_env(env)?;
+        if let Some(c) = &self.catalog {
+            config.catalog.name = c.clone();
+        }
+        if let Some(l) = &self.log_level {
+            config.log.level = l.clone();
+        }
+        if let Some(f) = &self.log_format {
+            config.log.format = f.clone();
+        }
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+impl ServeArgs {
+    /// Loads the configuration, applying `--bind` last.
+    pub fn load(
+        &self,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Config, ConfigError> {
+        let mut config = self.common.load(env)?;
+        if let Some(b) = &self.bind {
+            config.http.bind = b.clone();
+        }
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_contract() {
+        let cli = Cli::try_parse_from([
+            "actix-mcp",
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--catalog",
+            "everything",
+        ])
+        .unwrap();
+        match cli.command {
+            Some(Command::Serve(a)) => {
+                let c = a.load(Vec::new()).unwrap();
+                assert_eq!(c.http.bind, "127.0.0.1:0");
+            }
+            other => panic!("{other:?}"),
+        }
+        let cli = Cli::try_parse_from(["actix-mcp", "stdio", "--catalog", "everything"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Stdio(_))));
+        let cli = Cli::try_parse_from(["actix-mcp"]).unwrap();
+        assert!(cli.command.is_none());
+        assert!(
+            Cli::try_parse_from(["actix-mcp", "serve", "--bind", "nowhere"])
+                .unwrap()
+                .command
+                .is_some()
+        );
+    }
+}

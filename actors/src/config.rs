@@ -1,0 +1,371 @@
+//! Typed configuration. `config/default.toml` mirrors [`Config::default`]
+//! key for key (a test checks they agree); every field documents its default
+//! and why. Precedence: defaults < file (`--config`) < `ACTIX_MCP_*` env < CLI flags.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Identity and guidance sent in `server/discover`.
+    pub server: ServerConfig,
+    /// Streamable HTTP transport.
+    pub http: HttpConfig,
+    /// stdio transport.
+    pub stdio: StdioConfig,
+    /// Per-request actors.
+    pub request: RequestConfig,
+    /// Caching hints on cacheable results.
+    pub cache: CacheConfig,
+    /// Logging (slog, always to stderr).
+    pub log: LogConfig,
+    /// Which built-in catalog to serve.
+    pub catalog: CatalogConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            server: ServerConfig::default(),
+            http: HttpConfig::default(),
+            stdio: StdioConfig::default(),
+            request: RequestConfig::default(),
+            cache: CacheConfig::default(),
+            log: LogConfig::default(),
+            catalog: CatalogConfig::default(),
+        }
+    }
+}
+
+/// `[server]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Name in `serverInfo`. Default: `actix-mcp`.
+    pub name: String,
+    /// Version in `serverInfo`. Default: this crate's version.
+    pub version: String,
+    /// `instructions` of `server/discover`. Default: a one-line description.
+    pub instructions: String,
+    /// Protocol versions served, newest first. Default: `["2026-07-28", "DRAFT-2026-v1"]`.
+    pub versions: Vec<String>,
+    /// Items per page of the list methods. Default: 100 (large enough for
+    /// most catalogs in one page; bounded so a huge catalog cannot make one
+    /// response unbounded).
+    pub page_size: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            name: "actix-mcp".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            instructions: "An MCP server built on actix-mcp.".into(),
+            versions: vec!["2026-07-28".into(), "DRAFT-2026-v1".into()],
+            page_size: 100,
+        }
+    }
+}
+
+/// `[http]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HttpConfig {
+    /// Listen address. Default: `127.0.0.1:8080` (loopback: a local server
+    /// must not be reachable from the network unless asked).
+    pub bind: String,
+    /// The MCP endpoint path. Default: `/mcp`.
+    pub path: String,
+    /// Accepted `Host` names (port ignored); `"*"` accepts any. Default: the
+    /// loopback names, against DNS rebinding.
+    pub allowed_hosts: Vec<String>,
+    /// Accepted `Origin` hosts (scheme and port ignored) when the header is
+    /// present; `"*"` accepts any. Default: the loopback names.
+    pub allowed_origins: Vec<String>,
+    /// Largest accepted request body in bytes; larger → 413. Default: 4 MiB.
+    pub max_body_bytes: usize,
+    /// A reply still pending after this many ms switches to an SSE stream, so
+    /// that a client closing the connection cancels the request. Default: 200.
+    pub stream_after_ms: u64,
+    /// SSE keep-alive comment interval in ms. Default: 15000.
+    pub sse_keep_alive_ms: u64,
+    /// HTTP worker threads; 0 = one per core. Default: 0.
+    pub workers: usize,
+    /// Seconds to wait for in-flight requests at shutdown. Default: 5.
+    pub shutdown_timeout_secs: u64,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        let loopback = vec![
+            "localhost".to_string(),
+            "127.0.0.1".to_string(),
+            "[::1]".to_string(),
+        ];
+        HttpConfig {
+            bind: "127.0.0.1:8080".into(),
+            path: "/mcp".into(),
+            allowed_hosts: loopback.clone(),
+            allowed_origins: loopback,
+            max_body_bytes: 4 * 1024 * 1024,
+            stream_after_ms: 200,
+            sse_keep_alive_ms: 15_000,
+            workers: 0,
+            shutdown_timeout_secs: 5,
+        }
+    }
+}
+
+/// `[stdio]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StdioConfig {
+    /// Longest accepted line in bytes; longer → an error, and the line is skipped. Default: 4 MiB.
+    pub max_line_bytes: usize,
+    /// Messages buffered for the stdout writer. Default: 1024.
+    pub writer_buffer: usize,
+    /// At EOF on stdin, ms granted to in-flight requests before they are
+    /// cancelled and the process exits. Default: 1000.
+    pub drain_ms: u64,
+}
+
+impl Default for StdioConfig {
+    fn default() -> Self {
+        StdioConfig {
+            max_line_bytes: 4 * 1024 * 1024,
+            writer_buffer: 1024,
+            drain_ms: 1000,
+        }
+    }
+}
+
+/// `[request]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RequestConfig {
+    /// A request still running after this many ms is cancelled and answered
+    /// with an internal error. Default: 60000.
+    pub timeout_ms: u64,
+    /// Outbound messages (notifications + result) buffered per request before
+    /// the handler waits. Default: 64.
+    pub outbound_buffer: usize,
+    /// Mailbox capacity of each request actor. Default: 16 (it only receives
+    /// cancellation).
+    pub mailbox: usize,
+}
+
+impl Default for RequestConfig {
+    fn default() -> Self {
+        RequestConfig {
+            timeout_ms: 60_000,
+            outbound_buffer: 64,
+            mailbox: 16,
+        }
+    }
+}
+
+/// `[cache]`: defaults for items without their own hints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheConfig {
+    /// `ttlMs` of list results. Default: 0 (catalogs may change at runtime).
+    pub list_ttl_ms: u64,
+    /// `ttlMs` of `resources/read` and `server/discover`. Default: 0.
+    pub read_ttl_ms: u64,
+    /// `cacheScope`: `public` or `private`. Default: `public`.
+    pub scope: String,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            list_ttl_ms: 0,
+            read_ttl_ms: 0,
+            scope: "public".into(),
+        }
+    }
+}
+
+/// `[log]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    /// `term` (human) or `json`. Default: `term`.
+    pub format: String,
+    /// `trace`, `debug`, `info`, `warning`, `error` or `critical`. Default: `info`.
+    pub level: String,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        LogConfig {
+            format: "term".into(),
+            level: "info".into(),
+        }
+    }
+}
+
+/// `[catalog]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CatalogConfig {
+    /// Built-in catalog name. Default: `everything` (the conformance fixture).
+    pub name: String,
+}
+
+impl Default for CatalogConfig {
+    fn default() -> Self {
+        CatalogConfig {
+            name: "everything".into(),
+        }
+    }
+}
+
+/// A configuration that could not be loaded.
+#[derive(Debug)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "configuration: {}", self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// Reads a TOML file over the defaults.
+    pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+        Self::from_toml(&text).map_err(|e| ConfigError(format!("{}: {}", path.display(), e.0)))
+    }
+
+    /// Parses TOML over the defaults.
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Applies `ACTIX_MCP_*` environment overrides from `vars`.
+    pub fn apply_env(
+        &mut self,
+        vars: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<(), ConfigError> {
+        for (key, value) in vars {
+            let bad = |e: &dyn std::fmt::Display| ConfigError(format!("{key}={value}: {e}"));
+            match key.as_str() {
+                "ACTIX_MCP_BIND" => self.http.bind = value,
+                "ACTIX_MCP_PATH" => self.http.path = value,
+                "ACTIX_MCP_CATALOG" => self.catalog.name = value,
+                "ACTIX_MCP_LOG_LEVEL" => self.log.level = value,
+                "ACTIX_MCP_LOG_FORMAT" => self.log.format = value,
+                "ACTIX_MCP_MAX_BODY_BYTES" => {
+                    self.http.max_body_bytes = value.parse().map_err(|e| bad(&e))?
+                }
+                "ACTIX_MCP_REQUEST_TIMEOUT_MS" => {
+                    self.request.timeout_ms = value.parse().map_err(|e| bad(&e))?
+                }
+                "ACTIX_MCP_WORKERS" => self.http.workers = value.parse().map_err(|e| bad(&e))?,
+                _ => {}
+            }
+        }
+        self.validate()
+    }
+
+    /// Checks values the types cannot.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !["term", "json"].contains(&self.log.format.as_str()) {
+            return Err(ConfigError(format!(
+                "log.format must be term or json, not {:?}",
+                self.log.format
+            )));
+        }
+        crate::logging::parse_level(&self.log.level)?;
+        if !["public", "private"].contains(&self.cache.scope.as_str()) {
+            return Err(ConfigError(format!(
+                "cache.scope must be public or private, not {:?}",
+                self.cache.scope
+            )));
+        }
+        if !self.http.path.starts_with('/') {
+            return Err(ConfigError(format!(
+                "http.path must start with '/', not {:?}",
+                self.http.path
+            )));
+        }
+        self.http
+            .bind
+            .parse::<SocketAddr>()
+            .map_err(|e| ConfigError(format!("http.bind {:?}: {e}", self.http.bind)))?;
+        if self.server.versions.is_empty() {
+            return Err(ConfigError(
+                "server.versions must name at least one version".into(),
+            ));
+        }
+        for v in &self.server.versions {
+            if mcp_protocol::ProtocolVersion::parse(v).is_none() {
+                return Err(ConfigError(format!(
+                    "server.versions: unknown protocol version {v:?}"
+                )));
+            }
+        }
+        for (name, value) in [
+            ("server.page_size", self.server.page_size),
+            ("http.max_body_bytes", self.http.max_body_bytes),
+            ("stdio.max_line_bytes", self.stdio.max_line_bytes),
+            ("stdio.writer_buffer", self.stdio.writer_buffer),
+            ("request.outbound_buffer", self.request.outbound_buffer),
+            ("request.mailbox", self.request.mailbox),
+        ] {
+            if value == 0 {
+                return Err(ConfigError(format!("{name} must be at least 1")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The served protocol versions, parsed.
+    pub fn protocol_versions(&self) -> Vec<mcp_protocol::ProtocolVersion> {
+        self.server
+            .versions
+            .iter()
+            .filter_map(|v| mcp_protocol::ProtocolVersion::parse(v))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_toml_equals_default() {
+        let text = include_str!("../../config/default.toml");
+        assert_eq!(Config::from_toml(text).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn rejects_unknown_keys_and_bad_values() {
+        assert!(Config::from_toml("[http]\nbindd = \"x\"").is_err());
+        assert!(Config::from_toml("[log]\nformat = \"xml\"").is_err());
+        assert!(Config::from_toml("[server]\nversions = [\"1999-01-01\"]").is_err());
+        assert!(Config::from_toml("[http]\nmax_body_bytes = 0").is_err());
+    }
+
+    #[test]
+    fn env_overrides() {
+        let mut c = Config::default();
+        c.apply_env([("ACTIX_MCP_BIND".to_string(), "127.0.0.1:0".to_string())])
+            .unwrap();
+        assert_eq!(c.http.bind, "127.0.0.1:0");
+        assert!(c
+            .apply_env([("ACTIX_MCP_WORKERS".to_string(), "many".to_string())])
+            .is_err());
+    }
+}

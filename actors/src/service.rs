@@ -1,0 +1,264 @@
+//! [`McpService`]: answers one parsed [`ClientRequest`] from the catalog.
+//!
+//! This is the part of a request actor's work that knows MCP semantics but
+//! no transport: it returns the result object (with `resultType`, caching
+//! hints and `_meta.serverInfo`) or a [`HandlerError`].
+
+use std::sync::Arc;
+
+use mcp_protocol::meta::SERVER_INFO_KEY;
+use mcp_protocol::model::capabilities::{
+    ListChangedCapability, ResourcesCapability, ServerCapabilities,
+};
+use mcp_protocol::model::completion::{CompleteParams, Completion, CompletionRef};
+use mcp_protocol::model::{CacheHints, CacheScope, DiscoverResult, Implementation, ResultType};
+use mcp_protocol::pagination::Page;
+use mcp_protocol::request::ClientRequest;
+use mcp_protocol::{ProtocolError, ProtocolVersion};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::catalog::Catalog;
+use crate::config::Config;
+use crate::context::RequestContext;
+use crate::error::HandlerError;
+
+/// Stateless request semantics over a shared [`Catalog`].
+#[derive(Debug)]
+pub struct McpService {
+    catalog: Arc<Catalog>,
+    info: Implementation,
+    instructions: Option<String>,
+    versions: Vec<ProtocolVersion>,
+    page_size: usize,
+    list_cache: CacheHints,
+    read_cache: CacheHints,
+    result_meta: Value,
+}
+
+impl McpService {
+    /// A service for `catalog` configured by `config`.
+    pub fn new(catalog: Arc<Catalog>, config: &Config) -> Self {
+        let scope = if config.cache.scope == "private" {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        };
+        let info = Implementation::new(config.server.name.clone(), config.server.version.clone());
+        let result_meta = json!({ SERVER_INFO_KEY: info });
+        McpService {
+            catalog,
+            instructions: Some(config.server.instructions.clone()).filter(|s| !s.is_empty()),
+            info,
+            versions: config.protocol_versions(),
+            page_size: config.server.page_size,
+            list_cache: CacheHints::new(config.cache.list_ttl_ms, scope),
+            read_cache: CacheHints::new(config.cache.read_ttl_ms, scope),
+            result_meta,
+        }
+    }
+
+    /// The catalog served.
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// The protocol versions served, newest first.
+    pub fn versions(&self) -> &[ProtocolVersion] {
+        &self.versions
+    }
+
+    /// The server's identity.
+    pub fn info(&self) -> &Implementation {
+        &self.info
+    }
+
+    /// What `server/discover` declares. Every method this service answers is
+    /// declared, so clients can rely on discover instead of probing.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: Some(ListChangedCapability::default()),
+            resources: Some(ResourcesCapability::default()),
+            prompts: Some(ListChangedCapability::default()),
+            completions: Some(Map::new()),
+            logging: Some(Map::new()),
+            experimental: None,
+            extensions: None,
+        }
+    }
+
+    /// Answers one request.
+    pub async fn handle(
+        &self,
+        request: ClientRequest,
+        ctx: RequestContext,
+    ) -> Result<Value, HandlerError> {
+        match request {
+            ClientRequest::Discover => {
+                let result = DiscoverResult {
+                    result_type: ResultType::Complete,
+                    supported_versions: self
+                        .versions
+                        .iter()
+                        .map(|v| v.as_str().to_owned())
+                        .collect(),
+                    capabilities: self.capabilities(),
+                    instructions: self.instructions.clone(),
+                    cache: self.read_cache,
+                };
+                let mut out = self.finish(&result, None)?;
+                if ctx.protocol_version() == ProtocolVersion::Draft2026V1 {
+                    // The seed draft carried serverInfo at the top level.
+                    out.as_object_mut()
+                        .map(|m| m.insert("serverInfo".into(), json!(self.info)));
+                }
+                Ok(out)
+            }
+            ClientRequest::ListTools(p) => {
+                let l = self
+                    .catalog
+                    .list_tools(p.cursor.as_deref(), self.page_size)?;
+                self.finish_page("tools", l.page, Some(l.cache.unwrap_or(self.list_cache)))
+            }
+            ClientRequest::ListResources(p) => {
+                let l = self
+                    .catalog
+                    .list_resources(p.cursor.as_deref(), self.page_size)?;
+                self.finish_page(
+                    "resources",
+                    l.page,
+                    Some(l.cache.unwrap_or(self.list_cache)),
+                )
+            }
+            ClientRequest::ListResourceTemplates(p) => {
+                let l = self
+                    .catalog
+                    .list_templates(p.cursor.as_deref(), self.page_size)?;
+                self.finish_page(
+                    "resourceTemplates",
+                    l.page,
+                    Some(l.cache.unwrap_or(self.list_cache)),
+                )
+            }
+            ClientRequest::ListPrompts(p) => {
+                let l = self
+                    .catalog
+                    .list_prompts(p.cursor.as_deref(), self.page_size)?;
+                self.finish_page("prompts", l.page, Some(l.cache.unwrap_or(self.list_cache)))
+            }
+            ClientRequest::CallTool(p) => {
+                let tool = self.catalog.tool(&p.name).ok_or_else(|| {
+                    HandlerError::invalid_params(format!("Unknown tool: {}", p.name))
+                })?;
+                let result = tool.call(p.arguments.unwrap_or_default(), ctx).await?;
+                self.finish(&result, None)
+            }
+            ClientRequest::ReadResource(p) => {
+                let (contents, cache) = if let Some(r) = self.catalog.resource(&p.uri) {
+                    ((r.reader)(p.uri.clone(), ctx).await?, r.cache)
+                } else if let Some((t, vars)) = self.catalog.match_template(&p.uri) {
+                    ((t.reader)(p.uri.clone(), vars, ctx).await?, t.cache)
+                } else {
+                    return Err(ProtocolError::ResourceNotFound { uri: p.uri }.into());
+                };
+                self.finish(
+                    &json!({ "contents": contents }),
+                    Some(cache.unwrap_or(self.read_cache)),
+                )
+            }
+            ClientRequest::GetPrompt(p) => {
+                let prompt = self.catalog.prompt(&p.name).ok_or_else(|| {
+                    HandlerError::invalid_params(format!("Unknown prompt: {}", p.name))
+                })?;
+                let result = prompt.get(p.arguments, ctx).await?;
+                self.finish(&result, None)
+            }
+            ClientRequest::Complete(p) => {
+                let completion = self.complete(&p)?;
+                self.finish(&json!({ "completion": completion }), None)
+            }
+            other => Err(ProtocolError::MethodNotFound(other.method().to_owned()).into()),
+        }
+    }
+
+    fn complete(&self, p: &CompleteParams) -> Result<Completion, HandlerError> {
+        let empty = Map::new();
+        let context = p
+            .context
+            .as_ref()
+            .and_then(|c| c.get("arguments"))
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let completer = match &p.reference {
+            CompletionRef::Prompt { name } => {
+                self.catalog
+                    .prompt(name)
+                    .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {name}")))?
+                    .completer
+            }
+            CompletionRef::Resource { uri } => {
+                self.catalog
+                    .template(uri)
+                    .ok_or_else(|| {
+                        HandlerError::invalid_params(format!("Unknown resource template: {uri}"))
+                    })?
+                    .completer
+            }
+        };
+        let values = completer
+            .map(|c| c(&p.argument.name, &p.argument.value, context))
+            .unwrap_or_default();
+        Ok(Completion::from_candidates(values))
+    }
+
+    fn finish_page<T: Serialize>(
+        &self,
+        key: &str,
+        page: Page<T>,
+        cache: Option<CacheHints>,
+    ) -> Result<Value, HandlerError> {
+        let mut m = Map::new();
+        m.insert(
+            key.to_owned(),
+            serde_json::to_value(page.items).map_err(internal)?,
+        );
+        if let Some(c) = page.next_cursor {
+            m.insert("nextCursor".into(), Value::String(c));
+        }
+        self.finish(&m, cache)
+    }
+
+    /// Adds `resultType`, caching hints and `_meta.serverInfo` to a result.
+    fn finish<T: Serialize>(
+        &self,
+        result: &T,
+        cache: Option<CacheHints>,
+    ) -> Result<Value, HandlerError> {
+        let mut value = serde_json::to_value(result).map_err(internal)?;
+        let m = value
+            .as_object_mut()
+            .ok_or_else(|| HandlerError::internal("result is not an object"))?;
+        m.entry("resultType")
+            .or_insert_with(|| Value::String("complete".into()));
+        if let Some(c) = cache {
+            m.insert("ttlMs".into(), json!(c.ttl_ms));
+            m.insert("cacheScope".into(), json!(c.cache_scope));
+        }
+        match m.get_mut("_meta").and_then(Value::as_object_mut) {
+            Some(meta) => {
+                meta.insert(
+                    SERVER_INFO_KEY.into(),
+                    self.result_meta[SERVER_INFO_KEY].clone(),
+                );
+            }
+            None => {
+                m.insert("_meta".into(), self.result_meta.clone());
+            }
+        }
+        Ok(value)
+    }
+}
+
+fn internal(e: serde_json::Error) -> HandlerError {
+    HandlerError::internal(format!("could not encode the result: {e}"))
+}

@@ -1,0 +1,96 @@
+//! `Host` / `Origin` allow-lists against DNS rebinding (403 when refused).
+
+use actix_web::http::header;
+use actix_web::HttpRequest;
+
+/// The host part of `host[:port]` or `[v6]:port`, lowercased.
+pub fn host_part(authority: &str) -> String {
+    let a = authority.trim();
+    let host = if a.starts_with('[') {
+        a.find(']').map_or(a, |end| &a[..=end])
+    } else {
+        a.rsplit_once(':').map_or(a, |(h, port)| {
+            if port.bytes().all(|b| b.is_ascii_digit()) {
+                h
+            } else {
+                a
+            }
+        })
+    };
+    host.to_ascii_lowercase()
+}
+
+fn allowed(list: &[String], host: &str) -> bool {
+    list.iter()
+        .any(|a| a == "*" || a.eq_ignore_ascii_case(host) || (a == "[::1]" && host == "::1"))
+}
+
+/// Checks `Host` and, when present, `Origin`. Returns the reason for refusal.
+pub fn check(
+    req: &HttpRequest,
+    allowed_hosts: &[String],
+    allowed_origins: &[String],
+) -> Result<(), String> {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| req.uri().authority().map(|a| a.to_string()));
+    match host {
+        Some(h) if allowed(allowed_hosts, &host_part(&h)) => {}
+        Some(h) => return Err(format!("Host {h:?} is not allowed")),
+        None => return Err("a Host header is required".into()),
+    }
+    if let Some(origin) = req.headers().get(header::ORIGIN) {
+        let origin = origin
+            .to_str()
+            .map_err(|_| "Origin is not ASCII".to_string())?;
+        let authority = origin
+            .split_once("://")
+            .map(|(_, rest)| rest.split('/').next().unwrap_or(rest));
+        match authority {
+            Some(a) if allowed(allowed_origins, &host_part(a)) => {}
+            _ => return Err(format!("Origin {origin:?} is not allowed")),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_parts() {
+        assert_eq!(host_part("127.0.0.1:8080"), "127.0.0.1");
+        assert_eq!(host_part("LOCALHOST"), "localhost");
+        assert_eq!(host_part("[::1]:80"), "[::1]");
+        assert_eq!(host_part("evil.example.com"), "evil.example.com");
+    }
+
+    #[test]
+    fn checks_host_and_origin() {
+        let hosts = vec!["localhost".to_string(), "127.0.0.1".to_string()];
+        let ok = actix_web::test::TestRequest::default()
+            .insert_header(("Host", "127.0.0.1:9"))
+            .insert_header(("Origin", "http://localhost:3000"))
+            .to_http_request();
+        assert!(check(&ok, &hosts, &hosts).is_ok());
+        let evil = actix_web::test::TestRequest::default()
+            .insert_header(("Host", "evil.example.com"))
+            .to_http_request();
+        assert!(check(&evil, &hosts, &hosts).is_err());
+        let evil_origin = actix_web::test::TestRequest::default()
+            .insert_header(("Host", "localhost"))
+            .insert_header(("Origin", "http://evil.example.com"))
+            .to_http_request();
+        assert!(check(&evil_origin, &hosts, &hosts).is_err());
+        let null_origin = actix_web::test::TestRequest::default()
+            .insert_header(("Host", "localhost"))
+            .insert_header(("Origin", "null"))
+            .to_http_request();
+        assert!(check(&null_origin, &hosts, &hosts).is_err());
+        assert!(check(&evil, &["*".to_string()], &hosts).is_ok());
+    }
+}

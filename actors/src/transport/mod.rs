@@ -1,0 +1,8 @@
+//! Transports: Streamable HTTP ([`http`], with [`sse`] response streams)
+//! and [`stdio`]. Only these files name actix-web or stdin/stdout; request
+//! actors see an outlet (`mpsc::Sender<Outbound>`).
+
+pub mod guard;
+pub mod http;
+pub mod sse;
+pub mod stdio;
