@@ -1,0 +1,324 @@
+//! Helpers shared by the integration tests: an in-process server on a real
+//! loopback port, the `actix-mcp` binary as a child process, and request
+//! builders for the 2026-07-28 wire.
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_mcp::catalog::Catalog;
+use actix_mcp::config::Config;
+use actix_mcp::{logging, McpServer};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
+
+pub const VERSION: &str = "2026-07-28";
+
+/// `_meta` with the given capabilities.
+pub fn meta_with(caps: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1.0.0"},
+        "io.modelcontextprotocol/clientCapabilities": caps,
+    })
+}
+
+/// `_meta` with empty capabilities.
+pub fn meta() -> Value {
+    meta_with(json!({}))
+}
+
+/// A request with `params` plus `_meta`.
+pub fn request(id: Value, method: &str, mut params: Value) -> Value {
+    params
+        .as_object_mut()
+        .expect("params object")
+        .entry("_meta")
+        .or_insert_with(meta);
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// A config for tests: loopback, any port, short SSE keep-alive.
+pub fn test_config() -> Config {
+    let mut c = Config::default();
+    c.http.bind = "127.0.0.1:0".into();
+    c.http.workers = 1;
+    c.http.sse_keep_alive_ms = 100;
+    c.http.shutdown_timeout_secs = 1;
+    c
+}
+
+/// A server running in this process on a real loopback port.
+pub struct TestServer {
+    pub url: String,
+    pub server: McpServer,
+    handle: actix_web::dev::ServerHandle,
+}
+
+impl TestServer {
+    /// Starts `catalog` with `config` (must be called inside an actix system).
+    pub fn start(catalog: Arc<Catalog>, config: Config) -> Self {
+        let server = McpServer::new(catalog, config, logging::discard());
+        let path = server.config().http.path.clone();
+        let (http, addrs) = server.clone().bind_http().expect("bind");
+        let handle = http.handle();
+        actix_rt::spawn(http);
+        TestServer {
+            url: format!("http://{}{}", addrs[0], path),
+            server,
+            handle,
+        }
+    }
+
+    /// The everything catalog with the test config.
+    pub fn everything() -> Self {
+        Self::start(
+            Arc::new(actix_mcp::catalogs::everything::catalog()),
+            test_config(),
+        )
+    }
+
+    pub async fn stop(self) {
+        self.handle.stop(false).await;
+    }
+}
+
+/// What came back from a POST.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub content_type: String,
+    pub headers: reqwest::header::HeaderMap,
+    /// Every JSON message in the body (one for JSON, each `data:` for SSE).
+    pub messages: Vec<Value>,
+    pub raw: String,
+}
+
+impl Reply {
+    /// The last message (the response).
+    pub fn response(&self) -> &Value {
+        self.messages.last().expect("a message")
+    }
+    pub fn error_code(&self) -> Option<i64> {
+        self.response()["error"]["code"].as_i64()
+    }
+}
+
+pub fn parse_body(content_type: &str, raw: &str) -> Vec<Value> {
+    if content_type.starts_with("text/event-stream") {
+        raw.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(|d| serde_json::from_str(d.trim()).expect("SSE data is one JSON message per line"))
+            .collect()
+    } else if raw.is_empty() {
+        Vec::new()
+    } else {
+        vec![serde_json::from_str(raw).unwrap_or_else(|e| panic!("not JSON ({e}): {raw}"))]
+    }
+}
+
+/// The standard headers for a body, as a compliant client sends them.
+pub fn standard_headers(body: &Value) -> Vec<(String, String)> {
+    let mut h = vec![
+        ("Content-Type".to_string(), "application/json".to_string()),
+        (
+            "Accept".to_string(),
+            "application/json, text/event-stream".to_string(),
+        ),
+    ];
+    if let Some(v) = body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str() {
+        h.push(("MCP-Protocol-Version".into(), v.into()));
+    }
+    if let Some(m) = body["method"].as_str() {
+        h.push(("Mcp-Method".into(), m.into()));
+        let name = match m {
+            "tools/call" | "prompts/get" => body["params"]["name"].as_str(),
+            "resources/read" => body["params"]["uri"].as_str(),
+            _ => None,
+        };
+        if let Some(n) = name {
+            h.push(("Mcp-Name".into(), mcp_protocol::header::encode_value(n)));
+        }
+    }
+    h
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap()
+}
+
+/// POSTs raw bytes with explicit headers.
+pub async fn post_raw(url: &str, headers: &[(String, String)], body: Vec<u8>) -> Reply {
+    let mut req = client().post(url).body(body);
+    for (k, v) in headers {
+        req = req.header(k.as_str(), v.as_str());
+    }
+    let resp = req.send().await.expect("request sent");
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let content_type = headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let raw = resp.text().await.expect("body");
+    let messages = parse_body(&content_type, &raw);
+    Reply {
+        status,
+        content_type,
+        headers,
+        messages,
+        raw,
+    }
+}
+
+/// POSTs a JSON body with the standard headers, with `edit` applied to them.
+pub async fn post_with(
+    url: &str,
+    body: &Value,
+    edit: impl FnOnce(&mut Vec<(String, String)>),
+) -> Reply {
+    let mut headers = standard_headers(body);
+    edit(&mut headers);
+    post_raw(url, &headers, serde_json::to_vec(body).unwrap()).await
+}
+
+/// POSTs a JSON body with the standard headers.
+pub async fn post(url: &str, body: &Value) -> Reply {
+    post_with(url, body, |_| {}).await
+}
+
+/// Removes a header by name (case-insensitive).
+pub fn without(headers: &mut Vec<(String, String)>, name: &str) {
+    headers.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
+}
+
+/// Sets a header (replacing any of the same name).
+pub fn set(headers: &mut Vec<(String, String)>, name: &str, value: &str) {
+    without(headers, name);
+    headers.push((name.to_string(), value.to_string()));
+}
+
+/// The `actix-mcp` binary, built on demand when this test run did not build it.
+pub fn binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+    let bin = dir.join("actix-mcp");
+    if !bin.exists() {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "-p", "actix-mcp", "--bin", "actix-mcp"])
+            .status()
+            .expect("cargo build");
+        assert!(status.success());
+    }
+    bin
+}
+
+/// The binary serving stdio, with line-oriented access to its pipes.
+pub struct StdioChild {
+    pub child: Child,
+    pub stdin: Option<ChildStdin>,
+    pub stdout: Lines<BufReader<ChildStdout>>,
+    pub stderr: Lines<BufReader<ChildStderr>>,
+}
+
+impl StdioChild {
+    pub fn spawn(extra: &[&str]) -> Self {
+        let mut child = tokio::process::Command::new(binary())
+            .arg("stdio")
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn actix-mcp stdio");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+        let stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+        StdioChild {
+            child,
+            stdin,
+            stdout,
+            stderr,
+        }
+    }
+
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).await.unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    pub async fn send(&mut self, msg: &Value) {
+        let mut line = serde_json::to_vec(msg).unwrap();
+        line.push(b'\n');
+        self.send_raw(&line).await;
+    }
+
+    /// The next stdout line as JSON (fails the test after 10 s).
+    pub async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.stdout.next_line())
+            .await
+            .expect("a message within 10 s")
+            .unwrap()
+            .expect("stdout open");
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"))
+    }
+
+    /// Reads messages until the response with `id`, returning all read.
+    pub async fn recv_until_id(&mut self, id: &Value) -> Vec<Value> {
+        let mut out = Vec::new();
+        loop {
+            let m = self.recv().await;
+            let done = m.get("id") == Some(id) && m.get("method").is_none();
+            out.push(m);
+            if done {
+                return out;
+            }
+        }
+    }
+
+    /// Reads stderr until a line contains `needle` (fails after 10 s).
+    pub async fn stderr_until(&mut self, needle: &str) -> String {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let line = tokio::time::timeout_at(deadline, self.stderr.next_line())
+                .await
+                .unwrap_or_else(|_| panic!("no stderr line with {needle:?} within 10 s"))
+                .unwrap()
+                .expect("stderr open");
+            if line.contains(needle) {
+                return line;
+            }
+        }
+    }
+
+    /// Closes stdin and waits for the exit status (fails after 10 s).
+    pub async fn close(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        tokio::time::timeout(Duration::from_secs(10), self.child.wait())
+            .await
+            .expect("exit within 10 s")
+            .unwrap()
+    }
+}
+
+/// Waits until `cond` holds, checking every 10 ms, failing after 10 s.
+pub async fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !cond() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
