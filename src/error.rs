@@ -51,11 +51,7 @@ pub struct ErrorData {
 impl ErrorData {
     /// An error with a code and message and no data.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ErrorData {
-            code,
-            message: message.into(),
-            data: None,
-        }
+        ErrorData { code, message: message.into(), data: None }
     }
 
     /// Adds structured data.
@@ -109,7 +105,7 @@ pub enum ProtocolError {
     /// The request needs capabilities the client did not declare.
     MissingCapability {
         /// The capabilities required, as a ClientCapabilities object.
-        required: ClientCapabilities,
+        required: Box<ClientCapabilities>,
         /// Human-readable detail.
         message: String,
     },
@@ -126,43 +122,33 @@ impl ProtocolError {
     /// Renders the error as wire data with the codes of `profile`.
     pub fn to_error_data(&self, profile: ErrorProfile) -> ErrorData {
         match self {
-            ProtocolError::Parse(m) => {
-                ErrorData::new(ErrorCode::PARSE_ERROR, format!("Parse error: {m}"))
-            }
+            ProtocolError::Parse(m) => ErrorData::new(ErrorCode::PARSE_ERROR, format!("Parse error: {m}")),
             ProtocolError::InvalidRequest(m) => {
                 ErrorData::new(ErrorCode::INVALID_REQUEST, format!("Invalid request: {m}"))
             }
             ProtocolError::InvalidParams(m) => {
                 ErrorData::new(ErrorCode::INVALID_PARAMS, format!("Invalid params: {m}"))
             }
-            ProtocolError::InvalidMeta(m) => {
-                ErrorData::new(ErrorCode::INVALID_PARAMS, format!("Invalid _meta: {m}"))
-            }
-            ProtocolError::HeaderMismatch {
-                header,
-                header_value,
-                body_value,
-            } => {
+            ProtocolError::InvalidMeta(m) => ErrorData::new(ErrorCode::INVALID_PARAMS, format!("Invalid _meta: {m}")),
+            ProtocolError::HeaderMismatch { header, header_value, body_value } => {
                 let message = match header_value {
                     None => format!("Header mismatch: required header {header} is missing (body value '{body_value}')"),
-                    Some(h) => format!(
-                        "Header mismatch: {header} header value '{h}' does not match body value '{body_value}'"
-                    ),
+                    Some(h) => {
+                        format!("Header mismatch: {header} header value '{h}' does not match body value '{body_value}'")
+                    }
                 };
                 ErrorData::new(profile.header_mismatch, message)
             }
-            ProtocolError::UnsupportedVersion {
-                requested,
-                supported,
-            } => ErrorData::new(profile.unsupported_version, "Unsupported protocol version")
-                .with_data(json!({ "supported": supported, "requested": requested })),
+            ProtocolError::UnsupportedVersion { requested, supported } => {
+                ErrorData::new(profile.unsupported_version, "Unsupported protocol version")
+                    .with_data(json!({ "supported": supported, "requested": requested }))
+            }
             ProtocolError::MethodNotFound(m) => {
                 ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {m}"))
             }
             ProtocolError::MissingCapability { required, message } => {
-                ErrorData::new(profile.missing_capability, message.clone()).with_data(
-                    json!({ "requiredCapabilities": serde_json::to_value(required).unwrap_or_default() }),
-                )
+                ErrorData::new(profile.missing_capability, message.clone())
+                    .with_data(json!({ "requiredCapabilities": serde_json::to_value(required).unwrap_or_default() }))
             }
             ProtocolError::ResourceNotFound { uri } => {
                 ErrorData::new(ErrorCode::INVALID_PARAMS, format!("Resource not found: {uri}"))
@@ -191,10 +177,8 @@ mod tests {
 
     #[test]
     fn unsupported_version_uses_profile_code_and_typed_data() {
-        let e = ProtocolError::UnsupportedVersion {
-            requested: "v999.0.0".into(),
-            supported: vec!["2026-07-28".into()],
-        };
+        let e =
+            ProtocolError::UnsupportedVersion { requested: "v999.0.0".into(), supported: vec!["2026-07-28".into()] };
         let d = e.to_error_data(ProtocolVersion::V2026_07_28.profile());
         assert_eq!(d.code.0, -32022);
         assert_eq!(d.data.unwrap()["requested"], "v999.0.0");
@@ -204,18 +188,11 @@ mod tests {
 
     #[test]
     fn missing_capability_data_is_an_object() {
-        let mut required = ClientCapabilities::default();
-        required.sampling = Some(serde_json::Map::new());
-        let e = ProtocolError::MissingCapability {
-            required,
-            message: "needs sampling".into(),
-        };
+        let required = ClientCapabilities::sampling();
+        let e = ProtocolError::MissingCapability { required: Box::new(required), message: "needs sampling".into() };
         let d = e.to_error_data(ProtocolVersion::V2026_07_28.profile());
         assert_eq!(d.code.0, -32021);
-        assert_eq!(
-            d.data.unwrap(),
-            json!({"requiredCapabilities": {"sampling": {}}})
-        );
+        assert_eq!(d.data.unwrap(), json!({"requiredCapabilities": {"sampling": {}}}));
         let d = e.to_error_data(ProtocolVersion::Draft2026V1.profile());
         assert_eq!(d.code.0, -32003);
     }

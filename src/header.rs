@@ -22,19 +22,11 @@ pub enum HeaderValueError {
 pub fn decode_value(raw: &[u8]) -> Result<String, HeaderValueError> {
     let text = std::str::from_utf8(raw).map_err(|_| HeaderValueError::InvalidCharacters)?;
     let text = text.trim_matches([' ', '\t']);
-    if let Some(inner) = text
-        .strip_prefix(PREFIX)
-        .and_then(|t| t.strip_suffix(SUFFIX))
-    {
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(inner)
-            .map_err(|_| HeaderValueError::BadBase64)?;
+    if let Some(inner) = text.strip_prefix(PREFIX).and_then(|t| t.strip_suffix(SUFFIX)) {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(inner).map_err(|_| HeaderValueError::BadBase64)?;
         return String::from_utf8(bytes).map_err(|_| HeaderValueError::BadBase64);
     }
-    if text
-        .bytes()
-        .all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b))
-    {
+    if text.bytes().all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b)) {
         Ok(text.to_owned())
     } else {
         Err(HeaderValueError::InvalidCharacters)
@@ -43,18 +35,14 @@ pub fn decode_value(raw: &[u8]) -> Result<String, HeaderValueError> {
 
 /// Encodes a value for a header, using the sentinel where a plain value is unsafe.
 pub fn encode_value(value: &str) -> String {
-    let plain_safe = !value.is_empty()
-        && value.bytes().all(|b| (0x20..=0x7e).contains(&b))
-        && !value.starts_with([' ', '\t'])
-        && !value.ends_with([' ', '\t'])
-        && !(value.starts_with(PREFIX) && value.ends_with(SUFFIX));
+    let sentinel_like = value.starts_with(PREFIX) && value.ends_with(SUFFIX);
+    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    let printable = value.bytes().all(|b| (0x20..=0x7e).contains(&b));
+    let plain_safe = !value.is_empty() && printable && !padded && !sentinel_like;
     if plain_safe {
         value.to_owned()
     } else {
-        format!(
-            "{PREFIX}{}{SUFFIX}",
-            base64::engine::general_purpose::STANDARD.encode(value)
-        )
+        format!("{PREFIX}{}{SUFFIX}", base64::engine::general_purpose::STANDARD.encode(value))
     }
 }
 
@@ -65,10 +53,7 @@ pub fn header_form(value: &Value) -> Option<String> {
         Value::String(s) => Some(s.clone()),
         Value::Bool(b) => Some(b.to_string()),
         Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.to_string()),
-        Value::Number(n) => n
-            .as_f64()
-            .filter(|f| f.fract() == 0.0)
-            .map(|f| format!("{}", f as i64)),
+        Value::Number(n) => n.as_f64().filter(|f| f.fract() == 0.0).map(|f| format!("{}", f as i64)),
         _ => None,
     }
 }
@@ -105,14 +90,8 @@ mod tests {
 
     #[test]
     fn rejects_bad_values() {
-        assert_eq!(
-            decode_value(b"=?base64?!!!?="),
-            Err(HeaderValueError::BadBase64)
-        );
-        assert_eq!(
-            decode_value(b"a\x01b"),
-            Err(HeaderValueError::InvalidCharacters)
-        );
+        assert_eq!(decode_value(b"=?base64?!!!?="), Err(HeaderValueError::BadBase64));
+        assert_eq!(decode_value(b"a\x01b"), Err(HeaderValueError::InvalidCharacters));
         assert_eq!(decode_value(b"  ok  ").unwrap(), "ok");
     }
 

@@ -37,9 +37,7 @@ impl RequestId {
         if ok {
             Ok(RequestId(raw))
         } else {
-            Err(ProtocolError::InvalidRequest(
-                "id must be a string or an integer".into(),
-            ))
+            Err(ProtocolError::InvalidRequest("id must be a string or an integer".into()))
         }
     }
 
@@ -196,9 +194,7 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
     };
     let id = match env.id {
         None => None,
-        Some(raw) => {
-            Some(RequestId::from_raw(raw).map_err(|error| DecodeError { id: None, error })?)
-        }
+        Some(raw) => Some(RequestId::from_raw(raw).map_err(|error| DecodeError { id: None, error })?),
     };
     let fail = |id: &Option<RequestId>, m: &str| DecodeError {
         id: id.clone(),
@@ -211,30 +207,17 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
         None => None,
         Some(Value::Object(m)) => Some(m),
         Some(_) => {
-            return Err(DecodeError {
-                id,
-                error: ProtocolError::InvalidParams("params must be an object".into()),
-            })
+            return Err(DecodeError { id, error: ProtocolError::InvalidParams("params must be an object".into()) })
         }
     };
     match (env.method, id) {
-        (Some(Value::String(method)), Some(id)) => {
-            Ok(Incoming::Request(Request { id, method, params }))
-        }
-        (Some(Value::String(method)), None) => {
-            Ok(Incoming::Notification(Notification { method, params }))
-        }
+        (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request(Request { id, method, params })),
+        (Some(Value::String(method)), None) => Ok(Incoming::Notification(Notification { method, params })),
         (Some(_), id) => Err(fail(&id, "method must be a string")),
         (None, Some(id)) => match (env.result, env.error) {
             (Some(r), None) => Ok(Incoming::Response(Response { id, outcome: Ok(r) })),
-            (None, Some(e)) => Ok(Incoming::Response(Response {
-                id,
-                outcome: Err(e),
-            })),
-            _ => Err(fail(
-                &Some(id),
-                "a message needs a method, or exactly one of result and error",
-            )),
+            (None, Some(e)) => Ok(Incoming::Response(Response { id, outcome: Err(e) })),
+            _ => Err(fail(&Some(id), "a message needs a method, or exactly one of result and error")),
         },
         (None, None) => Err(fail(&None, "a message needs a method")),
     }
@@ -263,32 +246,17 @@ struct NotificationOut<'a, T: Serialize> {
 
 /// Encodes a success response as one line of JSON (no trailing newline).
 pub fn encode_result<T: Serialize>(id: &RequestId, result: &T) -> Vec<u8> {
-    serde_json::to_vec(&ResultOut {
-        jsonrpc: JSONRPC_VERSION,
-        id,
-        result,
-    })
-    .expect("results serialize")
+    serde_json::to_vec(&ResultOut { jsonrpc: JSONRPC_VERSION, id, result }).expect("results serialize")
 }
 
 /// Encodes an error response; `id: None` renders `"id": null`.
 pub fn encode_error(id: Option<&RequestId>, error: &ErrorData) -> Vec<u8> {
-    serde_json::to_vec(&ErrorOut {
-        jsonrpc: JSONRPC_VERSION,
-        id,
-        error,
-    })
-    .expect("errors serialize")
+    serde_json::to_vec(&ErrorOut { jsonrpc: JSONRPC_VERSION, id, error }).expect("errors serialize")
 }
 
 /// Encodes a notification.
 pub fn encode_notification<T: Serialize>(method: &str, params: &T) -> Vec<u8> {
-    serde_json::to_vec(&NotificationOut {
-        jsonrpc: JSONRPC_VERSION,
-        method,
-        params,
-    })
-    .expect("notifications serialize")
+    serde_json::to_vec(&NotificationOut { jsonrpc: JSONRPC_VERSION, method, params }).expect("notifications serialize")
 }
 
 /// Encodes a server-to-client request (legacy era).
@@ -300,13 +268,7 @@ pub fn encode_request<T: Serialize>(id: &RequestId, method: &str, params: &T) ->
         method: &'a str,
         params: &'a T,
     }
-    serde_json::to_vec(&Out {
-        jsonrpc: JSONRPC_VERSION,
-        id,
-        method,
-        params,
-    })
-    .expect("requests serialize")
+    serde_json::to_vec(&Out { jsonrpc: JSONRPC_VERSION, id, method, params }).expect("requests serialize")
 }
 
 #[cfg(test)]
@@ -323,65 +285,35 @@ mod tests {
 
     #[test]
     fn ids_keep_their_json_type_and_digits() {
-        assert_eq!(
-            req(r#"{"jsonrpc":"2.0","id":7,"method":"m"}"#).id.as_json(),
-            "7"
-        );
-        assert_eq!(
-            req(r#"{"jsonrpc":"2.0","id":"7","method":"m"}"#)
-                .id
-                .as_json(),
-            "\"7\""
-        );
+        assert_eq!(req(r#"{"jsonrpc":"2.0","id":7,"method":"m"}"#).id.as_json(), "7");
+        assert_eq!(req(r#"{"jsonrpc":"2.0","id":"7","method":"m"}"#).id.as_json(), "\"7\"");
         let huge = "123456789012345678901234567890";
         let r = req(&format!(r#"{{"jsonrpc":"2.0","id":{huge},"method":"m"}}"#));
         let out = encode_result(&r.id, &json!({}));
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            format!(r#"{{"jsonrpc":"2.0","id":{huge},"result":{{}}}}"#)
-        );
+        assert_eq!(String::from_utf8(out).unwrap(), format!(r#"{{"jsonrpc":"2.0","id":{huge},"result":{{}}}}"#));
     }
 
     #[test]
     fn rejects_bad_envelopes_with_the_right_error() {
-        let cases: &[(&[u8], fn(&ProtocolError) -> bool)] = &[
-            (b"{\"jsonrpc\":\"2.0\",", |e| {
-                matches!(e, ProtocolError::Parse(_))
-            }),
+        type Check = fn(&ProtocolError) -> bool;
+        let cases: &[(&[u8], Check)] = &[
+            (b"{\"jsonrpc\":\"2.0\",", |e| matches!(e, ProtocolError::Parse(_))),
             (b"\xff\xfe", |e| matches!(e, ProtocolError::Parse(_))),
             (b"[]", |e| matches!(e, ProtocolError::InvalidRequest(_))),
-            (b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}]", |e| {
-                matches!(e, ProtocolError::InvalidRequest(_))
-            }),
+            (b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}]", |e| matches!(e, ProtocolError::InvalidRequest(_))),
             (b"42", |e| matches!(e, ProtocolError::InvalidRequest(_))),
-            (br#"{"jsonrpc":"1.0","id":1,"method":"m"}"#, |e| {
-                matches!(e, ProtocolError::InvalidRequest(_))
+            (br#"{"jsonrpc":"1.0","id":1,"method":"m"}"#, |e| matches!(e, ProtocolError::InvalidRequest(_))),
+            (br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#, |e| matches!(e, ProtocolError::InvalidRequest(_))),
+            (br#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#, |e| matches!(e, ProtocolError::InvalidRequest(_))),
+            (br#"{"jsonrpc":"2.0","id":{},"method":"m"}"#, |e| matches!(e, ProtocolError::InvalidRequest(_))),
+            (br#"{"jsonrpc":"2.0","id":1,"method":5}"#, |e| matches!(e, ProtocolError::InvalidRequest(_))),
+            (br#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}"#, |e| {
+                matches!(e, ProtocolError::InvalidParams(_))
             }),
-            (br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#, |e| {
-                matches!(e, ProtocolError::InvalidRequest(_))
-            }),
-            (br#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#, |e| {
-                matches!(e, ProtocolError::InvalidRequest(_))
-            }),
-            (br#"{"jsonrpc":"2.0","id":{},"method":"m"}"#, |e| {
-                matches!(e, ProtocolError::InvalidRequest(_))
-            }),
-            (br#"{"jsonrpc":"2.0","id":1,"method":5}"#, |e| {
-                matches!(e, ProtocolError::InvalidRequest(_))
-            }),
-            (
-                br#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}"#,
-                |e| matches!(e, ProtocolError::InvalidParams(_)),
-            ),
         ];
         for (bytes, check) in cases {
             let err = decode(bytes).expect_err(&String::from_utf8_lossy(bytes));
-            assert!(
-                check(&err.error),
-                "{}: {:?}",
-                String::from_utf8_lossy(bytes),
-                err.error
-            );
+            assert!(check(&err.error), "{}: {:?}", String::from_utf8_lossy(bytes), err.error);
         }
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
         assert!(decode(deep.as_bytes()).is_err());
@@ -390,10 +322,7 @@ mod tests {
             "[".repeat(5000),
             "]".repeat(5000)
         );
-        assert!(matches!(
-            decode(deep.as_bytes()).unwrap_err().error,
-            ProtocolError::Parse(_)
-        ));
+        assert!(matches!(decode(deep.as_bytes()).unwrap_err().error, ProtocolError::Parse(_)));
     }
 
     #[test]
@@ -405,16 +334,10 @@ mod tests {
     #[test]
     fn notifications_and_responses() {
         assert!(matches!(
-            decode(
-                br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#
-            )
-            .unwrap(),
+            decode(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#).unwrap(),
             Incoming::Notification(_)
         ));
-        assert!(matches!(
-            decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).unwrap(),
-            Incoming::Response(_)
-        ));
+        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).unwrap(), Incoming::Response(_)));
     }
 
     #[test]
@@ -427,9 +350,6 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"x"}}"#
         );
         let n = encode_notification("notifications/progress", &json!({"progress": 1}));
-        assert_eq!(
-            n,
-            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#
-        );
+        assert_eq!(n, br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#);
     }
 }

@@ -81,37 +81,17 @@ impl RequestMeta {
         let meta = match params.and_then(|p| p.get("_meta")) {
             Some(Value::Object(m)) => m,
             Some(_) => return Err(ProtocolError::InvalidMeta("_meta must be an object".into())),
-            None => {
-                return Err(ProtocolError::InvalidMeta(
-                    "params._meta is required".into(),
-                ))
-            }
+            None => return Err(ProtocolError::InvalidMeta("params._meta is required".into())),
         };
         let version_str = match meta.get(PROTOCOL_VERSION_KEY) {
             Some(Value::String(s)) => s.as_str(),
-            Some(_) => {
-                return Err(ProtocolError::InvalidMeta(format!(
-                    "{PROTOCOL_VERSION_KEY} must be a string"
-                )))
-            }
-            None => {
-                return Err(ProtocolError::InvalidMeta(format!(
-                    "{PROTOCOL_VERSION_KEY} is required"
-                )))
-            }
+            Some(_) => return Err(ProtocolError::InvalidMeta(format!("{PROTOCOL_VERSION_KEY} must be a string"))),
+            None => return Err(ProtocolError::InvalidMeta(format!("{PROTOCOL_VERSION_KEY} is required"))),
         };
         let client_capabilities = match meta.get(CLIENT_CAPABILITIES_KEY) {
             Some(v @ Value::Object(_)) => ClientCapabilities::deserialize_value(v)?,
-            Some(_) => {
-                return Err(ProtocolError::InvalidMeta(format!(
-                    "{CLIENT_CAPABILITIES_KEY} must be an object"
-                )))
-            }
-            None => {
-                return Err(ProtocolError::InvalidMeta(format!(
-                    "{CLIENT_CAPABILITIES_KEY} is required"
-                )))
-            }
+            Some(_) => return Err(ProtocolError::InvalidMeta(format!("{CLIENT_CAPABILITIES_KEY} must be an object"))),
+            None => return Err(ProtocolError::InvalidMeta(format!("{CLIENT_CAPABILITIES_KEY} is required"))),
         };
         let client_info = match meta.get(CLIENT_INFO_KEY) {
             None => None,
@@ -120,12 +100,8 @@ impl RequestMeta {
                     .map_err(|e| ProtocolError::InvalidMeta(format!("{CLIENT_INFO_KEY}: {e}")))?,
             ),
         };
-        if client_info.is_none()
-            && ProtocolVersion::profile_for(Some(version_str)).client_info_required
-        {
-            return Err(ProtocolError::InvalidMeta(format!(
-                "{CLIENT_INFO_KEY} is required in {version_str}"
-            )));
+        if client_info.is_none() && ProtocolVersion::profile_for(Some(version_str)).client_info_required {
+            return Err(ProtocolError::InvalidMeta(format!("{CLIENT_INFO_KEY} is required in {version_str}")));
         }
         match header {
             VersionHeader::NotApplicable => {}
@@ -145,12 +121,12 @@ impl RequestMeta {
                 })
             }
         }
-        let version = ProtocolVersion::parse(version_str)
-            .filter(|v| supported.contains(v))
-            .ok_or_else(|| ProtocolError::UnsupportedVersion {
+        let version = ProtocolVersion::parse(version_str).filter(|v| supported.contains(v)).ok_or_else(|| {
+            ProtocolError::UnsupportedVersion {
                 requested: version_str.to_owned(),
                 supported: supported.iter().map(|v| v.as_str().to_owned()).collect(),
-            })?;
+            }
+        })?;
         let log_level = match meta.get(LOG_LEVEL_KEY) {
             None => None,
             Some(v) => Some(
@@ -161,19 +137,9 @@ impl RequestMeta {
         let progress_token = match meta.get(PROGRESS_TOKEN_KEY) {
             None => None,
             Some(v @ (Value::String(_) | Value::Number(_))) => Some(v.clone()),
-            Some(_) => {
-                return Err(ProtocolError::InvalidMeta(
-                    "progressToken must be a string or number".into(),
-                ))
-            }
+            Some(_) => return Err(ProtocolError::InvalidMeta("progressToken must be a string or number".into())),
         };
-        Ok(RequestMeta {
-            version,
-            client_info,
-            client_capabilities,
-            log_level,
-            progress_token,
-        })
+        Ok(RequestMeta { version, client_info, client_capabilities, log_level, progress_token })
     }
 
     /// The protocol version string of a request, if it has one, for choosing an
@@ -234,12 +200,7 @@ mod tests {
     #[test]
     fn client_info_optional_in_release_required_in_draft() {
         let p = params(meta("2026-07-28"));
-        assert!(
-            RequestMeta::validate(Some(&p), VersionHeader::NotApplicable, ALL)
-                .unwrap()
-                .client_info
-                .is_none()
-        );
+        assert!(RequestMeta::validate(Some(&p), VersionHeader::NotApplicable, ALL).unwrap().client_info.is_none());
         let p = params(meta("DRAFT-2026-v1"));
         assert!(matches!(
             RequestMeta::validate(Some(&p), VersionHeader::NotApplicable, ALL),
@@ -256,16 +217,10 @@ mod tests {
         ));
         assert!(matches!(
             RequestMeta::validate(Some(&p), VersionHeader::Missing, ALL),
-            Err(ProtocolError::HeaderMismatch {
-                header_value: None,
-                ..
-            })
+            Err(ProtocolError::HeaderMismatch { header_value: None, .. })
         ));
         match RequestMeta::validate(Some(&p), VersionHeader::Present("v999.0.0"), ALL) {
-            Err(ProtocolError::UnsupportedVersion {
-                requested,
-                supported,
-            }) => {
+            Err(ProtocolError::UnsupportedVersion { requested, supported }) => {
                 assert_eq!(requested, "v999.0.0");
                 assert_eq!(supported, vec!["2026-07-28", "DRAFT-2026-v1"]);
             }
@@ -277,21 +232,15 @@ mod tests {
     fn a_known_but_disabled_version_is_unsupported() {
         let p = params(meta("2026-07-28"));
         assert!(matches!(
-            RequestMeta::validate(
-                Some(&p),
-                VersionHeader::NotApplicable,
-                &[ProtocolVersion::Draft2026V1]
-            ),
+            RequestMeta::validate(Some(&p), VersionHeader::NotApplicable, &[ProtocolVersion::Draft2026V1]),
             Err(ProtocolError::UnsupportedVersion { .. })
         ));
     }
 
     #[test]
     fn reads_log_level_and_progress_token() {
-        let p = params(
-            json!({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: {"sampling": {}},
-            LOG_LEVEL_KEY: "warning", "progressToken": "t1"}}),
-        );
+        let p = params(json!({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: {"sampling": {}},
+            LOG_LEVEL_KEY: "warning", "progressToken": "t1"}}));
         let m = RequestMeta::validate(Some(&p), VersionHeader::NotApplicable, ALL).unwrap();
         assert_eq!(m.log_level, Some(LoggingLevel::Warning));
         assert_eq!(m.progress_token, Some(json!("t1")));

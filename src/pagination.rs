@@ -79,10 +79,7 @@ mod tests {
     #[test]
     fn bad_cursor_is_invalid_params() {
         let items = vec!["a".to_string()];
-        assert!(matches!(
-            paginate(&items, |s| s.as_str(), Some("%%%"), 10),
-            Err(ProtocolError::InvalidCursor(_))
-        ));
+        assert!(matches!(paginate(&items, |s| s.as_str(), Some("%%%"), 10), Err(ProtocolError::InvalidCursor(_))));
         let not_ours = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode("hello");
         assert!(paginate(&items, |s| s.as_str(), Some(&not_ours), 10).is_err());
     }

@@ -67,31 +67,22 @@ pub enum ClientRequest {
     Complete(CompleteParams),
 }
 
-fn parse<T: DeserializeOwned>(
-    method: &str,
-    params: Option<Map<String, Value>>,
-) -> Result<T, ProtocolError> {
+fn parse<T: DeserializeOwned>(method: &str, params: Option<Map<String, Value>>) -> Result<T, ProtocolError> {
     let mut params = params.unwrap_or_default();
     params.remove("_meta");
-    serde_json::from_value(Value::Object(params))
-        .map_err(|e| ProtocolError::InvalidParams(format!("{method}: {e}")))
+    serde_json::from_value(Value::Object(params)).map_err(|e| ProtocolError::InvalidParams(format!("{method}: {e}")))
 }
 
 impl ClientRequest {
     /// Parses a method and its params (with `_meta` already validated).
-    pub fn from_parts(
-        method: &str,
-        params: Option<Map<String, Value>>,
-    ) -> Result<Self, ProtocolError> {
+    pub fn from_parts(method: &str, params: Option<Map<String, Value>>) -> Result<Self, ProtocolError> {
         use self::method as m;
         Ok(match method {
             m::DISCOVER => ClientRequest::Discover,
             m::TOOLS_LIST => ClientRequest::ListTools(parse(method, params)?),
             m::TOOLS_CALL => ClientRequest::CallTool(parse(method, params)?),
             m::RESOURCES_LIST => ClientRequest::ListResources(parse(method, params)?),
-            m::RESOURCES_TEMPLATES_LIST => {
-                ClientRequest::ListResourceTemplates(parse(method, params)?)
-            }
+            m::RESOURCES_TEMPLATES_LIST => ClientRequest::ListResourceTemplates(parse(method, params)?),
             m::RESOURCES_READ => ClientRequest::ReadResource(parse(method, params)?),
             m::PROMPTS_LIST => ClientRequest::ListPrompts(parse(method, params)?),
             m::PROMPTS_GET => ClientRequest::GetPrompt(parse(method, params)?),
@@ -145,10 +136,7 @@ impl ClientRequest {
 
     /// Whether `method` requires an `Mcp-Name` header.
     pub fn method_needs_name(method: &str) -> bool {
-        matches!(
-            method,
-            method::TOOLS_CALL | method::PROMPTS_GET | method::RESOURCES_READ
-        )
+        matches!(method, method::TOOLS_CALL | method::PROMPTS_GET | method::RESOURCES_READ)
     }
 }
 
@@ -169,25 +157,18 @@ pub enum ClientNotification {
 
 impl ClientNotification {
     /// Parses a notification.
-    pub fn from_parts(
-        method: &str,
-        params: Option<&Map<String, Value>>,
-    ) -> Result<Self, ProtocolError> {
+    pub fn from_parts(method: &str, params: Option<&Map<String, Value>>) -> Result<Self, ProtocolError> {
         if method != self::method::CANCELLED {
             return Ok(ClientNotification::Other(method.to_owned()));
         }
-        let params = params.ok_or_else(|| {
-            ProtocolError::InvalidParams("notifications/cancelled needs params".into())
-        })?;
-        let id = params.get("requestId").ok_or_else(|| {
-            ProtocolError::InvalidParams("notifications/cancelled needs requestId".into())
-        })?;
+        let params =
+            params.ok_or_else(|| ProtocolError::InvalidParams("notifications/cancelled needs params".into()))?;
+        let id = params
+            .get("requestId")
+            .ok_or_else(|| ProtocolError::InvalidParams("notifications/cancelled needs requestId".into()))?;
         Ok(ClientNotification::Cancelled {
             request_id: crate::RequestId::from_value(id)?,
-            reason: params
-                .get("reason")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
+            reason: params.get("reason").and_then(Value::as_str).map(str::to_owned),
         })
     }
 }
@@ -203,12 +184,10 @@ mod tests {
 
     #[test]
     fn parses_each_method() {
-        let r = ClientRequest::from_parts("tools/call", obj(json!({"name": "t", "_meta": {}})))
-            .unwrap();
+        let r = ClientRequest::from_parts("tools/call", obj(json!({"name": "t", "_meta": {}}))).unwrap();
         assert_eq!(r.method(), "tools/call");
         assert_eq!(r.name_for_header(), Some("t"));
-        let r =
-            ClientRequest::from_parts("resources/read", obj(json!({"uri": "test://x"}))).unwrap();
+        let r = ClientRequest::from_parts("resources/read", obj(json!({"uri": "test://x"}))).unwrap();
         assert_eq!(r.name_for_header(), Some("test://x"));
         let r = ClientRequest::from_parts("tools/list", None).unwrap();
         assert_eq!(r, ClientRequest::ListTools(ListParams::default()));
@@ -222,21 +201,8 @@ mod tests {
 
     #[test]
     fn removed_and_unknown_methods_are_not_found() {
-        for m in [
-            "initialize",
-            "ping",
-            "logging/setLevel",
-            "resources/subscribe",
-            "resources/unsubscribe",
-            "x/y",
-        ] {
-            assert!(
-                matches!(
-                    ClientRequest::from_parts(m, None),
-                    Err(ProtocolError::MethodNotFound(_))
-                ),
-                "{m}"
-            );
+        for m in ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "x/y"] {
+            assert!(matches!(ClientRequest::from_parts(m, None), Err(ProtocolError::MethodNotFound(_))), "{m}");
             assert!(!ClientRequest::is_known_method(m));
         }
     }
@@ -247,10 +213,7 @@ mod tests {
             ClientRequest::from_parts("tools/call", obj(json!({"name": 5}))),
             Err(ProtocolError::InvalidParams(_))
         ));
-        assert!(matches!(
-            ClientRequest::from_parts("tools/call", None),
-            Err(ProtocolError::InvalidParams(_))
-        ));
+        assert!(matches!(ClientRequest::from_parts("tools/call", None), Err(ProtocolError::InvalidParams(_))));
         assert!(matches!(
             ClientRequest::from_parts("tools/call", obj(json!({"name": "t", "arguments": [1]}))),
             Err(ProtocolError::InvalidParams(_))
@@ -259,17 +222,8 @@ mod tests {
 
     #[test]
     fn cancelled_notification() {
-        let n = ClientNotification::from_parts(
-            "notifications/cancelled",
-            obj(json!({"requestId": "abc"})).as_ref(),
-        )
-        .unwrap();
-        assert_eq!(
-            n,
-            ClientNotification::Cancelled {
-                request_id: crate::RequestId::string("abc"),
-                reason: None
-            }
-        );
+        let n = ClientNotification::from_parts("notifications/cancelled", obj(json!({"requestId": "abc"})).as_ref())
+            .unwrap();
+        assert_eq!(n, ClientNotification::Cancelled { request_id: crate::RequestId::string("abc"), reason: None });
     }
 }

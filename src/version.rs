@@ -31,8 +31,7 @@ pub struct ErrorProfile {
 
 impl ProtocolVersion {
     /// Every version, newest first: the default supported set.
-    pub const ALL: &'static [ProtocolVersion] =
-        &[ProtocolVersion::V2026_07_28, ProtocolVersion::Draft2026V1];
+    pub const ALL: &'static [ProtocolVersion] = &[ProtocolVersion::V2026_07_28, ProtocolVersion::Draft2026V1];
 
     /// The version string on the wire.
     pub const fn as_str(self) -> &'static str {
@@ -72,9 +71,7 @@ impl ProtocolVersion {
     /// The profile for a version string that may be unknown: unknown strings
     /// get the newest released profile.
     pub fn profile_for(s: Option<&str>) -> ErrorProfile {
-        s.and_then(Self::parse)
-            .unwrap_or(ProtocolVersion::V2026_07_28)
-            .profile()
+        s.and_then(Self::parse).unwrap_or(ProtocolVersion::V2026_07_28).profile()
     }
 }
 
@@ -94,33 +91,12 @@ mod tests {
             assert_eq!(ProtocolVersion::parse(v.as_str()), Some(*v));
         }
         assert_eq!(ProtocolVersion::parse("2025-11-25"), None);
-        assert_eq!(
-            ProtocolVersion::V2026_07_28.profile().header_mismatch.0,
-            -32020
-        );
-        assert_eq!(
-            ProtocolVersion::V2026_07_28.profile().missing_capability.0,
-            -32021
-        );
-        assert_eq!(
-            ProtocolVersion::V2026_07_28.profile().unsupported_version.0,
-            -32022
-        );
-        assert_eq!(
-            ProtocolVersion::Draft2026V1.profile().header_mismatch.0,
-            -32001
-        );
-        assert_eq!(
-            ProtocolVersion::Draft2026V1.profile().missing_capability.0,
-            -32003
-        );
-        assert_eq!(
-            ProtocolVersion::Draft2026V1.profile().unsupported_version.0,
-            -32602
-        );
-        assert_eq!(
-            ProtocolVersion::profile_for(Some("v999")),
-            ProtocolVersion::V2026_07_28.profile()
-        );
+        assert_eq!(ProtocolVersion::V2026_07_28.profile().header_mismatch.0, -32020);
+        assert_eq!(ProtocolVersion::V2026_07_28.profile().missing_capability.0, -32021);
+        assert_eq!(ProtocolVersion::V2026_07_28.profile().unsupported_version.0, -32022);
+        assert_eq!(ProtocolVersion::Draft2026V1.profile().header_mismatch.0, -32001);
+        assert_eq!(ProtocolVersion::Draft2026V1.profile().missing_capability.0, -32003);
+        assert_eq!(ProtocolVersion::Draft2026V1.profile().unsupported_version.0, -32602);
+        assert_eq!(ProtocolVersion::profile_for(Some("v999")), ProtocolVersion::V2026_07_28.profile());
     }
 }

@@ -11,15 +11,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 #[actix_rt::test]
 async fn serve_prints_the_bound_address_and_serves_until_terminated() {
     let mut child = tokio::process::Command::new(binary())
-        .args([
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
-            "--catalog",
-            "everything",
-            "--log-format",
-            "json",
-        ])
+        .args(["serve", "--bind", "127.0.0.1:0", "--catalog", "everything", "--log-format", "json"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
@@ -36,47 +28,26 @@ async fn serve_prints_the_bound_address_and_serves_until_terminated() {
             break rest.to_string();
         }
     };
-    assert!(
-        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
-        "{url}"
-    );
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
     let r = post(&url, &request(json!(1), "server/discover", json!({}))).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.response()["result"]["resultType"], "complete");
     // SIGTERM → graceful exit.
     let pid = child.id().unwrap() as i32;
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .unwrap();
+    let killed = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap();
     assert!(killed.success());
-    let status = tokio::time::timeout(std::time::Duration::from_secs(15), child.wait())
-        .await
-        .expect("exits")
-        .unwrap();
+    let status = tokio::time::timeout(std::time::Duration::from_secs(15), child.wait()).await.expect("exits").unwrap();
     assert!(status.success() || status.code().is_none(), "{status:?}");
 }
 
 #[test]
 fn help_documents_every_flag() {
-    let out = std::process::Command::new(binary())
-        .args(["serve", "--help"])
-        .output()
-        .unwrap();
+    let out = std::process::Command::new(binary()).args(["serve", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
-    for flag in [
-        "--config",
-        "--bind",
-        "--catalog",
-        "--log-level",
-        "--log-format",
-    ] {
+    for flag in ["--config", "--bind", "--catalog", "--log-level", "--log-format"] {
         assert!(help.contains(flag), "serve --help lacks {flag}:\n{help}");
     }
-    let out = std::process::Command::new(binary())
-        .args(["stdio", "--help"])
-        .output()
-        .unwrap();
+    let out = std::process::Command::new(binary()).args(["stdio", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
     for flag in ["--config", "--catalog"] {
         assert!(help.contains(flag), "stdio --help lacks {flag}:\n{help}");
@@ -85,20 +56,10 @@ fn help_documents_every_flag() {
 
 #[test]
 fn bad_configuration_is_a_clear_error() {
-    let out = std::process::Command::new(binary())
-        .args(["serve", "--bind", "not-an-address"])
-        .output()
-        .unwrap();
+    let out = std::process::Command::new(binary()).args(["serve", "--bind", "not-an-address"]).output().unwrap();
     assert!(!out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("http.bind"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = std::process::Command::new(binary())
-        .args(["stdio", "--catalog", "nope"])
-        .output()
-        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("http.bind"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = std::process::Command::new(binary()).args(["stdio", "--catalog", "nope"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown catalog"));
 }

@@ -115,22 +115,14 @@ async fn validation_errors_have_code_status_and_id() {
         },
         Case {
             name: "resources/subscribe removed",
-            body: request(
-                json!(113),
-                "resources/subscribe",
-                json!({"uri": "test://static-text"}),
-            ),
+            body: request(json!(113), "resources/subscribe", json!({"uri": "test://static-text"})),
             edit: keep,
             status: 404,
             code: -32601,
         },
         Case {
             name: "resources/unsubscribe removed",
-            body: request(
-                json!(114),
-                "resources/unsubscribe",
-                json!({"uri": "test://static-text"}),
-            ),
+            body: request(json!(114), "resources/unsubscribe", json!({"uri": "test://static-text"})),
             edit: keep,
             status: 404,
             code: -32601,
@@ -158,22 +150,14 @@ async fn validation_errors_have_code_status_and_id() {
         },
         Case {
             name: "Mcp-Name mismatch",
-            body: request(
-                json!(117),
-                "tools/call",
-                json!({"name": "test_simple_text"}),
-            ),
+            body: request(json!(117), "tools/call", json!({"name": "test_simple_text"})),
             edit: |h| set(h, "Mcp-Name", "other"),
             status: 400,
             code: -32020,
         },
         Case {
             name: "Mcp-Name missing on resources/read",
-            body: request(
-                json!(118),
-                "resources/read",
-                json!({"uri": "test://static-text"}),
-            ),
+            body: request(json!(118), "resources/read", json!({"uri": "test://static-text"})),
             edit: |h| without(h, "Mcp-Name"),
             status: 400,
             code: -32020,
@@ -202,11 +186,7 @@ async fn validation_errors_have_code_status_and_id() {
         },
         Case {
             name: "missing capability",
-            body: request(
-                json!(121),
-                "tools/call",
-                json!({"name": "test_missing_capability", "arguments": {}}),
-            ),
+            body: request(json!(121), "tools/call", json!({"name": "test_missing_capability", "arguments": {}})),
             edit: keep,
             status: 400,
             code: -32021,
@@ -247,19 +227,8 @@ async fn validation_errors_have_code_status_and_id() {
     for case in cases {
         let reply = post_with(&srv.url, &case.body, case.edit).await;
         assert_eq!(reply.status, case.status, "{}: {}", case.name, reply.raw);
-        assert_eq!(
-            reply.error_code(),
-            Some(case.code),
-            "{}: {}",
-            case.name,
-            reply.raw
-        );
-        assert_eq!(
-            reply.response()["id"],
-            case.body["id"],
-            "{}: id must be echoed",
-            case.name
-        );
+        assert_eq!(reply.error_code(), Some(case.code), "{}: {}", case.name, reply.raw);
+        assert_eq!(reply.response()["id"], case.body["id"], "{}: id must be echoed", case.name);
         assert_eq!(reply.content_type, "application/json", "{}", case.name);
     }
     srv.stop().await;
@@ -274,40 +243,19 @@ async fn typed_error_data() {
     );
     let r = post(&srv.url, &body).await;
     assert_eq!(r.response()["error"]["data"]["requested"], "v999.0.0");
-    assert_eq!(
-        r.response()["error"]["data"]["supported"],
-        json!(["2026-07-28", "DRAFT-2026-v1"])
-    );
+    assert_eq!(r.response()["error"]["data"]["supported"], json!(["2026-07-28", "DRAFT-2026-v1"]));
 
-    let r = post(
-        &srv.url,
-        &request(
-            json!(5),
-            "tools/call",
-            json!({"name": "test_missing_capability"}),
-        ),
-    )
-    .await;
-    assert_eq!(
-        r.response()["error"]["data"],
-        json!({"requiredCapabilities": {"sampling": {}}})
-    );
+    let r = post(&srv.url, &request(json!(5), "tools/call", json!({"name": "test_missing_capability"}))).await;
+    assert_eq!(r.response()["error"]["data"], json!({"requiredCapabilities": {"sampling": {}}}));
 
-    let mut draft = request(
-        json!(6),
-        "tools/call",
-        json!({"name": "test_missing_capability"}),
-    );
+    let mut draft = request(json!(6), "tools/call", json!({"name": "test_missing_capability"}));
     draft["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("DRAFT-2026-v1");
     let r = post(&srv.url, &draft).await;
     assert_eq!((r.status, r.error_code()), (400, Some(-32003)), "{}", r.raw);
 
     let mut cfg = test_config();
     cfg.server.versions = vec!["2026-07-28".into()];
-    let only_release = TestServer::start(
-        std::sync::Arc::new(actix_mcp::catalogs::everything::catalog()),
-        cfg,
-    );
+    let only_release = TestServer::start(std::sync::Arc::new(actix_mcp::catalogs::everything::catalog()), cfg);
     let mut d = discover_with_meta(
         8,
         json!({"io.modelcontextprotocol/protocolVersion": "DRAFT-2026-v1", "io.modelcontextprotocol/clientCapabilities": {},
@@ -316,10 +264,7 @@ async fn typed_error_data() {
     let r = post(&only_release.url, &d).await;
     // A known version the server does not serve: the draft's own code for it.
     assert_eq!((r.status, r.error_code()), (400, Some(-32602)), "{}", r.raw);
-    assert_eq!(
-        r.response()["error"]["data"]["supported"],
-        json!(["2026-07-28"])
-    );
+    assert_eq!(r.response()["error"]["data"]["supported"], json!(["2026-07-28"]));
     d["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
     assert_eq!(post(&only_release.url, &d).await.status, 200);
     only_release.stop().await;
@@ -330,25 +275,16 @@ async fn typed_error_data() {
 async fn transport_level_refusals() {
     let mut cfg = test_config();
     cfg.http.max_body_bytes = 1024;
-    let srv = TestServer::start(
-        std::sync::Arc::new(actix_mcp::catalogs::everything::catalog()),
-        cfg,
-    );
+    let srv = TestServer::start(std::sync::Arc::new(actix_mcp::catalogs::everything::catalog()), cfg);
     let list = request(json!(1), "tools/list", json!({}));
 
     // DNS rebinding: foreign Host or Origin → 403
     let r = post_with(&srv.url, &list, |h| set(h, "Host", "evil.example.com")).await;
     assert_eq!(r.status, 403, "{}", r.raw);
-    let r = post_with(&srv.url, &list, |h| {
-        set(h, "Origin", "http://evil.example.com")
-    })
-    .await;
+    let r = post_with(&srv.url, &list, |h| set(h, "Origin", "http://evil.example.com")).await;
     assert_eq!(r.status, 403);
     assert_eq!(r.response()["error"]["code"], -32600);
-    let r = post_with(&srv.url, &list, |h| {
-        set(h, "Origin", "http://localhost:1234")
-    })
-    .await;
+    let r = post_with(&srv.url, &list, |h| set(h, "Origin", "http://localhost:1234")).await;
     assert_eq!(r.status, 200);
 
     // Body over the limit → 413 with a JSON-RPC error
@@ -368,8 +304,7 @@ async fn transport_level_refusals() {
     assert_eq!((r.status, r.error_code()), (400, Some(-32600)));
 
     // Notification → 202, no body
-    let note =
-        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
     let r = post(&srv.url, &note).await;
     assert_eq!(r.status, 202);
     assert!(r.raw.is_empty());
@@ -393,10 +328,7 @@ async fn results_carry_result_type_cache_hints_and_server_info() {
     assert_eq!(res["resultType"], "complete");
     assert_eq!(res["supportedVersions"][0], "2026-07-28");
     assert!(res["capabilities"]["tools"].is_object());
-    assert_eq!(
-        res["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
-        "actix-mcp"
-    );
+    assert_eq!(res["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "actix-mcp");
     for (method, params) in [
         ("tools/list", json!({})),
         ("resources/list", json!({})),
@@ -408,20 +340,10 @@ async fn results_carry_result_type_cache_hints_and_server_info() {
         let res = &r.response()["result"];
         assert_eq!(res["resultType"], "complete", "{method}");
         assert!(res["ttlMs"].as_u64().is_some(), "{method}: {res}");
-        assert!(
-            ["public", "private"].contains(&res["cacheScope"].as_str().unwrap()),
-            "{method}"
-        );
-        assert!(
-            res["_meta"]["io.modelcontextprotocol/serverInfo"].is_object(),
-            "{method}"
-        );
+        assert!(["public", "private"].contains(&res["cacheScope"].as_str().unwrap()), "{method}");
+        assert!(res["_meta"]["io.modelcontextprotocol/serverInfo"].is_object(), "{method}");
     }
-    let r = post(
-        &srv.url,
-        &request(json!(3), "tools/call", json!({"name": "test_simple_text"})),
-    )
-    .await;
+    let r = post(&srv.url, &request(json!(3), "tools/call", json!({"name": "test_simple_text"}))).await;
     assert_eq!(r.response()["result"]["resultType"], "complete");
     assert_eq!(r.content_type, "application/json");
     srv.stop().await;
@@ -431,31 +353,17 @@ async fn results_carry_result_type_cache_hints_and_server_info() {
 async fn custom_header_params_are_validated() {
     let srv = TestServer::everything();
     let call = |region: &str| {
-        request(
-            json!(1),
-            "tools/call",
-            json!({"name": "test_custom_header", "arguments": {"region": region}}),
-        )
+        request(json!(1), "tools/call", json!({"name": "test_custom_header", "arguments": {"region": region}}))
     };
-    let r = post_with(&srv.url, &call("Hello"), |h| {
-        set(h, "Mcp-Param-Region", "=?base64?SGVsbG8=?=")
-    })
-    .await;
+    let r = post_with(&srv.url, &call("Hello"), |h| set(h, "Mcp-Param-Region", "=?base64?SGVsbG8=?=")).await;
     assert_eq!(r.status, 200, "{}", r.raw);
-    let r = post_with(&srv.url, &call("Hello, 世界"), |h| {
-        set(h, "mcp-param-region", "=?base64?SGVsbG8sIOS4lueVjA==?=")
-    })
-    .await;
+    let r =
+        post_with(&srv.url, &call("Hello, 世界"), |h| set(h, "mcp-param-region", "=?base64?SGVsbG8sIOS4lueVjA==?="))
+            .await;
     assert_eq!(r.status, 200, "{}", r.raw);
-    let r = post_with(&srv.url, &call("us-west1"), |h| {
-        set(h, "Mcp-Param-Region", "us-east1")
-    })
-    .await;
+    let r = post_with(&srv.url, &call("us-west1"), |h| set(h, "Mcp-Param-Region", "us-east1")).await;
     assert_eq!((r.status, r.error_code()), (400, Some(-32020)));
-    let r = post_with(&srv.url, &call("SGVsbG8="), |h| {
-        set(h, "Mcp-Param-Region", "SGVsbG8=")
-    })
-    .await;
+    let r = post_with(&srv.url, &call("SGVsbG8="), |h| set(h, "Mcp-Param-Region", "SGVsbG8=")).await;
     assert_eq!(r.status, 200, "a value without the sentinel is literal");
     srv.stop().await;
 }

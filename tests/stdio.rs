@@ -8,8 +8,7 @@ use serde_json::{json, Value};
 #[actix_rt::test]
 async fn answers_requests_and_exits_on_eof() {
     let mut p = StdioChild::spawn(&[]);
-    p.send(&request(json!(1), "server/discover", json!({})))
-        .await;
+    p.send(&request(json!(1), "server/discover", json!({}))).await;
     let r = p.recv().await;
     assert_eq!(r["id"], 1);
     assert_eq!(r["result"]["supportedVersions"][0], "2026-07-28");
@@ -22,10 +21,7 @@ async fn answers_requests_and_exits_on_eof() {
 async fn validation_errors_on_stdio() {
     let mut p = StdioChild::spawn(&[]);
     let cases: Vec<(Value, i64)> = vec![
-        (
-            json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}),
-            -32602,
-        ),
+        (json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}), -32602),
         (
             json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {"_meta": {
                 "io.modelcontextprotocol/protocolVersion": "v999", "io.modelcontextprotocol/clientCapabilities": {}}}}),
@@ -33,18 +29,8 @@ async fn validation_errors_on_stdio() {
         ),
         (request(json!(3), "initialize", json!({})), -32601),
         (request(json!(4), "ping", json!({})), -32601),
-        (
-            request(
-                json!("five"),
-                "tools/call",
-                json!({"name": "test_missing_capability"}),
-            ),
-            -32021,
-        ),
-        (
-            request(json!(6), "resources/read", json!({"uri": "test://nope"})),
-            -32602,
-        ),
+        (request(json!("five"), "tools/call", json!({"name": "test_missing_capability"})), -32021),
+        (request(json!(6), "resources/read", json!({"uri": "test://nope"})), -32602),
     ];
     for (msg, code) in &cases {
         p.send(msg).await;
@@ -58,18 +44,11 @@ async fn validation_errors_on_stdio() {
 #[actix_rt::test]
 async fn progress_and_logs_interleave_before_the_result() {
     let mut p = StdioChild::spawn(&[]);
-    let mut call = request(
-        json!(7),
-        "tools/call",
-        json!({"name": "test_tool_with_progress"}),
-    );
+    let mut call = request(json!(7), "tools/call", json!({"name": "test_tool_with_progress"}));
     call["params"]["_meta"]["progressToken"] = json!(42);
     p.send(&call).await;
     let msgs = p.recv_until_id(&json!(7)).await;
-    let progress: Vec<_> = msgs
-        .iter()
-        .filter(|m| m["method"] == "notifications/progress")
-        .collect();
+    let progress: Vec<_> = msgs.iter().filter(|m| m["method"] == "notifications/progress").collect();
     assert_eq!(progress.len(), 3);
     assert!(progress.iter().all(|m| m["params"]["progressToken"] == 42));
     assert_eq!(msgs.last().unwrap()["result"]["content"][0]["text"], "42");
@@ -82,28 +61,12 @@ async fn fifty_concurrent_mixed_requests_each_answered_once() {
     let mut expected = std::collections::HashMap::new();
     let mut batch = Vec::new();
     for i in 0..50 {
-        let id = if i % 2 == 0 {
-            json!(i)
-        } else {
-            json!(format!("req-{i}"))
-        };
+        let id = if i % 2 == 0 { json!(i) } else { json!(format!("req-{i}")) };
         let msg = match i % 5 {
             0 => request(id.clone(), "tools/list", json!({})),
-            1 => request(
-                id.clone(),
-                "tools/call",
-                json!({"name": "sleep", "arguments": {"ms": 50 + (i * 7) % 100}}),
-            ),
-            2 => request(
-                id.clone(),
-                "resources/read",
-                json!({"uri": format!("test://template/{i}/data")}),
-            ),
-            3 => request(
-                id.clone(),
-                "prompts/get",
-                json!({"name": "test_simple_prompt"}),
-            ),
+            1 => request(id.clone(), "tools/call", json!({"name": "sleep", "arguments": {"ms": 50 + (i * 7) % 100}})),
+            2 => request(id.clone(), "resources/read", json!({"uri": format!("test://template/{i}/data")})),
+            3 => request(id.clone(), "prompts/get", json!({"name": "test_simple_prompt"})),
             _ => request(id.clone(), "tools/call", json!({"name": "no_such_tool"})),
         };
         expected.insert(id.to_string(), i % 5);
@@ -118,22 +81,13 @@ async fn fifty_concurrent_mixed_requests_each_answered_once() {
             continue; // notifications
         }
         let key = m["id"].to_string();
-        let kind = *expected
-            .get(&key)
-            .unwrap_or_else(|| panic!("unexpected id {key}"));
+        let kind = *expected.get(&key).unwrap_or_else(|| panic!("unexpected id {key}"));
         assert!(seen.insert(key.clone()), "{key} answered twice");
         match kind {
             4 => assert_eq!(m["error"]["code"], -32602, "{m}"),
             2 => {
-                let i: i64 = key
-                    .trim_matches('"')
-                    .trim_start_matches("req-")
-                    .parse()
-                    .unwrap();
-                assert!(m["result"]["contents"][0]["text"]
-                    .as_str()
-                    .unwrap()
-                    .contains(&format!("Data for ID: {i}")));
+                let i: i64 = key.trim_matches('"').trim_start_matches("req-").parse().unwrap();
+                assert!(m["result"]["contents"][0]["text"].as_str().unwrap().contains(&format!("Data for ID: {i}")));
             }
             _ => assert_eq!(m["result"]["resultType"], "complete", "{m}"),
         }
@@ -144,11 +98,7 @@ async fn fifty_concurrent_mixed_requests_each_answered_once() {
 #[actix_rt::test]
 async fn cancelled_notification_stops_the_handler_and_nothing_follows() {
     let mut p = StdioChild::spawn(&["--log-level", "info"]);
-    let mut call = request(
-        json!("slow"),
-        "tools/call",
-        json!({"name": "sleep", "arguments": {"ms": 30000}}),
-    );
+    let mut call = request(json!("slow"), "tools/call", json!({"name": "sleep", "arguments": {"ms": 30000}}));
     call["params"]["_meta"]["progressToken"] = json!("t");
     p.send(&call).await;
     // The handler is running once its first progress notification arrives.
@@ -161,11 +111,7 @@ async fn cancelled_notification_stops_the_handler_and_nothing_follows() {
     p.send(&request(json!(2), "tools/list", json!({}))).await;
     let msgs = p.recv_until_id(&json!(2)).await;
     for m in &msgs[..msgs.len() - 1] {
-        assert_ne!(
-            m.get("id"),
-            Some(&json!("slow")),
-            "a response after cancellation: {m}"
-        );
+        assert_ne!(m.get("id"), Some(&json!("slow")), "a response after cancellation: {m}");
     }
     assert!(p.close().await.success());
 }
@@ -209,26 +155,15 @@ async fn malformed_input_corpus_gets_errors_and_no_panic() {
         line.push(b'\n');
         p.send_raw(&line).await;
         let r = p.recv().await;
-        assert_eq!(
-            r["error"]["code"],
-            *code,
-            "input {:?} → {r}",
-            String::from_utf8_lossy(bytes)
-        );
+        assert_eq!(r["error"]["code"], *code, "input {:?} → {r}", String::from_utf8_lossy(bytes));
         if !id.is_null() {
             assert_eq!(&r["id"], id);
         }
     }
     // A huge integer id is echoed digit for digit.
-    p.send_raw(
-        format!("{{\"jsonrpc\":\"2.0\",\"id\":{huge_id},\"method\":\"tools/list\"}}\n").as_bytes(),
-    )
-    .await;
-    let line = tokio::time::timeout(std::time::Duration::from_secs(10), p.stdout.next_line())
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    p.send_raw(format!("{{\"jsonrpc\":\"2.0\",\"id\":{huge_id},\"method\":\"tools/list\"}}\n").as_bytes()).await;
+    let line =
+        tokio::time::timeout(std::time::Duration::from_secs(10), p.stdout.next_line()).await.unwrap().unwrap().unwrap();
     assert!(line.contains(&format!("\"id\":{huge_id}")), "{line}");
     // Still serving.
     p.send(&request(json!(99), "tools/list", json!({}))).await;
@@ -255,12 +190,7 @@ async fn an_over_long_line_is_refused_and_skipped() {
 async fn stdout_carries_only_protocol_messages() {
     let mut p = StdioChild::spawn(&["--log-level", "debug"]);
     for i in 0..5 {
-        p.send(&request(
-            json!(i),
-            "tools/call",
-            json!({"name": "test_simple_text"}),
-        ))
-        .await;
+        p.send(&request(json!(i), "tools/call", json!({"name": "test_simple_text"}))).await;
     }
     for _ in 0..5 {
         let m = p.recv().await; // panics on any non-JSON line
@@ -268,9 +198,6 @@ async fn stdout_carries_only_protocol_messages() {
     }
     drop(p.stdin.take());
     // After EOF nothing but the logs: stdout closes without further lines.
-    let rest = tokio::time::timeout(std::time::Duration::from_secs(10), p.stdout.next_line())
-        .await
-        .unwrap()
-        .unwrap();
+    let rest = tokio::time::timeout(std::time::Duration::from_secs(10), p.stdout.next_line()).await.unwrap().unwrap();
     assert!(rest.is_none(), "{rest:?}");
 }

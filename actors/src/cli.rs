@@ -58,10 +58,7 @@ pub struct ServeArgs {
 
 impl CommonArgs {
     /// Loads the configuration: defaults < file < `ACTIX_MCP_*` env < flags.
-    pub fn load(
-        &self,
-        env: impl IntoIterator<Item = (String, String)>,
-    ) -> Result<Config, ConfigError> {
+    pub fn load(&self, env: impl IntoIterator<Item = (String, String)>) -> Result<Config, ConfigError> {
         let mut config = match &self.config {
             Some(path) => Config::from_file(path)?,
             None => Config::default(),
@@ -83,10 +80,7 @@ impl CommonArgs {
 
 impl ServeArgs {
     /// Loads the configuration, applying `--bind` last.
-    pub fn load(
-        &self,
-        env: impl IntoIterator<Item = (String, String)>,
-    ) -> Result<Config, ConfigError> {
+    pub fn load(&self, env: impl IntoIterator<Item = (String, String)>) -> Result<Config, ConfigError> {
         let mut config = self.common.load(env)?;
         if let Some(b) = &self.bind {
             config.http.bind = b.clone();
@@ -102,15 +96,8 @@ mod tests {
 
     #[test]
     fn parses_the_contract() {
-        let cli = Cli::try_parse_from([
-            "actix-mcp",
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
-            "--catalog",
-            "everything",
-        ])
-        .unwrap();
+        let cli =
+            Cli::try_parse_from(["actix-mcp", "serve", "--bind", "127.0.0.1:0", "--catalog", "everything"]).unwrap();
         match cli.command {
             Some(Command::Serve(a)) => {
                 let c = a.load(Vec::new()).unwrap();
@@ -122,11 +109,6 @@ mod tests {
         assert!(matches!(cli.command, Some(Command::Stdio(_))));
         let cli = Cli::try_parse_from(["actix-mcp"]).unwrap();
         assert!(cli.command.is_none());
-        assert!(
-            Cli::try_parse_from(["actix-mcp", "serve", "--bind", "nowhere"])
-                .unwrap()
-                .command
-                .is_some()
-        );
+        assert!(Cli::try_parse_from(["actix-mcp", "serve", "--bind", "nowhere"]).unwrap().command.is_some());
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 /// The whole configuration.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Identity and guidance sent in `server/discover`.
@@ -25,20 +25,6 @@ pub struct Config {
     pub log: LogConfig,
     /// Which built-in catalog to serve.
     pub catalog: CatalogConfig,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            server: ServerConfig::default(),
-            http: HttpConfig::default(),
-            stdio: StdioConfig::default(),
-            request: RequestConfig::default(),
-            cache: CacheConfig::default(),
-            log: LogConfig::default(),
-            catalog: CatalogConfig::default(),
-        }
-    }
 }
 
 /// `[server]`.
@@ -101,11 +87,7 @@ pub struct HttpConfig {
 
 impl Default for HttpConfig {
     fn default() -> Self {
-        let loopback = vec![
-            "localhost".to_string(),
-            "127.0.0.1".to_string(),
-            "[::1]".to_string(),
-        ];
+        let loopback = vec!["localhost".to_string(), "127.0.0.1".to_string(), "[::1]".to_string()];
         HttpConfig {
             bind: "127.0.0.1:8080".into(),
             path: "/mcp".into(),
@@ -135,11 +117,7 @@ pub struct StdioConfig {
 
 impl Default for StdioConfig {
     fn default() -> Self {
-        StdioConfig {
-            max_line_bytes: 4 * 1024 * 1024,
-            writer_buffer: 1024,
-            drain_ms: 1000,
-        }
+        StdioConfig { max_line_bytes: 4 * 1024 * 1024, writer_buffer: 1024, drain_ms: 1000 }
     }
 }
 
@@ -160,11 +138,7 @@ pub struct RequestConfig {
 
 impl Default for RequestConfig {
     fn default() -> Self {
-        RequestConfig {
-            timeout_ms: 60_000,
-            outbound_buffer: 64,
-            mailbox: 16,
-        }
+        RequestConfig { timeout_ms: 60_000, outbound_buffer: 64, mailbox: 16 }
     }
 }
 
@@ -182,11 +156,7 @@ pub struct CacheConfig {
 
 impl Default for CacheConfig {
     fn default() -> Self {
-        CacheConfig {
-            list_ttl_ms: 0,
-            read_ttl_ms: 0,
-            scope: "public".into(),
-        }
+        CacheConfig { list_ttl_ms: 0, read_ttl_ms: 0, scope: "public".into() }
     }
 }
 
@@ -202,10 +172,7 @@ pub struct LogConfig {
 
 impl Default for LogConfig {
     fn default() -> Self {
-        LogConfig {
-            format: "term".into(),
-            level: "info".into(),
-        }
+        LogConfig { format: "term".into(), level: "info".into() }
     }
 }
 
@@ -219,9 +186,7 @@ pub struct CatalogConfig {
 
 impl Default for CatalogConfig {
     fn default() -> Self {
-        CatalogConfig {
-            name: "everything".into(),
-        }
+        CatalogConfig { name: "everything".into() }
     }
 }
 
@@ -240,8 +205,7 @@ impl std::error::Error for ConfigError {}
 impl Config {
     /// Reads a TOML file over the defaults.
     pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
         Self::from_toml(&text).map_err(|e| ConfigError(format!("{}: {}", path.display(), e.0)))
     }
 
@@ -253,10 +217,7 @@ impl Config {
     }
 
     /// Applies `ACTIX_MCP_*` environment overrides from `vars`.
-    pub fn apply_env(
-        &mut self,
-        vars: impl IntoIterator<Item = (String, String)>,
-    ) -> Result<(), ConfigError> {
+    pub fn apply_env(&mut self, vars: impl IntoIterator<Item = (String, String)>) -> Result<(), ConfigError> {
         for (key, value) in vars {
             let bad = |e: &dyn std::fmt::Display| ConfigError(format!("{key}={value}: {e}"));
             match key.as_str() {
@@ -265,12 +226,8 @@ impl Config {
                 "ACTIX_MCP_CATALOG" => self.catalog.name = value,
                 "ACTIX_MCP_LOG_LEVEL" => self.log.level = value,
                 "ACTIX_MCP_LOG_FORMAT" => self.log.format = value,
-                "ACTIX_MCP_MAX_BODY_BYTES" => {
-                    self.http.max_body_bytes = value.parse().map_err(|e| bad(&e))?
-                }
-                "ACTIX_MCP_REQUEST_TIMEOUT_MS" => {
-                    self.request.timeout_ms = value.parse().map_err(|e| bad(&e))?
-                }
+                "ACTIX_MCP_MAX_BODY_BYTES" => self.http.max_body_bytes = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_REQUEST_TIMEOUT_MS" => self.request.timeout_ms = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_WORKERS" => self.http.workers = value.parse().map_err(|e| bad(&e))?,
                 _ => {}
             }
@@ -281,38 +238,25 @@ impl Config {
     /// Checks values the types cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if !["term", "json"].contains(&self.log.format.as_str()) {
-            return Err(ConfigError(format!(
-                "log.format must be term or json, not {:?}",
-                self.log.format
-            )));
+            return Err(ConfigError(format!("log.format must be term or json, not {:?}", self.log.format)));
         }
         crate::logging::parse_level(&self.log.level)?;
         if !["public", "private"].contains(&self.cache.scope.as_str()) {
-            return Err(ConfigError(format!(
-                "cache.scope must be public or private, not {:?}",
-                self.cache.scope
-            )));
+            return Err(ConfigError(format!("cache.scope must be public or private, not {:?}", self.cache.scope)));
         }
         if !self.http.path.starts_with('/') {
-            return Err(ConfigError(format!(
-                "http.path must start with '/', not {:?}",
-                self.http.path
-            )));
+            return Err(ConfigError(format!("http.path must start with '/', not {:?}", self.http.path)));
         }
         self.http
             .bind
             .parse::<SocketAddr>()
             .map_err(|e| ConfigError(format!("http.bind {:?}: {e}", self.http.bind)))?;
         if self.server.versions.is_empty() {
-            return Err(ConfigError(
-                "server.versions must name at least one version".into(),
-            ));
+            return Err(ConfigError("server.versions must name at least one version".into()));
         }
         for v in &self.server.versions {
             if mcp_protocol::ProtocolVersion::parse(v).is_none() {
-                return Err(ConfigError(format!(
-                    "server.versions: unknown protocol version {v:?}"
-                )));
+                return Err(ConfigError(format!("server.versions: unknown protocol version {v:?}")));
             }
         }
         for (name, value) in [
@@ -332,11 +276,7 @@ impl Config {
 
     /// The served protocol versions, parsed.
     pub fn protocol_versions(&self) -> Vec<mcp_protocol::ProtocolVersion> {
-        self.server
-            .versions
-            .iter()
-            .filter_map(|v| mcp_protocol::ProtocolVersion::parse(v))
-            .collect()
+        self.server.versions.iter().filter_map(|v| mcp_protocol::ProtocolVersion::parse(v)).collect()
     }
 }
 
@@ -361,11 +301,8 @@ mod tests {
     #[test]
     fn env_overrides() {
         let mut c = Config::default();
-        c.apply_env([("ACTIX_MCP_BIND".to_string(), "127.0.0.1:0".to_string())])
-            .unwrap();
+        c.apply_env([("ACTIX_MCP_BIND".to_string(), "127.0.0.1:0".to_string())]).unwrap();
         assert_eq!(c.http.bind, "127.0.0.1:0");
-        assert!(c
-            .apply_env([("ACTIX_MCP_WORKERS".to_string(), "many".to_string())])
-            .is_err());
+        assert!(c.apply_env([("ACTIX_MCP_WORKERS".to_string(), "many".to_string())]).is_err());
     }
 }

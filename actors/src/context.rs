@@ -40,15 +40,7 @@ impl RequestContext {
         outlet: mpsc::Sender<Outbound>,
         log: slog::Logger,
     ) -> Self {
-        RequestContext {
-            inner: Arc::new(Inner {
-                id,
-                meta,
-                cancel,
-                outlet,
-                log,
-            }),
-        }
+        RequestContext { inner: Arc::new(Inner { id, meta, cancel, outlet, log }) }
     }
 
     /// The JSON-RPC id of the request.
@@ -82,11 +74,8 @@ impl RequestContext {
                     .and_then(|v| v.as_object().map(|m| m.keys().cloned().collect()))
                     .unwrap_or_default();
                 Err(ProtocolError::MissingCapability {
-                    required: missing,
-                    message: format!(
-                        "Server requires the {} capability for this request",
-                        names.join(", ")
-                    ),
+                    required: Box::new(missing),
+                    message: format!("Server requires the {} capability for this request", names.join(", ")),
                 }
                 .into())
             }
@@ -123,13 +112,8 @@ impl RequestContext {
         if !self.wants_log(level) {
             return false;
         }
-        let params = LogMessage {
-            level,
-            logger: logger.map(str::to_owned),
-            data,
-        };
-        self.emit(encode_notification(LOG_MESSAGE_METHOD, &params))
-            .await
+        let params = LogMessage { level, logger: logger.map(str::to_owned), data };
+        self.emit(encode_notification(LOG_MESSAGE_METHOD, &params)).await
     }
 
     /// Sends `notifications/progress` if the request carried a progress token.
@@ -138,14 +122,8 @@ impl RequestContext {
         let Some(token) = self.inner.meta.progress_token.clone() else {
             return false;
         };
-        let params = ProgressParams {
-            progress_token: token,
-            progress,
-            total,
-            message: message.map(str::to_owned),
-        };
-        self.emit(encode_notification(PROGRESS_METHOD, &params))
-            .await
+        let params = ProgressParams { progress_token: token, progress, total, message: message.map(str::to_owned) };
+        self.emit(encode_notification(PROGRESS_METHOD, &params)).await
     }
 
     async fn emit(&self, bytes: Vec<u8>) -> bool {

@@ -32,10 +32,7 @@ pub struct Refusal {
 impl Refusal {
     /// Renders a protocol error with `profile`'s codes.
     pub fn new(id: Option<RequestId>, error: &ProtocolError, profile: ErrorProfile) -> Self {
-        Refusal {
-            id,
-            error: error.to_error_data(profile),
-        }
+        Refusal { id, error: error.to_error_data(profile) }
     }
 
     /// The encoded error response.
@@ -63,11 +60,7 @@ pub fn validate_meta(
 /// Step 2: parses the method and params.
 pub fn parse(req: Request, meta: RequestMeta) -> Result<Admitted, Refusal> {
     match ClientRequest::from_parts(&req.method, req.params) {
-        Ok(request) => Ok(Admitted {
-            id: req.id,
-            meta,
-            request,
-        }),
+        Ok(request) => Ok(Admitted { id: req.id, meta, request }),
         Err(e) => Err(Refusal::new(Some(req.id), &e, meta.version.profile())),
     }
 }

@@ -25,10 +25,7 @@ pub fn root_logger(config: &LogConfig) -> Result<Logger, ConfigError> {
     let values = o!("service" => "actix-mcp");
     Ok(match config.format.as_str() {
         "json" => {
-            let json = slog_json::Json::new(std::io::stderr())
-                .add_default_keys()
-                .build()
-                .fuse();
+            let json = slog_json::Json::new(std::io::stderr()).add_default_keys().build().fuse();
             let drain = slog_async::Async::new(json).chan_size(4096).build().fuse();
             Logger::root(drain.filter_level(level).fuse(), values)
         }

@@ -9,9 +9,7 @@ use actix_mcp::{catalogs, logging, McpServer};
 use clap::Parser;
 
 fn env_vars() -> Vec<(String, String)> {
-    std::env::vars()
-        .filter(|(k, _)| k.starts_with("ACTIX_MCP_"))
-        .collect()
+    std::env::vars().filter(|(k, _)| k.starts_with("ACTIX_MCP_")).collect()
 }
 
 fn build(config: Config) -> Result<McpServer, String> {
@@ -40,11 +38,7 @@ fn main() -> ExitCode {
             .load(env_vars())
             .map_err(|e| e.to_string())
             .and_then(build)
-            .and_then(|s| {
-                actix_web::rt::System::new()
-                    .block_on(s.serve_stdio())
-                    .map_err(|e| e.to_string())
-            }),
+            .and_then(|s| actix_web::rt::System::new().block_on(s.serve_stdio()).map_err(|e| e.to_string())),
         Some(Command::Serve(args)) => args
             .load(env_vars())
             .map_err(|e| e.to_string())

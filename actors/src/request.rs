@@ -72,11 +72,7 @@ pub struct RequestSpec {
 
 impl RequestActor {
     /// Starts the actor on the current arbiter.
-    pub fn start_with(
-        service: Arc<McpService>,
-        spec: RequestSpec,
-        log: &Logger,
-    ) -> Addr<RequestActor> {
+    pub fn start_with(service: Arc<McpService>, spec: RequestSpec, log: &Logger) -> Addr<RequestActor> {
         let log = log.new(o!("request" => spec.id.to_string(), "method" => spec.request.method()));
         RequestActor {
             service,
@@ -103,13 +99,8 @@ impl Actor for RequestActor {
         };
         debug!(self.log, "request started");
         let version = meta.version;
-        let rctx = RequestContext::new(
-            self.id.clone(),
-            meta,
-            self.cancel.clone(),
-            self.outlet.clone(),
-            self.log.clone(),
-        );
+        let rctx =
+            RequestContext::new(self.id.clone(), meta, self.cancel.clone(), self.outlet.clone(), self.log.clone());
         let service = self.service.clone();
         let cancel = self.cancel.clone();
         let outlet = self.outlet.clone();
@@ -136,21 +127,11 @@ impl Actor for RequestActor {
                 }
                 None => {
                     cancel.cancel();
-                    let data = ErrorData::internal(format!(
-                        "Request timed out after {} ms",
-                        timeout.as_millis()
-                    ));
-                    (
-                        encode_error(Some(&id), &data),
-                        Some(data.code.0),
-                        Ending::TimedOut,
-                    )
+                    let data = ErrorData::internal(format!("Request timed out after {} ms", timeout.as_millis()));
+                    (encode_error(Some(&id), &data), Some(data.code.0), Ending::TimedOut)
                 }
             };
-            let final_msg = Outbound::Final {
-                bytes: bytes.into(),
-                error_code: code,
-            };
+            let final_msg = Outbound::Final { bytes: bytes.into(), error_code: code };
             tokio::select! {
                 biased;
                 _ = cancel.cancelled(), if ending != Ending::TimedOut => Ending::Cancelled,

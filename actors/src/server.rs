@@ -45,13 +45,7 @@ impl McpServer {
     /// A server for `catalog`.
     pub fn new(catalog: Arc<Catalog>, config: Config, log: slog::Logger) -> Self {
         let service = Arc::new(McpService::new(catalog, &config));
-        McpServer {
-            inner: Arc::new(Inner {
-                service,
-                config,
-                log,
-            }),
-        }
+        McpServer { inner: Arc::new(Inner { service, config, log }) }
     }
 
     /// The configuration.
@@ -75,11 +69,7 @@ impl McpServer {
     }
 
     /// Starts a request actor for an admitted request on the current arbiter.
-    pub fn start_request(
-        &self,
-        admitted: Admitted,
-        outlet: mpsc::Sender<Outbound>,
-    ) -> Addr<RequestActor> {
+    pub fn start_request(&self, admitted: Admitted, outlet: mpsc::Sender<Outbound>) -> Addr<RequestActor> {
         let c = &self.inner.config.request;
         let spec = RequestSpec {
             id: admitted.id,

@@ -7,9 +7,7 @@
 use std::sync::Arc;
 
 use mcp_protocol::meta::SERVER_INFO_KEY;
-use mcp_protocol::model::capabilities::{
-    ListChangedCapability, ResourcesCapability, ServerCapabilities,
-};
+use mcp_protocol::model::capabilities::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
 use mcp_protocol::model::completion::{CompleteParams, Completion, CompletionRef};
 use mcp_protocol::model::{CacheHints, CacheScope, DiscoverResult, Implementation, ResultType};
 use mcp_protocol::pagination::Page;
@@ -39,11 +37,7 @@ pub struct McpService {
 impl McpService {
     /// A service for `catalog` configured by `config`.
     pub fn new(catalog: Arc<Catalog>, config: &Config) -> Self {
-        let scope = if config.cache.scope == "private" {
-            CacheScope::Private
-        } else {
-            CacheScope::Public
-        };
+        let scope = if config.cache.scope == "private" { CacheScope::Private } else { CacheScope::Public };
         let info = Implementation::new(config.server.name.clone(), config.server.version.clone());
         let result_meta = json!({ SERVER_INFO_KEY: info });
         McpService {
@@ -88,20 +82,12 @@ impl McpService {
     }
 
     /// Answers one request.
-    pub async fn handle(
-        &self,
-        request: ClientRequest,
-        ctx: RequestContext,
-    ) -> Result<Value, HandlerError> {
+    pub async fn handle(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
         match request {
             ClientRequest::Discover => {
                 let result = DiscoverResult {
                     result_type: ResultType::Complete,
-                    supported_versions: self
-                        .versions
-                        .iter()
-                        .map(|v| v.as_str().to_owned())
-                        .collect(),
+                    supported_versions: self.versions.iter().map(|v| v.as_str().to_owned()).collect(),
                     capabilities: self.capabilities(),
                     instructions: self.instructions.clone(),
                     cache: self.read_cache,
@@ -109,47 +95,31 @@ impl McpService {
                 let mut out = self.finish(&result, None)?;
                 if ctx.protocol_version() == ProtocolVersion::Draft2026V1 {
                     // The seed draft carried serverInfo at the top level.
-                    out.as_object_mut()
-                        .map(|m| m.insert("serverInfo".into(), json!(self.info)));
+                    out.as_object_mut().map(|m| m.insert("serverInfo".into(), json!(self.info)));
                 }
                 Ok(out)
             }
             ClientRequest::ListTools(p) => {
-                let l = self
-                    .catalog
-                    .list_tools(p.cursor.as_deref(), self.page_size)?;
+                let l = self.catalog.list_tools(p.cursor.as_deref(), self.page_size)?;
                 self.finish_page("tools", l.page, Some(l.cache.unwrap_or(self.list_cache)))
             }
             ClientRequest::ListResources(p) => {
-                let l = self
-                    .catalog
-                    .list_resources(p.cursor.as_deref(), self.page_size)?;
-                self.finish_page(
-                    "resources",
-                    l.page,
-                    Some(l.cache.unwrap_or(self.list_cache)),
-                )
+                let l = self.catalog.list_resources(p.cursor.as_deref(), self.page_size)?;
+                self.finish_page("resources", l.page, Some(l.cache.unwrap_or(self.list_cache)))
             }
             ClientRequest::ListResourceTemplates(p) => {
-                let l = self
-                    .catalog
-                    .list_templates(p.cursor.as_deref(), self.page_size)?;
-                self.finish_page(
-                    "resourceTemplates",
-                    l.page,
-                    Some(l.cache.unwrap_or(self.list_cache)),
-                )
+                let l = self.catalog.list_templates(p.cursor.as_deref(), self.page_size)?;
+                self.finish_page("resourceTemplates", l.page, Some(l.cache.unwrap_or(self.list_cache)))
             }
             ClientRequest::ListPrompts(p) => {
-                let l = self
-                    .catalog
-                    .list_prompts(p.cursor.as_deref(), self.page_size)?;
+                let l = self.catalog.list_prompts(p.cursor.as_deref(), self.page_size)?;
                 self.finish_page("prompts", l.page, Some(l.cache.unwrap_or(self.list_cache)))
             }
             ClientRequest::CallTool(p) => {
-                let tool = self.catalog.tool(&p.name).ok_or_else(|| {
-                    HandlerError::invalid_params(format!("Unknown tool: {}", p.name))
-                })?;
+                let tool = self
+                    .catalog
+                    .tool(&p.name)
+                    .ok_or_else(|| HandlerError::invalid_params(format!("Unknown tool: {}", p.name)))?;
                 let result = tool.call(p.arguments.unwrap_or_default(), ctx).await?;
                 self.finish(&result, None)
             }
@@ -161,15 +131,13 @@ impl McpService {
                 } else {
                     return Err(ProtocolError::ResourceNotFound { uri: p.uri }.into());
                 };
-                self.finish(
-                    &json!({ "contents": contents }),
-                    Some(cache.unwrap_or(self.read_cache)),
-                )
+                self.finish(&json!({ "contents": contents }), Some(cache.unwrap_or(self.read_cache)))
             }
             ClientRequest::GetPrompt(p) => {
-                let prompt = self.catalog.prompt(&p.name).ok_or_else(|| {
-                    HandlerError::invalid_params(format!("Unknown prompt: {}", p.name))
-                })?;
+                let prompt = self
+                    .catalog
+                    .prompt(&p.name)
+                    .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)))?;
                 let result = prompt.get(p.arguments, ctx).await?;
                 self.finish(&result, None)
             }
@@ -183,12 +151,7 @@ impl McpService {
 
     fn complete(&self, p: &CompleteParams) -> Result<Completion, HandlerError> {
         let empty = Map::new();
-        let context = p
-            .context
-            .as_ref()
-            .and_then(|c| c.get("arguments"))
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
+        let context = p.context.as_ref().and_then(|c| c.get("arguments")).and_then(Value::as_object).unwrap_or(&empty);
         let completer = match &p.reference {
             CompletionRef::Prompt { name } => {
                 self.catalog
@@ -199,15 +162,11 @@ impl McpService {
             CompletionRef::Resource { uri } => {
                 self.catalog
                     .template(uri)
-                    .ok_or_else(|| {
-                        HandlerError::invalid_params(format!("Unknown resource template: {uri}"))
-                    })?
+                    .ok_or_else(|| HandlerError::invalid_params(format!("Unknown resource template: {uri}")))?
                     .completer
             }
         };
-        let values = completer
-            .map(|c| c(&p.argument.name, &p.argument.value, context))
-            .unwrap_or_default();
+        let values = completer.map(|c| c(&p.argument.name, &p.argument.value, context)).unwrap_or_default();
         Ok(Completion::from_candidates(values))
     }
 
@@ -218,10 +177,7 @@ impl McpService {
         cache: Option<CacheHints>,
     ) -> Result<Value, HandlerError> {
         let mut m = Map::new();
-        m.insert(
-            key.to_owned(),
-            serde_json::to_value(page.items).map_err(internal)?,
-        );
+        m.insert(key.to_owned(), serde_json::to_value(page.items).map_err(internal)?);
         if let Some(c) = page.next_cursor {
             m.insert("nextCursor".into(), Value::String(c));
         }
@@ -229,27 +185,17 @@ impl McpService {
     }
 
     /// Adds `resultType`, caching hints and `_meta.serverInfo` to a result.
-    fn finish<T: Serialize>(
-        &self,
-        result: &T,
-        cache: Option<CacheHints>,
-    ) -> Result<Value, HandlerError> {
+    fn finish<T: Serialize>(&self, result: &T, cache: Option<CacheHints>) -> Result<Value, HandlerError> {
         let mut value = serde_json::to_value(result).map_err(internal)?;
-        let m = value
-            .as_object_mut()
-            .ok_or_else(|| HandlerError::internal("result is not an object"))?;
-        m.entry("resultType")
-            .or_insert_with(|| Value::String("complete".into()));
+        let m = value.as_object_mut().ok_or_else(|| HandlerError::internal("result is not an object"))?;
+        m.entry("resultType").or_insert_with(|| Value::String("complete".into()));
         if let Some(c) = cache {
             m.insert("ttlMs".into(), json!(c.ttl_ms));
             m.insert("cacheScope".into(), json!(c.cache_scope));
         }
         match m.get_mut("_meta").and_then(Value::as_object_mut) {
             Some(meta) => {
-                meta.insert(
-                    SERVER_INFO_KEY.into(),
-                    self.result_meta[SERVER_INFO_KEY].clone(),
-                );
+                meta.insert(SERVER_INFO_KEY.into(), self.result_meta[SERVER_INFO_KEY].clone());
             }
             None => {
                 m.insert("_meta".into(), self.result_meta.clone());

@@ -32,24 +32,15 @@ pub struct ClientCapabilities {
 impl ClientCapabilities {
     /// Capabilities with only `sampling`.
     pub fn sampling() -> Self {
-        ClientCapabilities {
-            sampling: Some(Map::new()),
-            ..Default::default()
-        }
+        ClientCapabilities { sampling: Some(Map::new()), ..Default::default() }
     }
     /// Capabilities with only `elicitation`.
     pub fn elicitation() -> Self {
-        ClientCapabilities {
-            elicitation: Some(Map::new()),
-            ..Default::default()
-        }
+        ClientCapabilities { elicitation: Some(Map::new()), ..Default::default() }
     }
     /// Capabilities with only `roots`.
     pub fn roots() -> Self {
-        ClientCapabilities {
-            roots: Some(Map::new()),
-            ..Default::default()
-        }
+        ClientCapabilities { roots: Some(Map::new()), ..Default::default() }
     }
 
     /// The capabilities in `required` that `self` lacks (top-level keys only),
@@ -127,18 +118,12 @@ mod tests {
 
     #[test]
     fn missing_lists_only_undeclared() {
-        let declared: ClientCapabilities =
-            serde_json::from_value(json!({"elicitation": {}})).unwrap();
+        let declared: ClientCapabilities = serde_json::from_value(json!({"elicitation": {}})).unwrap();
         let mut need = ClientCapabilities::sampling();
         need.elicitation = Some(Map::new());
         let missing = declared.missing(&need).unwrap();
-        assert_eq!(
-            serde_json::to_value(missing).unwrap(),
-            json!({"sampling": {}})
-        );
-        assert!(declared
-            .missing(&ClientCapabilities::elicitation())
-            .is_none());
+        assert_eq!(serde_json::to_value(missing).unwrap(), json!({"sampling": {}}));
+        assert!(declared.missing(&ClientCapabilities::elicitation()).is_none());
     }
 
     #[test]

@@ -65,10 +65,6 @@ impl Completion {
     pub fn from_candidates(mut values: Vec<String>) -> Self {
         let total = values.len();
         values.truncate(Self::MAX_VALUES);
-        Completion {
-            has_more: Some(total > values.len()),
-            total: Some(total as u64),
-            values,
-        }
+        Completion { has_more: Some(total > values.len()), total: Some(total as u64), values }
     }
 }

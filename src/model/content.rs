@@ -31,28 +31,12 @@ pub enum ResourceContents {
 
 impl ResourceContents {
     /// Text contents.
-    pub fn text(
-        uri: impl Into<String>,
-        mime_type: impl Into<String>,
-        text: impl Into<String>,
-    ) -> Self {
-        ResourceContents::Text {
-            uri: uri.into(),
-            mime_type: Some(mime_type.into()),
-            text: text.into(),
-        }
+    pub fn text(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
+        ResourceContents::Text { uri: uri.into(), mime_type: Some(mime_type.into()), text: text.into() }
     }
     /// Binary contents, already base64-encoded.
-    pub fn blob(
-        uri: impl Into<String>,
-        mime_type: impl Into<String>,
-        blob_base64: impl Into<String>,
-    ) -> Self {
-        ResourceContents::Blob {
-            uri: uri.into(),
-            mime_type: Some(mime_type.into()),
-            blob: blob_base64.into(),
-        }
+    pub fn blob(uri: impl Into<String>, mime_type: impl Into<String>, blob_base64: impl Into<String>) -> Self {
+        ResourceContents::Blob { uri: uri.into(), mime_type: Some(mime_type.into()), blob: blob_base64.into() }
     }
     /// The URI of these contents.
     pub fn uri(&self) -> &str {
@@ -114,17 +98,11 @@ impl Content {
     }
     /// An image block from base64 data.
     pub fn image(data_base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Content::Image {
-            data: data_base64.into(),
-            mime_type: mime_type.into(),
-        }
+        Content::Image { data: data_base64.into(), mime_type: mime_type.into() }
     }
     /// An audio block from base64 data.
     pub fn audio(data_base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Content::Audio {
-            data: data_base64.into(),
-            mime_type: mime_type.into(),
-        }
+        Content::Audio { data: data_base64.into(), mime_type: mime_type.into() }
     }
     /// An embedded resource block.
     pub fn resource(contents: ResourceContents) -> Self {

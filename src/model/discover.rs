@@ -20,11 +20,7 @@ pub struct Implementation {
 impl Implementation {
     /// An implementation with a name and version.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Implementation {
-            name: name.into(),
-            version: version.into(),
-            title: None,
-        }
+        Implementation { name: name.into(), version: version.into(), title: None }
     }
 }
 

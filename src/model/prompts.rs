@@ -56,17 +56,11 @@ pub struct PromptMessage {
 impl PromptMessage {
     /// A user message.
     pub fn user(content: Content) -> Self {
-        PromptMessage {
-            role: Role::User,
-            content,
-        }
+        PromptMessage { role: Role::User, content }
     }
     /// An assistant message.
     pub fn assistant(content: Content) -> Self {
-        PromptMessage {
-            role: Role::Assistant,
-            content,
-        }
+        PromptMessage { role: Role::Assistant, content }
     }
 }
 

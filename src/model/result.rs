@@ -39,10 +39,7 @@ pub struct CacheHints {
 impl CacheHints {
     /// Hints with a TTL and a scope.
     pub const fn new(ttl_ms: u64, cache_scope: CacheScope) -> Self {
-        CacheHints {
-            ttl_ms,
-            cache_scope,
-        }
+        CacheHints { ttl_ms, cache_scope }
     }
 }
 

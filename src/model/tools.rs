@@ -60,10 +60,7 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// A successful result with these blocks.
     pub fn success(content: Vec<Content>) -> Self {
-        CallToolResult {
-            content,
-            ..Default::default()
-        }
+        CallToolResult { content, ..Default::default() }
     }
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> Self {
@@ -71,18 +68,10 @@ impl CallToolResult {
     }
     /// A tool execution error the model can read and correct.
     pub fn error(message: impl Into<String>) -> Self {
-        CallToolResult {
-            content: vec![Content::text(message)],
-            is_error: Some(true),
-            ..Default::default()
-        }
+        CallToolResult { content: vec![Content::text(message)], is_error: Some(true), ..Default::default() }
     }
     /// A result with structured content (and its JSON text as content).
     pub fn structured(value: Value) -> Self {
-        CallToolResult {
-            content: vec![Content::json(&value)],
-            structured_content: Some(value),
-            is_error: None,
-        }
+        CallToolResult { content: vec![Content::json(&value)], structured_content: Some(value), is_error: None }
     }
 }

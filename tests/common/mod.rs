@@ -33,11 +33,7 @@ pub fn meta() -> Value {
 
 /// A request with `params` plus `_meta`.
 pub fn request(id: Value, method: &str, mut params: Value) -> Value {
-    params
-        .as_object_mut()
-        .expect("params object")
-        .entry("_meta")
-        .or_insert_with(meta);
+    params.as_object_mut().expect("params object").entry("_meta").or_insert_with(meta);
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
@@ -66,19 +62,12 @@ impl TestServer {
         let (http, addrs) = server.clone().bind_http().expect("bind");
         let handle = http.handle();
         actix_rt::spawn(http);
-        TestServer {
-            url: format!("http://{}{}", addrs[0], path),
-            server,
-            handle,
-        }
+        TestServer { url: format!("http://{}{}", addrs[0], path), server, handle }
     }
 
     /// The everything catalog with the test config.
     pub fn everything() -> Self {
-        Self::start(
-            Arc::new(actix_mcp::catalogs::everything::catalog()),
-            test_config(),
-        )
+        Self::start(Arc::new(actix_mcp::catalogs::everything::catalog()), test_config())
     }
 
     pub async fn stop(self) {
@@ -124,10 +113,7 @@ pub fn parse_body(content_type: &str, raw: &str) -> Vec<Value> {
 pub fn standard_headers(body: &Value) -> Vec<(String, String)> {
     let mut h = vec![
         ("Content-Type".to_string(), "application/json".to_string()),
-        (
-            "Accept".to_string(),
-            "application/json, text/event-stream".to_string(),
-        ),
+        ("Accept".to_string(), "application/json, text/event-stream".to_string()),
     ];
     if let Some(v) = body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str() {
         h.push(("MCP-Protocol-Version".into(), v.into()));
@@ -147,10 +133,7 @@ pub fn standard_headers(body: &Value) -> Vec<(String, String)> {
 }
 
 pub fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(Duration::from_secs(20))
-        .build()
-        .unwrap()
+    reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap()
 }
 
 /// POSTs raw bytes with explicit headers.
@@ -162,28 +145,14 @@ pub async fn post_raw(url: &str, headers: &[(String, String)], body: Vec<u8>) ->
     let resp = req.send().await.expect("request sent");
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
-    let content_type = headers
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
+    let content_type = headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     let raw = resp.text().await.expect("body");
     let messages = parse_body(&content_type, &raw);
-    Reply {
-        status,
-        content_type,
-        headers,
-        messages,
-        raw,
-    }
+    Reply { status, content_type, headers, messages, raw }
 }
 
 /// POSTs a JSON body with the standard headers, with `edit` applied to them.
-pub async fn post_with(
-    url: &str,
-    body: &Value,
-    edit: impl FnOnce(&mut Vec<(String, String)>),
-) -> Reply {
+pub async fn post_with(url: &str, body: &Value, edit: impl FnOnce(&mut Vec<(String, String)>)) -> Reply {
     let mut headers = standard_headers(body);
     edit(&mut headers);
     post_raw(url, &headers, serde_json::to_vec(body).unwrap()).await
@@ -242,12 +211,7 @@ impl StdioChild {
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
         let stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-        StdioChild {
-            child,
-            stdin,
-            stdout,
-            stderr,
-        }
+        StdioChild { child, stdin, stdout, stderr }
     }
 
     pub async fn send_raw(&mut self, bytes: &[u8]) {
@@ -269,8 +233,7 @@ impl StdioChild {
             .expect("a message within 10 s")
             .unwrap()
             .expect("stdout open");
-        serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"))
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"))
     }
 
     /// Reads messages until the response with `id`, returning all read.
@@ -304,10 +267,7 @@ impl StdioChild {
     /// Closes stdin and waits for the exit status (fails after 10 s).
     pub async fn close(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
-        tokio::time::timeout(Duration::from_secs(10), self.child.wait())
-            .await
-            .expect("exit within 10 s")
-            .unwrap()
+        tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await.expect("exit within 10 s").unwrap()
     }
 }
 
@@ -315,10 +275,7 @@ impl StdioChild {
 pub async fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while !cond() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for: {what}"
-        );
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for: {what}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }

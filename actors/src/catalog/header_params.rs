@@ -41,9 +41,7 @@ pub(crate) fn header_params(schema: &Value) -> Result<Vec<HeaderParam>, String> 
     walk(schema, &mut Vec::new(), &mut out)?;
     let reachable = out.len();
     if count_annotations(schema) != reachable {
-        return Err(
-            "x-mcp-header is only allowed on properties reachable through `properties` keys".into(),
-        );
+        return Err("x-mcp-header is only allowed on properties reachable through `properties` keys".into());
     }
     let mut seen = std::collections::HashSet::new();
     for p in &out {
@@ -67,16 +65,9 @@ fn walk(schema: &Value, path: &mut Vec<String>, out: &mut Vec<HeaderParam>) -> R
             }
             match prop.get("type").and_then(Value::as_str) {
                 Some("string" | "integer" | "boolean") => {}
-                other => {
-                    return Err(format!(
-                        "x-mcp-header {name:?} is on a parameter of type {other:?}"
-                    ))
-                }
+                other => return Err(format!("x-mcp-header {name:?} is on a parameter of type {other:?}")),
             }
-            out.push(HeaderParam {
-                name: name.to_owned(),
-                path: path.clone(),
-            });
+            out.push(HeaderParam { name: name.to_owned(), path: path.clone() });
         }
         walk(prop, path, out)?;
         path.pop();
@@ -86,10 +77,7 @@ fn walk(schema: &Value, path: &mut Vec<String>, out: &mut Vec<HeaderParam>) -> R
 
 fn count_annotations(v: &Value) -> usize {
     match v {
-        Value::Object(m) => m
-            .iter()
-            .map(|(k, v)| usize::from(k == "x-mcp-header") + count_annotations(v))
-            .sum(),
+        Value::Object(m) => m.iter().map(|(k, v)| usize::from(k == "x-mcp-header") + count_annotations(v)).sum(),
         Value::Array(a) => a.iter().map(count_annotations).sum(),
         _ => 0,
     }

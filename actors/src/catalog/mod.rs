@@ -12,7 +12,7 @@
 //! catalog.add_prompt(Prompt::new("greet", "Greets", |_args, _ctx| async {
 //!     Ok(GetPromptResult { description: None, messages: vec![] })
 //! }));
-//! assert_eq!(catalog.list_resources(None, 10).unwrap().items.len(), 1);
+//! assert_eq!(catalog.list_resources(None, 10).unwrap().page.items.len(), 1);
 //! ```
 
 mod header_params;
@@ -110,19 +110,13 @@ fn page_of<T, D: Clone>(
         if let Some(h) = cache(item) {
             hints = Some(match hints {
                 None => h,
-                Some(prev) => CacheHints::new(
-                    prev.ttl_ms.min(h.ttl_ms),
-                    prev.cache_scope.max(h.cache_scope),
-                ),
+                Some(prev) => CacheHints::new(prev.ttl_ms.min(h.ttl_ms), prev.cache_scope.max(h.cache_scope)),
             });
         }
         items.push(def(item).clone());
         last_key = Some(key);
     }
-    Ok(Listing {
-        page: Page { items, next_cursor },
-        cache: hints,
-    })
+    Ok(Listing { page: Page { items, next_cursor }, cache: hints })
 }
 
 impl Catalog {
@@ -171,9 +165,7 @@ impl Catalog {
 
     /// Adds or replaces a resource.
     pub fn add_resource(&self, resource: Resource) -> Option<Resource> {
-        self.write()
-            .resources
-            .insert(resource.uri().to_owned(), resource)
+        self.write().resources.insert(resource.uri().to_owned(), resource)
     }
 
     /// Removes a resource.
@@ -188,9 +180,7 @@ impl Catalog {
 
     /// Adds or replaces a resource template.
     pub fn add_template(&self, template: ResourceTemplate) -> Option<ResourceTemplate> {
-        self.write()
-            .templates
-            .insert(template.uri_template().to_owned(), template)
+        self.write().templates.insert(template.uri_template().to_owned(), template)
     }
 
     /// Removes a resource template.
@@ -205,17 +195,12 @@ impl Catalog {
 
     /// The first template (in template order) that matches `uri`.
     pub fn match_template(&self, uri: &str) -> Option<(ResourceTemplate, TemplateVars)> {
-        self.read()
-            .templates
-            .values()
-            .find_map(|t| t.pattern.matches(uri).map(|v| (t.clone(), v)))
+        self.read().templates.values().find_map(|t| t.pattern.matches(uri).map(|v| (t.clone(), v)))
     }
 
     /// Adds or replaces a prompt.
     pub fn add_prompt(&self, prompt: Prompt) -> Option<Prompt> {
-        self.write()
-            .prompts
-            .insert(prompt.name().to_owned(), prompt)
+        self.write().prompts.insert(prompt.name().to_owned(), prompt)
     }
 
     /// Removes a prompt.
@@ -229,19 +214,8 @@ impl Catalog {
     }
 
     /// A page of listed tools.
-    pub fn list_tools(
-        &self,
-        cursor: Option<&str>,
-        page_size: usize,
-    ) -> Result<Listing<tools::Tool>, ProtocolError> {
-        page_of(
-            &self.read().tools,
-            cursor,
-            page_size,
-            |t| t.listed,
-            |t| &t.def,
-            |t| t.cache,
-        )
+    pub fn list_tools(&self, cursor: Option<&str>, page_size: usize) -> Result<Listing<tools::Tool>, ProtocolError> {
+        page_of(&self.read().tools, cursor, page_size, |t| t.listed, |t| &t.def, |t| t.cache)
     }
 
     /// A page of listed resources.
@@ -250,14 +224,7 @@ impl Catalog {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<Listing<resources::Resource>, ProtocolError> {
-        page_of(
-            &self.read().resources,
-            cursor,
-            page_size,
-            |r| r.listed,
-            |r| &r.def,
-            |r| r.cache,
-        )
+        page_of(&self.read().resources, cursor, page_size, |r| r.listed, |r| &r.def, |r| r.cache)
     }
 
     /// A page of resource templates.
@@ -266,14 +233,7 @@ impl Catalog {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<Listing<resources::ResourceTemplate>, ProtocolError> {
-        page_of(
-            &self.read().templates,
-            cursor,
-            page_size,
-            |_| true,
-            |t| &t.def,
-            |t| t.cache,
-        )
+        page_of(&self.read().templates, cursor, page_size, |_| true, |t| &t.def, |t| t.cache)
     }
 
     /// A page of listed prompts.
@@ -282,14 +242,7 @@ impl Catalog {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<Listing<prompts::Prompt>, ProtocolError> {
-        page_of(
-            &self.read().prompts,
-            cursor,
-            page_size,
-            |p| p.listed,
-            |p| &p.def,
-            |_| None,
-        )
+        page_of(&self.read().prompts, cursor, page_size, |p| p.listed, |p| &p.def, |_| None)
     }
 }
 
@@ -300,9 +253,7 @@ mod tests {
     use serde_json::json;
 
     fn tool(name: &str) -> Tool {
-        Tool::raw(name, "d", json!({"type": "object"}), |_, _| async {
-            Ok(CallToolResult::text("x"))
-        })
+        Tool::raw(name, "d", json!({"type": "object"}), |_, _| async { Ok(CallToolResult::text("x")) })
     }
 
     #[test]
@@ -313,22 +264,13 @@ mod tests {
         }
         c.add_tool(tool("hidden").unlisted());
         let p1 = c.list_tools(None, 2).unwrap().page;
-        assert_eq!(
-            p1.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
-            ["a", "b"]
-        );
+        assert_eq!(p1.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         // an item removed before the next page does not shift it
         c.remove_tool("a");
         let p2 = c.list_tools(p1.next_cursor.as_deref(), 2).unwrap().page;
-        assert_eq!(
-            p2.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
-            ["c", "d"]
-        );
+        assert_eq!(p2.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["c", "d"]);
         let p3 = c.list_tools(p2.next_cursor.as_deref(), 2).unwrap().page;
-        assert_eq!(
-            p3.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
-            ["e"]
-        );
+        assert_eq!(p3.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["e"]);
         assert!(p3.next_cursor.is_none());
         assert!(c.tool("hidden").is_some());
         assert!(c.list_tools(Some("garbage!"), 2).is_err());

@@ -58,12 +58,7 @@ impl Prompt {
 
     /// Declares an argument.
     #[must_use]
-    pub fn with_argument(
-        mut self,
-        name: impl Into<String>,
-        description: impl Into<String>,
-        required: bool,
-    ) -> Self {
+    pub fn with_argument(mut self, name: impl Into<String>, description: impl Into<String>, required: bool) -> Self {
         self.def.arguments.push(PromptArgument {
             name: name.into(),
             description: Some(description.into()),
@@ -104,11 +99,7 @@ impl Prompt {
     }
 
     /// Checks arguments (strings only; required present) and runs the handler.
-    pub fn get(
-        &self,
-        args: Option<Map<String, Value>>,
-        ctx: RequestContext,
-    ) -> HandlerFuture<GetPromptResult> {
+    pub fn get(&self, args: Option<Map<String, Value>>, ctx: RequestContext) -> HandlerFuture<GetPromptResult> {
         let mut out = PromptArgs::new();
         for (k, v) in args.unwrap_or_default() {
             match v {
@@ -116,19 +107,14 @@ impl Prompt {
                     out.insert(k, s);
                 }
                 other => {
-                    let e = HandlerError::invalid_params(format!(
-                        "prompt argument {k} must be a string, got {other}"
-                    ));
+                    let e = HandlerError::invalid_params(format!("prompt argument {k} must be a string, got {other}"));
                     return futures::future::ready(Err(e)).boxed_local();
                 }
             }
         }
         for a in &self.def.arguments {
             if a.required == Some(true) && !out.contains_key(&a.name) {
-                let e = HandlerError::invalid_params(format!(
-                    "prompt {} requires argument {}",
-                    self.def.name, a.name
-                ));
+                let e = HandlerError::invalid_params(format!("prompt {} requires argument {}", self.def.name, a.name));
                 return futures::future::ready(Err(e)).boxed_local();
             }
         }

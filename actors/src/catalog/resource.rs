@@ -53,12 +53,7 @@ impl Resource {
     }
 
     /// A resource with fixed text.
-    pub fn text(
-        uri: impl Into<String>,
-        name: impl Into<String>,
-        mime_type: &str,
-        text: impl Into<String>,
-    ) -> Self {
+    pub fn text(uri: impl Into<String>, name: impl Into<String>, mime_type: &str, text: impl Into<String>) -> Self {
         let text: Arc<str> = text.into().into();
         let mime = mime_type.to_owned();
         let size = text.len() as u64;
@@ -72,15 +67,8 @@ impl Resource {
     }
 
     /// A resource with fixed bytes (served as a base64 blob).
-    pub fn blob(
-        uri: impl Into<String>,
-        name: impl Into<String>,
-        mime_type: &str,
-        bytes: &[u8],
-    ) -> Self {
-        let b64: Arc<str> = base64::engine::general_purpose::STANDARD
-            .encode(bytes)
-            .into();
+    pub fn blob(uri: impl Into<String>, name: impl Into<String>, mime_type: &str, bytes: &[u8]) -> Self {
+        let b64: Arc<str> = base64::engine::general_purpose::STANDARD.encode(bytes).into();
         let mime = mime_type.to_owned();
         let mut r = Self::new(uri, name, move |uri, _ctx| {
             let c = ResourceContents::blob(uri, mime.clone(), b64.to_string());

@@ -18,9 +18,8 @@ use crate::error::HandlerError;
 /// Variables bound by matching a URI against a template.
 pub type TemplateVars = BTreeMap<String, String>;
 
-type TemplateReadFn = dyn Fn(String, TemplateVars, RequestContext) -> HandlerFuture<Vec<ResourceContents>>
-    + Send
-    + Sync;
+type TemplateReadFn =
+    dyn Fn(String, TemplateVars, RequestContext) -> HandlerFuture<Vec<ResourceContents>> + Send + Sync;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Part {
@@ -43,10 +42,7 @@ impl UriPattern {
             if open > 0 {
                 parts.push(Part::Literal(rest[..open].to_owned()));
             }
-            let close = rest[open..]
-                .find('}')
-                .ok_or_else(|| format!("unclosed '{{' in {template:?}"))?
-                + open;
+            let close = rest[open..].find('}').ok_or_else(|| format!("unclosed '{{' in {template:?}"))? + open;
             let name = &rest[open + 1..close];
             if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 return Err(format!("unsupported expression {{{name}}} in {template:?}"));
@@ -101,20 +97,14 @@ pub struct ResourceTemplate {
 
 impl std::fmt::Debug for ResourceTemplate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ResourceTemplate")
-            .field("def", &self.def)
-            .finish()
+        f.debug_struct("ResourceTemplate").field("def", &self.def).finish()
     }
 }
 
 impl ResourceTemplate {
     /// A template whose matching URIs are read by `reader` (URI + variables).
     /// Fails if the template is not level-1 RFC 6570.
-    pub fn new<F, Fut>(
-        uri_template: &str,
-        name: impl Into<String>,
-        reader: F,
-    ) -> Result<Self, String>
+    pub fn new<F, Fut>(uri_template: &str, name: impl Into<String>, reader: F) -> Result<Self, String>
     where
         F: Fn(String, TemplateVars, RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Vec<ResourceContents>, HandlerError>> + 'static,

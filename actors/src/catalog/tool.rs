@@ -18,8 +18,7 @@ use crate::error::HandlerError;
 /// thread, so the future need not be `Send`.
 pub type HandlerFuture<T> = LocalBoxFuture<'static, Result<T, HandlerError>>;
 
-type ToolFn =
-    dyn Fn(Map<String, Value>, RequestContext) -> HandlerFuture<CallToolResult> + Send + Sync;
+type ToolFn = dyn Fn(Map<String, Value>, RequestContext) -> HandlerFuture<CallToolResult> + Send + Sync;
 
 /// A tool: its listed definition and its handler.
 ///
@@ -46,10 +45,7 @@ pub struct Tool {
 
 impl std::fmt::Debug for Tool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tool")
-            .field("def", &self.def)
-            .field("listed", &self.listed)
-            .finish()
+        f.debug_struct("Tool").field("def", &self.def).field("listed", &self.listed).finish()
     }
 }
 
@@ -57,46 +53,30 @@ impl Tool {
     /// A tool with typed arguments: the input schema is derived from `A`
     /// (schemars), and arguments that do not deserialize into `A` produce a
     /// tool execution error (`isError: true`) the model can correct.
-    pub fn new<A, F, Fut>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        handler: F,
-    ) -> Self
+    pub fn new<A, F, Fut>(name: impl Into<String>, description: impl Into<String>, handler: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + 'static,
         F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, HandlerError>> + 'static,
     {
         let name = name.into();
-        let mut schema = serde_json::to_value(schemars::schema_for!(A))
-            .unwrap_or_else(|_| Value::Object(Map::new()));
+        let mut schema = serde_json::to_value(schemars::schema_for!(A)).unwrap_or_else(|_| Value::Object(Map::new()));
         if let Some(obj) = schema.as_object_mut() {
             obj.remove("title");
-            obj.entry("type")
-                .or_insert_with(|| Value::String("object".into()));
+            obj.entry("type").or_insert_with(|| Value::String("object".into()));
         }
         let tool_name = name.clone();
-        Self::raw(
-            name,
-            description,
-            schema,
-            move |args, ctx| match serde_json::from_value::<A>(Value::Object(args)) {
-                Ok(a) => handler(a, ctx).boxed_local(),
-                Err(e) => {
-                    let message = format!("Invalid arguments for tool {tool_name}: {e}");
-                    futures::future::ready(Ok(CallToolResult::error(message))).boxed_local()
-                }
-            },
-        )
+        Self::raw(name, description, schema, move |args, ctx| match serde_json::from_value::<A>(Value::Object(args)) {
+            Ok(a) => handler(a, ctx).boxed_local(),
+            Err(e) => {
+                let message = format!("Invalid arguments for tool {tool_name}: {e}");
+                futures::future::ready(Ok(CallToolResult::error(message))).boxed_local()
+            }
+        })
     }
 
     /// A tool with a hand-written input schema and untyped arguments.
-    pub fn raw<F, Fut>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        input_schema: Value,
-        handler: F,
-    ) -> Self
+    pub fn raw<F, Fut>(name: impl Into<String>, description: impl Into<String>, input_schema: Value, handler: F) -> Self
     where
         F: Fn(Map<String, Value>, RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, HandlerError>> + 'static,
@@ -169,11 +149,7 @@ impl Tool {
     }
 
     /// Runs the handler.
-    pub fn call(
-        &self,
-        args: Map<String, Value>,
-        ctx: RequestContext,
-    ) -> HandlerFuture<CallToolResult> {
+    pub fn call(&self, args: Map<String, Value>, ctx: RequestContext) -> HandlerFuture<CallToolResult> {
         (self.handler)(args, ctx)
     }
 }

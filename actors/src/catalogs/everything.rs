@@ -22,9 +22,7 @@ pub const PNG_BASE64: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 fn png_bytes() -> Vec<u8> {
-    base64::engine::general_purpose::STANDARD
-        .decode(PNG_BASE64)
-        .expect("valid base64")
+    base64::engine::general_purpose::STANDARD.decode(PNG_BASE64).expect("valid base64")
 }
 
 /// A tiny mono 8 kHz 16-bit WAV of silence (8 samples).
@@ -57,12 +55,7 @@ fn no_args() -> Value {
 }
 
 fn simple(name: &str, description: &str, f: fn() -> CallToolResult) -> Tool {
-    Tool::raw(
-        name,
-        description,
-        no_args(),
-        move |_, _| async move { Ok(f()) },
-    )
+    Tool::raw(name, description, no_args(), move |_, _| async move { Ok(f()) })
 }
 
 /// Arguments of `sleep`.
@@ -88,70 +81,49 @@ impl Drop for CancelWitness {
 }
 
 fn tools(c: &Catalog) {
-    c.add_tool(simple(
-        "test_simple_text",
-        "Returns a simple text response",
-        || CallToolResult::text("This is a simple text response for testing."),
-    ));
-    c.add_tool(simple(
-        "test_image_content",
-        "Returns an image (1x1 PNG)",
-        || CallToolResult::success(vec![Content::image(PNG_BASE64, "image/png")]),
-    ));
-    c.add_tool(simple(
-        "test_audio_content",
-        "Returns a short WAV clip",
-        || CallToolResult::success(vec![Content::audio(b64(&wav_bytes()), "audio/wav")]),
-    ));
-    c.add_tool(simple(
-        "test_embedded_resource",
-        "Returns an embedded resource",
-        || {
-            CallToolResult::success(vec![Content::resource(ResourceContents::text(
-                "test://embedded-resource",
-                "text/plain",
-                "This is an embedded resource content.",
-            ))])
-        },
-    ));
-    c.add_tool(simple(
-        "test_multiple_content_types",
-        "Returns text, an image and a resource",
-        || {
-            CallToolResult::success(vec![
-                Content::text("Multiple content types test:"),
-                Content::image(PNG_BASE64, "image/png"),
-                Content::resource(ResourceContents::text(
-                    "test://mixed-content-resource",
-                    "application/json",
-                    r#"{"test":"data","value":123}"#,
-                )),
-            ])
-        },
-    ));
-    c.add_tool(simple(
-        "test_error_handling",
-        "Always fails with a tool execution error",
-        || CallToolResult::error("This tool intentionally returns an error for testing"),
-    ));
+    c.add_tool(simple("test_simple_text", "Returns a simple text response", || {
+        CallToolResult::text("This is a simple text response for testing.")
+    }));
+    c.add_tool(simple("test_image_content", "Returns an image (1x1 PNG)", || {
+        CallToolResult::success(vec![Content::image(PNG_BASE64, "image/png")])
+    }));
+    c.add_tool(simple("test_audio_content", "Returns a short WAV clip", || {
+        CallToolResult::success(vec![Content::audio(b64(&wav_bytes()), "audio/wav")])
+    }));
+    c.add_tool(simple("test_embedded_resource", "Returns an embedded resource", || {
+        CallToolResult::success(vec![Content::resource(ResourceContents::text(
+            "test://embedded-resource",
+            "text/plain",
+            "This is an embedded resource content.",
+        ))])
+    }));
+    c.add_tool(simple("test_multiple_content_types", "Returns text, an image and a resource", || {
+        CallToolResult::success(vec![
+            Content::text("Multiple content types test:"),
+            Content::image(PNG_BASE64, "image/png"),
+            Content::resource(ResourceContents::text(
+                "test://mixed-content-resource",
+                "application/json",
+                r#"{"test":"data","value":123}"#,
+            )),
+        ])
+    }));
+    c.add_tool(simple("test_error_handling", "Always fails with a tool execution error", || {
+        CallToolResult::error("This tool intentionally returns an error for testing")
+    }));
     c.add_tool(Tool::raw(
         "test_tool_with_progress",
         "Reports progress 0, 50, 100 of 100, then returns the progress token",
         no_args(),
         |_, ctx| async move {
             for p in [0.0, 50.0, 100.0] {
-                ctx.progress(p, Some(100.0), Some(&format!("{p}% done")))
-                    .await;
+                ctx.progress(p, Some(100.0), Some(&format!("{p}% done"))).await;
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
-            let token =
-                ctx.meta()
-                    .progress_token
-                    .clone()
-                    .map_or("no progress token".to_string(), |t| match t {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    });
+            let token = ctx.meta().progress_token.clone().map_or("no progress token".to_string(), |t| match t {
+                Value::String(s) => s,
+                other => other.to_string(),
+            });
             Ok(CallToolResult::text(token))
         },
     ));
@@ -160,16 +132,10 @@ fn tools(c: &Catalog) {
         "Sends three info log messages when the request sets a log level",
         no_args(),
         |_, ctx| async move {
-            for (i, m) in [
-                "Tool execution started",
-                "Tool processing data",
-                "Tool execution completed",
-            ]
-            .iter()
-            .enumerate()
+            for (i, m) in
+                ["Tool execution started", "Tool processing data", "Tool execution completed"].iter().enumerate()
             {
-                ctx.log(LoggingLevel::Info, Some("test_logging_tool"), json!(m))
-                    .await;
+                ctx.log(LoggingLevel::Info, Some("test_logging_tool"), json!(m)).await;
                 if i < 2 {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
@@ -182,13 +148,8 @@ fn tools(c: &Catalog) {
         "Sends three info log messages about 50 ms apart",
         no_args(),
         |_, ctx| async move {
-            for m in [
-                "Tool execution started",
-                "Tool processing data",
-                "Tool execution completed",
-            ] {
-                ctx.log(LoggingLevel::Info, Some("test_tool_with_logging"), json!(m))
-                    .await;
+            for m in ["Tool execution started", "Tool processing data", "Tool execution completed"] {
+                ctx.log(LoggingLevel::Info, Some("test_tool_with_logging"), json!(m)).await;
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
             Ok(CallToolResult::text("Tool with logging completed"))
@@ -200,9 +161,7 @@ fn tools(c: &Catalog) {
         no_args(),
         |_, ctx| async move {
             ctx.require_capabilities(&ClientCapabilities::sampling())?;
-            Ok(CallToolResult::text(
-                "The client declared the sampling capability for this request.",
-            ))
+            Ok(CallToolResult::text("The client declared the sampling capability for this request."))
         },
     ));
     c.add_tool(Tool::raw(
@@ -237,10 +196,7 @@ fn tools(c: &Catalog) {
                 if a.ms > 60_000 {
                     return Ok(CallToolResult::error("ms must be at most 60000"));
                 }
-                let mut witness = CancelWitness {
-                    ctx: ctx.clone(),
-                    done: false,
-                };
+                let mut witness = CancelWitness { ctx: ctx.clone(), done: false };
                 let steps = 10u64;
                 for i in 0..steps {
                     ctx.progress(i as f64, Some(steps as f64), None).await;
@@ -298,22 +254,12 @@ fn resources(c: &Catalog) {
         .with_description("A static text resource"),
     );
     c.add_resource(
-        Resource::blob(
-            "test://static-binary",
-            "static-binary",
-            "image/png",
-            &png_bytes(),
-        )
-        .with_description("A 1x1 PNG"),
+        Resource::blob("test://static-binary", "static-binary", "image/png", &png_bytes())
+            .with_description("A 1x1 PNG"),
     );
     c.add_resource(
-        Resource::text(
-            "test://watched-resource",
-            "watched-resource",
-            "text/plain",
-            "Watched resource content",
-        )
-        .with_description("A resource for update subscriptions"),
+        Resource::text("test://watched-resource", "watched-resource", "text/plain", "Watched resource content")
+            .with_description("A resource for update subscriptions"),
     );
     c.add_resource(Resource::text(
         "test://stateless-static-text",
@@ -321,17 +267,11 @@ fn resources(c: &Catalog) {
         "text/plain",
         "This resource is served without any session state.",
     ));
-    let template = ResourceTemplate::new(
-        "test://template/{id}/data",
-        "template-data",
-        |uri, vars, _| async move {
-            let id = vars.get("id").cloned().unwrap_or_default();
-            let text =
-                json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")})
-                    .to_string();
-            Ok(vec![ResourceContents::text(uri, "application/json", text)])
-        },
-    )
+    let template = ResourceTemplate::new("test://template/{id}/data", "template-data", |uri, vars, _| async move {
+        let id = vars.get("id").cloned().unwrap_or_default();
+        let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string();
+        Ok(vec![ResourceContents::text(uri, "application/json", text)])
+    })
     .expect("a valid template")
     .with_description("Data for any id")
     .with_mime_type("application/json")
@@ -339,11 +279,7 @@ fn resources(c: &Catalog) {
         if arg != "id" {
             return Vec::new();
         }
-        ["1", "2", "3", "123"]
-            .iter()
-            .filter(|v| v.starts_with(value))
-            .map(|v| v.to_string())
-            .collect()
+        ["1", "2", "3", "123"].iter().filter(|v| v.starts_with(value)).map(|v| v.to_string()).collect()
     }));
     c.add_template(template);
 }
@@ -353,31 +289,21 @@ fn text_message(text: String) -> PromptMessage {
 }
 
 fn prompts(c: &Catalog) {
-    c.add_prompt(Prompt::new(
-        "test_simple_prompt",
-        "A prompt without arguments",
-        |_, _| async {
+    c.add_prompt(Prompt::new("test_simple_prompt", "A prompt without arguments", |_, _| async {
+        Ok(GetPromptResult {
+            description: None,
+            messages: vec![text_message("This is a simple prompt for testing.".into())],
+        })
+    }));
+    c.add_prompt(
+        Prompt::new("test_prompt_with_arguments", "A prompt with two required arguments", |args, _| async move {
+            let a1 = args.get("arg1").cloned().unwrap_or_default();
+            let a2 = args.get("arg2").cloned().unwrap_or_default();
             Ok(GetPromptResult {
                 description: None,
-                messages: vec![text_message("This is a simple prompt for testing.".into())],
+                messages: vec![text_message(format!("Prompt with arguments: arg1='{a1}', arg2='{a2}'"))],
             })
-        },
-    ));
-    c.add_prompt(
-        Prompt::new(
-            "test_prompt_with_arguments",
-            "A prompt with two required arguments",
-            |args, _| async move {
-                let a1 = args.get("arg1").cloned().unwrap_or_default();
-                let a2 = args.get("arg2").cloned().unwrap_or_default();
-                Ok(GetPromptResult {
-                    description: None,
-                    messages: vec![text_message(format!(
-                        "Prompt with arguments: arg1='{a1}', arg2='{a2}'"
-                    ))],
-                })
-            },
-        )
+        })
         .with_argument("arg1", "First test argument", true)
         .with_argument("arg2", "Second test argument", true)
         .with_completer(std::sync::Arc::new(|arg, value, _| {
@@ -386,47 +312,35 @@ fn prompts(c: &Catalog) {
                 "arg2" => &["alpha", "beta", "gamma"],
                 _ => &[],
             };
-            options
-                .iter()
-                .filter(|o| o.starts_with(value))
-                .map(|o| o.to_string())
-                .collect()
+            options.iter().filter(|o| o.starts_with(value)).map(|o| o.to_string()).collect()
         })),
     );
     c.add_prompt(
-        Prompt::new(
-            "test_prompt_with_embedded_resource",
-            "A prompt embedding a resource",
-            |args, _| async move {
-                let uri = args.get("resourceUri").cloned().unwrap_or_default();
-                Ok(GetPromptResult {
-                    description: None,
-                    messages: vec![
-                        PromptMessage::user(Content::resource(ResourceContents::text(
-                            uri,
-                            "text/plain",
-                            "Embedded resource content for testing.",
-                        ))),
-                        text_message("Please process the embedded resource above.".into()),
-                    ],
-                })
-            },
-        )
-        .with_argument("resourceUri", "URI of the resource to embed", true),
-    );
-    c.add_prompt(Prompt::new(
-        "test_prompt_with_image",
-        "A prompt with an image",
-        |_, _| async {
+        Prompt::new("test_prompt_with_embedded_resource", "A prompt embedding a resource", |args, _| async move {
+            let uri = args.get("resourceUri").cloned().unwrap_or_default();
             Ok(GetPromptResult {
                 description: None,
                 messages: vec![
-                    PromptMessage::user(Content::image(PNG_BASE64, "image/png")),
-                    text_message("Please analyze the image above.".into()),
+                    PromptMessage::user(Content::resource(ResourceContents::text(
+                        uri,
+                        "text/plain",
+                        "Embedded resource content for testing.",
+                    ))),
+                    text_message("Please process the embedded resource above.".into()),
                 ],
             })
-        },
-    ));
+        })
+        .with_argument("resourceUri", "URI of the resource to embed", true),
+    );
+    c.add_prompt(Prompt::new("test_prompt_with_image", "A prompt with an image", |_, _| async {
+        Ok(GetPromptResult {
+            description: None,
+            messages: vec![
+                PromptMessage::user(Content::image(PNG_BASE64, "image/png")),
+                text_message("Please analyze the image above.".into()),
+            ],
+        })
+    }));
 }
 
 /// Builds the catalog.
@@ -446,35 +360,20 @@ mod tests {
     fn wav_is_well_formed() {
         let w = wav_bytes();
         assert_eq!(&w[..4], b"RIFF");
-        assert_eq!(
-            u32::from_le_bytes(w[4..8].try_into().unwrap()) as usize,
-            w.len() - 8
-        );
+        assert_eq!(u32::from_le_bytes(w[4..8].try_into().unwrap()) as usize, w.len() - 8);
         assert_eq!(&w[8..12], b"WAVE");
     }
 
     #[test]
     fn lists_the_fixture_names() {
         let c = catalog();
-        let tools: Vec<String> = c
-            .list_tools(None, 100)
-            .unwrap()
-            .page
-            .items
-            .into_iter()
-            .map(|t| t.name)
-            .collect();
-        for name in [
-            "test_simple_text",
-            "test_tool_with_progress",
-            "test_missing_capability",
-            "json_schema_2020_12_tool",
-        ] {
+        let tools: Vec<String> = c.list_tools(None, 100).unwrap().page.items.into_iter().map(|t| t.name).collect();
+        for name in
+            ["test_simple_text", "test_tool_with_progress", "test_missing_capability", "json_schema_2020_12_tool"]
+        {
             assert!(tools.iter().any(|t| t == name), "{name} not listed");
         }
-        assert!(c
-            .resource("test://nonexistent-resource-for-conformance-testing")
-            .is_none());
+        assert!(c.resource("test://nonexistent-resource-for-conformance-testing").is_none());
         assert!(c.match_template("test://template/123/data").is_some());
     }
 }

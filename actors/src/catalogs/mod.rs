@@ -13,9 +13,6 @@ pub const NAMES: &[&str] = &["everything"];
 pub fn build(name: &str) -> Result<Arc<Catalog>, String> {
     match name {
         "everything" => Ok(Arc::new(everything::catalog())),
-        other => Err(format!(
-            "unknown catalog {other:?}; built-in catalogs: {}",
-            NAMES.join(", ")
-        )),
+        other => Err(format!("unknown catalog {other:?}; built-in catalogs: {}", NAMES.join(", "))),
     }
 }

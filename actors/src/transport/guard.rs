@@ -9,28 +9,17 @@ pub fn host_part(authority: &str) -> String {
     let host = if a.starts_with('[') {
         a.find(']').map_or(a, |end| &a[..=end])
     } else {
-        a.rsplit_once(':').map_or(a, |(h, port)| {
-            if port.bytes().all(|b| b.is_ascii_digit()) {
-                h
-            } else {
-                a
-            }
-        })
+        a.rsplit_once(':').map_or(a, |(h, port)| if port.bytes().all(|b| b.is_ascii_digit()) { h } else { a })
     };
     host.to_ascii_lowercase()
 }
 
 fn allowed(list: &[String], host: &str) -> bool {
-    list.iter()
-        .any(|a| a == "*" || a.eq_ignore_ascii_case(host) || (a == "[::1]" && host == "::1"))
+    list.iter().any(|a| a == "*" || a.eq_ignore_ascii_case(host) || (a == "[::1]" && host == "::1"))
 }
 
 /// Checks `Host` and, when present, `Origin`. Returns the reason for refusal.
-pub fn check(
-    req: &HttpRequest,
-    allowed_hosts: &[String],
-    allowed_origins: &[String],
-) -> Result<(), String> {
+pub fn check(req: &HttpRequest, allowed_hosts: &[String], allowed_origins: &[String]) -> Result<(), String> {
     let host = req
         .headers()
         .get(header::HOST)
@@ -43,12 +32,8 @@ pub fn check(
         None => return Err("a Host header is required".into()),
     }
     if let Some(origin) = req.headers().get(header::ORIGIN) {
-        let origin = origin
-            .to_str()
-            .map_err(|_| "Origin is not ASCII".to_string())?;
-        let authority = origin
-            .split_once("://")
-            .map(|(_, rest)| rest.split('/').next().unwrap_or(rest));
+        let origin = origin.to_str().map_err(|_| "Origin is not ASCII".to_string())?;
+        let authority = origin.split_once("://").map(|(_, rest)| rest.split('/').next().unwrap_or(rest));
         match authority {
             Some(a) if allowed(allowed_origins, &host_part(a)) => {}
             _ => return Err(format!("Origin {origin:?} is not allowed")),
@@ -77,9 +62,8 @@ mod tests {
             .insert_header(("Origin", "http://localhost:3000"))
             .to_http_request();
         assert!(check(&ok, &hosts, &hosts).is_ok());
-        let evil = actix_web::test::TestRequest::default()
-            .insert_header(("Host", "evil.example.com"))
-            .to_http_request();
+        let evil =
+            actix_web::test::TestRequest::default().insert_header(("Host", "evil.example.com")).to_http_request();
         assert!(check(&evil, &hosts, &hosts).is_err());
         let evil_origin = actix_web::test::TestRequest::default()
             .insert_header(("Host", "localhost"))

@@ -31,29 +31,20 @@ pub fn status_for(code: Option<i32>) -> StatusCode {
         None => StatusCode::OK,
         Some(-32601) => StatusCode::NOT_FOUND,
         Some(-32603) => StatusCode::INTERNAL_SERVER_ERROR,
-        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022 | -32001 | -32003) => {
-            StatusCode::BAD_REQUEST
-        }
+        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022 | -32001 | -32003) => StatusCode::BAD_REQUEST,
         Some(_) => StatusCode::OK,
     }
 }
 
 fn json_response(status: StatusCode, body: Vec<u8>) -> HttpResponse {
-    HttpResponse::build(status)
-        .content_type("application/json")
-        .body(body)
+    HttpResponse::build(status).content_type("application/json").body(body)
 }
 
 fn refuse(r: Refusal) -> HttpResponse {
     json_response(status_for(Some(r.error.code.0)), r.encode())
 }
 
-fn plain_error(
-    status: StatusCode,
-    id: Option<&RequestId>,
-    code: ErrorCode,
-    message: String,
-) -> HttpResponse {
+fn plain_error(status: StatusCode, id: Option<&RequestId>, code: ErrorCode, message: String) -> HttpResponse {
     json_response(status, encode_error(id, &ErrorData::new(code, message)))
 }
 
@@ -71,27 +62,14 @@ pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone 
 }
 
 async fn not_allowed(req: HttpRequest) -> HttpResponse {
-    let message = format!(
-        "{} is not supported on the MCP endpoint; send JSON-RPC messages with POST",
-        req.method()
-    );
-    let mut resp = plain_error(
-        StatusCode::METHOD_NOT_ALLOWED,
-        None,
-        ErrorCode::INVALID_REQUEST,
-        message,
-    );
-    resp.headers_mut()
-        .insert(header::ALLOW, header::HeaderValue::from_static("POST"));
+    let message = format!("{} is not supported on the MCP endpoint; send JSON-RPC messages with POST", req.method());
+    let mut resp = plain_error(StatusCode::METHOD_NOT_ALLOWED, None, ErrorCode::INVALID_REQUEST, message);
+    resp.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("POST"));
     debug_assert!(req.method() != Method::POST);
     resp
 }
 
-async fn read_body(
-    req: &HttpRequest,
-    mut payload: web::Payload,
-    limit: usize,
-) -> Result<web::BytesMut, HttpResponse> {
+async fn read_body(req: &HttpRequest, mut payload: web::Payload, limit: usize) -> Result<web::BytesMut, HttpResponse> {
     let too_large = || {
         plain_error(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -100,23 +78,15 @@ async fn read_body(
             format!("Request body exceeds the limit of {limit} bytes"),
         )
     };
-    let declared = req
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
+    let declared =
+        req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > limit) {
         return Err(too_large());
     }
     let mut body = web::BytesMut::with_capacity(declared.unwrap_or(1024).min(limit));
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| {
-            plain_error(
-                StatusCode::BAD_REQUEST,
-                None,
-                ErrorCode::PARSE_ERROR,
-                format!("Could not read the body: {e}"),
-            )
+            plain_error(StatusCode::BAD_REQUEST, None, ErrorCode::PARSE_ERROR, format!("Could not read the body: {e}"))
         })?;
         if body.len() + chunk.len() > limit {
             return Err(too_large());
@@ -131,11 +101,7 @@ fn header_str<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a [u8]> {
 }
 
 fn mismatch(header: &str, header_value: Option<String>, body_value: String) -> ProtocolError {
-    ProtocolError::HeaderMismatch {
-        header: header.into(),
-        header_value,
-        body_value,
-    }
+    ProtocolError::HeaderMismatch { header: header.into(), header_value, body_value }
 }
 
 /// `Mcp-Method` must be present and equal the body's method (case-sensitive).
@@ -148,23 +114,13 @@ fn check_method_header(req: &HttpRequest, method: &str) -> Result<(), ProtocolEr
 
 /// `Mcp-Name` must mirror `params.name` / `params.uri` where the method has one,
 /// and each `Mcp-Param-*` of the called tool must mirror its argument.
-fn check_name_headers(
-    req: &HttpRequest,
-    server: &McpServer,
-    request: &ClientRequest,
-) -> Result<(), ProtocolError> {
+fn check_name_headers(req: &HttpRequest, server: &McpServer, request: &ClientRequest) -> Result<(), ProtocolError> {
     if let Some(body) = request.name_for_header() {
         let header = header_str(req, "mcp-name").map(decode_value);
         match header {
             Some(Ok(v)) if v == body => {}
             Some(Ok(v)) => return Err(mismatch("Mcp-Name", Some(v), body.to_owned())),
-            Some(Err(_)) => {
-                return Err(mismatch(
-                    "Mcp-Name",
-                    Some("<undecodable>".into()),
-                    body.to_owned(),
-                ))
-            }
+            Some(Err(_)) => return Err(mismatch("Mcp-Name", Some("<undecodable>".into()), body.to_owned())),
             None => return Err(mismatch("Mcp-Name", None, body.to_owned())),
         }
     }
@@ -197,20 +153,11 @@ fn check_name_headers(
     Ok(())
 }
 
-async fn post(
-    req: HttpRequest,
-    payload: web::Payload,
-    server: web::Data<McpServer>,
-) -> HttpResponse {
+async fn post(req: HttpRequest, payload: web::Payload, server: web::Data<McpServer>) -> HttpResponse {
     let http = &server.config().http;
     if let Err(reason) = guard::check(&req, &http.allowed_hosts, &http.allowed_origins) {
         debug!(server.logger(), "refused by host/origin guard"; "reason" => &reason);
-        return plain_error(
-            StatusCode::FORBIDDEN,
-            None,
-            ErrorCode::INVALID_REQUEST,
-            format!("Forbidden: {reason}"),
-        );
+        return plain_error(StatusCode::FORBIDDEN, None, ErrorCode::INVALID_REQUEST, format!("Forbidden: {reason}"));
     }
     if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
         let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
@@ -232,20 +179,10 @@ async fn post(
         Ok(Incoming::Notification(_)) => return HttpResponse::Accepted().finish(),
         Ok(Incoming::Response(r)) => {
             let message = "Clients must not send responses on this endpoint".to_string();
-            return plain_error(
-                StatusCode::BAD_REQUEST,
-                Some(&r.id),
-                ErrorCode::INVALID_REQUEST,
-                message,
-            );
+            return plain_error(StatusCode::BAD_REQUEST, Some(&r.id), ErrorCode::INVALID_REQUEST, message);
         }
         Ok(_) => {
-            return plain_error(
-                StatusCode::BAD_REQUEST,
-                None,
-                ErrorCode::INVALID_REQUEST,
-                "Unsupported message".into(),
-            )
+            return plain_error(StatusCode::BAD_REQUEST, None, ErrorCode::INVALID_REQUEST, "Unsupported message".into())
         }
         Err(e) => {
             let profile = mcp_protocol::ProtocolVersion::V2026_07_28.profile();
@@ -258,19 +195,14 @@ async fn post(
     }
 }
 
-fn admit(
-    req: &HttpRequest,
-    server: &McpServer,
-    request: jsonrpc::Request,
-) -> Result<Admitted, Refusal> {
+fn admit(req: &HttpRequest, server: &McpServer, request: jsonrpc::Request) -> Result<Admitted, Refusal> {
     let header = match header_str(req, "mcp-protocol-version") {
         None => VersionHeader::Missing,
         Some(v) => VersionHeader::Present(std::str::from_utf8(v).unwrap_or("")),
     };
     let meta = intake::validate_meta(&request, header, server.service().versions())?;
     let profile = meta.version.profile();
-    check_method_header(req, &request.method)
-        .map_err(|e| Refusal::new(Some(request.id.clone()), &e, profile))?;
+    check_method_header(req, &request.method).map_err(|e| Refusal::new(Some(request.id.clone()), &e, profile))?;
     let admitted = intake::parse(request, meta)?;
     check_name_headers(req, server, &admitted.request)
         .map_err(|e| Refusal::new(Some(admitted.id.clone()), &e, profile))?;
@@ -283,16 +215,9 @@ async fn respond(req: &HttpRequest, server: &McpServer, admitted: Admitted) -> H
     let id = admitted.id.clone();
     server.start_request(admitted, tx);
     let keep_alive = Duration::from_millis(config.http.sse_keep_alive_ms.max(1));
-    match tokio::time::timeout(
-        Duration::from_millis(config.http.stream_after_ms),
-        rx.recv(),
-    )
-    .await
-    {
+    match tokio::time::timeout(Duration::from_millis(config.http.stream_after_ms), rx.recv()).await {
         Ok(Some(Outbound::Final { bytes, error_code })) => {
-            HttpResponse::build(status_for(error_code))
-                .content_type("application/json")
-                .body(bytes)
+            HttpResponse::build(status_for(error_code)).content_type("application/json").body(bytes)
         }
         Ok(Some(first)) => sse::response_stream(req, Some(first), rx, keep_alive),
         Ok(None) => plain_error(

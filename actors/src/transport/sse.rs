@@ -33,10 +33,7 @@ pub fn response_stream(
             None => rx.recv().await?,
         };
         let done = matches!(msg, Outbound::Final { .. });
-        Some((
-            Ok::<_, Infallible>(event(&msg)),
-            (None, (!done).then_some(rx)),
-        ))
+        Some((Ok::<_, Infallible>(event(&msg)), (None, (!done).then_some(rx))))
     });
     sse::Sse::from_stream(stream)
         .with_keep_alive(keep_alive)

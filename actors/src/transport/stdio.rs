@@ -54,10 +54,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(
     }
 }
 
-async fn write_all<W: AsyncWrite + Unpin>(
-    mut output: W,
-    mut rx: mpsc::Receiver<Outbound>,
-) -> std::io::Result<()> {
+async fn write_all<W: AsyncWrite + Unpin>(mut output: W, mut rx: mpsc::Receiver<Outbound>) -> std::io::Result<()> {
     while let Some(msg) = rx.recv().await {
         output.write_all(msg.bytes()).await?;
         output.write_all(b"\n").await?;
@@ -85,14 +82,7 @@ where
     let mut line = Vec::new();
     let send = |bytes: Vec<u8>, code: Option<i32>| {
         let tx = tx.clone();
-        async move {
-            tx.send(Outbound::Final {
-                bytes: bytes.into(),
-                error_code: code,
-            })
-            .await
-            .is_ok()
-        }
+        async move { tx.send(Outbound::Final { bytes: bytes.into(), error_code: code }).await.is_ok() }
     };
     info!(log, "serving on stdio");
     loop {
@@ -108,10 +98,7 @@ where
             Some(Err(len)) => {
                 let e = ErrorData::new(
                     ErrorCode::INVALID_REQUEST,
-                    format!(
-                        "Message of {len} bytes exceeds the limit of {} bytes",
-                        config.stdio.max_line_bytes
-                    ),
+                    format!("Message of {len} bytes exceeds the limit of {} bytes", config.stdio.max_line_bytes),
                 );
                 send(jsonrpc::encode_error(None, &e), Some(e.code.0)).await;
                 continue;
@@ -126,32 +113,26 @@ where
                 let r = Refusal::new(e.id, &e.error, ProtocolVersion::V2026_07_28.profile());
                 send(r.encode(), Some(r.error.code.0)).await;
             }
-            Ok(Incoming::Notification(n)) => {
-                match ClientNotification::from_parts(&n.method, n.params.as_ref()) {
-                    Ok(ClientNotification::Cancelled { request_id, reason }) => {
-                        match in_flight.remove(&request_id) {
-                            Some(addr) => {
-                                let _ = addr.try_send(Cancel { reason });
-                            }
-                            None => {
-                                debug!(log, "cancellation for a request not in flight"; "request" => %request_id)
-                            }
-                        }
+            Ok(Incoming::Notification(n)) => match ClientNotification::from_parts(&n.method, n.params.as_ref()) {
+                Ok(ClientNotification::Cancelled { request_id, reason }) => match in_flight.remove(&request_id) {
+                    Some(addr) => {
+                        let _ = addr.try_send(Cancel { reason });
                     }
-                    Ok(_) => debug!(log, "notification ignored"; "method" => &n.method),
-                    Err(e) => {
-                        debug!(log, "malformed notification ignored"; "method" => &n.method, "error" => %e)
+                    None => {
+                        debug!(log, "cancellation for a request not in flight"; "request" => %request_id)
                     }
+                },
+                Ok(_) => debug!(log, "notification ignored"; "method" => &n.method),
+                Err(e) => {
+                    debug!(log, "malformed notification ignored"; "method" => &n.method, "error" => %e)
                 }
-            }
+            },
             Ok(Incoming::Response(r)) => debug!(log, "unexpected response ignored"; "id" => %r.id),
             Ok(Incoming::Request(r)) => {
                 in_flight.retain(|_, addr| addr.connected());
                 if in_flight.contains_key(&r.id) {
-                    let e = ErrorData::new(
-                        ErrorCode::INVALID_REQUEST,
-                        format!("Request id {} is already in flight", r.id),
-                    );
+                    let e =
+                        ErrorData::new(ErrorCode::INVALID_REQUEST, format!("Request id {} is already in flight", r.id));
                     send(jsonrpc::encode_error(Some(&r.id), &e), Some(e.code.0)).await;
                     continue;
                 }
@@ -179,9 +160,7 @@ where
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     for (_, addr) in in_flight.drain() {
-        let _ = addr.try_send(Cancel {
-            reason: Some("stdin closed".into()),
-        });
+        let _ = addr.try_send(Cancel { reason: Some("stdin closed".into()) });
     }
     info!(log, "stdin closed; stopping");
     drop(tx);
@@ -202,10 +181,7 @@ mod tests {
         let mut buf = Vec::new();
         assert_eq!(read_line(&mut r, &mut buf, 10).await.unwrap(), Some(Ok(())));
         assert_eq!(buf, b"short");
-        assert!(matches!(
-            read_line(&mut r, &mut buf, 10).await.unwrap(),
-            Some(Err(_))
-        ));
+        assert!(matches!(read_line(&mut r, &mut buf, 10).await.unwrap(), Some(Err(_))));
         assert_eq!(read_line(&mut r, &mut buf, 10).await.unwrap(), Some(Ok(())));
         assert_eq!(buf, b"ok");
         assert_eq!(read_line(&mut r, &mut buf, 10).await.unwrap(), Some(Ok(())));
