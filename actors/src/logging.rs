@@ -1,4 +1,4 @@
-//! The root slog logger, built from [`LogConfig`](crate::config::LogConfig).
+//! The root slog logger, built from [`LogConfig`].
 //! Output always goes to stderr: on stdio, stdout carries only MCP messages.
 
 use slog::{o, Drain, Level, Logger};
