@@ -20,6 +20,7 @@
 //! - [`header`]: the `Mcp-Name` / `Mcp-Param-*` header value encoding.
 //! - [`pagination`]: opaque cursors over ordered lists.
 //! - [`model`]: wire types by spec chapter.
+//! - [`subscription`]: listen filters, events, the routing table and listen-stream encoders.
 //!
 //! ```
 //! use mcp_protocol::{jsonrpc, ClientRequest, RequestMeta, ProtocolVersion};
@@ -41,6 +42,7 @@ pub mod meta;
 pub mod model;
 pub mod pagination;
 pub mod request;
+pub mod subscription;
 pub mod version;
 
 pub use error::{ErrorCode, ErrorData, ProtocolError};

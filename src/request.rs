@@ -10,6 +10,7 @@ use crate::model::completion::CompleteParams;
 use crate::model::prompts::GetPromptParams;
 use crate::model::resources::ReadResourceParams;
 use crate::model::tools::CallToolParams;
+use crate::subscription::ListenParams;
 
 /// Method names of this revision.
 pub mod method {
@@ -31,6 +32,8 @@ pub mod method {
     pub const PROMPTS_GET: &str = "prompts/get";
     /// `completion/complete`.
     pub const COMPLETION_COMPLETE: &str = "completion/complete";
+    /// `subscriptions/listen`.
+    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
     /// `notifications/cancelled` (client → server, stdio).
     pub const CANCELLED: &str = "notifications/cancelled";
 }
@@ -65,6 +68,8 @@ pub enum ClientRequest {
     GetPrompt(GetPromptParams),
     /// `completion/complete`.
     Complete(CompleteParams),
+    /// `subscriptions/listen`: opens a long-lived notification stream.
+    Listen(ListenParams),
 }
 
 fn parse<T: DeserializeOwned>(method: &str, params: Option<Map<String, Value>>) -> Result<T, ProtocolError> {
@@ -87,6 +92,7 @@ impl ClientRequest {
             m::PROMPTS_LIST => ClientRequest::ListPrompts(parse(method, params)?),
             m::PROMPTS_GET => ClientRequest::GetPrompt(parse(method, params)?),
             m::COMPLETION_COMPLETE => ClientRequest::Complete(parse(method, params)?),
+            m::SUBSCRIPTIONS_LISTEN => ClientRequest::Listen(parse(method, params)?),
             other => return Err(ProtocolError::MethodNotFound(other.to_owned())),
         })
     }
@@ -105,6 +111,7 @@ impl ClientRequest {
                 | m::PROMPTS_LIST
                 | m::PROMPTS_GET
                 | m::COMPLETION_COMPLETE
+                | m::SUBSCRIPTIONS_LISTEN
         )
     }
 
@@ -121,6 +128,7 @@ impl ClientRequest {
             ClientRequest::ListPrompts(_) => m::PROMPTS_LIST,
             ClientRequest::GetPrompt(_) => m::PROMPTS_GET,
             ClientRequest::Complete(_) => m::COMPLETION_COMPLETE,
+            ClientRequest::Listen(_) => m::SUBSCRIPTIONS_LISTEN,
         }
     }
 
@@ -197,6 +205,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.method(), "completion/complete");
+        let r = ClientRequest::from_parts(
+            "subscriptions/listen",
+            obj(json!({"notifications": {"toolsListChanged": true}})),
+        )
+        .unwrap();
+        assert!(matches!(r, ClientRequest::Listen(ref p) if p.notifications.tools_list_changed));
+        assert!(ClientRequest::from_parts("subscriptions/listen", obj(json!({}))).is_err());
     }
 
     #[test]

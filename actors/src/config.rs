@@ -25,6 +25,8 @@ pub struct Config {
     pub log: LogConfig,
     /// Which built-in catalog to serve.
     pub catalog: CatalogConfig,
+    /// Subscriptions (`subscriptions/listen`) and their fan-out.
+    pub hub: HubConfig,
 }
 
 /// `[server]`.
@@ -190,6 +192,41 @@ impl Default for CatalogConfig {
     }
 }
 
+/// `[hub]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HubConfig {
+    /// Most open subscriptions; more are refused (HTTP 503). Default: 100000.
+    pub max_listeners: usize,
+    /// Messages buffered per subscription on its way to the client (SSE
+    /// channel, or its share of the stdio writer). A client that lets this
+    /// fill has fallen behind and is closed. Default: 256.
+    pub listener_buffer: usize,
+    /// Undelivered events a listener actor may hold; a full mailbox also means
+    /// the client fell behind. Default: 256.
+    pub listener_mailbox: usize,
+    /// Hub mailbox capacity for subscribe requests. Default: 4096.
+    pub mailbox: usize,
+    /// SSE keep-alive comment interval on listen streams, ms. Default: 15000.
+    pub keep_alive_ms: u64,
+    /// At shutdown, ms granted to subscriptions to receive their completion
+    /// result before the process exits. Default: 2000.
+    pub drain_ms: u64,
+}
+
+impl Default for HubConfig {
+    fn default() -> Self {
+        HubConfig {
+            max_listeners: 100_000,
+            listener_buffer: 256,
+            listener_mailbox: 256,
+            mailbox: 4096,
+            keep_alive_ms: 15_000,
+            drain_ms: 2000,
+        }
+    }
+}
+
 /// A configuration that could not be loaded.
 #[derive(Debug)]
 pub struct ConfigError(pub String);
@@ -266,6 +303,10 @@ impl Config {
             ("stdio.writer_buffer", self.stdio.writer_buffer),
             ("request.outbound_buffer", self.request.outbound_buffer),
             ("request.mailbox", self.request.mailbox),
+            ("hub.max_listeners", self.hub.max_listeners),
+            ("hub.listener_buffer", self.hub.listener_buffer),
+            ("hub.listener_mailbox", self.hub.listener_mailbox),
+            ("hub.mailbox", self.hub.mailbox),
         ] {
             if value == 0 {
                 return Err(ConfigError(format!("{name} must be at least 1")));

@@ -13,22 +13,29 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::catalog::Catalog;
 use crate::error::HandlerError;
 use crate::outbound::Outbound;
 
 /// The per-request context handed to every handler. Cheap to clone.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct RequestContext {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
 struct Inner {
     id: RequestId,
     meta: RequestMeta,
     cancel: CancellationToken,
     outlet: mpsc::Sender<Outbound>,
     log: slog::Logger,
+    catalog: Arc<Catalog>,
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext").field("id", &self.inner.id).field("meta", &self.inner.meta).finish()
+    }
 }
 
 impl RequestContext {
@@ -39,8 +46,15 @@ impl RequestContext {
         cancel: CancellationToken,
         outlet: mpsc::Sender<Outbound>,
         log: slog::Logger,
+        catalog: Arc<Catalog>,
     ) -> Self {
-        RequestContext { inner: Arc::new(Inner { id, meta, cancel, outlet, log }) }
+        RequestContext { inner: Arc::new(Inner { id, meta, cancel, outlet, log, catalog }) }
+    }
+
+    /// The catalog this request is served from: handlers may change it
+    /// (subscribers are told) or publish resource updates through it.
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.inner.catalog
     }
 
     /// The JSON-RPC id of the request.

@@ -6,6 +6,7 @@
 //! - [`context`]: what a handler sees of its request.
 //! - [`service`]: request semantics over the catalog (no transport).
 //! - [`request`]: the per-request actor.
+//! - [`hub`], [`listener`]: the subscription hub and its listener actors.
 //! - [`intake`]: admission shared by the transports.
 //! - [`transport`]: Streamable HTTP + SSE, stdio.
 //! - [`server`]: the server value that ties these together.
@@ -19,7 +20,9 @@ pub mod cli;
 pub mod config;
 pub mod context;
 pub mod error;
+pub mod hub;
 pub mod intake;
+pub mod listener;
 pub mod logging;
 pub mod outbound;
 pub mod request;

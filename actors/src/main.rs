@@ -12,44 +12,34 @@ fn env_vars() -> Vec<(String, String)> {
     std::env::vars().filter(|(k, _)| k.starts_with("ACTIX_MCP_")).collect()
 }
 
-fn build(config: Config) -> Result<McpServer, String> {
-    let log = logging::root_logger(&config.log).map_err(|e| e.to_string())?;
-    let catalog = catalogs::build(&config.catalog.name)?;
-    Ok(McpServer::new(catalog, config, log))
+/// Which transport to serve.
+enum Mode {
+    Http,
+    Stdio,
 }
 
-fn serve_http(server: McpServer) -> std::io::Result<()> {
+/// Builds the server inside a fresh actix system and serves until the end.
+fn run(config: Config, mode: Mode) -> Result<(), String> {
+    let log = logging::root_logger(&config.log).map_err(|e| e.to_string())?;
     actix_web::rt::System::new().block_on(async move {
-        let path = server.config().http.path.clone();
-        let log = server.logger().clone();
-        let (http, addrs) = server.bind_http()?;
-        for addr in &addrs {
-            eprintln!("listening on http://{addr}{path}");
-        }
-        slog::info!(log, "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path);
-        http.await
+        let catalog = catalogs::build(&config.catalog.name)?;
+        let server = McpServer::new(catalog, config, log);
+        let served = match mode {
+            Mode::Http => server.serve_http().await,
+            Mode::Stdio => server.serve_stdio().await,
+        };
+        served.map_err(|e| e.to_string())
     })
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Stdio(args)) => args
-            .load(env_vars())
-            .map_err(|e| e.to_string())
-            .and_then(build)
-            .and_then(|s| actix_web::rt::System::new().block_on(s.serve_stdio()).map_err(|e| e.to_string())),
-        Some(Command::Serve(args)) => args
-            .load(env_vars())
-            .map_err(|e| e.to_string())
-            .and_then(build)
-            .and_then(|s| serve_http(s).map_err(|e| e.to_string())),
-        None => cli
-            .serve
-            .load(env_vars())
-            .map_err(|e| e.to_string())
-            .and_then(build)
-            .and_then(|s| serve_http(s).map_err(|e| e.to_string())),
+        Some(Command::Stdio(args)) => {
+            args.load(env_vars()).map_err(|e| e.to_string()).and_then(|c| run(c, Mode::Stdio))
+        }
+        Some(Command::Serve(args)) => args.load(env_vars()).map_err(|e| e.to_string()).and_then(|c| run(c, Mode::Http)),
+        None => cli.serve.load(env_vars()).map_err(|e| e.to_string()).and_then(|c| run(c, Mode::Http)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -99,8 +99,14 @@ impl Actor for RequestActor {
         };
         debug!(self.log, "request started");
         let version = meta.version;
-        let rctx =
-            RequestContext::new(self.id.clone(), meta, self.cancel.clone(), self.outlet.clone(), self.log.clone());
+        let rctx = RequestContext::new(
+            self.id.clone(),
+            meta,
+            self.cancel.clone(),
+            self.outlet.clone(),
+            self.log.clone(),
+            self.service.catalog().clone(),
+        );
         let service = self.service.clone();
         let cancel = self.cancel.clone();
         let outlet = self.outlet.clone();
@@ -108,13 +114,16 @@ impl Actor for RequestActor {
         let id = self.id.clone();
         let work = async move {
             let handler = service.handle(request, rctx);
+            // The token fires before the handler future is dropped, so a
+            // handler can observe either.
+            let client_gone = async {
+                outlet.closed().await;
+                cancel.cancel();
+            };
             let outcome = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return Ending::Cancelled,
-                _ = outlet.closed() => {
-                    cancel.cancel();
-                    return Ending::Cancelled;
-                }
+                _ = client_gone => return Ending::Cancelled,
                 _ = tokio::time::sleep(timeout) => None,
                 r = handler => Some(r),
             };

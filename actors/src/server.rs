@@ -1,51 +1,87 @@
-//! [`McpServer`]: the catalog, the configuration and the logger, with the
-//! entry points of both transports and of embedding.
+//! [`McpServer`]: the catalog, the configuration, the logger and the
+//! subscription hub, with the entry points of both transports, embedding and
+//! graceful shutdown.
+//!
+//! A server is created inside a running actix system (its hub actor gets an
+//! arbiter of its own):
 //!
 //! ```no_run
 //! use std::sync::Arc;
 //! use actix_mcp::{catalog::Catalog, config::Config, logging, McpServer};
 //!
-//! # async fn run() -> std::io::Result<()> {
-//! let server = McpServer::new(Arc::new(Catalog::new()), Config::default(), logging::discard());
-//! let (http, addrs) = server.clone().bind_http()?;
-//! eprintln!("listening on {:?}", addrs);
-//! http.await
-//! # }
+//! #[actix_web::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let server = McpServer::new(Arc::new(Catalog::new()), Config::default(), logging::discard());
+//!     server.serve_http().await
+//! }
 //! ```
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use actix::Addr;
+use actix::{Actor, Addr, Arbiter};
 use actix_web::{App, HttpServer};
-use tokio::sync::mpsc;
+use mcp_protocol::subscription::Event;
+use mcp_protocol::ErrorData;
+use slog::info;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
+use crate::hub::{HubBackend, HubStats, MemoryBackend, Publish, Shutdown, Stats, SubscriptionHub};
 use crate::intake::Admitted;
+use crate::listener::{ListenerActor, ListenerOutlet, ListenerSpec};
 use crate::outbound::Outbound;
 use crate::request::{RequestActor, RequestSpec};
 use crate::service::McpService;
 
 /// An MCP server: cheap to clone, shared by every worker.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
 struct Inner {
     service: Arc<McpService>,
     config: Config,
     log: slog::Logger,
+    hub: Addr<SubscriptionHub>,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer").field("service", &self.inner.service).finish()
+    }
 }
 
 impl McpServer {
-    /// A server for `catalog`.
+    /// A server for `catalog` with the in-process hub backend.
+    ///
+    /// # Panics
+    /// Outside a running actix system.
     pub fn new(catalog: Arc<Catalog>, config: Config, log: slog::Logger) -> Self {
+        Self::with_backend(catalog, config, log, Box::new(MemoryBackend))
+    }
+
+    /// A server whose hub carries events through `backend`.
+    pub fn with_backend(
+        catalog: Arc<Catalog>,
+        config: Config,
+        log: slog::Logger,
+        backend: Box<dyn HubBackend + Send>,
+    ) -> Self {
+        let h = &config.hub;
+        let (max, mailbox, hub_log) = (h.max_listeners, h.mailbox, log.new(slog::o!("actor" => "hub")));
+        let hub = SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| {
+            SubscriptionHub::new(backend, max, mailbox, hub_log)
+        });
+        let to_hub = hub.clone();
+        // Catalog changes are published, never dropped (`do_send` ignores the
+        // mailbox cap; these are rare and small).
+        catalog.watch(move |event| to_hub.do_send(Publish { event: event.clone() }));
         let service = Arc::new(McpService::new(catalog, &config));
-        McpServer { inner: Arc::new(Inner { service, config, log }) }
+        McpServer { inner: Arc::new(Inner { service, config, log, hub }) }
     }
 
     /// The configuration.
@@ -68,6 +104,22 @@ impl McpServer {
         &self.inner.log
     }
 
+    /// The subscription hub.
+    pub fn hub(&self) -> &Addr<SubscriptionHub> {
+        &self.inner.hub
+    }
+
+    /// Publishes `notifications/resources/updated` for `uri` to every
+    /// subscription whose `resourceSubscriptions` contain it.
+    pub fn notify_resource_updated(&self, uri: &str) {
+        self.inner.hub.do_send(Publish { event: Event::ResourceUpdated { uri: uri.to_owned() } });
+    }
+
+    /// The hub's counters.
+    pub async fn hub_stats(&self) -> HubStats {
+        self.inner.hub.send(Stats).await.unwrap_or_default()
+    }
+
     /// Starts a request actor for an admitted request on the current arbiter.
     pub fn start_request(&self, admitted: Admitted, outlet: mpsc::Sender<Outbound>) -> Addr<RequestActor> {
         let c = &self.inner.config.request;
@@ -82,19 +134,60 @@ impl McpServer {
         RequestActor::start_with(self.inner.service.clone(), spec, &self.inner.log)
     }
 
+    /// Starts a listener for an admitted `subscriptions/listen` on the current
+    /// arbiter; `ready` resolves once it is subscribed and acknowledged.
+    pub fn start_listener(
+        &self,
+        admitted: &Admitted,
+        outlet: Box<dyn ListenerOutlet>,
+    ) -> (Addr<ListenerActor>, oneshot::Receiver<Result<(), ErrorData>>) {
+        let mcp_protocol::ClientRequest::Listen(params) = &admitted.request else {
+            panic!("start_listener needs a subscriptions/listen request");
+        };
+        let (tx, rx) = oneshot::channel();
+        let spec = ListenerSpec {
+            subscription: admitted.id.clone(),
+            filter: params.notifications.honored(&self.inner.service.supported_filter()),
+            outlet,
+            mailbox: self.inner.config.hub.listener_mailbox,
+            ready: Some(tx),
+        };
+        (ListenerActor::start_with(self.inner.hub.clone(), spec, &self.inner.log), rx)
+    }
+
+    /// Ends every subscription gracefully (each receives its completion
+    /// result) and waits until they are gone, at most `hub.drain_ms`.
+    /// Returns how many were open.
+    pub async fn shutdown(&self) -> usize {
+        let open = self.inner.hub.send(Shutdown).await.unwrap_or(0);
+        let deadline = Instant::now() + Duration::from_millis(self.inner.config.hub.drain_ms);
+        while Instant::now() < deadline && self.hub_stats().await.listeners > 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        open
+    }
+
     /// A function that registers the MCP endpoint on an actix-web `App`
-    /// (`App::new().configure(server.http_config())`), for embedding.
+    /// (`App::new().configure(server.http_config())`), for embedding. Set
+    /// `HttpServer::h1_allow_half_closed(false)` on the embedding server too,
+    /// so that a client closing its connection cancels at once.
     pub fn http_config(&self) -> impl Fn(&mut actix_web::web::ServiceConfig) + Clone {
         crate::transport::http::configure(self.clone())
     }
 
     /// Binds the HTTP server to `http.bind` and returns it (not yet awaited)
-    /// with the bound addresses.
+    /// with the bound addresses. Signals are left to the caller (see
+    /// [`McpServer::serve_http`]) so that shutdown can end subscriptions first.
     pub fn bind_http(self) -> std::io::Result<(actix_web::dev::Server, Vec<SocketAddr>)> {
         let c = self.inner.config.http.clone();
         let config = self.http_config();
         let mut builder = HttpServer::new(move || App::new().configure(config.clone()))
             .shutdown_timeout(c.shutdown_timeout_secs)
+            // A client closing its side of the connection has gone: stop at
+            // once, so a closed response stream cancels its request and frees
+            // its subscription now rather than at the next keep-alive write.
+            .h1_allow_half_closed(false)
+            .disable_signals()
             .bind(&c.bind)?;
         if c.workers > 0 {
             builder = builder.workers(c.workers);
@@ -103,9 +196,60 @@ impl McpServer {
         Ok((builder.run(), addrs))
     }
 
-    /// Serves over stdin/stdout until EOF.
+    /// Serves HTTP until SIGINT or SIGTERM, printing
+    /// `listening on http://ADDR/PATH` on stderr; at the signal every
+    /// subscription gets its completion result, then the server stops.
+    pub async fn serve_http(self) -> std::io::Result<()> {
+        let path = self.config().http.path.clone();
+        let (http, addrs) = self.clone().bind_http()?;
+        for addr in &addrs {
+            eprintln!("listening on http://{addr}{path}");
+        }
+        info!(self.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path);
+        let handle = http.handle();
+        let server = self.clone();
+        actix_rt::spawn(async move {
+            shutdown_signal().await;
+            let open = server.shutdown().await;
+            info!(server.logger(), "shutting down"; "subscriptions_closed" => open);
+            handle.stop(true).await;
+        });
+        http.await
+    }
+
+    /// Serves over stdin/stdout until EOF or SIGINT/SIGTERM (then every
+    /// subscription gets its completion result first).
     pub async fn serve_stdio(self) -> std::io::Result<()> {
         let input = tokio::io::BufReader::new(tokio::io::stdin());
-        crate::transport::stdio::serve(self, input, tokio::io::stdout()).await
+        let serve = crate::transport::stdio::serve(self.clone(), input, tokio::io::stdout());
+        tokio::select! {
+            r = serve => r,
+            _ = shutdown_signal() => {
+                let open = self.shutdown().await;
+                info!(self.logger(), "shutting down"; "subscriptions_closed" => open);
+                // Let the writer flush the completion results.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Resolves at SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

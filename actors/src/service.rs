@@ -12,6 +12,7 @@ use mcp_protocol::model::completion::{CompleteParams, Completion, CompletionRef}
 use mcp_protocol::model::{CacheHints, CacheScope, DiscoverResult, Implementation, ResultType};
 use mcp_protocol::pagination::Page;
 use mcp_protocol::request::ClientRequest;
+use mcp_protocol::subscription::SubscriptionFilter;
 use mcp_protocol::{ProtocolError, ProtocolVersion};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -71,13 +72,23 @@ impl McpService {
     /// declared, so clients can rely on discover instead of probing.
     pub fn capabilities(&self) -> ServerCapabilities {
         ServerCapabilities {
-            tools: Some(ListChangedCapability::default()),
-            resources: Some(ResourcesCapability::default()),
-            prompts: Some(ListChangedCapability::default()),
+            tools: Some(ListChangedCapability { list_changed: Some(true) }),
+            resources: Some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            prompts: Some(ListChangedCapability { list_changed: Some(true) }),
             completions: Some(Map::new()),
             logging: Some(Map::new()),
             experimental: None,
             extensions: None,
+        }
+    }
+
+    /// The notification types `subscriptions/listen` can deliver.
+    pub fn supported_filter(&self) -> SubscriptionFilter {
+        SubscriptionFilter {
+            tools_list_changed: true,
+            prompts_list_changed: true,
+            resources_list_changed: true,
+            resource_subscriptions: vec!["*".into()],
         }
     }
 
@@ -144,6 +155,9 @@ impl McpService {
             ClientRequest::Complete(p) => {
                 let completion = self.complete(&p)?;
                 self.finish(&json!({ "completion": completion }), None)
+            }
+            ClientRequest::Listen(_) => {
+                Err(HandlerError::internal("subscriptions/listen is served by a listener actor, not a request actor"))
             }
             other => Err(ProtocolError::MethodNotFound(other.method().to_owned()).into()),
         }

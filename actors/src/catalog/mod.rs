@@ -33,7 +33,11 @@ pub use tool::{HandlerFuture, Tool};
 
 use mcp_protocol::model::{prompts, resources, tools, CacheHints};
 use mcp_protocol::pagination::{decode_cursor, encode_cursor, Page};
+use mcp_protocol::subscription::Event;
 use mcp_protocol::ProtocolError;
+
+/// A function told of every catalog event (see [`Catalog::watch`]).
+pub type Watcher = std::sync::Arc<dyn Fn(&Event) + Send + Sync>;
 
 /// Why an item was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,9 +62,16 @@ struct State {
 /// What a server offers. Shared between workers behind an `Arc`; every
 /// method takes `&self`. Locks are held only to copy out a definition or a
 /// handler `Arc`, never across a handler call.
+///
+/// Changes to listed items are published as events to the watchers (a
+/// server forwards them to its subscription hub): tools → `tools/list_changed`,
+/// prompts → `prompts/list_changed`, resources and templates →
+/// `resources/list_changed`; [`Catalog::notify_resource_updated`] publishes
+/// `resources/updated`.
 #[derive(Default)]
 pub struct Catalog {
     state: RwLock<State>,
+    watchers: RwLock<Vec<Watcher>>,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -133,6 +144,37 @@ impl Catalog {
         self.state.write().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Calls `watcher` with every event from now on (from the thread that
+    /// made the change; keep it cheap and non-blocking).
+    pub fn watch(&self, watcher: impl Fn(&Event) + Send + Sync + 'static) {
+        self.watchers.write().unwrap_or_else(|p| p.into_inner()).push(std::sync::Arc::new(watcher));
+    }
+
+    fn emit(&self, event: Event) {
+        let watchers = self.watchers.read().unwrap_or_else(|p| p.into_inner()).clone();
+        for w in watchers {
+            w(&event);
+        }
+    }
+
+    fn emit_if(&self, changed: bool, event: Event) {
+        if changed {
+            self.emit(event);
+        }
+    }
+
+    /// Publishes `notifications/resources/updated` for `uri` to the
+    /// subscriptions that asked for it.
+    pub fn notify_resource_updated(&self, uri: &str) {
+        self.emit(Event::ResourceUpdated { uri: uri.to_owned() });
+    }
+
+    /// Publishes a list-changed event without changing the catalog (for items
+    /// whose definitions are computed elsewhere).
+    pub fn notify_list_changed(&self, event: Event) {
+        self.emit(event);
+    }
+
     /// Adds or replaces a tool; refuses one with invalid `x-mcp-header` annotations.
     pub fn try_add_tool(&self, tool: Tool) -> Result<Option<Tool>, CatalogError> {
         if let Err(e) = &tool.header_params {
@@ -141,7 +183,10 @@ impl Catalog {
         if tool.name().is_empty() {
             return Err(CatalogError("a tool needs a name".into()));
         }
-        Ok(self.write().tools.insert(tool.name().to_owned(), tool))
+        let listed = tool.listed;
+        let old = self.write().tools.insert(tool.name().to_owned(), tool);
+        self.emit_if(listed || old.as_ref().is_some_and(|t| t.listed), Event::ToolsListChanged);
+        Ok(old)
     }
 
     /// Adds or replaces a tool.
@@ -155,7 +200,9 @@ impl Catalog {
 
     /// Removes a tool.
     pub fn remove_tool(&self, name: &str) -> Option<Tool> {
-        self.write().tools.remove(name)
+        let old = self.write().tools.remove(name);
+        self.emit_if(old.as_ref().is_some_and(|t| t.listed), Event::ToolsListChanged);
+        old
     }
 
     /// Looks up a tool (listed or not).
@@ -165,12 +212,17 @@ impl Catalog {
 
     /// Adds or replaces a resource.
     pub fn add_resource(&self, resource: Resource) -> Option<Resource> {
-        self.write().resources.insert(resource.uri().to_owned(), resource)
+        let listed = resource.listed;
+        let old = self.write().resources.insert(resource.uri().to_owned(), resource);
+        self.emit_if(listed || old.as_ref().is_some_and(|r| r.listed), Event::ResourcesListChanged);
+        old
     }
 
     /// Removes a resource.
     pub fn remove_resource(&self, uri: &str) -> Option<Resource> {
-        self.write().resources.remove(uri)
+        let old = self.write().resources.remove(uri);
+        self.emit_if(old.as_ref().is_some_and(|r| r.listed), Event::ResourcesListChanged);
+        old
     }
 
     /// Looks up a resource by exact URI.
@@ -180,12 +232,16 @@ impl Catalog {
 
     /// Adds or replaces a resource template.
     pub fn add_template(&self, template: ResourceTemplate) -> Option<ResourceTemplate> {
-        self.write().templates.insert(template.uri_template().to_owned(), template)
+        let old = self.write().templates.insert(template.uri_template().to_owned(), template);
+        self.emit(Event::ResourcesListChanged);
+        old
     }
 
     /// Removes a resource template.
     pub fn remove_template(&self, uri_template: &str) -> Option<ResourceTemplate> {
-        self.write().templates.remove(uri_template)
+        let old = self.write().templates.remove(uri_template);
+        self.emit_if(old.is_some(), Event::ResourcesListChanged);
+        old
     }
 
     /// Looks up a template by its template string.
@@ -200,12 +256,17 @@ impl Catalog {
 
     /// Adds or replaces a prompt.
     pub fn add_prompt(&self, prompt: Prompt) -> Option<Prompt> {
-        self.write().prompts.insert(prompt.name().to_owned(), prompt)
+        let listed = prompt.listed;
+        let old = self.write().prompts.insert(prompt.name().to_owned(), prompt);
+        self.emit_if(listed || old.as_ref().is_some_and(|p| p.listed), Event::PromptsListChanged);
+        old
     }
 
     /// Removes a prompt.
     pub fn remove_prompt(&self, name: &str) -> Option<Prompt> {
-        self.write().prompts.remove(name)
+        let old = self.write().prompts.remove(name);
+        self.emit_if(old.as_ref().is_some_and(|p| p.listed), Event::PromptsListChanged);
+        old
     }
 
     /// Looks up a prompt.
@@ -274,6 +335,24 @@ mod tests {
         assert!(p3.next_cursor.is_none());
         assert!(c.tool("hidden").is_some());
         assert!(c.list_tools(Some("garbage!"), 2).is_err());
+    }
+
+    #[test]
+    fn listed_changes_are_published() {
+        let c = Catalog::new();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let s2 = seen.clone();
+        c.watch(move |e| s2.lock().unwrap().push(e.clone()));
+        c.add_tool(tool("a"));
+        c.add_tool(tool("hidden").unlisted());
+        c.remove_tool("hidden");
+        c.remove_tool("a");
+        c.remove_tool("a");
+        c.notify_resource_updated("x://1");
+        assert_eq!(
+            *seen.lock().unwrap(),
+            vec![Event::ToolsListChanged, Event::ToolsListChanged, Event::ResourceUpdated { uri: "x://1".into() }]
+        );
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! method (-32601, 404) → params (-32602, 400) → `Mcp-Name` and
 //! `Mcp-Param-*` (HeaderMismatch, 400) → a request actor. The reply is
 //! `application/json` when the result is ready before any notification and
-//! within `stream_after_ms`, else an SSE stream.
+//! within `stream_after_ms`, else an SSE stream. `subscriptions/listen` is
+//! answered with an SSE stream that stays open, fed by a listener actor.
 
 use std::time::Duration;
 
@@ -22,6 +23,7 @@ use slog::debug;
 
 use super::{guard, sse};
 use crate::intake::{self, Admitted, Refusal};
+use crate::listener::ChannelOutlet;
 use crate::outbound::Outbound;
 use crate::server::McpServer;
 
@@ -209,7 +211,27 @@ fn admit(req: &HttpRequest, server: &McpServer, request: jsonrpc::Request) -> Re
     Ok(admitted)
 }
 
+/// `subscriptions/listen`: an SSE stream that stays open, fed by a listener actor.
+async fn listen(req: &HttpRequest, server: &McpServer, admitted: Admitted) -> HttpResponse {
+    let hub = &server.config().hub;
+    let (tx, rx) = tokio::sync::mpsc::channel(hub.listener_buffer);
+    let (_listener, ready) = server.start_listener(&admitted, Box::new(ChannelOutlet(tx)));
+    match ready.await {
+        Ok(Ok(())) => sse::response_stream(req, None, rx, Duration::from_millis(hub.keep_alive_ms.max(1))),
+        Ok(Err(error)) => json_response(StatusCode::SERVICE_UNAVAILABLE, encode_error(Some(&admitted.id), &error)),
+        Err(_) => plain_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Some(&admitted.id),
+            ErrorCode::INTERNAL_ERROR,
+            "The subscription ended before it started".into(),
+        ),
+    }
+}
+
 async fn respond(req: &HttpRequest, server: &McpServer, admitted: Admitted) -> HttpResponse {
+    if matches!(admitted.request, ClientRequest::Listen(_)) {
+        return listen(req, server, admitted).await;
+    }
     let config = server.config();
     let (tx, mut rx) = tokio::sync::mpsc::channel(config.request.outbound_buffer);
     let id = admitted.id.clone();

@@ -1,7 +1,9 @@
 //! stdio: newline-delimited JSON-RPC. One reader on stdin, one writer task
 //! that owns stdout (every message is one line, nothing else is written),
 //! concurrent requests interleaved, `notifications/cancelled` cancels a
-//! request, and EOF ends the session after a bounded drain.
+//! request or a subscription (`subscriptions/listen` may be sent at any time;
+//! its deliveries interleave on the one writer), and EOF ends every
+//! subscription and, after a bounded drain, the session.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -14,7 +16,9 @@ use slog::{debug, info, warn};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
+use crate::hub::{Close, CloseReason};
 use crate::intake::{self, Refusal};
+use crate::listener::{ListenerActor, StdioOutlet};
 use crate::outbound::Outbound;
 use crate::request::{Cancel, RequestActor};
 use crate::server::McpServer;
@@ -79,6 +83,7 @@ where
     let (tx, rx) = mpsc::channel::<Outbound>(config.stdio.writer_buffer);
     let writer = actix_rt::spawn(write_all(output, rx));
     let mut in_flight: HashMap<RequestId, Addr<RequestActor>> = HashMap::new();
+    let mut listeners: HashMap<RequestId, Addr<ListenerActor>> = HashMap::new();
     let mut line = Vec::new();
     let send = |bytes: Vec<u8>, code: Option<i32>| {
         let tx = tx.clone();
@@ -130,13 +135,19 @@ where
             Ok(Incoming::Response(r)) => debug!(log, "unexpected response ignored"; "id" => %r.id),
             Ok(Incoming::Request(r)) => {
                 in_flight.retain(|_, addr| addr.connected());
-                if in_flight.contains_key(&r.id) {
+                listeners.retain(|_, addr| addr.connected());
+                if in_flight.contains_key(&r.id) || listeners.contains_key(&r.id) {
                     let e =
                         ErrorData::new(ErrorCode::INVALID_REQUEST, format!("Request id {} is already in flight", r.id));
                     send(jsonrpc::encode_error(Some(&r.id), &e), Some(e.code.0)).await;
                     continue;
                 }
                 match intake::admit(r, server.service().versions()) {
+                    Ok(admitted) if matches!(admitted.request, mcp_protocol::ClientRequest::Listen(_)) => {
+                        let outlet = StdioOutlet { writer: tx.clone(), id: admitted.id.clone() };
+                        let (addr, _ready) = server.start_listener(&admitted, Box::new(outlet));
+                        listeners.insert(admitted.id, addr);
+                    }
                     Ok(admitted) => {
                         let id = admitted.id.clone();
                         let addr = server.start_request(admitted, tx.clone());
@@ -149,6 +160,10 @@ where
             }
             Ok(_) => {}
         }
+    }
+    // EOF ends every subscription of this connection.
+    for (_, addr) in listeners.drain() {
+        addr.do_send(Close { reason: CloseReason::ClientGone });
     }
     // EOF: give in-flight requests a bounded time, then cancel the rest.
     let deadline = Instant::now() + Duration::from_millis(config.stdio.drain_ms);

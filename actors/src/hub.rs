@@ -1,0 +1,308 @@
+//! [`SubscriptionHub`]: owns the pure [`SubscriptionTable`] and the
+//! listeners' mailboxes, and fans events out to them.
+//!
+//! # Fan-out policy
+//! Routing never blocks and never grows memory without bound:
+//! - each delivery is a `try_send` into the listener's bounded mailbox;
+//! - a listener whose mailbox is full has fallen behind its buffer: it is
+//!   told to close (its lag token fires; HTTP: the stream ends; stdio:
+//!   `notifications/cancelled` for the listen id with a reason), removed
+//!   from the table and counted in [`HubStats::lagged`]; the other listeners
+//!   are not slowed by it;
+//! - a listener whose mailbox is closed (its client left) is pruned.
+//!
+//! Events enter through [`Publish`] (catalog changes, `notify_resource_updated`)
+//! and pass through a [`HubBackend`]: the in-process backend hands them
+//! straight back for local delivery; a backend for several instances can carry
+//! them between processes and deliver remote events with [`RemoteEvent`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use actix::prelude::*;
+use mcp_protocol::subscription::{Event, ListenerId, SubscriptionFilter, SubscriptionTable};
+use slog::{debug, info, warn, Logger};
+use tokio_util::sync::CancellationToken;
+
+/// One event for one listener.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct Deliver {
+    /// The event (shared by every listener it goes to).
+    pub event: Arc<Event>,
+}
+
+/// Why a listener is told to close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseReason {
+    /// Server shutdown: send the completion result, then close.
+    Graceful,
+    /// The listener fell behind its buffer.
+    Lagged,
+    /// The client cancelled, or its transport ended.
+    ClientGone,
+}
+
+/// Tells a listener to close.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct Close {
+    /// Why.
+    pub reason: CloseReason,
+}
+
+/// How the hub reaches one listener without knowing its type.
+#[derive(Clone)]
+pub struct ListenerHandle {
+    /// Delivery mailbox (bounded).
+    pub deliver: Recipient<Deliver>,
+    /// Control mailbox of the same listener.
+    pub close: Recipient<Close>,
+    /// Fired by the hub when the listener lags (its mailbox is full, so a
+    /// message could not reach it).
+    pub lagged: CancellationToken,
+}
+
+/// Why a subscription was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HubError {
+    /// `hub.max_listeners` reached.
+    Full {
+        /// The configured cap.
+        max: usize,
+    },
+    /// The hub is shutting down.
+    ShuttingDown,
+}
+
+impl std::fmt::Display for HubError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HubError::Full { max } => write!(f, "too many open subscriptions (limit {max})"),
+            HubError::ShuttingDown => f.write_str("the server is shutting down"),
+        }
+    }
+}
+
+/// Registers a listener.
+#[derive(Message)]
+#[rtype(result = "Result<(), HubError>")]
+pub struct Subscribe {
+    /// The listener.
+    pub id: ListenerId,
+    /// What it honours.
+    pub filter: SubscriptionFilter,
+    /// How to reach it.
+    pub handle: ListenerHandle,
+}
+
+/// Removes a listener (it stopped).
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct Unsubscribe {
+    /// The listener.
+    pub id: ListenerId,
+}
+
+/// Publishes a locally observed event (to every instance, through the backend).
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct Publish {
+    /// The event.
+    pub event: Event,
+}
+
+/// An event from another instance, for local delivery only.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct RemoteEvent {
+    /// The event.
+    pub event: Event,
+}
+
+/// Asks for the hub's counters.
+#[derive(Debug, Clone, Copy, Message)]
+#[rtype(result = "HubStats")]
+pub struct Stats;
+
+/// Tells every listener to close gracefully; answers how many were told.
+#[derive(Debug, Clone, Copy, Message)]
+#[rtype(result = "usize")]
+pub struct Shutdown;
+
+/// The hub's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HubStats {
+    /// Listeners registered now.
+    pub listeners: usize,
+    /// Listeners registered since start.
+    pub subscribed: u64,
+    /// Events published.
+    pub events: u64,
+    /// Deliveries handed to listener mailboxes.
+    pub delivered: u64,
+    /// Listeners closed for falling behind.
+    pub lagged: u64,
+    /// Listeners pruned because their mailbox was closed.
+    pub pruned: u64,
+}
+
+/// The seam between the hub and the transport of events between instances.
+pub trait HubBackend: Unpin + 'static {
+    /// Called once when the hub starts, with the address remote events go to.
+    fn start(&mut self, hub: Recipient<RemoteEvent>, log: &Logger) {
+        let _ = (hub, log);
+    }
+
+    /// Publishes a locally observed event. Returns the events to deliver
+    /// locally now.
+    fn publish(&mut self, event: Event) -> Vec<Event>;
+}
+
+/// The default backend: one process, events delivered locally.
+#[derive(Debug, Default)]
+pub struct MemoryBackend;
+
+impl HubBackend for MemoryBackend {
+    fn publish(&mut self, event: Event) -> Vec<Event> {
+        vec![event]
+    }
+}
+
+/// The hub actor.
+pub struct SubscriptionHub {
+    table: SubscriptionTable,
+    listeners: HashMap<ListenerId, ListenerHandle>,
+    backend: Box<dyn HubBackend + Send>,
+    max_listeners: usize,
+    mailbox: usize,
+    stats: HubStats,
+    stopping: bool,
+    log: Logger,
+}
+
+impl SubscriptionHub {
+    /// A hub with a backend, a cap on listeners and a mailbox capacity.
+    pub fn new(backend: Box<dyn HubBackend + Send>, max_listeners: usize, mailbox: usize, log: Logger) -> Self {
+        SubscriptionHub {
+            table: SubscriptionTable::new(),
+            listeners: HashMap::new(),
+            backend,
+            max_listeners,
+            mailbox,
+            stats: HubStats::default(),
+            stopping: false,
+            log,
+        }
+    }
+
+    fn remove(&mut self, id: ListenerId) -> bool {
+        self.listeners.remove(&id);
+        self.table.remove(id)
+    }
+
+    fn route(&mut self, event: Event) {
+        self.stats.events += 1;
+        let event = Arc::new(event);
+        let mut gone = Vec::new();
+        for id in self.table.route(&event) {
+            let Some(handle) = self.listeners.get(&id) else { continue };
+            match handle.deliver.try_send(Deliver { event: event.clone() }) {
+                Ok(()) => self.stats.delivered += 1,
+                Err(SendError::Full(_)) => {
+                    handle.lagged.cancel();
+                    self.stats.lagged += 1;
+                    gone.push(id);
+                }
+                Err(SendError::Closed(_)) => {
+                    self.stats.pruned += 1;
+                    gone.push(id);
+                }
+            }
+        }
+        for id in gone {
+            self.remove(id);
+            debug!(self.log, "listener removed by fan-out"; "listener" => %id, "listeners" => self.table.len());
+        }
+    }
+}
+
+impl Actor for SubscriptionHub {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        ctx.set_mailbox_capacity(self.mailbox);
+        self.backend.start(ctx.address().recipient(), &self.log);
+        debug!(self.log, "subscription hub started");
+    }
+}
+
+impl Handler<Subscribe> for SubscriptionHub {
+    type Result = Result<(), HubError>;
+
+    fn handle(&mut self, msg: Subscribe, _ctx: &mut Self::Context) -> Self::Result {
+        if self.stopping {
+            return Err(HubError::ShuttingDown);
+        }
+        if self.table.len() >= self.max_listeners {
+            warn!(self.log, "subscription refused: limit reached"; "max_listeners" => self.max_listeners);
+            return Err(HubError::Full { max: self.max_listeners });
+        }
+        self.table.insert(msg.id, &msg.filter);
+        self.listeners.insert(msg.id, msg.handle);
+        self.stats.subscribed += 1;
+        debug!(self.log, "listener added"; "listener" => %msg.id, "listeners" => self.table.len());
+        Ok(())
+    }
+}
+
+impl Handler<Unsubscribe> for SubscriptionHub {
+    type Result = ();
+
+    fn handle(&mut self, msg: Unsubscribe, _ctx: &mut Self::Context) {
+        if self.remove(msg.id) {
+            debug!(self.log, "listener removed"; "listener" => %msg.id, "listeners" => self.table.len());
+        }
+    }
+}
+
+impl Handler<Publish> for SubscriptionHub {
+    type Result = ();
+
+    fn handle(&mut self, msg: Publish, _ctx: &mut Self::Context) {
+        for event in self.backend.publish(msg.event) {
+            self.route(event);
+        }
+    }
+}
+
+impl Handler<RemoteEvent> for SubscriptionHub {
+    type Result = ();
+
+    fn handle(&mut self, msg: RemoteEvent, _ctx: &mut Self::Context) {
+        self.route(msg.event);
+    }
+}
+
+impl Handler<Stats> for SubscriptionHub {
+    type Result = MessageResult<Stats>;
+
+    fn handle(&mut self, _: Stats, _ctx: &mut Self::Context) -> Self::Result {
+        MessageResult(HubStats { listeners: self.table.len(), ..self.stats })
+    }
+}
+
+impl Handler<Shutdown> for SubscriptionHub {
+    type Result = usize;
+
+    fn handle(&mut self, _: Shutdown, _ctx: &mut Self::Context) -> usize {
+        self.stopping = true;
+        let n = self.listeners.len();
+        for handle in self.listeners.values() {
+            // Control message: queued even past the mailbox capacity, never dropped.
+            handle.close.do_send(Close { reason: CloseReason::Graceful });
+        }
+        info!(self.log, "closing every subscription"; "listeners" => n);
+        n
+    }
+}

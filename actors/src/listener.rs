@@ -1,0 +1,232 @@
+//! [`ListenerActor`]: one per `subscriptions/listen`. It registers with the
+//! hub, sends the acknowledgement first, then forwards the events it opted
+//! into, each tagged with the listen request's id, through an outlet: an SSE
+//! channel on HTTP, the shared stdout writer on stdio. It never blocks: an
+//! outlet that is full means the client fell behind, and the listener closes.
+
+use actix::prelude::*;
+use bytes::Bytes;
+use futures::future::LocalBoxFuture;
+use mcp_protocol::jsonrpc::{encode_error, encode_notification};
+use mcp_protocol::subscription::{encode_ack, encode_completion, ListenerId, SubscriptionFilter};
+use mcp_protocol::{ErrorCode, ErrorData, RequestId};
+use serde_json::json;
+use slog::{debug, info, o, Logger};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::hub::{Close, CloseReason, Deliver, ListenerHandle, Subscribe, SubscriptionHub, Unsubscribe};
+use crate::outbound::Outbound;
+
+/// Why a push failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutletError {
+    /// The buffer is full: the client is not keeping up.
+    Full,
+    /// The client has gone.
+    Closed,
+}
+
+/// Where a listener's messages go. Implementations never block.
+pub trait ListenerOutlet: 'static {
+    /// Queues one message.
+    fn push(&self, msg: Outbound) -> Result<(), OutletError>;
+    /// Resolves when the client has gone.
+    fn closed(&self) -> LocalBoxFuture<'static, ()>;
+    /// Ends the subscription from the server's side for `reason` (lagging).
+    fn end(&self, reason: &str);
+}
+
+fn try_push(tx: &mpsc::Sender<Outbound>, msg: Outbound) -> Result<(), OutletError> {
+    tx.try_send(msg).map_err(|e| match e {
+        mpsc::error::TrySendError::Full(_) => OutletError::Full,
+        mpsc::error::TrySendError::Closed(_) => OutletError::Closed,
+    })
+}
+
+/// An SSE response stream (the HTTP transport reads the other end).
+/// Ending it is dropping it: the stream closes.
+pub struct ChannelOutlet(pub mpsc::Sender<Outbound>);
+
+impl ListenerOutlet for ChannelOutlet {
+    fn push(&self, msg: Outbound) -> Result<(), OutletError> {
+        try_push(&self.0, msg)
+    }
+    fn closed(&self) -> LocalBoxFuture<'static, ()> {
+        let tx = self.0.clone();
+        Box::pin(async move { tx.closed().await })
+    }
+    fn end(&self, _reason: &str) {}
+}
+
+/// The shared stdio writer. Ending sends `notifications/cancelled` for the
+/// listen id, so the client learns why its subscription stopped.
+pub struct StdioOutlet {
+    /// The writer's queue.
+    pub writer: mpsc::Sender<Outbound>,
+    /// The listen request id.
+    pub id: RequestId,
+}
+
+impl ListenerOutlet for StdioOutlet {
+    fn push(&self, msg: Outbound) -> Result<(), OutletError> {
+        try_push(&self.writer, msg)
+    }
+    fn closed(&self) -> LocalBoxFuture<'static, ()> {
+        let tx = self.writer.clone();
+        Box::pin(async move { tx.closed().await })
+    }
+    fn end(&self, reason: &str) {
+        let params = json!({"requestId": self.id.to_value(), "reason": reason});
+        let bytes = encode_notification("notifications/cancelled", &params);
+        // The queue may be full (that is often why we end): then the writer
+        // is backed up and the client will see the stream stop regardless.
+        let _ = self.writer.try_send(Outbound::Notification(bytes.into()));
+    }
+}
+
+/// The actor behind one subscription.
+pub struct ListenerActor {
+    id: ListenerId,
+    subscription: RequestId,
+    filter: SubscriptionFilter,
+    outlet: Box<dyn ListenerOutlet>,
+    hub: Addr<SubscriptionHub>,
+    lagged: CancellationToken,
+    mailbox: usize,
+    ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
+    log: Logger,
+}
+
+/// What a listener needs to start.
+pub struct ListenerSpec {
+    /// The listen request id (the subscription id on every message).
+    pub subscription: RequestId,
+    /// The honoured filter.
+    pub filter: SubscriptionFilter,
+    /// Where messages go.
+    pub outlet: Box<dyn ListenerOutlet>,
+    /// Mailbox capacity: how many undelivered events it may hold.
+    pub mailbox: usize,
+    /// Told `Ok` once subscribed and acknowledged, or the refusal.
+    pub ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
+}
+
+impl ListenerActor {
+    /// Starts a listener on the current arbiter.
+    pub fn start_with(hub: Addr<SubscriptionHub>, spec: ListenerSpec, log: &Logger) -> Addr<ListenerActor> {
+        let id = ListenerId::new();
+        let log = log.new(o!("listener" => id.to_string(), "subscription" => spec.subscription.to_string()));
+        ListenerActor {
+            id,
+            subscription: spec.subscription,
+            filter: spec.filter,
+            outlet: spec.outlet,
+            hub,
+            lagged: CancellationToken::new(),
+            mailbox: spec.mailbox,
+            ready: spec.ready,
+            log,
+        }
+        .start()
+    }
+
+    fn close(&mut self, reason: CloseReason, ctx: &mut Context<Self>) {
+        match reason {
+            CloseReason::Graceful => {
+                let _ = self
+                    .outlet
+                    .push(Outbound::Final { bytes: encode_completion(&self.subscription).into(), error_code: None });
+                info!(self.log, "subscription completed by the server");
+            }
+            CloseReason::Lagged => {
+                self.outlet.end("subscriber fell behind its buffer; re-send subscriptions/listen");
+                info!(self.log, "subscription closed: the client fell behind");
+            }
+            CloseReason::ClientGone => debug!(self.log, "subscription ended by the client"),
+        }
+        ctx.stop();
+    }
+}
+
+impl Actor for ListenerActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        ctx.set_mailbox_capacity(self.mailbox);
+        let handle = ListenerHandle {
+            deliver: ctx.address().recipient(),
+            close: ctx.address().recipient(),
+            lagged: self.lagged.clone(),
+        };
+        let subscribe = Subscribe { id: self.id, filter: self.filter.clone(), handle };
+        // `wait`: no event is processed before the acknowledgement is queued.
+        ctx.wait(self.hub.send(subscribe).into_actor(self).map(|res, act, ctx| {
+            let refusal = match res {
+                Ok(Ok(())) => None,
+                Ok(Err(e)) => Some(e.to_string()),
+                Err(e) => Some(format!("subscription hub unavailable: {e}")),
+            };
+            if let Some(message) = refusal {
+                let error = ErrorData::new(ErrorCode::INTERNAL_ERROR, message);
+                let bytes = encode_error(Some(&act.subscription), &error);
+                let _ = act.outlet.push(Outbound::Final { bytes: bytes.into(), error_code: Some(error.code.0) });
+                if let Some(ready) = act.ready.take() {
+                    let _ = ready.send(Err(error));
+                }
+                ctx.stop();
+                return;
+            }
+            let ack: Bytes = encode_ack(&act.subscription, &act.filter).into();
+            if act.outlet.push(Outbound::Notification(ack)).is_err() {
+                ctx.stop();
+                return;
+            }
+            if let Some(ready) = act.ready.take() {
+                let _ = ready.send(Ok(()));
+            }
+            debug!(act.log, "subscription acknowledged");
+        }));
+        let closed = self.outlet.closed();
+        let lagged = self.lagged.clone();
+        ctx.spawn(
+            async move {
+                tokio::select! {
+                    _ = closed => CloseReason::ClientGone,
+                    _ = lagged.cancelled() => CloseReason::Lagged,
+                }
+            }
+            .into_actor(self)
+            .map(|reason, act, ctx| act.close(reason, ctx)),
+        );
+    }
+
+    fn stopped(&mut self, _ctx: &mut Self::Context) {
+        // Control message: queued even past the mailbox capacity, never dropped.
+        self.hub.do_send(Unsubscribe { id: self.id });
+    }
+}
+
+impl Handler<Deliver> for ListenerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Deliver, ctx: &mut Self::Context) {
+        if !self.filter.wants(&msg.event) {
+            return;
+        }
+        let bytes = msg.event.encode_for(&self.subscription);
+        match self.outlet.push(Outbound::Notification(bytes.into())) {
+            Ok(()) => {}
+            Err(OutletError::Full) => self.close(CloseReason::Lagged, ctx),
+            Err(OutletError::Closed) => self.close(CloseReason::ClientGone, ctx),
+        }
+    }
+}
+
+impl Handler<Close> for ListenerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Close, ctx: &mut Self::Context) {
+        self.close(msg.reason, ctx);
+    }
+}

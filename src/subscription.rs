@@ -1,0 +1,322 @@
+//! Subscriptions (spec: basic/patterns/subscriptions): the
+//! `subscriptions/listen` filter, the events a server publishes, the pure
+//! routing table that maps an event to the listeners that opted into it, and
+//! the encoders of the messages a listen stream carries (ack, notifications,
+//! graceful completion), each tagged with the listen request's id.
+//!
+//! ```
+//! use mcp_protocol::subscription::{Event, ListenerId, SubscriptionFilter, SubscriptionTable};
+//!
+//! let mut table = SubscriptionTable::new();
+//! let a = ListenerId::new();
+//! table.insert(a, &SubscriptionFilter { tools_list_changed: true, ..Default::default() });
+//! assert_eq!(table.route(&Event::ToolsListChanged).collect::<Vec<_>>(), vec![a]);
+//! assert_eq!(table.route(&Event::PromptsListChanged).count(), 0);
+//! ```
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::jsonrpc::RequestId;
+
+/// `subscriptions/listen` method name.
+pub const LISTEN_METHOD: &str = "subscriptions/listen";
+/// The acknowledgement sent first on every listen stream.
+pub const ACKNOWLEDGED_METHOD: &str = "notifications/subscriptions/acknowledged";
+
+/// What a client opts into on one listen stream. Omitted fields mean "no".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionFilter {
+    /// `notifications/tools/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tools_list_changed: bool,
+    /// `notifications/prompts/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prompts_list_changed: bool,
+    /// `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resources_list_changed: bool,
+    /// `notifications/resources/updated` for these URIs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_subscriptions: Vec<String>,
+}
+
+impl SubscriptionFilter {
+    /// The part of `self` a server supporting `supported` honours.
+    pub fn honored(&self, supported: &SubscriptionFilter) -> SubscriptionFilter {
+        SubscriptionFilter {
+            tools_list_changed: self.tools_list_changed && supported.tools_list_changed,
+            prompts_list_changed: self.prompts_list_changed && supported.prompts_list_changed,
+            resources_list_changed: self.resources_list_changed && supported.resources_list_changed,
+            resource_subscriptions: if supported.resource_subscriptions.is_empty() {
+                Vec::new()
+            } else {
+                let mut uris = self.resource_subscriptions.clone();
+                uris.dedup();
+                uris
+            },
+        }
+    }
+
+    /// Whether the filter asks for nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == SubscriptionFilter::default()
+    }
+
+    /// Whether `event` passes the filter.
+    pub fn wants(&self, event: &Event) -> bool {
+        match event {
+            Event::ToolsListChanged => self.tools_list_changed,
+            Event::PromptsListChanged => self.prompts_list_changed,
+            Event::ResourcesListChanged => self.resources_list_changed,
+            Event::ResourceUpdated { uri } => self.resource_subscriptions.iter().any(|u| u == uri),
+        }
+    }
+}
+
+/// Params of `subscriptions/listen`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ListenParams {
+    /// The opted-in notification types.
+    pub notifications: SubscriptionFilter,
+}
+
+/// A change a server publishes to its listeners.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    /// The tool list changed.
+    ToolsListChanged,
+    /// The prompt list changed.
+    PromptsListChanged,
+    /// The resource list changed.
+    ResourcesListChanged,
+    /// One resource's contents changed.
+    ResourceUpdated {
+        /// Its URI.
+        uri: String,
+    },
+}
+
+impl Event {
+    /// The notification method for this event.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Event::ToolsListChanged => "notifications/tools/list_changed",
+            Event::PromptsListChanged => "notifications/prompts/list_changed",
+            Event::ResourcesListChanged => "notifications/resources/list_changed",
+            Event::ResourceUpdated { .. } => "notifications/resources/updated",
+        }
+    }
+
+    /// The notification for the stream of subscription `id`.
+    pub fn encode_for(&self, id: &RequestId) -> Vec<u8> {
+        let mut params = Map::new();
+        if let Event::ResourceUpdated { uri } = self {
+            params.insert("uri".into(), Value::String(uri.clone()));
+        }
+        encode_tagged_notification(self.method(), params, id)
+    }
+}
+
+/// Identifies one listener inside a server process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ListenerId(pub uuid::Uuid);
+
+impl ListenerId {
+    /// A fresh random id.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        ListenerId(uuid::Uuid::new_v4())
+    }
+}
+
+impl std::fmt::Display for ListenerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Which listeners want which events: filter kind → listener set, URI →
+/// listener set. Pure data: the hub actor owns one and adds only mailboxes.
+#[derive(Debug, Default, Clone)]
+pub struct SubscriptionTable {
+    tools: HashSet<ListenerId>,
+    prompts: HashSet<ListenerId>,
+    resources: HashSet<ListenerId>,
+    by_uri: HashMap<String, HashSet<ListenerId>>,
+    filters: HashMap<ListenerId, SubscriptionFilter>,
+}
+
+impl SubscriptionTable {
+    /// An empty table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) a listener with its filter.
+    pub fn insert(&mut self, id: ListenerId, filter: &SubscriptionFilter) {
+        self.remove(id);
+        if filter.tools_list_changed {
+            self.tools.insert(id);
+        }
+        if filter.prompts_list_changed {
+            self.prompts.insert(id);
+        }
+        if filter.resources_list_changed {
+            self.resources.insert(id);
+        }
+        for uri in &filter.resource_subscriptions {
+            self.by_uri.entry(uri.clone()).or_default().insert(id);
+        }
+        self.filters.insert(id, filter.clone());
+    }
+
+    /// Removes a listener; returns whether it was present.
+    pub fn remove(&mut self, id: ListenerId) -> bool {
+        let Some(filter) = self.filters.remove(&id) else { return false };
+        self.tools.remove(&id);
+        self.prompts.remove(&id);
+        self.resources.remove(&id);
+        for uri in &filter.resource_subscriptions {
+            if let Some(set) = self.by_uri.get_mut(uri) {
+                set.remove(&id);
+                if set.is_empty() {
+                    self.by_uri.remove(uri);
+                }
+            }
+        }
+        true
+    }
+
+    /// The listeners that want `event`.
+    pub fn route<'a>(&'a self, event: &Event) -> impl Iterator<Item = ListenerId> + 'a {
+        let set = match event {
+            Event::ToolsListChanged => Some(&self.tools),
+            Event::PromptsListChanged => Some(&self.prompts),
+            Event::ResourcesListChanged => Some(&self.resources),
+            Event::ResourceUpdated { uri } => self.by_uri.get(uri),
+        };
+        set.into_iter().flatten().copied()
+    }
+
+    /// Every listener.
+    pub fn listeners(&self) -> impl Iterator<Item = ListenerId> + '_ {
+        self.filters.keys().copied()
+    }
+
+    /// The filter of a listener.
+    pub fn filter(&self, id: ListenerId) -> Option<&SubscriptionFilter> {
+        self.filters.get(&id)
+    }
+
+    /// How many listeners.
+    pub fn len(&self) -> usize {
+        self.filters.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.filters.is_empty()
+    }
+}
+
+#[derive(Serialize)]
+struct SubscriptionMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+    subscription_id: &'a RequestId,
+}
+
+/// Params (or a result) with `_meta.subscriptionId` first; the id keeps its
+/// exact JSON text, so its type and digits survive.
+#[derive(Serialize)]
+struct Tagged<'a> {
+    #[serde(rename = "_meta")]
+    meta: SubscriptionMeta<'a>,
+    #[serde(flatten)]
+    rest: &'a Map<String, Value>,
+}
+
+/// A notification whose params carry `_meta.subscriptionId`.
+pub fn encode_tagged_notification(method: &str, params: Map<String, Value>, id: &RequestId) -> Vec<u8> {
+    let tagged = Tagged { meta: SubscriptionMeta { subscription_id: id }, rest: &params };
+    crate::jsonrpc::encode_notification(method, &tagged)
+}
+
+/// The acknowledgement, first message of every subscription.
+pub fn encode_ack(id: &RequestId, honored: &SubscriptionFilter) -> Vec<u8> {
+    let mut params = Map::new();
+    params.insert("notifications".into(), serde_json::to_value(honored).expect("filters serialize"));
+    encode_tagged_notification(ACKNOWLEDGED_METHOD, params, id)
+}
+
+/// The graceful completion: the response to the listen request.
+pub fn encode_completion(id: &RequestId) -> Vec<u8> {
+    let mut rest = Map::new();
+    rest.insert("resultType".into(), Value::String("complete".into()));
+    crate::jsonrpc::encode_result(id, &Tagged { meta: SubscriptionMeta { subscription_id: id }, rest: &rest })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn filter(v: Value) -> SubscriptionFilter {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn routes_by_kind_and_uri() {
+        let mut t = SubscriptionTable::new();
+        let (a, b, c) = (ListenerId::new(), ListenerId::new(), ListenerId::new());
+        t.insert(a, &filter(json!({"toolsListChanged": true, "resourceSubscriptions": ["x://1"]})));
+        t.insert(b, &filter(json!({"promptsListChanged": true, "resourceSubscriptions": ["x://1", "x://2"]})));
+        t.insert(c, &filter(json!({"resourcesListChanged": true})));
+        let mut got: Vec<_> = t.route(&Event::ResourceUpdated { uri: "x://1".into() }).collect();
+        got.sort();
+        let mut want = vec![a, b];
+        want.sort();
+        assert_eq!(got, want);
+        assert_eq!(t.route(&Event::ResourceUpdated { uri: "x://2".into() }).collect::<Vec<_>>(), vec![b]);
+        assert_eq!(t.route(&Event::ResourceUpdated { uri: "x://3".into() }).count(), 0);
+        assert_eq!(t.route(&Event::ToolsListChanged).collect::<Vec<_>>(), vec![a]);
+        assert_eq!(t.route(&Event::ResourcesListChanged).collect::<Vec<_>>(), vec![c]);
+        assert!(t.remove(b));
+        assert!(!t.remove(b));
+        assert_eq!(t.route(&Event::ResourceUpdated { uri: "x://2".into() }).count(), 0);
+        assert_eq!(t.len(), 2);
+        assert!(t.by_uri.get("x://2").is_none(), "empty URI sets are dropped");
+    }
+
+    #[test]
+    fn honored_drops_unsupported_types() {
+        let asked =
+            filter(json!({"toolsListChanged": true, "promptsListChanged": true, "resourceSubscriptions": ["a"]}));
+        let supported = filter(json!({"toolsListChanged": true}));
+        assert_eq!(serde_json::to_value(asked.honored(&supported)).unwrap(), json!({"toolsListChanged": true}));
+    }
+
+    #[test]
+    fn tags_keep_the_id_type() {
+        let n = RequestId::number(7);
+        let s = RequestId::string("7");
+        use crate::meta::SUBSCRIPTION_ID_KEY;
+        let ack: Value = serde_json::from_slice(&encode_ack(&n, &filter(json!({"toolsListChanged": true})))).unwrap();
+        assert_eq!(ack["params"]["_meta"][SUBSCRIPTION_ID_KEY], json!(7));
+        assert_eq!(ack["params"]["notifications"], json!({"toolsListChanged": true}));
+        let upd: Value = serde_json::from_slice(&Event::ResourceUpdated { uri: "u".into() }.encode_for(&s)).unwrap();
+        assert_eq!(upd["params"]["_meta"][SUBSCRIPTION_ID_KEY], json!("7"));
+        assert_eq!(upd["params"]["uri"], "u");
+        let huge = RequestId::from_json("123456789012345678901234567890").unwrap();
+        let text = String::from_utf8(Event::ToolsListChanged.encode_for(&huge)).unwrap();
+        assert!(text.contains(r#""io.modelcontextprotocol/subscriptionId":123456789012345678901234567890"#), "{text}");
+        assert_eq!(
+            String::from_utf8(encode_completion(&n)).unwrap(),
+            r#"{"jsonrpc":"2.0","id":7,"result":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"resultType":"complete"}}"#
+        );
+    }
+}
