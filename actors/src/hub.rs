@@ -102,6 +102,8 @@ pub struct Subscribe {
 pub struct Unsubscribe {
     /// The listener.
     pub id: ListenerId,
+    /// It closed itself because its client fell behind (its outlet was full).
+    pub lagged: bool,
 }
 
 /// Publishes a locally observed event (to every instance, through the backend).
@@ -141,7 +143,7 @@ pub struct HubStats {
     pub events: u64,
     /// Deliveries handed to listener mailboxes.
     pub delivered: u64,
-    /// Listeners closed for falling behind.
+    /// Listeners closed for falling behind (full mailbox or full outlet).
     pub lagged: u64,
     /// Listeners pruned because their mailbox was closed.
     pub pruned: u64,
@@ -261,7 +263,10 @@ impl Handler<Unsubscribe> for SubscriptionHub {
 
     fn handle(&mut self, msg: Unsubscribe, _ctx: &mut Self::Context) {
         if self.remove(msg.id) {
-            debug!(self.log, "listener removed"; "listener" => %msg.id, "listeners" => self.table.len());
+            if msg.lagged {
+                self.stats.lagged += 1;
+            }
+            debug!(self.log, "listener removed"; "listener" => %msg.id, "listeners" => self.table.len(), "lagged" => msg.lagged);
         }
     }
 }

@@ -95,6 +95,7 @@ pub struct ListenerActor {
     lagged: CancellationToken,
     mailbox: usize,
     ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
+    ended: Option<CloseReason>,
     log: Logger,
 }
 
@@ -126,12 +127,17 @@ impl ListenerActor {
             lagged: CancellationToken::new(),
             mailbox: spec.mailbox,
             ready: spec.ready,
+            ended: None,
             log,
         }
         .start()
     }
 
     fn close(&mut self, reason: CloseReason, ctx: &mut Context<Self>) {
+        if self.ended.is_some() {
+            return;
+        }
+        self.ended = Some(reason);
         match reason {
             CloseReason::Graceful => {
                 let _ = self
@@ -203,7 +209,7 @@ impl Actor for ListenerActor {
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
         // Control message: queued even past the mailbox capacity, never dropped.
-        self.hub.do_send(Unsubscribe { id: self.id });
+        self.hub.do_send(Unsubscribe { id: self.id, lagged: self.ended == Some(CloseReason::Lagged) });
     }
 }
 

@@ -13,6 +13,7 @@ fn env_vars() -> Vec<(String, String)> {
 }
 
 /// Which transport to serve.
+#[derive(Clone, Copy)]
 enum Mode {
     Http,
     Stdio,
@@ -20,8 +21,9 @@ enum Mode {
 
 /// Builds the server inside a fresh actix system and serves until the end.
 fn run(config: Config, mode: Mode) -> Result<(), String> {
-    let log = logging::root_logger(&config.log).map_err(|e| e.to_string())?;
-    actix_web::rt::System::new().block_on(async move {
+    let (log, guard) = logging::root_logger_with_guard(&config.log).map_err(|e| e.to_string())?;
+    let system = actix_web::rt::System::new();
+    let result = system.block_on(async move {
         let catalog = catalogs::build(&config.catalog.name)?;
         let server = McpServer::new(catalog, config, log);
         let served = match mode {
@@ -29,7 +31,22 @@ fn run(config: Config, mode: Mode) -> Result<(), String> {
             Mode::Stdio => server.serve_stdio().await,
         };
         served.map_err(|e| e.to_string())
-    })
+    });
+    if let Mode::Stdio = mode {
+        // A read of stdin may still be blocked in a runtime thread (shutdown
+        // by signal, stdin still open): exit without waiting for it.
+        drop(guard);
+        std::process::exit(match &result {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("actix-mcp: {e}");
+                1
+            }
+        });
+    }
+    drop(system);
+    drop(guard);
+    result
 }
 
 fn main() -> ExitCode {

@@ -249,6 +249,21 @@ impl StdioChild {
         }
     }
 
+    /// Reads until `answers` responses and `notes` notifications have come,
+    /// in any order; returns the notifications.
+    pub async fn recv_answers_and_notes(&mut self, answers: usize, notes: usize) -> Vec<Value> {
+        let (mut got_answers, mut got_notes) = (0, Vec::new());
+        while got_answers < answers || got_notes.len() < notes {
+            let m = self.recv().await;
+            if m.get("method").is_some() {
+                got_notes.push(m);
+            } else {
+                got_answers += 1;
+            }
+        }
+        got_notes
+    }
+
     /// Reads stderr until a line contains `needle` (fails after 10 s).
     pub async fn stderr_until(&mut self, needle: &str) -> String {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);

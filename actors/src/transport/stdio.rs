@@ -119,14 +119,16 @@ where
                 send(r.encode(), Some(r.error.code.0)).await;
             }
             Ok(Incoming::Notification(n)) => match ClientNotification::from_parts(&n.method, n.params.as_ref()) {
-                Ok(ClientNotification::Cancelled { request_id, reason }) => match in_flight.remove(&request_id) {
-                    Some(addr) => {
+                Ok(ClientNotification::Cancelled { request_id, reason }) => {
+                    if let Some(addr) = in_flight.remove(&request_id) {
                         let _ = addr.try_send(Cancel { reason });
+                    } else if let Some(addr) = listeners.remove(&request_id) {
+                        // Control message: delivered even when the mailbox is full of events.
+                        addr.do_send(Close { reason: CloseReason::ClientGone });
+                    } else {
+                        debug!(log, "cancellation for a request not in flight"; "request" => %request_id);
                     }
-                    None => {
-                        debug!(log, "cancellation for a request not in flight"; "request" => %request_id)
-                    }
-                },
+                }
                 Ok(_) => debug!(log, "notification ignored"; "method" => &n.method),
                 Err(e) => {
                     debug!(log, "malformed notification ignored"; "method" => &n.method, "error" => %e)
