@@ -201,3 +201,20 @@ async fn stdout_carries_only_protocol_messages() {
     let rest = tokio::time::timeout(std::time::Duration::from_secs(10), p.stdout.next_line()).await.unwrap().unwrap();
     assert!(rest.is_none(), "{rest:?}");
 }
+
+#[actix_rt::test]
+async fn the_default_catalog_serves_a_directory() {
+    let dir = std::env::temp_dir().join(format!("actix-mcp-stdio-fs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("note.md"), "# Note\n").unwrap();
+    let root = dir.canonicalize().unwrap();
+    let mut p = StdioChild::spawn_args(&["--root", root.to_str().unwrap()]);
+    p.send(&request(json!(1), "resources/list", json!({}))).await;
+    let r = p.recv().await;
+    assert_eq!(r["result"]["resources"][0]["name"], "note.md", "{r}");
+    assert_eq!(r["result"]["resources"][0]["mimeType"], "text/markdown");
+    p.send(&request(json!(2), "tools/call", json!({"name": "read_file", "arguments": {"path": "note.md"}}))).await;
+    assert_eq!(p.recv().await["result"]["content"][0]["text"], "# Note\n");
+    assert!(p.close().await.success());
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -34,9 +34,12 @@ pub struct CommonArgs {
     /// TOML configuration file (defaults: config/default.toml, built in).
     #[arg(long, value_name = "FILE", global = true)]
     pub config: Option<PathBuf>,
-    /// Built-in catalog to serve (`everything`).
+    /// Built-in catalog to serve: `fs` (default) or `everything`.
     #[arg(long, value_name = "NAME", global = true)]
     pub catalog: Option<String>,
+    /// Directory served by the `fs` catalog (default `.`).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub root: Option<String>,
     /// Log level: trace, debug, info, warning, error, critical.
     #[arg(long, value_name = "LEVEL", global = true)]
     pub log_level: Option<String>,
@@ -66,6 +69,9 @@ impl CommonArgs {
         config.apply_env(env)?;
         if let Some(c) = &self.catalog {
             config.catalog.name = c.clone();
+        }
+        if let Some(r) = &self.root {
+            config.fs.root = r.clone();
         }
         if let Some(l) = &self.log_level {
             config.log.level = l.clone();

@@ -27,6 +27,8 @@ pub struct Config {
     pub catalog: CatalogConfig,
     /// Subscriptions (`subscriptions/listen`) and their fan-out.
     pub hub: HubConfig,
+    /// The filesystem catalog (`catalog.name = "fs"`).
+    pub fs: FsConfig,
 }
 
 /// `[server]`.
@@ -178,17 +180,55 @@ impl Default for LogConfig {
     }
 }
 
+/// `[fs]`: a read-only catalog of one directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FsConfig {
+    /// The directory served; nothing outside it is ever read. Default: `.`.
+    pub root: String,
+    /// Glob patterns (relative to `root`) of files served. Default: `["**"]`.
+    pub include: Vec<String>,
+    /// Glob patterns never served, even when included. Default: VCS,
+    /// build and dependency folders (`.git/**`, `target/**`,
+    /// `node_modules/**`, `.conformance/**`).
+    pub exclude: Vec<String>,
+    /// Larger files are neither listed nor read. Default: 1 MiB.
+    pub max_file_bytes: u64,
+    /// Most files listed; the walk stops there (bounded memory). Default: 10000.
+    pub max_files: usize,
+    /// Most matches one `search` call returns. Default: 100.
+    pub search_max_results: usize,
+    /// Watch the directory and publish `resources/updated` and
+    /// `resources/list_changed`. Default: true.
+    pub watch: bool,
+}
+
+impl Default for FsConfig {
+    fn default() -> Self {
+        FsConfig {
+            root: ".".into(),
+            include: vec!["**".into()],
+            exclude: vec![".git/**".into(), "target/**".into(), "node_modules/**".into(), ".conformance/**".into()],
+            max_file_bytes: 1024 * 1024,
+            max_files: 10_000,
+            search_max_results: 100,
+            watch: true,
+        }
+    }
+}
+
 /// `[catalog]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CatalogConfig {
-    /// Built-in catalog name. Default: `everything` (the conformance fixture).
+    /// Built-in catalog: `fs` (a read-only, live catalog of `fs.root`) or
+    /// `everything` (the conformance fixture). Default: `fs`.
     pub name: String,
 }
 
 impl Default for CatalogConfig {
     fn default() -> Self {
-        CatalogConfig { name: "everything".into() }
+        CatalogConfig { name: "fs".into() }
     }
 }
 
@@ -261,6 +301,7 @@ impl Config {
                 "ACTIX_MCP_BIND" => self.http.bind = value,
                 "ACTIX_MCP_PATH" => self.http.path = value,
                 "ACTIX_MCP_CATALOG" => self.catalog.name = value,
+                "ACTIX_MCP_ROOT" => self.fs.root = value,
                 "ACTIX_MCP_LOG_LEVEL" => self.log.level = value,
                 "ACTIX_MCP_LOG_FORMAT" => self.log.format = value,
                 "ACTIX_MCP_MAX_BODY_BYTES" => self.http.max_body_bytes = value.parse().map_err(|e| bad(&e))?,
@@ -307,6 +348,8 @@ impl Config {
             ("hub.listener_buffer", self.hub.listener_buffer),
             ("hub.listener_mailbox", self.hub.listener_mailbox),
             ("hub.mailbox", self.hub.mailbox),
+            ("fs.max_files", self.fs.max_files),
+            ("fs.search_max_results", self.fs.search_max_results),
         ] {
             if value == 0 {
                 return Err(ConfigError(format!("{name} must be at least 1")));

@@ -24,7 +24,7 @@ fn run(config: Config, mode: Mode) -> Result<(), String> {
     let (log, guard) = logging::root_logger_with_guard(&config.log).map_err(|e| e.to_string())?;
     let system = actix_web::rt::System::new();
     let result = system.block_on(async move {
-        let catalog = catalogs::build(&config.catalog.name)?;
+        let catalog = catalogs::build(&config, &log)?;
         let server = McpServer::new(catalog, config, log);
         let served = match mode {
             Mode::Http => server.serve_http().await,

@@ -139,6 +139,9 @@ impl McpService {
                     ((r.reader)(p.uri.clone(), ctx).await?, r.cache)
                 } else if let Some((t, vars)) = self.catalog.match_template(&p.uri) {
                     ((t.reader)(p.uri.clone(), vars, ctx).await?, t.cache)
+                } else if let Some(resolved) = self.catalog.resolve(&p.uri) {
+                    let r = resolved?;
+                    ((r.reader)(p.uri.clone(), ctx).await?, r.cache)
                 } else {
                     return Err(ProtocolError::ResourceNotFound { uri: p.uri }.into());
                 };

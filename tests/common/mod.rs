@@ -198,10 +198,16 @@ pub struct StdioChild {
 }
 
 impl StdioChild {
+    /// `actix-mcp stdio --catalog everything EXTRA…`.
     pub fn spawn(extra: &[&str]) -> Self {
+        Self::spawn_args(&[&["--catalog", "everything"], extra].concat())
+    }
+
+    /// `actix-mcp stdio ARGS…`.
+    pub fn spawn_args(args: &[&str]) -> Self {
         let mut child = tokio::process::Command::new(binary())
             .arg("stdio")
-            .args(extra)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -36,6 +36,11 @@ use mcp_protocol::pagination::{decode_cursor, encode_cursor, Page};
 use mcp_protocol::subscription::Event;
 use mcp_protocol::ProtocolError;
 
+/// Resolves a URI that is neither a listed resource nor a template match:
+/// `None` (not found), or the resource, or why it is refused.
+pub type ResourceResolver =
+    std::sync::Arc<dyn Fn(&str) -> Option<Result<Resource, crate::error::HandlerError>> + Send + Sync>;
+
 /// A function told of every catalog event (see [`Catalog::watch`]).
 pub type Watcher = std::sync::Arc<dyn Fn(&Event) + Send + Sync>;
 
@@ -72,6 +77,7 @@ struct State {
 pub struct Catalog {
     state: RwLock<State>,
     watchers: RwLock<Vec<Watcher>>,
+    resolver: RwLock<Option<ResourceResolver>>,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -216,6 +222,23 @@ impl Catalog {
         let old = self.write().resources.insert(resource.uri().to_owned(), resource);
         self.emit_if(listed || old.as_ref().is_some_and(|r| r.listed), Event::ResourcesListChanged);
         old
+    }
+
+    /// Sets the resolver consulted for URIs that match no resource or template.
+    pub fn set_resolver(&self, resolver: ResourceResolver) {
+        *self.resolver.write().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
+    }
+
+    /// Asks the resolver about `uri` (see [`ResourceResolver`]).
+    pub fn resolve(&self, uri: &str) -> Option<Result<Resource, crate::error::HandlerError>> {
+        let resolver = self.resolver.read().unwrap_or_else(|p| p.into_inner()).clone();
+        resolver.and_then(|r| r(uri))
+    }
+
+    /// Replaces a resource's definition without publishing a list change (its
+    /// URI and listing are unchanged; e.g. only its size changed).
+    pub fn replace_resource_quietly(&self, resource: Resource) -> Option<Resource> {
+        self.write().resources.insert(resource.uri().to_owned(), resource)
     }
 
     /// Removes a resource.

@@ -93,6 +93,13 @@ impl Resource {
         self
     }
 
+    /// Sets the size in bytes.
+    #[must_use]
+    pub fn with_size(mut self, size: u64) -> Self {
+        self.def.size = Some(size);
+        self
+    }
+
     /// Sets the display title.
     #[must_use]
     pub fn with_title(mut self, t: impl Into<String>) -> Self {

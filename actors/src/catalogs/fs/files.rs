@@ -1,0 +1,93 @@
+//! Which files are served ([`FileRules`]: globs, size cap) and how one is
+//! read into resource contents (text when it is UTF-8, else a base64 blob).
+
+use std::path::Path;
+
+use base64::Engine;
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use mcp_protocol::model::content::ResourceContents;
+
+use crate::config::FsConfig;
+
+/// Include/exclude globs and the size cap.
+#[derive(Debug, Clone)]
+pub struct FileRules {
+    include: GlobSet,
+    exclude: GlobSet,
+    /// Larger files are not served.
+    pub max_file_bytes: u64,
+}
+
+fn set(patterns: &[String]) -> Result<GlobSet, String> {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        b.add(Glob::new(p).map_err(|e| format!("glob {p:?}: {e}"))?);
+    }
+    b.build().map_err(|e| e.to_string())
+}
+
+impl FileRules {
+    /// Rules from the `[fs]` configuration.
+    pub fn new(config: &FsConfig) -> Result<Self, String> {
+        Ok(FileRules {
+            include: set(&config.include)?,
+            exclude: set(&config.exclude)?,
+            max_file_bytes: config.max_file_bytes,
+        })
+    }
+
+    /// Whether a relative path is served (by name only).
+    pub fn serves(&self, relative: &str) -> bool {
+        self.include.is_match(relative) && !self.exclude.is_match(relative)
+    }
+
+    /// Whether a directory may contain served files (excluded trees are not walked).
+    pub fn enters(&self, relative_dir: &str) -> bool {
+        relative_dir.is_empty() || !self.exclude.is_match(format!("{relative_dir}/x"))
+    }
+}
+
+/// The MIME type guessed from the file name.
+pub(crate) fn mime_of(path: &Path) -> String {
+    mime_guess::from_path(path).first_raw().unwrap_or("application/octet-stream").to_owned()
+}
+
+/// Reads a file into contents: text if it is UTF-8 without NUL bytes, a
+/// base64 blob otherwise.
+pub(crate) fn read_contents(path: &Path, uri: &str, max_bytes: u64) -> Result<ResourceContents, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{uri}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{uri} is not a regular file"));
+    }
+    if meta.len() > max_bytes {
+        return Err(format!("{uri} is {} bytes, over the limit of {max_bytes}", meta.len()));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("{uri}: {e}"))?;
+    let mime = mime_of(path);
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) if !text.contains('\0') => {
+            let mime = if mime == "application/octet-stream" { "text/plain".to_owned() } else { mime };
+            ResourceContents::text(uri, mime, text)
+        }
+        Ok(text) => ResourceContents::blob(uri, mime, base64::engine::general_purpose::STANDARD.encode(text)),
+        Err(e) => ResourceContents::blob(uri, mime, base64::engine::general_purpose::STANDARD.encode(e.into_bytes())),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_and_mime() {
+        let rules = FileRules::new(&FsConfig::default()).unwrap();
+        assert!(rules.serves("src/lib.rs"));
+        assert!(rules.serves("README.md"));
+        assert!(!rules.serves(".git/config"));
+        assert!(!rules.serves("target/debug/x"));
+        assert!(!rules.enters("target"));
+        assert!(rules.enters("src"));
+        assert_eq!(mime_of(Path::new("a.json")), "application/json");
+        assert_eq!(mime_of(Path::new("a.png")), "image/png");
+    }
+}

@@ -1,0 +1,157 @@
+//! The `fs` catalog: a read-only, live view of one directory.
+//!
+//! - every served file is a resource (`file://` URI, MIME type by
+//!   extension, text when UTF-8, else a base64 blob), listed with the
+//!   catalog's pagination;
+//! - tools: `read_file {path}`, `list_dir {path?, cursor?}` (paginated) and
+//!   `search {query, regex?, path?, maxResults?}` (bounded results);
+//! - a watcher turns edits into `resources/updated` and created or deleted
+//!   files into `resources/list_changed`, through the subscription hub;
+//! - nothing outside the root is ever read: `..`, absolute paths and
+//!   symlinks leading out are refused with a clear error.
+
+mod files;
+mod jail;
+mod tools;
+mod watch;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use files::FileRules;
+pub use jail::{Jail, JailError};
+use mcp_protocol::ProtocolError;
+use slog::{info, warn, Logger};
+use walkdir::WalkDir;
+
+use crate::catalog::{Catalog, Resource};
+use crate::config::FsConfig;
+use crate::error::HandlerError;
+
+/// What the resources, tools and watcher share.
+#[derive(Debug)]
+pub struct Shared {
+    /// The root and its rules.
+    pub jail: Jail,
+    /// Which files are served.
+    pub rules: FileRules,
+    /// The configuration.
+    pub config: FsConfig,
+}
+
+/// The result of walking a directory.
+pub(crate) struct Walk {
+    pub(crate) files: Vec<PathBuf>,
+    pub(crate) dirs: Vec<PathBuf>,
+    pub(crate) truncated: bool,
+}
+
+/// Served files and entered directories under `from`, in name order,
+/// at most `max_files` files; symlinks are followed only when they stay inside.
+pub(crate) fn walk(shared: &Shared, from: &Path, log: &Logger) -> Walk {
+    let mut out = Walk { files: Vec::new(), dirs: Vec::new(), truncated: false };
+    let entries = WalkDir::new(from).follow_links(false).sort_by_file_name().into_iter().filter_entry(|e| {
+        !e.file_type().is_dir() || shared.jail.relative(e.path()).is_some_and(|rel| shared.rules.enters(&rel))
+    });
+    for entry in entries {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                warn!(log, "cannot read a directory entry"; "error" => %e);
+                continue;
+            }
+        };
+        if entry.file_type().is_dir() {
+            out.dirs.push(entry.path().to_path_buf());
+            continue;
+        }
+        let Some(rel) = shared.jail.relative(entry.path()) else { continue };
+        if !shared.rules.serves(&rel) {
+            continue;
+        }
+        if entry.file_type().is_symlink() && shared.jail.resolve(&rel).is_err() {
+            continue; // leads outside the root
+        }
+        if out.files.len() >= shared.config.max_files {
+            out.truncated = true;
+            break;
+        }
+        out.files.push(entry.path().to_path_buf());
+    }
+    out
+}
+
+/// The resource for a served file (none for directories, missing files and
+/// files over the size cap).
+pub(crate) fn resource_for(shared: &Arc<Shared>, path: &Path) -> Option<Resource> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > shared.config.max_file_bytes {
+        return None;
+    }
+    let rel = shared.jail.relative(path)?;
+    let uri = shared.jail.uri_of(path);
+    let s = shared.clone();
+    let resource = Resource::new(uri, rel.clone(), move |uri, _ctx| {
+        let s = s.clone();
+        async move {
+            let path = s.jail.resolve_uri(&uri).map_err(|e| jail_error(&uri, e))?;
+            let contents =
+                files::read_contents(&path, &uri, s.config.max_file_bytes).map_err(HandlerError::invalid_params)?;
+            Ok(vec![contents])
+        }
+    })
+    .with_mime_type(files::mime_of(path))
+    .with_title(rel);
+    Some(resource.with_size(meta.len()))
+}
+
+/// A jail refusal as a protocol error.
+pub(crate) fn jail_error(uri: &str, e: JailError) -> HandlerError {
+    match e {
+        JailError::NotFound(_) => ProtocolError::ResourceNotFound { uri: uri.to_owned() }.into(),
+        other => HandlerError::invalid_params(other.to_string()),
+    }
+}
+
+/// Builds the catalog of `config.root` and starts its watcher.
+pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
+    let jail = Jail::new(Path::new(&config.root)).map_err(|e| format!("fs.root {:?}: {e}", config.root))?;
+    let rules = FileRules::new(config)?;
+    let shared = Arc::new(Shared { jail, rules, config: config.clone() });
+    let catalog = Arc::new(Catalog::new());
+    let found = walk(&shared, shared.jail.root(), log);
+    if found.truncated {
+        warn!(log, "fs.max_files reached; later files are not served"; "max_files" => config.max_files);
+    }
+    for file in &found.files {
+        if let Some(r) = resource_for(&shared, file) {
+            catalog.add_resource(r);
+        }
+    }
+    tools::add(&catalog, &shared);
+    let s = shared.clone();
+    catalog.set_resolver(Arc::new(move |uri| {
+        // Only file:// URIs are ours; explain refusals instead of "not found".
+        if !uri.starts_with("file:") {
+            return None;
+        }
+        match s.jail.resolve_uri(uri) {
+            Err(JailError::NotFound(_)) => None,
+            Err(e) => Some(Err(jail_error(uri, e))),
+            Ok(path) => {
+                let rel = s.jail.relative(&path)?;
+                if !s.rules.serves(&rel) {
+                    return Some(Err(HandlerError::invalid_params(format!(
+                        "{uri} is not served (excluded by fs.include/fs.exclude)"
+                    ))));
+                }
+                resource_for(&s, &path).map(Ok)
+            }
+        }
+    }));
+    info!(log, "serving a directory"; "root" => %shared.jail.root().display(), "files" => found.files.len());
+    if config.watch {
+        watch::start(shared.clone(), Arc::downgrade(&catalog), found.dirs, log.clone())?;
+    }
+    Ok(catalog)
+}

@@ -1,0 +1,217 @@
+//! The `fs` catalog's tools: `read_file`, `list_dir` and `search`. Every
+//! path goes through the [`Jail`](super::Jail) and the file rules; failures
+//! the model can act on are tool execution errors (`isError: true`).
+
+use std::sync::Arc;
+
+use mcp_protocol::model::content::{Content, ResourceContents};
+use mcp_protocol::model::tools::CallToolResult;
+use mcp_protocol::pagination::paginate;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{files, walk, Shared};
+use crate::catalog::{Catalog, Tool};
+
+/// Arguments of `read_file`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(crate) struct ReadFileArgs {
+    /// Path relative to the served root.
+    pub(crate) path: String,
+}
+
+/// Arguments of `list_dir`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub(crate) struct ListDirArgs {
+    /// Directory relative to the served root (default: the root).
+    #[serde(default)]
+    pub(crate) path: Option<String>,
+    /// The `nextCursor` of the previous page.
+    #[serde(default)]
+    pub(crate) cursor: Option<String>,
+}
+
+/// Arguments of `search`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SearchArgs {
+    /// Text to find (a regular expression when `regex` is true).
+    pub(crate) query: String,
+    /// Treat `query` as a regular expression. Default: false (substring).
+    #[serde(default)]
+    pub(crate) regex: bool,
+    /// Directory to search, relative to the root (default: the root).
+    #[serde(default)]
+    pub(crate) path: Option<String>,
+    /// Most matches to return (capped by the server's `fs.search_max_results`).
+    #[serde(default)]
+    pub(crate) max_results: Option<usize>,
+}
+
+const LIST_PAGE: usize = 100;
+
+fn read_file(shared: &Shared, args: ReadFileArgs) -> CallToolResult {
+    let path = match shared.jail.resolve(&args.path) {
+        Ok(p) => p,
+        Err(e) => return CallToolResult::error(e.to_string()),
+    };
+    let rel = shared.jail.relative(&path).unwrap_or_default();
+    if !shared.rules.serves(&rel) {
+        return CallToolResult::error(format!("{:?} is not served (excluded by fs.include/fs.exclude)", args.path));
+    }
+    let uri = shared.jail.uri_of(&path);
+    match files::read_contents(&path, &uri, shared.config.max_file_bytes) {
+        Ok(ResourceContents::Text { text, .. }) => CallToolResult::text(text),
+        Ok(blob) => CallToolResult::success(vec![Content::resource(blob)]),
+        Err(e) => CallToolResult::error(e),
+    }
+}
+
+fn list_dir(shared: &Shared, args: ListDirArgs) -> CallToolResult {
+    let rel = args.path.unwrap_or_default();
+    let dir = if rel.is_empty() || rel == "." {
+        shared.jail.root().to_path_buf()
+    } else {
+        match shared.jail.resolve(&rel) {
+            Ok(p) => p,
+            Err(e) => return CallToolResult::error(e.to_string()),
+        }
+    };
+    let read = match std::fs::read_dir(&dir) {
+        Ok(r) => r,
+        Err(e) => return CallToolResult::error(format!("{rel:?}: {e}")),
+    };
+    let mut entries: Vec<(String, &'static str, u64)> = read
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let path = e.path();
+            let child = shared.jail.relative(&path)?;
+            if e.file_type().ok()?.is_symlink() && shared.jail.resolve(&child).is_err() {
+                return None; // leads outside the root
+            }
+            let meta = std::fs::metadata(&path).ok()?;
+            if meta.is_dir() {
+                shared.rules.enters(&child).then(|| (e.file_name().to_string_lossy().into_owned(), "directory", 0))
+            } else {
+                shared.rules.serves(&child).then(|| (e.file_name().to_string_lossy().into_owned(), "file", meta.len()))
+            }
+        })
+        .collect();
+    entries.sort();
+    let page = match paginate(&entries, |e| e.0.as_str(), args.cursor.as_deref(), LIST_PAGE) {
+        Ok(p) => p,
+        Err(e) => return CallToolResult::error(e.to_string()),
+    };
+    let text: Vec<String> = page
+        .items
+        .iter()
+        .map(|(n, k, size)| if *k == "directory" { format!("{n}/") } else { format!("{n}\t{size}") })
+        .collect();
+    let structured = json!({
+        "entries": page.items.iter().map(|(n, k, size)| json!({"name": n, "kind": k, "size": size})).collect::<Vec<_>>(),
+        "nextCursor": page.next_cursor,
+    });
+    CallToolResult {
+        content: vec![Content::text(text.join("\n"))],
+        structured_content: Some(structured),
+        is_error: None,
+    }
+}
+
+fn search(shared: &Shared, args: SearchArgs, cancel: &tokio_util::sync::CancellationToken) -> CallToolResult {
+    let from = match args.path.as_deref().filter(|p| !p.is_empty() && *p != ".") {
+        None => shared.jail.root().to_path_buf(),
+        Some(p) => match shared.jail.resolve(p) {
+            Ok(p) => p,
+            Err(e) => return CallToolResult::error(e.to_string()),
+        },
+    };
+    let matcher: Box<dyn Fn(&str) -> bool> = if args.regex {
+        match regex::RegexBuilder::new(&args.query).size_limit(1 << 20).build() {
+            Ok(re) => Box::new(move |line| re.is_match(line)),
+            Err(e) => return CallToolResult::error(format!("invalid regular expression: {e}")),
+        }
+    } else {
+        let q = args.query.clone();
+        Box::new(move |line| line.contains(q.as_str()))
+    };
+    let limit = args.max_results.unwrap_or(shared.config.search_max_results).clamp(1, shared.config.search_max_results);
+    let mut matches = Vec::new();
+    let mut truncated = false;
+    'files: for file in walk(shared, &from, &slog::Logger::root(slog::Discard, slog::o!())).files {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let Ok(meta) = std::fs::metadata(&file) else { continue };
+        if meta.len() > shared.config.max_file_bytes {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        let rel = shared.jail.relative(&file).unwrap_or_default();
+        for (i, line) in text.lines().enumerate() {
+            if matcher(line) {
+                if matches.len() == limit {
+                    truncated = true;
+                    break 'files;
+                }
+                let shown: String = line.chars().take(200).collect();
+                matches.push(json!({"path": rel, "line": i + 1, "text": shown}));
+            }
+        }
+    }
+    let text: Vec<String> = matches
+        .iter()
+        .map(|m| format!("{}:{}: {}", m["path"].as_str().unwrap_or(""), m["line"], m["text"].as_str().unwrap_or("")))
+        .collect();
+    let summary = if matches.is_empty() { "no matches".to_string() } else { text.join("\n") };
+    CallToolResult {
+        content: vec![Content::text(summary)],
+        structured_content: Some(json!({"matches": matches, "truncated": truncated})),
+        is_error: None,
+    }
+}
+
+/// Adds the tools to `catalog`.
+pub(crate) fn add(catalog: &Catalog, shared: &Arc<Shared>) {
+    let s = shared.clone();
+    catalog.add_tool(
+        Tool::new(
+            "read_file",
+            "Reads a file under the served root (path relative to the root)",
+            move |a: ReadFileArgs, _| {
+                let s = s.clone();
+                async move { Ok(read_file(&s, a)) }
+            },
+        )
+        .with_annotations(json!({"readOnlyHint": true})),
+    );
+    let s = shared.clone();
+    catalog.add_tool(
+        Tool::new(
+            "list_dir",
+            "Lists a directory under the served root, 100 entries per page",
+            move |a: ListDirArgs, _| {
+                let s = s.clone();
+                async move { Ok(list_dir(&s, a)) }
+            },
+        )
+        .with_annotations(json!({"readOnlyHint": true})),
+    );
+    let s = shared.clone();
+    catalog.add_tool(
+        Tool::new(
+            "search",
+            "Searches the served files for a substring or regular expression; returns path:line: text, bounded",
+            move |a: SearchArgs, ctx| {
+                let s = s.clone();
+                async move {
+                    let cancel = ctx.cancellation().clone();
+                    // File I/O runs off the actor thread; cancellation stops it between files.
+                    let result = actix_rt::task::spawn_blocking(move || search(&s, a, &cancel)).await;
+                    Ok(result.unwrap_or_else(|e| CallToolResult::error(format!("search failed: {e}"))))
+                }
+            },
+        )
+        .with_annotations(json!({"readOnlyHint": true})),
+    );
+}

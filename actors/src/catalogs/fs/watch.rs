@@ -1,0 +1,105 @@
+//! Turns filesystem changes under the root into catalog changes: a created
+//! or deleted file adds or removes its resource (the catalog then publishes
+//! `resources/list_changed`), an edited file publishes `resources/updated`
+//! for its URI. Each served directory is watched on its own (excluded trees
+//! such as `target/` cost no watches); new directories are added as they
+//! appear. The watcher thread ends when the catalog is dropped.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use notify::event::{EventKind, ModifyKind};
+use notify::{RecursiveMode, Watcher};
+use slog::{debug, warn, Logger};
+
+use super::Shared;
+use crate::catalog::Catalog;
+
+/// Starts watching `dirs`.
+pub(crate) fn start(
+    shared: Arc<Shared>,
+    catalog: Weak<Catalog>,
+    dirs: Vec<PathBuf>,
+    log: Logger,
+) -> Result<(), String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut watcher = notify::recommended_watcher(tx).map_err(|e| format!("filesystem watcher: {e}"))?;
+    for dir in &dirs {
+        if let Err(e) = watcher.watch(dir, RecursiveMode::NonRecursive) {
+            warn!(log, "cannot watch directory"; "dir" => %dir.display(), "error" => %e);
+        }
+    }
+    std::thread::Builder::new()
+        .name("actix-mcp-fs-watch".into())
+        .spawn(move || loop {
+            match rx.recv_timeout(Duration::from_secs(1)) {
+                Ok(Ok(event)) => {
+                    let Some(catalog) = catalog.upgrade() else { break };
+                    for path in &event.paths {
+                        apply(&shared, &catalog, &mut watcher, path, &event.kind, &log);
+                    }
+                }
+                Ok(Err(e)) => warn!(log, "filesystem watcher error"; "error" => %e),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) if catalog.strong_count() > 0 => {}
+                Err(_) => break,
+            }
+        })
+        .map_err(|e| format!("filesystem watcher thread: {e}"))?;
+    Ok(())
+}
+
+fn apply(
+    shared: &Arc<Shared>,
+    catalog: &Catalog,
+    watcher: &mut impl Watcher,
+    path: &Path,
+    kind: &EventKind,
+    log: &Logger,
+) {
+    if matches!(kind, EventKind::Access(_)) {
+        return;
+    }
+    let Some(rel) = shared.jail.relative(path) else { return };
+    if path.is_dir() {
+        if matches!(kind, EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))) && shared.rules.enters(&rel) {
+            let _ = watcher.watch(path, RecursiveMode::NonRecursive);
+            // Files may have landed before the watch did.
+            for file in super::walk(shared, path, log).files {
+                if catalog.resource(&shared.jail.uri_of(&file)).is_none() {
+                    if let Some(r) = super::resource_for(shared, &file) {
+                        catalog.add_resource(r);
+                    }
+                }
+            }
+        }
+        return;
+    }
+    if !shared.rules.serves(&rel) {
+        return;
+    }
+    let uri = shared.jail.uri_of(path);
+    let present = catalog.resource(&uri).is_some();
+    match super::resource_for(shared, path) {
+        Some(resource) if !present => {
+            debug!(log, "file appeared"; "path" => &rel);
+            catalog.add_resource(resource);
+        }
+        Some(resource) => {
+            if matches!(kind, EventKind::Modify(ModifyKind::Metadata(_))) {
+                return;
+            }
+            debug!(log, "file changed"; "path" => &rel);
+            if resource.definition().size != catalog.resource(&uri).and_then(|r| r.definition().size) {
+                // Keep the listed size accurate without announcing a list change.
+                catalog.replace_resource_quietly(resource);
+            }
+            catalog.notify_resource_updated(&uri);
+        }
+        None if present => {
+            debug!(log, "file gone"; "path" => &rel);
+            catalog.remove_resource(&uri);
+        }
+        None => {}
+    }
+}

@@ -1,0 +1,192 @@
+//! The `fs` catalog over real loopback HTTP against a temporary directory:
+//! files as resources, the tools, path-escape refusals, and the watcher
+//! turning edits into `resources/updated` and new files into
+//! `resources/list_changed` for the subscriptions that asked.
+
+mod common;
+
+use std::path::PathBuf;
+
+use actix_mcp::config::FsConfig;
+use common::*;
+use futures::StreamExt;
+use serde_json::{json, Value};
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("actix-mcp-fs-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(p.join("sub")).unwrap();
+        std::fs::create_dir_all(p.join("target/debug")).unwrap();
+        std::fs::write(p.join("hello.txt"), "hello world\nsecond line\n").unwrap();
+        std::fs::write(p.join("sub/data.json"), "{\"k\": 1}").unwrap();
+        std::fs::write(p.join("image.png"), [0x89u8, b'P', b'N', b'G', 0, 1, 2]).unwrap();
+        std::fs::write(p.join("target/debug/build.log"), "excluded").unwrap();
+        std::fs::write(p.join("big.txt"), "x".repeat(5000)).unwrap();
+        std::fs::write(std::env::temp_dir().join(format!("actix-mcp-secret-{}", std::process::id())), "secret")
+            .unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(
+            std::env::temp_dir().join(format!("actix-mcp-secret-{}", std::process::id())),
+            p.join("escape-link"),
+        )
+        .unwrap();
+        TempDir(p.canonicalize().unwrap())
+    }
+
+    fn uri(&self, rel: &str) -> String {
+        url_of(&self.0.join(rel))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn url_of(p: &std::path::Path) -> String {
+    format!("file://{}", p.display())
+}
+
+fn start(dir: &TempDir) -> TestServer {
+    let config = FsConfig { root: dir.0.display().to_string(), max_file_bytes: 4096, ..FsConfig::default() };
+    let catalog = actix_mcp::catalogs::fs::build(&config, &actix_mcp::logging::discard()).unwrap();
+    TestServer::start(catalog, test_config())
+}
+
+fn call(id: i64, tool: &str, args: Value) -> Value {
+    request(json!(id), "tools/call", json!({"name": tool, "arguments": args}))
+}
+
+#[actix_rt::test]
+async fn files_are_resources_and_nothing_escapes_the_root() {
+    let dir = TempDir::new("resources");
+    let srv = start(&dir);
+    let r = post(&srv.url, &request(json!(1), "resources/list", json!({}))).await;
+    let names: Vec<&str> =
+        r.response()["result"]["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["hello.txt", "image.png", "sub/data.json"],
+        "excluded, oversized and escaping files are not listed"
+    );
+
+    let r = post(&srv.url, &request(json!(2), "resources/read", json!({"uri": dir.uri("hello.txt")}))).await;
+    let c = &r.response()["result"]["contents"][0];
+    assert_eq!((c["mimeType"].as_str(), c["text"].as_str()), (Some("text/plain"), Some("hello world\nsecond line\n")));
+    let r = post(&srv.url, &request(json!(3), "resources/read", json!({"uri": dir.uri("image.png")}))).await;
+    let c = &r.response()["result"]["contents"][0];
+    assert_eq!(c["mimeType"], "image/png");
+    assert!(c["blob"].as_str().is_some(), "binary files are blobs: {c}");
+
+    for (id, uri) in [
+        (4, format!("{}/../escape", dir.uri("sub"))),
+        (5, dir.uri("escape-link")),
+        (6, "file:///etc/passwd".to_string()),
+    ] {
+        let r = post(&srv.url, &request(json!(id), "resources/read", json!({"uri": uri}))).await;
+        assert_eq!((r.status, r.error_code()), (400, Some(-32602)), "{uri}: {}", r.raw);
+        let message = r.response()["error"]["message"].as_str().unwrap();
+        assert!(message.contains("escapes the served root") || message.contains("not found"), "{message}");
+    }
+    let r = post(&srv.url, &request(json!(7), "resources/read", json!({"uri": dir.uri("escape-link")}))).await;
+    assert!(r.response()["error"]["message"].as_str().unwrap().contains("escapes the served root"));
+    let r =
+        post(&srv.url, &request(json!(8), "resources/read", json!({"uri": dir.uri("target/debug/build.log")}))).await;
+    assert_eq!(r.error_code(), Some(-32602), "excluded files are not read: {}", r.raw);
+    let r = post(&srv.url, &request(json!(9), "resources/read", json!({"uri": dir.uri("nope.txt")}))).await;
+    assert_eq!(r.response()["error"]["data"]["uri"], dir.uri("nope.txt"));
+    srv.stop().await;
+}
+
+#[actix_rt::test]
+async fn tools_read_list_and_search_inside_the_root_only() {
+    let dir = TempDir::new("tools");
+    let srv = start(&dir);
+    let r = post(&srv.url, &call(1, "read_file", json!({"path": "sub/data.json"}))).await;
+    assert_eq!(r.response()["result"]["content"][0]["text"], "{\"k\": 1}");
+    for path in ["../x", "/etc/passwd", "sub/../../x", "escape-link", "target/debug/build.log"] {
+        let r = post(&srv.url, &call(2, "read_file", json!({"path": path}))).await;
+        assert_eq!(r.response()["result"]["isError"], true, "{path}: {}", r.raw);
+    }
+    let r = post(&srv.url, &call(3, "list_dir", json!({}))).await;
+    let entries = &r.response()["result"]["structuredContent"]["entries"];
+    let names: Vec<&str> = entries.as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["big.txt", "hello.txt", "image.png", "sub"]);
+    let r = post(&srv.url, &call(4, "search", json!({"query": "second"}))).await;
+    assert_eq!(
+        r.response()["result"]["structuredContent"]["matches"],
+        json!([{"path": "hello.txt", "line": 2, "text": "second line"}])
+    );
+    let r = post(&srv.url, &call(5, "search", json!({"query": "^h.llo", "regex": true}))).await;
+    assert_eq!(r.response()["result"]["structuredContent"]["matches"][0]["path"], "hello.txt");
+    let r = post(&srv.url, &call(6, "search", json!({"query": "(", "regex": true}))).await;
+    assert_eq!(r.response()["result"]["isError"], true);
+    let r = post(&srv.url, &call(7, "search", json!({"query": "x", "path": "../"}))).await;
+    assert_eq!(r.response()["result"]["isError"], true);
+    srv.stop().await;
+}
+
+async fn next_event(
+    stream: &mut (impl futures::Stream<Item = reqwest::Result<bytes::Bytes>> + Unpin),
+    buf: &mut String,
+) -> Value {
+    loop {
+        if let Some(end) = buf.find("\n\n") {
+            let event: String = buf.drain(..end + 2).collect();
+            if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data:")) {
+                return serde_json::from_str(data.trim()).unwrap();
+            }
+            continue;
+        }
+        let chunk =
+            tokio::time::timeout(std::time::Duration::from_secs(10), stream.next()).await.expect("an event").unwrap();
+        buf.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
+    }
+}
+
+#[actix_rt::test]
+async fn edits_reach_subscribers_of_that_uri_only() {
+    let dir = TempDir::new("watch");
+    let srv = start(&dir);
+    let listen = |id: i64, notifications: Value| {
+        let body = request(json!(id), "subscriptions/listen", json!({"notifications": notifications}));
+        let mut req = reqwest::Client::new().post(&srv.url).json(&body);
+        for (k, v) in standard_headers(&body) {
+            req = req.header(k, v);
+        }
+        req.send()
+    };
+    let mut hello = listen(1, json!({"resourceSubscriptions": [dir.uri("hello.txt")]})).await.unwrap().bytes_stream();
+    let mut other =
+        listen(2, json!({"resourceSubscriptions": [dir.uri("sub/data.json")], "resourcesListChanged": true}))
+            .await
+            .unwrap()
+            .bytes_stream();
+    let (mut b1, mut b2) = (String::new(), String::new());
+    assert_eq!(next_event(&mut hello, &mut b1).await["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(next_event(&mut other, &mut b2).await["method"], "notifications/subscriptions/acknowledged");
+
+    std::fs::write(dir.0.join("hello.txt"), "changed\n").unwrap();
+    let m = next_event(&mut hello, &mut b1).await;
+    assert_eq!(m["method"], "notifications/resources/updated");
+    assert_eq!(m["params"]["uri"], dir.uri("hello.txt"));
+    assert_eq!(m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 1);
+
+    // A new file: list_changed for the subscriber that asked, and it is readable.
+    std::fs::write(dir.0.join("sub/new.txt"), "new").unwrap();
+    let m = next_event(&mut other, &mut b2).await;
+    assert_eq!(m["method"], "notifications/resources/list_changed", "{m}");
+    let r = post(&srv.url, &request(json!(3), "resources/read", json!({"uri": dir.uri("sub/new.txt")}))).await;
+    assert_eq!(r.response()["result"]["contents"][0]["text"], "new");
+    // The hello.txt edit never reached the other stream: its next event is the
+    // update of its own file.
+    std::fs::write(dir.0.join("sub/data.json"), "{}").unwrap();
+    let m = next_event(&mut other, &mut b2).await;
+    assert_eq!(m["method"], "notifications/resources/updated", "{m}");
+    assert_eq!(m["params"]["uri"], dir.uri("sub/data.json"));
+    srv.stop().await;
+}
