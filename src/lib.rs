@@ -20,6 +20,7 @@
 //! - [`header`]: the `Mcp-Name` / `Mcp-Param-*` header value encoding.
 //! - [`pagination`]: opaque cursors over ordered lists.
 //! - [`model`]: wire types by spec chapter.
+//! - [`request_state`]: the integrity-protected `requestState` of multi round-trip requests.
 //! - [`subscription`]: listen filters, events, the routing table and listen-stream encoders.
 //!
 //! ```
@@ -42,6 +43,7 @@ pub mod meta;
 pub mod model;
 pub mod pagination;
 pub mod request;
+pub mod request_state;
 pub mod subscription;
 pub mod version;
 

@@ -218,3 +218,38 @@ async fn the_default_catalog_serves_a_directory() {
     assert!(p.close().await.success());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[actix_rt::test]
+async fn a_three_round_input_required_flow() {
+    let mut p = StdioChild::spawn(&[]);
+    let caps = json!({"elicitation": {}});
+    let call = |id: i64, extra: Value| {
+        let mut params = json!({"name": "test_input_required_result_multi_round", "_meta": meta_with(caps.clone())});
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    p.send(&call(1, json!({}))).await;
+    let r1 = p.recv().await;
+    assert_eq!(r1["result"]["resultType"], "input_required", "{r1}");
+    let key1 = r1["result"]["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    p.send(&call(
+        2,
+        json!({"inputResponses": {key1: {"action": "accept", "content": {"name": "Alice"}}}, "requestState": r1["result"]["requestState"]}),
+    ))
+    .await;
+    let r2 = p.recv().await;
+    assert_eq!(r2["result"]["resultType"], "input_required", "{r2}");
+    assert_ne!(r2["result"]["requestState"], r1["result"]["requestState"]);
+    let key2 = r2["result"]["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    p.send(&call(
+        3,
+        json!({"inputResponses": {key2: {"action": "accept", "content": {"color": "blue"}}}, "requestState": r2["result"]["requestState"]}),
+    ))
+    .await;
+    let r3 = p.recv().await;
+    assert_eq!(r3["result"]["resultType"], "complete", "{r3}");
+    assert_eq!(r3["result"]["content"][0]["text"], "Alice likes blue");
+    assert!(p.close().await.success());
+}

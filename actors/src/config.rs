@@ -29,6 +29,8 @@ pub struct Config {
     pub hub: HubConfig,
     /// The filesystem catalog (`catalog.name = "fs"`).
     pub fs: FsConfig,
+    /// Multi round-trip requests (`InputRequiredResult`, `requestState`).
+    pub mrtr: MrtrConfig,
 }
 
 /// `[server]`.
@@ -217,6 +219,42 @@ impl Default for FsConfig {
     }
 }
 
+/// `[mrtr]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MrtrConfig {
+    /// Base64 of the secret (at least 32 bytes) that authenticates
+    /// `requestState`. Every instance behind one load balancer needs the same
+    /// key. Empty (the default): a random key per process, which only works
+    /// for a single instance and does not survive a restart.
+    pub key: String,
+    /// How long a `requestState` stays valid, in ms. Default: 600000 (10 min).
+    pub state_ttl_ms: u64,
+}
+
+impl Default for MrtrConfig {
+    fn default() -> Self {
+        MrtrConfig { key: String::new(), state_ttl_ms: 600_000 }
+    }
+}
+
+impl MrtrConfig {
+    /// The configured key, decoded; `None` when none is configured.
+    pub fn decoded_key(&self) -> Result<Option<Vec<u8>>, ConfigError> {
+        use base64::Engine;
+        if self.key.is_empty() {
+            return Ok(None);
+        }
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(self.key.trim())
+            .map_err(|e| ConfigError(format!("mrtr.key is not base64: {e}")))?;
+        if bytes.len() < 32 {
+            return Err(ConfigError(format!("mrtr.key must decode to at least 32 bytes, got {}", bytes.len())));
+        }
+        Ok(Some(bytes))
+    }
+}
+
 /// `[catalog]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -302,6 +340,7 @@ impl Config {
                 "ACTIX_MCP_PATH" => self.http.path = value,
                 "ACTIX_MCP_CATALOG" => self.catalog.name = value,
                 "ACTIX_MCP_ROOT" => self.fs.root = value,
+                "ACTIX_MCP_MRTR_KEY" => self.mrtr.key = value,
                 "ACTIX_MCP_LOG_LEVEL" => self.log.level = value,
                 "ACTIX_MCP_LOG_FORMAT" => self.log.format = value,
                 "ACTIX_MCP_MAX_BODY_BYTES" => self.http.max_body_bytes = value.parse().map_err(|e| bad(&e))?,
@@ -337,6 +376,7 @@ impl Config {
                 return Err(ConfigError(format!("server.versions: unknown protocol version {v:?}")));
             }
         }
+        self.mrtr.decoded_key()?;
         for (name, value) in [
             ("server.page_size", self.server.page_size),
             ("http.max_body_bytes", self.http.max_body_bytes),

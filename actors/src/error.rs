@@ -18,6 +18,11 @@ pub enum HandlerError {
     Protocol(ProtocolError),
     /// A JSON-RPC error with an explicit code.
     Rpc(ErrorData),
+    /// The handler needs client input it asked for through the request
+    /// context (`elicit`, `sample`, `list_roots`, `ask`): the server answers
+    /// an `InputRequiredResult` and the client retries. Return it with `?`
+    /// from those calls, or from [`RequestContext::input_required`](crate::RequestContext::input_required).
+    InputRequired,
 }
 
 impl HandlerError {
@@ -36,6 +41,9 @@ impl HandlerError {
         match self {
             HandlerError::Protocol(p) => p.to_error_data(version.profile()),
             HandlerError::Rpc(d) => d.clone(),
+            HandlerError::InputRequired => {
+                ErrorData::internal("input was requested outside tools/call, prompts/get or resources/read")
+            }
         }
     }
 }
@@ -57,6 +65,7 @@ impl std::fmt::Display for HandlerError {
         match self {
             HandlerError::Protocol(p) => p.fmt(f),
             HandlerError::Rpc(d) => write!(f, "{} ({})", d.message, d.code.0),
+            HandlerError::InputRequired => f.write_str("client input required"),
         }
     }
 }

@@ -81,6 +81,13 @@ impl McpServer {
         // mailbox cap; these are rare and small).
         catalog.watch(move |event| to_hub.do_send(Publish { event: event.clone() }));
         let service = Arc::new(McpService::new(catalog, &config));
+        if service.generated_key {
+            slog::warn!(
+                log,
+                "no mrtr.key configured: requestState is signed with a per-process key, \
+                so multi round-trip requests only work against this single instance"
+            );
+        }
         McpServer { inner: Arc::new(Inner { service, config, log, hub }) }
     }
 

@@ -12,6 +12,7 @@ use mcp_protocol::model::completion::{CompleteParams, Completion, CompletionRef}
 use mcp_protocol::model::{CacheHints, CacheScope, DiscoverResult, Implementation, ResultType};
 use mcp_protocol::pagination::Page;
 use mcp_protocol::request::ClientRequest;
+use mcp_protocol::request_state::{self, Binding, StateKey, StatePayload};
 use mcp_protocol::subscription::SubscriptionFilter;
 use mcp_protocol::{ProtocolError, ProtocolVersion};
 use serde::Serialize;
@@ -33,6 +34,10 @@ pub struct McpService {
     list_cache: CacheHints,
     read_cache: CacheHints,
     result_meta: Value,
+    state_key: StateKey,
+    state_ttl_ms: u64,
+    /// Whether the key was generated at start (single-instance only).
+    pub generated_key: bool,
 }
 
 impl McpService {
@@ -41,7 +46,17 @@ impl McpService {
         let scope = if config.cache.scope == "private" { CacheScope::Private } else { CacheScope::Public };
         let info = Implementation::new(config.server.name.clone(), config.server.version.clone());
         let result_meta = json!({ SERVER_INFO_KEY: info });
+        let configured = config.mrtr.decoded_key().ok().flatten();
+        let generated_key = configured.is_none();
+        let key = configured.unwrap_or_else(|| {
+            let mut k = uuid::Uuid::new_v4().as_bytes().to_vec();
+            k.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
+            k
+        });
         McpService {
+            state_key: StateKey::new(key).expect("keys are validated to be at least 32 bytes"),
+            state_ttl_ms: config.mrtr.state_ttl_ms,
+            generated_key,
             catalog,
             instructions: Some(config.server.instructions.clone()).filter(|s| !s.is_empty()),
             info,
@@ -131,29 +146,46 @@ impl McpService {
                     .catalog
                     .tool(&p.name)
                     .ok_or_else(|| HandlerError::invalid_params(format!("Unknown tool: {}", p.name)))?;
-                let result = tool.call(p.arguments.unwrap_or_default(), ctx).await?;
-                self.finish(&result, None)
+                let binding = Binding::new("tools/call", &p.name, p.arguments.as_ref());
+                self.begin_round(&ctx, &binding, p.input_responses, p.request_state.as_deref())?;
+                match tool.call(p.arguments.unwrap_or_default(), ctx.clone()).await {
+                    Err(HandlerError::InputRequired) => self.input_required(&ctx, &binding),
+                    result => self.finish(&result?, None),
+                }
             }
             ClientRequest::ReadResource(p) => {
-                let (contents, cache) = if let Some(r) = self.catalog.resource(&p.uri) {
-                    ((r.reader)(p.uri.clone(), ctx).await?, r.cache)
+                let binding = Binding::new("resources/read", &p.uri, None);
+                let read = if let Some(r) = self.catalog.resource(&p.uri) {
+                    self.begin_round(&ctx, &binding, p.input_responses, p.request_state.as_deref())?;
+                    ((r.reader)(p.uri.clone(), ctx.clone()).await, r.cache)
                 } else if let Some((t, vars)) = self.catalog.match_template(&p.uri) {
-                    ((t.reader)(p.uri.clone(), vars, ctx).await?, t.cache)
+                    self.begin_round(&ctx, &binding, p.input_responses, p.request_state.as_deref())?;
+                    ((t.reader)(p.uri.clone(), vars, ctx.clone()).await, t.cache)
                 } else if let Some(resolved) = self.catalog.resolve(&p.uri) {
                     let r = resolved?;
-                    ((r.reader)(p.uri.clone(), ctx).await?, r.cache)
+                    self.begin_round(&ctx, &binding, p.input_responses, p.request_state.as_deref())?;
+                    ((r.reader)(p.uri.clone(), ctx.clone()).await, r.cache)
                 } else {
                     return Err(ProtocolError::ResourceNotFound { uri: p.uri }.into());
                 };
-                self.finish(&json!({ "contents": contents }), Some(cache.unwrap_or(self.read_cache)))
+                match read {
+                    (Err(HandlerError::InputRequired), _) => self.input_required(&ctx, &binding),
+                    (contents, cache) => {
+                        self.finish(&json!({ "contents": contents? }), Some(cache.unwrap_or(self.read_cache)))
+                    }
+                }
             }
             ClientRequest::GetPrompt(p) => {
                 let prompt = self
                     .catalog
                     .prompt(&p.name)
                     .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)))?;
-                let result = prompt.get(p.arguments, ctx).await?;
-                self.finish(&result, None)
+                let binding = Binding::new("prompts/get", &p.name, p.arguments.as_ref());
+                self.begin_round(&ctx, &binding, p.input_responses, p.request_state.as_deref())?;
+                match prompt.get(p.arguments, ctx.clone()).await {
+                    Err(HandlerError::InputRequired) => self.input_required(&ctx, &binding),
+                    result => self.finish(&result?, None),
+                }
             }
             ClientRequest::Complete(p) => {
                 let completion = self.complete(&p)?;
@@ -164,6 +196,57 @@ impl McpService {
             }
             other => Err(ProtocolError::MethodNotFound(other.method().to_owned()).into()),
         }
+    }
+
+    /// Verifies `requestState` (refused → -32602, before any handler runs),
+    /// checks the shape of `inputResponses`, and opens the handler's round.
+    fn begin_round(
+        &self,
+        ctx: &RequestContext,
+        binding: &Binding,
+        input_responses: Option<Value>,
+        request_state: Option<&str>,
+    ) -> Result<(), HandlerError> {
+        let (number, mut responses, state_in) = match request_state {
+            Some(token) => {
+                let p = request_state::open(token, &self.state_key, binding, now_ms()).map_err(ProtocolError::from)?;
+                (p.round + 1, p.responses, p.state)
+            }
+            None => (1, Map::new(), None),
+        };
+        match input_responses {
+            None => {}
+            Some(Value::Object(current)) => responses.extend(current),
+            Some(_) => {
+                return Err(HandlerError::invalid_params(
+                    "inputResponses must be an object of responses keyed like inputRequests",
+                ))
+            }
+        }
+        ctx.begin_round(number, responses, state_in);
+        Ok(())
+    }
+
+    /// The `InputRequiredResult` for a handler that asked for input: its
+    /// pending requests, and a fresh sealed state carrying the answers it
+    /// already used and its own state.
+    fn input_required(&self, ctx: &RequestContext, binding: &Binding) -> Result<Value, HandlerError> {
+        let round = ctx.take_round();
+        let mut payload =
+            StatePayload::new(binding, self.state_ttl_ms, now_ms(), uuid::Uuid::new_v4().simple().to_string());
+        payload.round = round.number.max(1);
+        payload.responses =
+            round.answered.iter().filter_map(|k| round.responses.get(k).map(|v| (k.clone(), v.clone()))).collect();
+        payload.state = round.state_out.or(round.state_in);
+        let mut m = Map::new();
+        m.insert("resultType".into(), Value::String("input_required".into()));
+        if !round.pending.is_empty() {
+            let requests: Map<String, Value> =
+                round.pending.iter().map(|(k, r)| (k.clone(), serde_json::to_value(r).unwrap_or_default())).collect();
+            m.insert("inputRequests".into(), Value::Object(requests));
+        }
+        m.insert("requestState".into(), Value::String(request_state::seal(&payload, &self.state_key)));
+        self.finish(&m, None)
     }
 
     fn complete(&self, p: &CompleteParams) -> Result<Completion, HandlerError> {
@@ -220,6 +303,11 @@ impl McpService {
         }
         Ok(value)
     }
+}
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 fn internal(e: serde_json::Error) -> HandlerError {

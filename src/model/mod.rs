@@ -8,6 +8,7 @@ pub mod completion;
 pub mod content;
 pub mod discover;
 pub mod logging;
+pub mod mrtr;
 pub mod progress;
 pub mod prompts;
 pub mod resources;

@@ -74,7 +74,7 @@ pub struct GetPromptParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Map<String, Value>>,
     /// MRTR: responses to earlier input requests.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::mrtr::deserialize_present")]
     pub input_responses: Option<Value>,
     /// MRTR: opaque state of an earlier round.
     #[serde(default, skip_serializing_if = "Option::is_none")]

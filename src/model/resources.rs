@@ -45,7 +45,14 @@ pub struct ResourceTemplate {
 
 /// Params of `resources/read`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReadResourceParams {
     /// The URI to read.
     pub uri: String,
+    /// MRTR: responses to the input requests of an earlier round.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::mrtr::deserialize_present")]
+    pub input_responses: Option<serde_json::Value>,
+    /// MRTR: the opaque state of an earlier round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
 }

@@ -36,7 +36,7 @@ pub struct CallToolParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Map<String, Value>>,
     /// MRTR: responses to the input requests of an earlier round.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::mrtr::deserialize_present")]
     pub input_responses: Option<Value>,
     /// MRTR: the opaque state of an earlier round.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -8,6 +8,7 @@ use base64::Engine;
 use mcp_protocol::model::capabilities::ClientCapabilities;
 use mcp_protocol::model::content::{Content, ResourceContents};
 use mcp_protocol::model::logging::LoggingLevel;
+use mcp_protocol::model::mrtr::{CreateMessageResult, ElicitResult, InputRequest, ListRootsResult};
 use mcp_protocol::model::prompts::{GetPromptResult, PromptMessage};
 use mcp_protocol::model::tools::CallToolResult;
 use serde::Deserialize;
@@ -305,6 +306,102 @@ fn triggers(c: &Catalog) {
     );
 }
 
+fn name_schema() -> Value {
+    json!({"type": "object", "properties": {"name": {"type": "string", "description": "Your name"}}, "required": ["name"]})
+}
+
+fn mrtr_tool<F>(name: &str, description: &str, f: F) -> Tool
+where
+    F: Fn(RequestContext) -> Result<CallToolResult, crate::error::HandlerError> + Send + Sync + Copy + 'static,
+{
+    Tool::raw(name, description, no_args(), move |_, ctx| async move { f(ctx) })
+}
+
+/// The multi round-trip (InputRequiredResult) fixture of the conformance suite.
+fn input_required(c: &Catalog) {
+    c.add_tool(mrtr_tool("test_input_required_result_elicitation", "Asks the user's name, then greets them", |ctx| {
+        let answer = ctx.elicit("user_name", "What is your name?", name_schema())?;
+        Ok(match answer.string("name") {
+            Some(name) => CallToolResult::text(format!("Hello, {name}!")),
+            None => CallToolResult::text(format!("No name given ({:?}).", answer.action)),
+        })
+    }));
+    c.add_tool(mrtr_tool("test_input_required_result_sampling", "Asks the client's model a question", |ctx| {
+        let answer = ctx.sample("sample_request", "What is the capital of France?", 100)?;
+        Ok(CallToolResult::text(format!("LLM response: {}", answer.text().unwrap_or("(non-text content)"))))
+    }));
+    c.add_tool(mrtr_tool("test_input_required_result_list_roots", "Asks the client for its roots", |ctx| {
+        let roots = ctx.list_roots("roots_request")?;
+        Ok(CallToolResult::text(format!("Found {} root(s)", roots.roots.len())))
+    }));
+    c.add_tool(mrtr_tool(
+        "test_input_required_result_request_state",
+        "Asks for confirmation, carrying requestState",
+        |ctx| {
+            let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]});
+            let answer = ctx.elicit("confirm", "Proceed?", schema)?;
+            let ok = answer.content.as_ref().and_then(|c| c.get("ok")).and_then(Value::as_bool).unwrap_or(false);
+            Ok(CallToolResult::text(format!("Confirmed: {ok}")))
+        },
+    ));
+    c.add_tool(mrtr_tool(
+        "test_input_required_result_multiple_inputs",
+        "Asks for a name, a sampled greeting and the roots at once",
+        |ctx| {
+            let name =
+                ctx.ask::<ElicitResult>("user_name", InputRequest::elicit_form("What is your name?", name_schema()))?;
+            let greeting = ctx
+                .ask::<CreateMessageResult>("greeting", InputRequest::sample_text("Write a one-line greeting.", 50))?;
+            let roots = ctx.ask::<ListRootsResult>("client_roots", InputRequest::list_roots())?;
+            let (Some(name), Some(greeting), Some(roots)) = (name, greeting, roots) else {
+                return Err(ctx.input_required());
+            };
+            Ok(CallToolResult::text(format!(
+                "{} {} ({} root(s))",
+                greeting.text().unwrap_or("Hello"),
+                name.string("name").unwrap_or("stranger"),
+                roots.roots.len()
+            )))
+        },
+    ));
+    c.add_tool(mrtr_tool("test_input_required_result_multi_round", "Asks a name, then a favourite colour", |ctx| {
+        let name = ctx.elicit("step1", "What is your name?", name_schema())?;
+        let color_schema =
+            json!({"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]});
+        let color = ctx.elicit("step2", "What is your favourite colour?", color_schema)?;
+        Ok(CallToolResult::text(format!(
+            "{} likes {}",
+            name.string("name").unwrap_or("someone"),
+            color.string("color").unwrap_or("no colour")
+        )))
+    }));
+    c.add_tool(mrtr_tool(
+        "test_input_required_result_tampered_state",
+        "Carries an integrity-protected requestState (tampering is refused)",
+        |ctx| {
+            let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
+            let answer = ctx.elicit("confirm", "Continue?", schema)?;
+            Ok(CallToolResult::text(format!("Continued ({:?})", answer.action)))
+        },
+    ));
+    c.add_tool(mrtr_tool(
+        "test_input_required_result_capabilities",
+        "Asks only for input kinds the client declared",
+        |ctx| {
+            if ctx.can_elicit() {
+                let a = ctx.elicit("user_name", "What is your name?", name_schema())?;
+                Ok(CallToolResult::text(format!("Hello, {}!", a.string("name").unwrap_or("stranger"))))
+            } else if ctx.can_sample() {
+                let a = ctx.sample("sample_request", "Say hello.", 50)?;
+                Ok(CallToolResult::text(format!("LLM response: {}", a.text().unwrap_or(""))))
+            } else {
+                let roots = ctx.list_roots("roots_request")?;
+                Ok(CallToolResult::text(format!("Found {} root(s)", roots.roots.len())))
+            }
+        },
+    ));
+}
+
 fn resources(c: &Catalog) {
     c.add_resource(
         Resource::text(
@@ -394,6 +491,17 @@ fn prompts(c: &Catalog) {
         })
         .with_argument("resourceUri", "URI of the resource to embed", true),
     );
+    c.add_prompt(Prompt::new(
+        "test_input_required_result_prompt",
+        "Asks the user for context before rendering",
+        |_, ctx| async move {
+            let schema =
+                json!({"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]});
+            let answer = ctx.elicit("user_context", "What context should the prompt use?", schema)?;
+            let context = answer.string("context").unwrap_or("(none)").to_owned();
+            Ok(GetPromptResult { description: None, messages: vec![text_message(format!("Context: {context}"))] })
+        },
+    ));
     c.add_prompt(Prompt::new("test_prompt_with_image", "A prompt with an image", |_, _| async {
         Ok(GetPromptResult {
             description: None,
@@ -410,6 +518,7 @@ pub fn catalog() -> Catalog {
     let c = Catalog::new();
     tools(&c);
     triggers(&c);
+    input_required(&c);
     resources(&c);
     prompts(&c);
     c

@@ -1,0 +1,242 @@
+//! `requestState` for multi round-trip requests: an opaque string the client
+//! echoes back, treated as attacker-controlled. It is a base64url JSON
+//! payload and an HMAC-SHA256 tag over it (`payload.tag`), bound to the
+//! method, the tool/prompt name or URI, and a digest of the arguments, with
+//! an expiry. Anything that fails verification is refused before a handler
+//! runs. No server memory is involved: any instance holding the key can
+//! continue a flow another instance started.
+//!
+//! ```
+//! use mcp_protocol::request_state::{open, seal, Binding, StateKey, StatePayload};
+//!
+//! let key = StateKey::new(vec![7; 32]).unwrap();
+//! let binding = Binding::new("tools/call", "greet", None);
+//! let payload = StatePayload::new(&binding, 60_000, 1_000, "nonce-1".into());
+//! let token = seal(&payload, &key);
+//! assert_eq!(open(&token, &key, &binding, 2_000).unwrap(), payload);
+//! assert!(open(&format!("{token}-TAMPERED"), &key, &binding, 2_000).is_err());
+//! ```
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::error::ProtocolError;
+
+type HmacSha256 = Hmac<Sha256>;
+
+const VERSION: u8 = 1;
+
+/// The secret that authenticates states. At least 32 bytes.
+#[derive(Clone)]
+pub struct StateKey(Vec<u8>);
+
+impl std::fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StateKey(..)")
+    }
+}
+
+impl StateKey {
+    /// A key from raw bytes; shorter than 32 bytes is refused.
+    pub fn new(bytes: Vec<u8>) -> Result<Self, String> {
+        if bytes.len() < 32 {
+            return Err(format!("a requestState key needs at least 32 bytes, got {}", bytes.len()));
+        }
+        Ok(StateKey(bytes))
+    }
+}
+
+/// What a state is bound to: the request it may continue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    /// The method (`tools/call`, `prompts/get`, `resources/read`).
+    pub method: String,
+    /// The tool or prompt name, or the resource URI.
+    pub name: String,
+    /// Hex SHA-256 of the canonical JSON of the arguments.
+    pub args_digest: String,
+}
+
+impl Binding {
+    /// Binds to a method, a name and arguments (absent = `{}`).
+    pub fn new(method: &str, name: &str, args: Option<&Map<String, Value>>) -> Self {
+        // serde_json's Map is ordered by key, so this encoding is canonical.
+        let canonical = match args {
+            Some(a) => serde_json::to_string(a).unwrap_or_default(),
+            None => "{}".to_owned(),
+        };
+        let digest = Sha256::digest(canonical.as_bytes());
+        Binding { method: method.to_owned(), name: name.to_owned(), args_digest: hex(&digest) }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The authenticated content of a state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatePayload {
+    /// Format version.
+    pub v: u8,
+    /// Bound method.
+    pub m: String,
+    /// Bound name or URI.
+    pub n: String,
+    /// Bound argument digest.
+    pub a: String,
+    /// Expiry, milliseconds since the Unix epoch.
+    pub exp: u64,
+    /// Makes every issued state distinct.
+    pub nonce: String,
+    /// Which round issued it (1 for the first input request).
+    pub round: u32,
+    /// Input responses gathered in earlier rounds, by key.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub responses: Map<String, Value>,
+    /// The handler's own state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<Value>,
+}
+
+impl StatePayload {
+    /// A first-round payload for `binding`, valid for `ttl_ms` from `now_ms`.
+    pub fn new(binding: &Binding, ttl_ms: u64, now_ms: u64, nonce: String) -> Self {
+        StatePayload {
+            v: VERSION,
+            m: binding.method.clone(),
+            n: binding.name.clone(),
+            a: binding.args_digest.clone(),
+            exp: now_ms.saturating_add(ttl_ms),
+            nonce,
+            round: 1,
+            responses: Map::new(),
+            state: None,
+        }
+    }
+}
+
+/// Why a state was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateError {
+    /// Not of the form `payload.tag`, or undecodable.
+    Malformed,
+    /// The tag does not authenticate the payload.
+    BadSignature,
+    /// Issued for another method, name or arguments.
+    WrongRequest,
+    /// Past its expiry.
+    Expired,
+}
+
+impl From<StateError> for ProtocolError {
+    fn from(e: StateError) -> Self {
+        let why = match e {
+            StateError::Malformed => "is malformed",
+            StateError::BadSignature => "failed verification",
+            StateError::WrongRequest => "was issued for a different request",
+            StateError::Expired => "has expired",
+        };
+        ProtocolError::InvalidParams(format!("requestState {why}; retry the original request without it"))
+    }
+}
+
+fn mac(key: &StateKey, data: &[u8]) -> HmacSha256 {
+    let mut m = HmacSha256::new_from_slice(&key.0).expect("HMAC takes keys of any length");
+    m.update(data);
+    m
+}
+
+/// Seals a payload into a state string.
+pub fn seal(payload: &StatePayload, key: &StateKey) -> String {
+    let body = URL_SAFE_NO_PAD.encode(serde_json::to_vec(payload).expect("payloads serialize"));
+    let tag = URL_SAFE_NO_PAD.encode(mac(key, body.as_bytes()).finalize().into_bytes());
+    format!("{body}.{tag}")
+}
+
+/// Verifies a state string for `binding` at `now_ms` and returns its payload.
+pub fn open(token: &str, key: &StateKey, binding: &Binding, now_ms: u64) -> Result<StatePayload, StateError> {
+    let (body, tag) = token.rsplit_once('.').ok_or(StateError::Malformed)?;
+    let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| StateError::Malformed)?;
+    mac(key, body.as_bytes()).verify_slice(&tag).map_err(|_| StateError::BadSignature)?;
+    let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| StateError::Malformed)?;
+    let payload: StatePayload = serde_json::from_slice(&json).map_err(|_| StateError::Malformed)?;
+    if payload.v != VERSION {
+        return Err(StateError::Malformed);
+    }
+    if payload.m != binding.method || payload.n != binding.name || payload.a != binding.args_digest {
+        return Err(StateError::WrongRequest);
+    }
+    if now_ms >= payload.exp {
+        return Err(StateError::Expired);
+    }
+    Ok(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn key() -> StateKey {
+        StateKey::new((0u8..32).collect()).unwrap()
+    }
+
+    fn sealed() -> (String, Binding) {
+        let args = json!({"city": "Paris"}).as_object().cloned();
+        let b = Binding::new("tools/call", "weather", args.as_ref());
+        let mut p = StatePayload::new(&b, 1000, 10_000, "n1".into());
+        p.responses.insert("step1".into(), json!({"action": "accept", "content": {"name": "Alice"}}));
+        p.state = Some(json!({"count": 1}));
+        (seal(&p, &key()), b)
+    }
+
+    #[test]
+    fn round_trips() {
+        let (t, b) = sealed();
+        let p = open(&t, &key(), &b, 10_500).unwrap();
+        assert_eq!(p.responses["step1"]["content"]["name"], "Alice");
+        assert_eq!(p.state, Some(json!({"count": 1})));
+    }
+
+    #[test]
+    fn every_kind_of_tampering_is_refused() {
+        let (t, b) = sealed();
+        let k = key();
+        // flip each byte in turn (payload and tag)
+        for i in 0..t.len() {
+            let mut bytes = t.clone().into_bytes();
+            bytes[i] = if bytes[i] == b'A' { b'B' } else { b'A' };
+            let flipped = String::from_utf8(bytes).unwrap();
+            if flipped != t {
+                assert!(open(&flipped, &k, &b, 10_500).is_err(), "byte {i} flipped was accepted");
+            }
+        }
+        for bad in
+            [&t[..t.len() - 1], &t[..t.len() / 2], &t[1..], "", ".", "abc", &format!("{t}-TAMPERED"), &format!("{t}A")]
+        {
+            assert!(open(bad, &k, &b, 10_500).is_err(), "{bad:?} was accepted");
+        }
+        // another tool, other arguments, another method
+        let other_tool = Binding::new("tools/call", "other", json!({"city": "Paris"}).as_object());
+        assert_eq!(open(&t, &k, &other_tool, 10_500), Err(StateError::WrongRequest));
+        let other_args = Binding::new("tools/call", "weather", json!({"city": "Rome"}).as_object());
+        assert_eq!(open(&t, &k, &other_args, 10_500), Err(StateError::WrongRequest));
+        let other_method = Binding::new("prompts/get", "weather", json!({"city": "Paris"}).as_object());
+        assert_eq!(open(&t, &k, &other_method, 10_500), Err(StateError::WrongRequest));
+        // replay after expiry
+        assert_eq!(open(&t, &k, &b, 11_000), Err(StateError::Expired));
+        // another key
+        let k2 = StateKey::new(vec![9; 32]).unwrap();
+        assert_eq!(open(&t, &k2, &b, 10_500), Err(StateError::BadSignature));
+    }
+
+    #[test]
+    fn short_keys_are_refused() {
+        assert!(StateKey::new(vec![1; 16]).is_err());
+    }
+}
