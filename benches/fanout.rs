@@ -81,7 +81,7 @@ fn fanout(c: &mut Criterion) {
                     for _ in 0..iters {
                         let goal = pushed.load(Ordering::Acquire) + n;
                         target.store(goal, Ordering::Release);
-                        hub.do_send(Publish { event: Event::ToolsListChanged });
+                        hub.do_send(Publish::local(Event::ToolsListChanged));
                         while pushed.load(Ordering::Acquire) < goal {
                             done.notified().await;
                         }

@@ -122,6 +122,45 @@ impl Event {
     }
 }
 
+/// The version of [`WireEvent`] this crate writes.
+pub const WIRE_VERSION: u8 = 1;
+
+/// An event as it travels between server instances: compact JSON with a
+/// format version and the publishing instance, so an instance can skip its
+/// own events (`{"v":1,"o":"<origin>","e":{"kind":"resource_updated","uri":"…"}}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireEvent {
+    /// Format version.
+    pub v: u8,
+    /// The instance that observed the event.
+    pub o: String,
+    /// The event.
+    pub e: Event,
+    /// Identifies one observation of an external source shared by several
+    /// instances (e.g. a file's modification time and size), so that the
+    /// same change seen by each of them is delivered once. Absent: never
+    /// coalesced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<String>,
+}
+
+impl WireEvent {
+    /// Encodes `event` observed by instance `origin`, with its observation key.
+    pub fn encode(origin: &str, event: &Event, key: Option<&str>) -> Vec<u8> {
+        let w = WireEvent { v: WIRE_VERSION, o: origin.to_owned(), e: event.clone(), k: key.map(str::to_owned) };
+        serde_json::to_vec(&w).expect("events serialize")
+    }
+
+    /// Decodes bytes from another instance; unknown versions are refused.
+    pub fn decode(bytes: &[u8]) -> Result<WireEvent, String> {
+        let w: WireEvent = serde_json::from_slice(bytes).map_err(|e| format!("undecodable event: {e}"))?;
+        if w.v != WIRE_VERSION {
+            return Err(format!("unsupported event version {}", w.v));
+        }
+        Ok(w)
+    }
+}
+
 /// Identifies one listener inside a server process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ListenerId(pub uuid::Uuid);
@@ -290,6 +329,21 @@ mod tests {
         assert_eq!(t.route(&Event::ResourceUpdated { uri: "x://2".into() }).count(), 0);
         assert_eq!(t.len(), 2);
         assert!(!t.by_uri.contains_key("x://2"), "empty URI sets are dropped");
+    }
+
+    #[test]
+    fn wire_events_round_trip_and_are_versioned() {
+        let e = Event::ResourceUpdated { uri: "file:///a".into() };
+        let bytes = WireEvent::encode("node-a", &e, None);
+        assert_eq!(
+            String::from_utf8(bytes.clone()).unwrap(),
+            r#"{"v":1,"o":"node-a","e":{"kind":"resource_updated","uri":"file:///a"}}"#
+        );
+        assert_eq!(WireEvent::decode(&bytes).unwrap().e, e);
+        let keyed = WireEvent::decode(&WireEvent::encode("n", &e, Some("17:4"))).unwrap();
+        assert_eq!(keyed.k.as_deref(), Some("17:4"));
+        assert!(WireEvent::decode(br#"{"v":2,"o":"x","e":{"kind":"tools_list_changed"}}"#).is_err());
+        assert!(WireEvent::decode(b"garbage").is_err());
     }
 
     #[test]

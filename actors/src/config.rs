@@ -203,6 +203,9 @@ pub struct FsConfig {
     /// Watch the directory and publish `resources/updated` and
     /// `resources/list_changed`. Default: true.
     pub watch: bool,
+    /// A changed path is reported once it has been quiet this long, in ms
+    /// (a save made of several writes is one change). Default: 100.
+    pub debounce_ms: u64,
 }
 
 impl Default for FsConfig {
@@ -215,6 +218,7 @@ impl Default for FsConfig {
             max_files: 10_000,
             search_max_results: 100,
             watch: true,
+            debounce_ms: 100,
         }
     }
 }
@@ -290,6 +294,18 @@ pub struct HubConfig {
     /// At shutdown, ms granted to subscriptions to receive their completion
     /// result before the process exits. Default: 2000.
     pub drain_ms: u64,
+    /// Where events travel between instances: `memory` (this process only)
+    /// or `redis` (pub/sub, for several instances). Default: `memory`.
+    pub backend: String,
+    /// Redis URL for `backend = "redis"`. Default: `redis://127.0.0.1:6379/`.
+    pub redis_url: String,
+    /// Channel prefix; events go on `{prefix}:events`, so several
+    /// deployments can share one Redis. Default: `actix-mcp`.
+    pub redis_channel_prefix: String,
+    /// A change observed in a source shared by several instances (same
+    /// file, same modification time and size) seen again within this many ms
+    /// is delivered once. Default: 2000.
+    pub dedup_ms: u64,
 }
 
 impl Default for HubConfig {
@@ -301,6 +317,10 @@ impl Default for HubConfig {
             mailbox: 4096,
             keep_alive_ms: 15_000,
             drain_ms: 2000,
+            backend: "memory".into(),
+            redis_url: "redis://127.0.0.1:6379/".into(),
+            redis_channel_prefix: "actix-mcp".into(),
+            dedup_ms: 2000,
         }
     }
 }
@@ -341,6 +361,8 @@ impl Config {
                 "ACTIX_MCP_CATALOG" => self.catalog.name = value,
                 "ACTIX_MCP_ROOT" => self.fs.root = value,
                 "ACTIX_MCP_MRTR_KEY" => self.mrtr.key = value,
+                "ACTIX_MCP_HUB_BACKEND" => self.hub.backend = value,
+                "ACTIX_MCP_REDIS_URL" => self.hub.redis_url = value,
                 "ACTIX_MCP_LOG_LEVEL" => self.log.level = value,
                 "ACTIX_MCP_LOG_FORMAT" => self.log.format = value,
                 "ACTIX_MCP_MAX_BODY_BYTES" => self.http.max_body_bytes = value.parse().map_err(|e| bad(&e))?,
@@ -377,6 +399,13 @@ impl Config {
             }
         }
         self.mrtr.decoded_key()?;
+        if !["memory", "redis"].contains(&self.hub.backend.as_str()) {
+            return Err(ConfigError(format!("hub.backend must be memory or redis, not {:?}", self.hub.backend)));
+        }
+        if self.hub.backend == "redis" {
+            redis::Client::open(self.hub.redis_url.as_str())
+                .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
+        }
         for (name, value) in [
             ("server.page_size", self.server.page_size),
             ("http.max_body_bytes", self.http.max_body_bytes),
@@ -412,6 +441,12 @@ mod tests {
     fn default_toml_equals_default() {
         let text = include_str!("../../config/default.toml");
         assert_eq!(Config::from_toml(text).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn the_cluster_example_loads() {
+        let c = Config::from_toml(include_str!("../../config/cluster.toml")).unwrap();
+        assert_eq!(c.hub.backend, "redis");
     }
 
     #[test]

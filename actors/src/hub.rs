@@ -112,6 +112,17 @@ pub struct Unsubscribe {
 pub struct Publish {
     /// The event.
     pub event: Event,
+    /// The observation key of a change seen in a source shared by instances
+    /// (identical observations are delivered once); `None` for changes made
+    /// by this instance.
+    pub key: Option<String>,
+}
+
+impl Publish {
+    /// A change made by this instance.
+    pub fn local(event: Event) -> Self {
+        Publish { event, key: None }
+    }
 }
 
 /// An event from another instance, for local delivery only.
@@ -120,7 +131,15 @@ pub struct Publish {
 pub struct RemoteEvent {
     /// The event.
     pub event: Event,
+    /// Its observation key, if any.
+    pub key: Option<String>,
 }
+
+/// Events may have been missed (a backend lost its connection): every local
+/// listener gets the list_changed notifications it opted into.
+#[derive(Debug, Clone, Copy, Message)]
+#[rtype(result = "()")]
+pub struct Resync;
 
 /// Asks for the hub's counters.
 #[derive(Debug, Clone, Copy, Message)]
@@ -147,18 +166,29 @@ pub struct HubStats {
     pub lagged: u64,
     /// Listeners pruned because their mailbox was closed.
     pub pruned: u64,
+    /// Conservative resyncs after a backend outage.
+    pub resyncs: u64,
 }
 
 /// The seam between the hub and the transport of events between instances.
 pub trait HubBackend: Unpin + 'static {
-    /// Called once when the hub starts, with the address remote events go to.
-    fn start(&mut self, hub: Recipient<RemoteEvent>, log: &Logger) {
+    /// Called once when the hub starts (on its arbiter), with the hub's
+    /// address: remote events go to it as [`RemoteEvent`], and a [`Resync`]
+    /// after an outage.
+    fn start(&mut self, hub: Addr<SubscriptionHub>, log: &Logger) {
         let _ = (hub, log);
     }
 
     /// Publishes a locally observed event. Returns the events to deliver
     /// locally now.
-    fn publish(&mut self, event: Event) -> Vec<Event>;
+    fn publish(&mut self, event: Event, key: Option<&str>) -> Vec<Event>;
+
+    /// Whether an event from another instance should be delivered locally
+    /// (a backend drops a second copy of the same keyed observation).
+    fn accept_remote(&mut self, event: &Event, key: Option<&str>) -> bool {
+        let _ = (event, key);
+        true
+    }
 }
 
 /// The default backend: one process, events delivered locally.
@@ -166,7 +196,7 @@ pub trait HubBackend: Unpin + 'static {
 pub struct MemoryBackend;
 
 impl HubBackend for MemoryBackend {
-    fn publish(&mut self, event: Event) -> Vec<Event> {
+    fn publish(&mut self, event: Event, _key: Option<&str>) -> Vec<Event> {
         vec![event]
     }
 }
@@ -234,7 +264,7 @@ impl Actor for SubscriptionHub {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.set_mailbox_capacity(self.mailbox);
-        self.backend.start(ctx.address().recipient(), &self.log);
+        self.backend.start(ctx.address(), &self.log);
         debug!(self.log, "subscription hub started");
     }
 }
@@ -275,7 +305,7 @@ impl Handler<Publish> for SubscriptionHub {
     type Result = ();
 
     fn handle(&mut self, msg: Publish, _ctx: &mut Self::Context) {
-        for event in self.backend.publish(msg.event) {
+        for event in self.backend.publish(msg.event, msg.key.as_deref()) {
             self.route(event);
         }
     }
@@ -285,7 +315,21 @@ impl Handler<RemoteEvent> for SubscriptionHub {
     type Result = ();
 
     fn handle(&mut self, msg: RemoteEvent, _ctx: &mut Self::Context) {
-        self.route(msg.event);
+        if self.backend.accept_remote(&msg.event, msg.key.as_deref()) {
+            self.route(msg.event);
+        }
+    }
+}
+
+impl Handler<Resync> for SubscriptionHub {
+    type Result = ();
+
+    fn handle(&mut self, _: Resync, _ctx: &mut Self::Context) {
+        self.stats.resyncs += 1;
+        info!(self.log, "resync: sending list_changed to every listener that opted in"; "listeners" => self.table.len());
+        for event in [Event::ToolsListChanged, Event::PromptsListChanged, Event::ResourcesListChanged] {
+            self.route(event);
+        }
     }
 }
 

@@ -6,7 +6,8 @@
 //! - [`context`]: what a handler sees of its request.
 //! - [`service`]: request semantics over the catalog (no transport).
 //! - [`request`]: the per-request actor.
-//! - [`hub`], [`listener`]: the subscription hub and its listener actors.
+//! - [`hub`], [`listener`]: the subscription hub and its listener actors;
+//!   [`redis_backend`] carries hub events between instances.
 //! - [`intake`]: admission shared by the transports.
 //! - [`transport`]: Streamable HTTP + SSE, stdio.
 //! - [`server`]: the server value that ties these together.
@@ -25,6 +26,7 @@ pub mod intake;
 pub mod listener;
 pub mod logging;
 pub mod outbound;
+pub mod redis_backend;
 pub mod request;
 pub mod server;
 pub mod service;

@@ -33,6 +33,7 @@ use crate::hub::{HubBackend, HubStats, MemoryBackend, Publish, Shutdown, Stats, 
 use crate::intake::Admitted;
 use crate::listener::{ListenerActor, ListenerOutlet, ListenerSpec};
 use crate::outbound::Outbound;
+use crate::redis_backend::RedisBackend;
 use crate::request::{RequestActor, RequestSpec};
 use crate::service::McpService;
 
@@ -60,8 +61,23 @@ impl McpServer {
     ///
     /// # Panics
     /// Outside a running actix system.
+    /// The hub backend is the one `hub.backend` names (`memory` or `redis`).
     pub fn new(catalog: Arc<Catalog>, config: Config, log: slog::Logger) -> Self {
-        Self::with_backend(catalog, config, log, Box::new(MemoryBackend))
+        let backend: Box<dyn HubBackend + Send> = match config.hub.backend.as_str() {
+            "redis" => match RedisBackend::new(
+                &config.hub.redis_url,
+                &config.hub.redis_channel_prefix,
+                Duration::from_millis(config.hub.dedup_ms),
+            ) {
+                Ok(b) => Box::new(b),
+                Err(e) => {
+                    slog::error!(log, "redis backend unavailable; events stay in this process"; "error" => e);
+                    Box::new(MemoryBackend)
+                }
+            },
+            _ => Box::new(MemoryBackend),
+        };
+        Self::with_backend(catalog, config, log, backend)
     }
 
     /// A server whose hub carries events through `backend`.
@@ -79,7 +95,7 @@ impl McpServer {
         let to_hub = hub.clone();
         // Catalog changes are published, never dropped (`do_send` ignores the
         // mailbox cap; these are rare and small).
-        catalog.watch(move |event| to_hub.do_send(Publish { event: event.clone() }));
+        catalog.watch(move |event, key| to_hub.do_send(Publish { event: event.clone(), key: key.map(str::to_owned) }));
         let service = Arc::new(McpService::new(catalog, &config));
         if service.generated_key {
             slog::warn!(
@@ -119,7 +135,7 @@ impl McpServer {
     /// Publishes `notifications/resources/updated` for `uri` to every
     /// subscription whose `resourceSubscriptions` contain it.
     pub fn notify_resource_updated(&self, uri: &str) {
-        self.inner.hub.do_send(Publish { event: Event::ResourceUpdated { uri: uri.to_owned() } });
+        self.inner.hub.do_send(Publish::local(Event::ResourceUpdated { uri: uri.to_owned() }));
     }
 
     /// The hub's counters.

@@ -300,3 +300,110 @@ pub async fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// The binary serving HTTP: started with `serve --bind 127.0.0.1:0 ARGS…`,
+/// its URL read from the `listening on` line, stderr kept for log checks.
+pub struct HttpChild {
+    pub child: Child,
+    pub url: String,
+    pub stderr: Lines<BufReader<ChildStderr>>,
+}
+
+impl HttpChild {
+    pub async fn spawn(args: &[&str]) -> Self {
+        let mut child = tokio::process::Command::new(binary())
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn actix-mcp serve");
+        let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+        let url = loop {
+            let line = tokio::time::timeout(Duration::from_secs(10), stderr.next_line())
+                .await
+                .expect("a listening line within 10 s")
+                .unwrap()
+                .expect("stderr open");
+            if let Some(rest) = line.strip_prefix("listening on ") {
+                break rest.to_string();
+            }
+        };
+        HttpChild { child, url, stderr }
+    }
+
+    /// Reads stderr until a line contains `needle` (fails after 10 s).
+    pub async fn stderr_until(&mut self, needle: &str) -> String {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let line = tokio::time::timeout_at(deadline, self.stderr.next_line())
+                .await
+                .unwrap_or_else(|_| panic!("no stderr line with {needle:?} within 10 s"))
+                .unwrap()
+                .expect("stderr open");
+            if line.contains(needle) {
+                return line;
+            }
+        }
+    }
+}
+
+/// A free loopback port (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A free loopback port below the ephemeral range, for a server that is
+/// restarted on the same port: while it is down, clients retrying a connect
+/// must not be handed that port as their own (a TCP self-connect).
+pub fn free_fixed_port() -> u16 {
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let base = 20_000 + (std::process::id() % 400) as u16 * 20;
+    loop {
+        let port = base + NEXT.fetch_add(1, Ordering::Relaxed) % 4000;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+}
+
+/// An SSE stream read message by message.
+pub struct SseReader {
+    stream: std::pin::Pin<Box<dyn futures::Stream<Item = reqwest::Result<bytes::Bytes>>>>,
+    buf: String,
+}
+
+impl SseReader {
+    /// POSTs `body` with the standard headers and expects an SSE stream.
+    pub async fn open(url: &str, body: &Value) -> Self {
+        let mut req = reqwest::Client::new().post(url).json(body);
+        for (k, v) in standard_headers(body) {
+            req = req.header(k, v);
+        }
+        let resp = req.send().await.expect("request sent");
+        assert_eq!(resp.status(), 200);
+        let ct = resp.headers()["content-type"].to_str().unwrap().to_string();
+        assert!(ct.starts_with("text/event-stream"), "{ct}");
+        SseReader { stream: Box::pin(resp.bytes_stream()), buf: String::new() }
+    }
+
+    /// The next JSON message; `None` when the stream ended (fails after 10 s).
+    pub async fn next(&mut self) -> Option<Value> {
+        use futures::StreamExt;
+        loop {
+            while let Some(end) = self.buf.find("\n\n") {
+                let event: String = self.buf.drain(..end + 2).collect();
+                if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data:")) {
+                    return Some(serde_json::from_str(data.trim()).expect("one JSON message per event"));
+                }
+            }
+            match tokio::time::timeout(Duration::from_secs(10), self.stream.next()).await.expect("an event within 10 s")
+            {
+                Some(Ok(bytes)) => self.buf.push_str(&String::from_utf8_lossy(&bytes)),
+                _ => return None,
+            }
+        }
+    }
+}

@@ -41,8 +41,9 @@ use mcp_protocol::ProtocolError;
 pub type ResourceResolver =
     std::sync::Arc<dyn Fn(&str) -> Option<Result<Resource, crate::error::HandlerError>> + Send + Sync>;
 
-/// A function told of every catalog event (see [`Catalog::watch`]).
-pub type Watcher = std::sync::Arc<dyn Fn(&Event) + Send + Sync>;
+/// A function told of every catalog event and, for changes observed from an
+/// external source, the observation key (see [`Catalog::watch`]).
+pub type Watcher = std::sync::Arc<dyn Fn(&Event, Option<&str>) + Send + Sync>;
 
 /// Why an item was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,15 +152,47 @@ impl Catalog {
     }
 
     /// Calls `watcher` with every event from now on (from the thread that
-    /// made the change; keep it cheap and non-blocking).
-    pub fn watch(&self, watcher: impl Fn(&Event) + Send + Sync + 'static) {
+    /// made the change; keep it cheap and non-blocking). The second argument
+    /// is the observation key of changes seen in an external source.
+    pub fn watch(&self, watcher: impl Fn(&Event, Option<&str>) + Send + Sync + 'static) {
         self.watchers.write().unwrap_or_else(|p| p.into_inner()).push(std::sync::Arc::new(watcher));
     }
 
     fn emit(&self, event: Event) {
+        self.emit_keyed(event, None);
+    }
+
+    fn emit_keyed(&self, event: Event, key: Option<&str>) {
         let watchers = self.watchers.read().unwrap_or_else(|p| p.into_inner()).clone();
         for w in watchers {
-            w(&event);
+            w(&event, key);
+        }
+    }
+
+    /// Publishes `resources/updated` for a change observed in an external
+    /// source that other instances may observe too: `key` identifies the
+    /// observation (e.g. modification time and size), and the same key seen
+    /// by several instances is delivered once.
+    pub fn notify_resource_updated_observed(&self, uri: &str, key: &str) {
+        self.emit_keyed(Event::ResourceUpdated { uri: uri.to_owned() }, Some(key));
+    }
+
+    /// Adds a resource found in an external source (see
+    /// [`Catalog::notify_resource_updated_observed`] for `key`).
+    pub fn add_resource_observed(&self, resource: Resource, key: &str) {
+        let listed = resource.listed;
+        let old = self.write().resources.insert(resource.uri().to_owned(), resource);
+        if listed || old.as_ref().is_some_and(|r| r.listed) {
+            self.emit_keyed(Event::ResourcesListChanged, Some(key));
+        }
+    }
+
+    /// Removes a resource gone from an external source (see
+    /// [`Catalog::notify_resource_updated_observed`] for `key`).
+    pub fn remove_resource_observed(&self, uri: &str, key: &str) {
+        let old = self.write().resources.remove(uri);
+        if old.as_ref().is_some_and(|r| r.listed) {
+            self.emit_keyed(Event::ResourcesListChanged, Some(key));
         }
     }
 
@@ -365,7 +398,7 @@ mod tests {
         let c = Catalog::new();
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let s2 = seen.clone();
-        c.watch(move |e| s2.lock().unwrap().push(e.clone()));
+        c.watch(move |e, _key| s2.lock().unwrap().push(e.clone()));
         c.add_tool(tool("a"));
         c.add_tool(tool("hidden").unlisted());
         c.remove_tool("hidden");

@@ -5,9 +5,10 @@
 //! such as `target/` cost no watches); new directories are added as they
 //! appear. The watcher thread ends when the catalog is dropped.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use notify::event::{EventKind, ModifyKind};
 use notify::{RecursiveMode, Watcher};
@@ -30,19 +31,48 @@ pub(crate) fn start(
             warn!(log, "cannot watch directory"; "dir" => %dir.display(), "error" => %e);
         }
     }
+    let debounce = Duration::from_millis(shared.config.debounce_ms);
     std::thread::Builder::new()
         .name("actix-mcp-fs-watch".into())
-        .spawn(move || loop {
-            match rx.recv_timeout(Duration::from_secs(1)) {
-                Ok(Ok(event)) => {
-                    let Some(catalog) = catalog.upgrade() else { break };
-                    for path in &event.paths {
-                        apply(&shared, &catalog, &mut watcher, path, &event.kind, &log);
+        .spawn(move || {
+            // Changes are applied once a path has been quiet for `debounce`:
+            // a save made of several writes becomes one notification, and
+            // instances watching the same directory observe the same state.
+            let mut pending: HashMap<PathBuf, (EventKind, Instant)> = HashMap::new();
+            loop {
+                let wait =
+                    if pending.is_empty() { Duration::from_secs(1) } else { debounce / 2 + Duration::from_millis(1) };
+                match rx.recv_timeout(wait) {
+                    Ok(Ok(event)) => {
+                        if matches!(event.kind, EventKind::Access(_)) {
+                            continue;
+                        }
+                        for path in event.paths {
+                            let kind = match pending.get(&path) {
+                                // Keep the most telling kind: a creation or content change
+                                // outranks a later metadata-only event.
+                                Some((k, _)) if matches!(event.kind, EventKind::Modify(ModifyKind::Metadata(_))) => *k,
+                                _ => event.kind,
+                            };
+                            pending.insert(path, (kind, Instant::now()));
+                        }
+                    }
+                    Ok(Err(e)) => warn!(log, "filesystem watcher error"; "error" => %e),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+                let Some(catalog) = catalog.upgrade() else { break };
+                let now = Instant::now();
+                let ready: Vec<PathBuf> = pending
+                    .iter()
+                    .filter(|(_, (_, at))| now.duration_since(*at) >= debounce)
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                for path in ready {
+                    if let Some((kind, _)) = pending.remove(&path) {
+                        apply(&shared, &catalog, &mut watcher, &path, &kind, &log);
                     }
                 }
-                Ok(Err(e)) => warn!(log, "filesystem watcher error"; "error" => %e),
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) if catalog.strong_count() > 0 => {}
-                Err(_) => break,
             }
         })
         .map_err(|e| format!("filesystem watcher thread: {e}"))?;
@@ -68,7 +98,7 @@ fn apply(
             for file in super::walk(shared, path, log).files {
                 if catalog.resource(&shared.jail.uri_of(&file)).is_none() {
                     if let Some(r) = super::resource_for(shared, &file) {
-                        catalog.add_resource(r);
+                        catalog.add_resource_observed(r, &observation(&file));
                     }
                 }
             }
@@ -83,7 +113,7 @@ fn apply(
     match super::resource_for(shared, path) {
         Some(resource) if !present => {
             debug!(log, "file appeared"; "path" => &rel);
-            catalog.add_resource(resource);
+            catalog.add_resource_observed(resource, &observation(path));
         }
         Some(resource) => {
             if matches!(kind, EventKind::Modify(ModifyKind::Metadata(_))) {
@@ -94,12 +124,28 @@ fn apply(
                 // Keep the listed size accurate without announcing a list change.
                 catalog.replace_resource_quietly(resource);
             }
-            catalog.notify_resource_updated(&uri);
+            catalog.notify_resource_updated_observed(&uri, &observation(path));
         }
         None if present => {
             debug!(log, "file gone"; "path" => &rel);
-            catalog.remove_resource(&uri);
+            catalog.remove_resource_observed(&uri, "removed");
         }
         None => {}
+    }
+}
+
+/// What identifies one change of a file across instances watching the same
+/// directory: its modification time and size.
+fn observation(path: &Path) -> String {
+    match std::fs::metadata(path) {
+        Ok(m) => {
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            format!("{mtime}:{}", m.len())
+        }
+        Err(_) => "gone".to_owned(),
     }
 }

@@ -1,0 +1,284 @@
+//! Several instances with the Redis hub backend, with a real `redis-server`
+//! and real `actix-mcp serve` processes on loopback (and nginx round robin in
+//! front of them): cross-instance notifications exactly once, the resync
+//! after a Redis restart, and no sticky sessions needed.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+
+const KEY: &str = "Y2x1c3Rlci10ZXN0LWtleS1zaGFyZWQtYnktaW5zdGFuY2Vz"; // 36 bytes
+
+fn need(binary: &str) -> String {
+    for dir in ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"] {
+        let p = format!("{dir}/{binary}");
+        if std::path::Path::new(&p).exists() {
+            return p;
+        }
+    }
+    panic!("{binary} is required for this test (.ci/run installs it: apt-get install {binary})");
+}
+
+struct Redis {
+    child: tokio::process::Child,
+    port: u16,
+}
+
+impl Redis {
+    async fn start(port: u16) -> Self {
+        let child = tokio::process::Command::new(need("redis-server"))
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server starts");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+            assert!(tokio::time::Instant::now() < deadline, "redis-server did not listen on {port}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Redis { child, port }
+    }
+
+    async fn stop(mut self) {
+        self.child.kill().await.unwrap();
+        self.child.wait().await.unwrap();
+    }
+}
+
+fn config_file(name: &str, redis_port: u16) -> std::path::PathBuf {
+    config_file_with(name, redis_port, "[catalog]\nname = \"everything\"\n")
+}
+
+fn config_file_with(name: &str, redis_port: u16, catalog: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("actix-mcp-cluster-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}-{redis_port}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            "[server]\nname = \"{name}\"\n[hub]\nbackend = \"redis\"\nredis_url = \"redis://127.0.0.1:{redis_port}/\"\n\
+             redis_channel_prefix = \"test-{pid}\"\n[mrtr]\nkey = \"{KEY}\"\n{catalog}",
+            pid = std::process::id()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+async fn instance(name: &str, redis_port: u16) -> HttpChild {
+    started(config_file(name, redis_port)).await
+}
+
+async fn started(cfg: std::path::PathBuf) -> HttpChild {
+    let mut child = HttpChild::spawn(&["--config", cfg.to_str().unwrap()]).await;
+    child.stderr_until("redis subscription established").await;
+    child
+}
+
+fn sub_id(m: &Value) -> &Value {
+    &m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]
+}
+
+fn call(id: i64, tool: &str) -> Value {
+    request(json!(id), "tools/call", json!({"name": tool, "arguments": {}}))
+}
+
+#[actix_rt::test]
+async fn notifications_cross_instances_exactly_once_and_survive_a_redis_restart() {
+    let port = free_fixed_port();
+    let redis = Redis::start(port).await;
+    let a = instance("node-a", port).await;
+    let mut b = instance("node-b", port).await;
+
+    let listen = request(
+        json!("on-b"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["test://watched-resource"]}}),
+    );
+    let mut on_b = SseReader::open(&b.url, &listen).await;
+    assert_eq!(on_b.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
+
+    // A tool call on A updates a resource: B's listener gets it, tagged with B's id.
+    assert_eq!(post(&a.url, &call(1, "test_trigger_resource_update")).await.status, 200);
+    let m = on_b.next().await.unwrap();
+    assert_eq!(m["method"], "notifications/resources/updated", "{m}");
+    assert_eq!(m["params"]["uri"], "test://watched-resource");
+    assert_eq!(sub_id(&m), &json!("on-b"));
+    // list_changed likewise; and the previous event came only once (this is next).
+    post(&a.url, &call(2, "test_trigger_tool_change")).await;
+    let m = on_b.next().await.unwrap();
+    assert_eq!(m["method"], "notifications/tools/list_changed", "{m}");
+    assert_eq!(sub_id(&m), &json!("on-b"));
+
+    // Redis goes away: requests still succeed, local delivery goes on.
+    redis.stop().await;
+    b.stderr_until("redis subscription lost").await;
+    let r = post(&a.url, &call(3, "test_trigger_tool_change")).await;
+    assert_eq!(r.status, 200, "no request fails because Redis is down: {}", r.raw);
+    let r = post(&b.url, &request(json!(4), "tools/list", json!({}))).await;
+    assert_eq!(r.status, 200);
+
+    // Redis is back: B resyncs its listeners (the change made during the
+    // outage is not silently missed), then events flow again.
+    let redis = Redis::start(port).await;
+    b.stderr_until("redis subscription restored").await;
+    let m = on_b.next().await.unwrap();
+    assert_eq!(m["method"], "notifications/tools/list_changed", "resync: {m}");
+    post(&a.url, &call(5, "test_trigger_resource_update")).await;
+    // The change A made during the outage may still arrive, late (A's publish
+    // can land just after Redis is back): at most that one extra message.
+    let mut extra = 0;
+    loop {
+        let m = on_b.next().await.unwrap();
+        if m["method"] == "notifications/resources/updated" {
+            assert_eq!(sub_id(&m), &json!("on-b"));
+            break;
+        }
+        assert_eq!(m["method"], "notifications/tools/list_changed", "{m}");
+        extra += 1;
+        assert!(extra <= 1, "unexpected repeated notifications");
+    }
+    redis.stop().await;
+    let _ = redis.port;
+}
+
+struct Nginx {
+    child: tokio::process::Child,
+    url: String,
+}
+
+impl Nginx {
+    async fn start(upstreams: &[&str]) -> Self {
+        let port = free_port();
+        let dir = std::env::temp_dir().join(format!("actix-mcp-nginx-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(dir.join("logs")).unwrap();
+        let servers: String = upstreams.iter().map(|u| format!("server {u};\n")).collect();
+        let conf = format!(
+            "worker_processes 1;\nerror_log {d}/logs/error.log;\npid {d}/nginx.pid;\nevents {{}}\n\
+             http {{\n access_log off;\n client_body_temp_path {d}/body;\n proxy_temp_path {d}/proxy;\n\
+             fastcgi_temp_path {d}/fastcgi;\n uwsgi_temp_path {d}/uwsgi;\n scgi_temp_path {d}/scgi;\n\
+             upstream mcp {{\n{servers} keepalive 16;\n}}\n server {{\n listen 127.0.0.1:{port};\n\
+             location /mcp {{\n proxy_pass http://mcp;\n proxy_http_version 1.1;\n proxy_set_header Connection \"\";\n\
+             proxy_set_header Host $host;\n proxy_buffering off;\n proxy_cache off;\n proxy_read_timeout 1h;\n }}\n }}\n}}\n",
+            d = dir.display()
+        );
+        std::fs::write(dir.join("nginx.conf"), conf).unwrap();
+        let child = tokio::process::Command::new(need("nginx"))
+            .args(["-p", dir.to_str().unwrap(), "-c", dir.join("nginx.conf").to_str().unwrap(), "-g", "daemon off;"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("nginx starts");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+            assert!(tokio::time::Instant::now() < deadline, "nginx did not listen");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Nginx { child, url: format!("http://127.0.0.1:{port}/mcp") }
+    }
+}
+
+fn server_name(r: &Reply) -> String {
+    r.response()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].as_str().unwrap_or("?").to_string()
+}
+
+#[actix_rt::test]
+async fn round_robin_without_sticky_sessions() {
+    let port = free_fixed_port();
+    let redis = Redis::start(port).await;
+    let a = instance("node-a", port).await;
+    let b = instance("node-b", port).await;
+    let host = |u: &str| u.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+    let lb = Nginx::start(&[&host(&a.url), &host(&b.url)]).await;
+
+    // A listen stream through the balancer sees changes made through it,
+    // whichever instance each request lands on.
+    let listen = request(json!(0), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let mut stream = SseReader::open(&lb.url, &listen).await;
+    assert_eq!(stream.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
+    for i in 0..2 {
+        post(&lb.url, &call(1000 + i, "test_trigger_tool_change")).await;
+        assert_eq!(stream.next().await.unwrap()["method"], "notifications/tools/list_changed");
+    }
+
+    let mut served_by = std::collections::HashMap::<String, usize>::new();
+    let mut ok = 0;
+    let caps = json!({"elicitation": {}});
+    for i in 0..40i64 {
+        let base = i * 5;
+        let simple = [
+            request(json!(base), "server/discover", json!({})),
+            request(json!(base + 1), "tools/list", json!({})),
+            request(json!(base + 2), "tools/call", json!({"name": "test_simple_text"})),
+            request(json!(base + 3), "resources/read", json!({"uri": "test://static-text"})),
+        ];
+        for body in &simple {
+            let r = post(&lb.url, body).await;
+            assert_eq!(r.status, 200, "{}", r.raw);
+            assert!(r.response().get("result").is_some(), "{}", r.raw);
+            *served_by.entry(server_name(&r)).or_default() += 1;
+            ok += 1;
+        }
+        // A three-round MRTR flow: its rounds land on alternating instances.
+        let mtr = |id: i64, extra: Value| {
+            let mut params =
+                json!({"name": "test_input_required_result_multi_round", "_meta": meta_with(caps.clone())});
+            for (k, v) in extra.as_object().unwrap() {
+                params[k] = v.clone();
+            }
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+        };
+        let r1 = post(&lb.url, &mtr(base + 4, json!({}))).await;
+        let s1 = r1.response()["result"]["requestState"].clone();
+        let r2 = post(&lb.url, &mtr(base + 4, json!({"inputResponses": {"step1": {"action": "accept", "content": {"name": "A"}}}, "requestState": s1}))).await;
+        let s2 = r2.response()["result"]["requestState"].clone();
+        let r3 = post(&lb.url, &mtr(base + 4, json!({"inputResponses": {"step2": {"action": "accept", "content": {"color": "red"}}}, "requestState": s2}))).await;
+        assert_eq!(r3.response()["result"]["content"][0]["text"], "A likes red", "{}", r3.raw);
+        ok += 1;
+    }
+    assert_eq!(ok, 200);
+    assert_eq!(served_by.len(), 2, "both instances served: {served_by:?}");
+    assert!(served_by.values().all(|&n| n >= 40), "round robin spreads the load: {served_by:?}");
+    drop(lb.child);
+    redis.stop().await;
+}
+
+#[actix_rt::test]
+async fn a_change_in_a_shared_directory_is_delivered_once() {
+    let port = free_fixed_port();
+    let redis = Redis::start(port).await;
+    let dir = std::env::temp_dir().join(format!("actix-mcp-shared-{}-{port}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.txt"), "1").unwrap();
+    std::fs::write(dir.join("b.txt"), "1").unwrap();
+    let dir = dir.canonicalize().unwrap();
+    let catalog = format!("[catalog]\nname = \"fs\"\n[fs]\nroot = \"{}\"\n", dir.display());
+    let _a = started(config_file_with("shared-a", port, &catalog)).await;
+    let b = started(config_file_with("shared-b", port, &catalog)).await;
+    let uri = |f: &str| format!("file://{}/{f}", dir.display());
+    let listen = request(
+        json!(1),
+        "subscriptions/listen",
+        json!({"notifications": {"resourceSubscriptions": [uri("a.txt"), uri("b.txt")]}}),
+    );
+    let mut on_b = SseReader::open(&b.url, &listen).await;
+    on_b.next().await.unwrap();
+    // Both instances see the edit of a.txt; the listener gets it once: the
+    // next message after it is the edit of b.txt.
+    std::fs::write(dir.join("a.txt"), "22").unwrap();
+    let m = on_b.next().await.unwrap();
+    assert_eq!(m["params"]["uri"], uri("a.txt"), "{m}");
+    tokio::time::sleep(Duration::from_millis(300)).await; // let the other instance's copy arrive, if any
+    std::fs::write(dir.join("b.txt"), "333").unwrap();
+    let m = on_b.next().await.unwrap();
+    assert_eq!(m["params"]["uri"], uri("b.txt"), "the edit of a.txt came twice: {m}");
+    std::fs::remove_dir_all(&dir).ok();
+    redis.stop().await;
+}
