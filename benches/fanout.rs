@@ -61,6 +61,7 @@ fn fanout(c: &mut Criterion) {
                     outlet: Box::new(outlet),
                     mailbox: 64,
                     ready: None,
+                    legacy: false,
                 };
                 ListenerActor::start_with(hub.clone(), spec, &actix_mcp::logging::discard());
             }

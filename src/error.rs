@@ -30,6 +30,8 @@ impl ErrorCode {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
     /// 2026-07-28: the requested protocol version is not supported.
     pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+    /// Legacy (2025-*): resource not found.
+    pub const RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
     /// DRAFT-2026-v1: header mismatch.
     pub const DRAFT_HEADER_MISMATCH: ErrorCode = ErrorCode(-32001);
     /// DRAFT-2026-v1: missing required client capability.
@@ -151,7 +153,7 @@ impl ProtocolError {
                     .with_data(json!({ "requiredCapabilities": serde_json::to_value(required).unwrap_or_default() }))
             }
             ProtocolError::ResourceNotFound { uri } => {
-                ErrorData::new(ErrorCode::INVALID_PARAMS, format!("Resource not found: {uri}"))
+                ErrorData::new(profile.resource_not_found, format!("Resource not found: {uri}"))
                     .with_data(json!({ "uri": uri }))
             }
             ProtocolError::InvalidCursor(c) => {

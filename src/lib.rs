@@ -15,6 +15,7 @@
 //! - [`jsonrpc`]: request ids, decoding a message, encoding responses and notifications.
 //! - [`error`]: wire [`ErrorData`] and the Rust [`ProtocolError`] that maps onto it.
 //! - [`version`]: supported protocol versions and their error-code profiles.
+//! - [`legacy`]: the `initialize` era (2025-*): negotiation, its methods, one session's state.
 //! - [`meta`]: the per-request `_meta` and its validation order.
 //! - [`request`]: [`ClientRequest`], one variant per method.
 //! - [`header`]: the `Mcp-Name` / `Mcp-Param-*` header value encoding.
@@ -39,6 +40,7 @@
 pub mod error;
 pub mod header;
 pub mod jsonrpc;
+pub mod legacy;
 pub mod meta;
 pub mod model;
 pub mod pagination;

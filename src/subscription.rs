@@ -112,6 +112,15 @@ impl Event {
         }
     }
 
+    /// The notification as the legacy era sends it (no subscription tag).
+    pub fn encode_untagged(&self) -> Vec<u8> {
+        let mut params = Map::new();
+        if let Event::ResourceUpdated { uri } = self {
+            params.insert("uri".into(), Value::String(uri.clone()));
+        }
+        crate::jsonrpc::encode_notification(self.method(), &params)
+    }
+
     /// The notification for the stream of subscription `id`.
     pub fn encode_for(&self, id: &RequestId) -> Vec<u8> {
         let mut params = Map::new();

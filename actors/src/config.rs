@@ -31,6 +31,8 @@ pub struct Config {
     pub fs: FsConfig,
     /// Multi round-trip requests (`InputRequiredResult`, `requestState`).
     pub mrtr: MrtrConfig,
+    /// Legacy (`initialize`) sessions.
+    pub legacy: LegacyConfig,
 }
 
 /// `[server]`.
@@ -43,7 +45,12 @@ pub struct ServerConfig {
     pub version: String,
     /// `instructions` of `server/discover`. Default: a one-line description.
     pub instructions: String,
-    /// Protocol versions served, newest first. Default: `["2026-07-28", "DRAFT-2026-v1"]`.
+    /// Protocol versions served, newest first. Stateless versions
+    /// (`2026-07-28`, `DRAFT-2026-v1`) are served per request; legacy versions
+    /// (`2025-11-25`, `2025-06-18`, `2025-03-26`) after an `initialize`
+    /// handshake, in a session. Default: all five (dual-era). Drop the legacy
+    /// ones for a modern-only server (then `initialize` is answered with an
+    /// error naming the supported versions).
     pub versions: Vec<String>,
     /// Items per page of the list methods. Default: 100 (large enough for
     /// most catalogs in one page; bounded so a huge catalog cannot make one
@@ -57,7 +64,10 @@ impl Default for ServerConfig {
             name: "actix-mcp".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             instructions: "An MCP server built on actix-mcp.".into(),
-            versions: vec!["2026-07-28".into(), "DRAFT-2026-v1".into()],
+            versions: ["2026-07-28", "DRAFT-2026-v1", "2025-11-25", "2025-06-18", "2025-03-26"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
             page_size: 100,
         }
     }
@@ -259,6 +269,34 @@ impl MrtrConfig {
     }
 }
 
+/// `[legacy]`: sessions of clients that open with `initialize`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LegacyConfig {
+    /// Most open sessions; more `initialize` requests are refused (HTTP 503).
+    /// Default: 10000.
+    pub max_sessions: usize,
+    /// A session unused this long (ms) expires; its id then answers 404.
+    /// Default: 1800000 (30 min).
+    pub idle_timeout_ms: u64,
+    /// How long a handler waits for the client to answer a server-to-client
+    /// request (sampling, elicitation, roots), ms. Default: 300000 (5 min).
+    pub input_timeout_ms: u64,
+    /// Most input rounds one request may take. Default: 10.
+    pub max_input_rounds: u32,
+}
+
+impl Default for LegacyConfig {
+    fn default() -> Self {
+        LegacyConfig {
+            max_sessions: 10_000,
+            idle_timeout_ms: 1_800_000,
+            input_timeout_ms: 300_000,
+            max_input_rounds: 10,
+        }
+    }
+}
+
 /// `[catalog]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -393,6 +431,9 @@ impl Config {
         if self.server.versions.is_empty() {
             return Err(ConfigError("server.versions must name at least one version".into()));
         }
+        if !self.protocol_versions().iter().any(|v| v.is_stateless()) {
+            return Err(ConfigError("server.versions must include a stateless version (2026-07-28)".into()));
+        }
         for v in &self.server.versions {
             if mcp_protocol::ProtocolVersion::parse(v).is_none() {
                 return Err(ConfigError(format!("server.versions: unknown protocol version {v:?}")));
@@ -418,6 +459,7 @@ impl Config {
             ("hub.listener_mailbox", self.hub.listener_mailbox),
             ("hub.mailbox", self.hub.mailbox),
             ("fs.max_files", self.fs.max_files),
+            ("legacy.max_sessions", self.legacy.max_sessions),
             ("fs.search_max_results", self.fs.search_max_results),
         ] {
             if value == 0 {
@@ -454,6 +496,7 @@ mod tests {
         assert!(Config::from_toml("[http]\nbindd = \"x\"").is_err());
         assert!(Config::from_toml("[log]\nformat = \"xml\"").is_err());
         assert!(Config::from_toml("[server]\nversions = [\"1999-01-01\"]").is_err());
+        assert!(Config::from_toml("[server]\nversions = [\"2025-11-25\"]").is_err());
         assert!(Config::from_toml("[http]\nmax_body_bytes = 0").is_err());
     }
 

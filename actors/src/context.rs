@@ -18,7 +18,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::catalog::Catalog;
 use crate::error::HandlerError;
+use crate::legacy::PendingRequests;
 use crate::outbound::Outbound;
+use mcp_protocol::ErrorData;
 
 /// The per-request context handed to every handler. Cheap to clone.
 #[derive(Clone)]
@@ -34,6 +36,8 @@ struct Inner {
     log: slog::Logger,
     catalog: Arc<Catalog>,
     round: Mutex<InputRound>,
+    /// Legacy era: where server-to-client requests wait for their answers.
+    legacy: Option<Arc<PendingRequests>>,
 }
 
 /// One round of a multi round-trip request, as the handler sees it.
@@ -70,9 +74,50 @@ impl RequestContext {
         outlet: mpsc::Sender<Outbound>,
         log: slog::Logger,
         catalog: Arc<Catalog>,
+        legacy: Option<Arc<PendingRequests>>,
     ) -> Self {
         let round = Mutex::new(InputRound::default());
-        RequestContext { inner: Arc::new(Inner { id, meta, cancel, outlet, log, catalog, round }) }
+        RequestContext { inner: Arc::new(Inner { id, meta, cancel, outlet, log, catalog, round, legacy }) }
+    }
+
+    /// Whether this request belongs to a legacy (`initialize`) session, where
+    /// input is obtained by server-to-client requests instead of an
+    /// `InputRequiredResult`.
+    pub fn is_legacy(&self) -> bool {
+        self.inner.legacy.is_some()
+    }
+
+    /// Legacy era: sends `request` to the client on this request's response
+    /// stream and waits for its answer (bounded by `legacy.input_timeout_ms`
+    /// and by cancellation).
+    pub(crate) async fn request_client(&self, request: &InputRequest) -> Result<Value, HandlerError> {
+        let pending = self.inner.legacy.as_ref().ok_or_else(|| HandlerError::internal("not a legacy session"))?;
+        let wire = serde_json::to_value(request).map_err(|e| HandlerError::internal(e.to_string()))?;
+        let method = wire["method"].as_str().unwrap_or_default().to_owned();
+        let params = wire.get("params").cloned().unwrap_or(Value::Object(Map::new()));
+        let (id, answer) = pending.register();
+        if !self.emit(mcp_protocol::jsonrpc::encode_request(&id, &method, &params)).await {
+            pending.forget(&id);
+            return Err(HandlerError::internal("the request was cancelled"));
+        }
+        let outcome = tokio::select! {
+            _ = self.inner.cancel.cancelled() => None,
+            a = tokio::time::timeout(pending.timeout, answer) => Some(a),
+        };
+        pending.forget(&id);
+        match outcome {
+            None => Err(HandlerError::internal("the request was cancelled")),
+            Some(Err(_)) => Err(HandlerError::internal(format!(
+                "the client did not answer {method} within {} ms",
+                pending.timeout.as_millis()
+            ))),
+            Some(Ok(Err(_))) => Err(HandlerError::internal("the session ended before the client answered")),
+            Some(Ok(Ok(Ok(result)))) => Ok(result),
+            Some(Ok(Ok(Err(error)))) => Err(HandlerError::Rpc(
+                serde_json::from_value(error)
+                    .unwrap_or_else(|_| ErrorData::internal(format!("the client refused {method}"))),
+            )),
+        }
     }
 
     fn round(&self) -> std::sync::MutexGuard<'_, InputRound> {

@@ -276,7 +276,7 @@ impl Handler<Subscribe> for SubscriptionHub {
         if self.stopping {
             return Err(HubError::ShuttingDown);
         }
-        if self.table.len() >= self.max_listeners {
+        if !self.listeners.contains_key(&msg.id) && self.table.len() >= self.max_listeners {
             warn!(self.log, "subscription refused: limit reached"; "max_listeners" => self.max_listeners);
             return Err(HubError::Full { max: self.max_listeners });
         }

@@ -9,6 +9,7 @@
 //! - [`hub`], [`listener`]: the subscription hub and its listener actors;
 //!   [`redis_backend`] carries hub events between instances.
 //! - [`intake`]: admission shared by the transports.
+//! - [`legacy`]: sessions of clients that open with `initialize` (dual-era).
 //! - [`transport`]: Streamable HTTP + SSE, stdio.
 //! - [`server`]: the server value that ties these together.
 //! - [`catalogs`]: built-in catalogs (`everything`).
@@ -23,6 +24,7 @@ pub mod context;
 pub mod error;
 pub mod hub;
 pub mod intake;
+pub mod legacy;
 pub mod listener;
 pub mod logging;
 pub mod outbound;

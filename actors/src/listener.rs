@@ -96,6 +96,7 @@ pub struct ListenerActor {
     mailbox: usize,
     ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
     ended: Option<CloseReason>,
+    legacy: bool,
     log: Logger,
 }
 
@@ -111,6 +112,17 @@ pub struct ListenerSpec {
     pub mailbox: usize,
     /// Told `Ok` once subscribed and acknowledged, or the refusal.
     pub ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
+    /// A legacy session's stream: no acknowledgement, no subscription tag,
+    /// no completion result.
+    pub legacy: bool,
+}
+
+/// Replaces a listener's filter (a legacy session subscribed or unsubscribed).
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct UpdateFilter {
+    /// The new filter.
+    pub filter: SubscriptionFilter,
 }
 
 impl ListenerActor {
@@ -128,6 +140,7 @@ impl ListenerActor {
             mailbox: spec.mailbox,
             ready: spec.ready,
             ended: None,
+            legacy: spec.legacy,
             log,
         }
         .start()
@@ -183,10 +196,12 @@ impl Actor for ListenerActor {
                 ctx.stop();
                 return;
             }
-            let ack: Bytes = encode_ack(&act.subscription, &act.filter).into();
-            if act.outlet.push(Outbound::Notification(ack)).is_err() {
-                ctx.stop();
-                return;
+            if !act.legacy {
+                let ack: Bytes = encode_ack(&act.subscription, &act.filter).into();
+                if act.outlet.push(Outbound::Notification(ack)).is_err() {
+                    ctx.stop();
+                    return;
+                }
             }
             if let Some(ready) = act.ready.take() {
                 let _ = ready.send(Ok(()));
@@ -220,12 +235,32 @@ impl Handler<Deliver> for ListenerActor {
         if !self.filter.wants(&msg.event) {
             return;
         }
-        let bytes = msg.event.encode_for(&self.subscription);
+        let bytes = if self.legacy { msg.event.encode_untagged() } else { msg.event.encode_for(&self.subscription) };
         match self.outlet.push(Outbound::Notification(bytes.into())) {
             Ok(()) => {}
             Err(OutletError::Full) => self.close(CloseReason::Lagged, ctx),
             Err(OutletError::Closed) => self.close(CloseReason::ClientGone, ctx),
         }
+    }
+}
+
+impl Handler<UpdateFilter> for ListenerActor {
+    type Result = ();
+
+    fn handle(&mut self, msg: UpdateFilter, ctx: &mut Self::Context) {
+        self.filter = msg.filter;
+        let handle = ListenerHandle {
+            deliver: ctx.address().recipient(),
+            close: ctx.address().recipient(),
+            lagged: self.lagged.clone(),
+        };
+        // Registering again replaces the routing entry.
+        let subscribe = Subscribe { id: self.id, filter: self.filter.clone(), handle };
+        ctx.wait(self.hub.send(subscribe).into_actor(self).map(|res, act, ctx| {
+            if !matches!(res, Ok(Ok(()))) {
+                act.close(CloseReason::ClientGone, ctx);
+            }
+        }));
     }
 }
 

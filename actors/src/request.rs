@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::RequestContext;
+use crate::legacy::PendingRequests;
 use crate::outbound::Outbound;
 use crate::service::McpService;
 
@@ -51,6 +52,7 @@ pub struct RequestActor {
     cancel: CancellationToken,
     timeout: Duration,
     mailbox: usize,
+    legacy: Option<Arc<PendingRequests>>,
     log: Logger,
 }
 
@@ -68,6 +70,8 @@ pub struct RequestSpec {
     pub timeout: Duration,
     /// Mailbox capacity.
     pub mailbox: usize,
+    /// Legacy sessions: where server-to-client requests await answers.
+    pub legacy: Option<Arc<PendingRequests>>,
 }
 
 impl RequestActor {
@@ -82,6 +86,7 @@ impl RequestActor {
             cancel: CancellationToken::new(),
             timeout: spec.timeout,
             mailbox: spec.mailbox,
+            legacy: spec.legacy,
             log,
         }
         .start()
@@ -106,6 +111,7 @@ impl Actor for RequestActor {
             self.outlet.clone(),
             self.log.clone(),
             self.service.catalog().clone(),
+            self.legacy.clone(),
         );
         let service = self.service.clone();
         let cancel = self.cancel.clone();

@@ -31,6 +31,7 @@ use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::hub::{HubBackend, HubStats, MemoryBackend, Publish, Shutdown, Stats, SubscriptionHub};
 use crate::intake::Admitted;
+use crate::legacy::PendingRequests;
 use crate::listener::{ListenerActor, ListenerOutlet, ListenerSpec};
 use crate::outbound::Outbound;
 use crate::redis_backend::RedisBackend;
@@ -145,6 +146,17 @@ impl McpServer {
 
     /// Starts a request actor for an admitted request on the current arbiter.
     pub fn start_request(&self, admitted: Admitted, outlet: mpsc::Sender<Outbound>) -> Addr<RequestActor> {
+        self.start_request_in(admitted, outlet, None)
+    }
+
+    /// Starts a request actor; `legacy` is the session's pending
+    /// server-to-client requests for a request of the legacy era.
+    pub fn start_request_in(
+        &self,
+        admitted: Admitted,
+        outlet: mpsc::Sender<Outbound>,
+        legacy: Option<Arc<PendingRequests>>,
+    ) -> Addr<RequestActor> {
         let c = &self.inner.config.request;
         let spec = RequestSpec {
             id: admitted.id,
@@ -153,6 +165,7 @@ impl McpServer {
             outlet,
             timeout: Duration::from_millis(c.timeout_ms),
             mailbox: c.mailbox,
+            legacy,
         };
         RequestActor::start_with(self.inner.service.clone(), spec, &self.inner.log)
     }
@@ -174,6 +187,7 @@ impl McpServer {
             outlet,
             mailbox: self.inner.config.hub.listener_mailbox,
             ready: Some(tx),
+            legacy: false,
         };
         (ListenerActor::start_with(self.inner.hub.clone(), spec, &self.inner.log), rx)
     }

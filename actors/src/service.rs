@@ -18,10 +18,11 @@ use mcp_protocol::{ProtocolError, ProtocolVersion};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, HandlerFuture};
 use crate::config::Config;
 use crate::context::RequestContext;
 use crate::error::HandlerError;
+use mcp_protocol::model::content::ResourceContents;
 
 /// Stateless request semantics over a shared [`Catalog`].
 #[derive(Debug)]
@@ -36,6 +37,7 @@ pub struct McpService {
     result_meta: Value,
     state_key: StateKey,
     state_ttl_ms: u64,
+    max_input_rounds: u32,
     /// Whether the key was generated at start (single-instance only).
     pub generated_key: bool,
 }
@@ -56,6 +58,7 @@ impl McpService {
         McpService {
             state_key: StateKey::new(key).expect("keys are validated to be at least 32 bytes"),
             state_ttl_ms: config.mrtr.state_ttl_ms,
+            max_input_rounds: config.legacy.max_input_rounds.max(1),
             generated_key,
             catalog,
             instructions: Some(config.server.instructions.clone()).filter(|s| !s.is_empty()),
@@ -76,6 +79,11 @@ impl McpService {
     /// The protocol versions served, newest first.
     pub fn versions(&self) -> &[ProtocolVersion] {
         &self.versions
+    }
+
+    /// The stateless versions served (those a request may name in `_meta`).
+    pub fn stateless_versions(&self) -> Vec<ProtocolVersion> {
+        self.versions.iter().copied().filter(|v| v.is_stateless()).collect()
     }
 
     /// The server's identity.
@@ -147,33 +155,30 @@ impl McpService {
                     .tool(&p.name)
                     .ok_or_else(|| HandlerError::invalid_params(format!("Unknown tool: {}", p.name)))?;
                 let binding = Binding::new("tools/call", &p.name, p.arguments.as_ref());
-                self.begin_round(&ctx, &binding, p.input_responses, p.request_state.as_deref())?;
-                match tool.call(p.arguments.unwrap_or_default(), ctx.clone()).await {
-                    Err(HandlerError::InputRequired) => self.input_required(&ctx, &binding),
-                    result => self.finish(&result?, None),
-                }
+                let args = p.arguments.unwrap_or_default();
+                let run = || tool.call(args.clone(), ctx.clone());
+                let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
+                self.complete_with(&ctx, out, None)
             }
             ClientRequest::ReadResource(p) => {
                 let binding = Binding::new("resources/read", &p.uri, None);
-                let read = if let Some(r) = self.catalog.resource(&p.uri) {
-                    self.begin_round(&ctx, &binding, p.input_responses, p.request_state.as_deref())?;
-                    ((r.reader)(p.uri.clone(), ctx.clone()).await, r.cache)
+                type Reader = Box<dyn Fn() -> HandlerFuture<Vec<ResourceContents>>>;
+                let (reader, cache): (Reader, _) = if let Some(r) = self.catalog.resource(&p.uri) {
+                    let (uri, c, cache) = (p.uri.clone(), ctx.clone(), r.cache);
+                    (Box::new(move || (r.reader)(uri.clone(), c.clone())), cache)
                 } else if let Some((t, vars)) = self.catalog.match_template(&p.uri) {
-                    self.begin_round(&ctx, &binding, p.input_responses, p.request_state.as_deref())?;
-                    ((t.reader)(p.uri.clone(), vars, ctx.clone()).await, t.cache)
+                    let (uri, c, cache) = (p.uri.clone(), ctx.clone(), t.cache);
+                    (Box::new(move || (t.reader)(uri.clone(), vars.clone(), c.clone())), cache)
                 } else if let Some(resolved) = self.catalog.resolve(&p.uri) {
                     let r = resolved?;
-                    self.begin_round(&ctx, &binding, p.input_responses, p.request_state.as_deref())?;
-                    ((r.reader)(p.uri.clone(), ctx.clone()).await, r.cache)
+                    let (uri, c, cache) = (p.uri.clone(), ctx.clone(), r.cache);
+                    (Box::new(move || (r.reader)(uri.clone(), c.clone())), cache)
                 } else {
                     return Err(ProtocolError::ResourceNotFound { uri: p.uri }.into());
                 };
-                match read {
-                    (Err(HandlerError::InputRequired), _) => self.input_required(&ctx, &binding),
-                    (contents, cache) => {
-                        self.finish(&json!({ "contents": contents? }), Some(cache.unwrap_or(self.read_cache)))
-                    }
-                }
+                let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), reader).await?;
+                let out = out.map(|contents| json!({ "contents": contents }));
+                self.complete_with(&ctx, out, Some(cache.unwrap_or(self.read_cache)))
             }
             ClientRequest::GetPrompt(p) => {
                 let prompt = self
@@ -181,11 +186,10 @@ impl McpService {
                     .prompt(&p.name)
                     .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)))?;
                 let binding = Binding::new("prompts/get", &p.name, p.arguments.as_ref());
-                self.begin_round(&ctx, &binding, p.input_responses, p.request_state.as_deref())?;
-                match prompt.get(p.arguments, ctx.clone()).await {
-                    Err(HandlerError::InputRequired) => self.input_required(&ctx, &binding),
-                    result => self.finish(&result?, None),
-                }
+                let args = p.arguments;
+                let run = || prompt.get(args.clone(), ctx.clone());
+                let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
+                self.complete_with(&ctx, out, None)
             }
             ClientRequest::Complete(p) => {
                 let completion = self.complete(&p)?;
@@ -196,6 +200,69 @@ impl McpService {
             }
             other => Err(ProtocolError::MethodNotFound(other.method().to_owned()).into()),
         }
+    }
+
+    /// Runs a handler that may ask for input. Stateless era: one run; when it
+    /// asks, `Ok(Err(v))` carries the `InputRequiredResult`. Legacy era: the
+    /// questions go to the client as server-to-client requests on this
+    /// request's stream, and the handler runs again with the answers, up to
+    /// `legacy.max_input_rounds` times.
+    async fn rounds<T, F>(
+        &self,
+        ctx: &RequestContext,
+        binding: &Binding,
+        input_responses: Option<Value>,
+        request_state: Option<&str>,
+        run: F,
+    ) -> Result<Result<T, Value>, HandlerError>
+    where
+        F: Fn() -> HandlerFuture<T>,
+    {
+        if !ctx.is_legacy() {
+            self.begin_round(ctx, binding, input_responses, request_state)?;
+            return match run().await {
+                Err(HandlerError::InputRequired) => Ok(Err(self.input_required(ctx, binding)?)),
+                other => other.map(Ok),
+            };
+        }
+        let mut responses = Map::new();
+        let mut state = None;
+        for number in 1..=self.max_input_rounds {
+            ctx.begin_round(number, responses.clone(), state.clone());
+            match run().await {
+                Err(HandlerError::InputRequired) => {
+                    let round = ctx.take_round();
+                    state = round.state_out.or(round.state_in);
+                    if round.pending.is_empty() {
+                        return Err(HandlerError::internal("the handler asked for input without a request"));
+                    }
+                    for (key, request) in round.pending {
+                        let answer = ctx.request_client(&request).await?;
+                        responses.insert(key, answer);
+                    }
+                }
+                other => return other.map(Ok),
+            }
+        }
+        Err(HandlerError::internal(format!("the request needed more than {} input rounds", self.max_input_rounds)))
+    }
+
+    /// Finishes a result, or passes an `InputRequiredResult` through; legacy
+    /// results lose the fields their era does not know.
+    fn complete_with<T: Serialize>(
+        &self,
+        ctx: &RequestContext,
+        out: Result<T, Value>,
+        cache: Option<CacheHints>,
+    ) -> Result<Value, HandlerError> {
+        let mut value = match out {
+            Ok(result) => self.finish(&result, cache)?,
+            Err(input_required) => input_required,
+        };
+        if !ctx.protocol_version().is_stateless() {
+            mcp_protocol::legacy::strip_stateless_fields(&mut value);
+        }
+        Ok(value)
     }
 
     /// Verifies `requestState` (refused → -32602, before any handler runs),

@@ -202,7 +202,7 @@ fn admit(req: &HttpRequest, server: &McpServer, request: jsonrpc::Request) -> Re
         None => VersionHeader::Missing,
         Some(v) => VersionHeader::Present(std::str::from_utf8(v).unwrap_or("")),
     };
-    let meta = intake::validate_meta(&request, header, server.service().versions())?;
+    let meta = intake::validate_meta(&request, header, &server.service().stateless_versions())?;
     let profile = meta.version.profile();
     check_method_header(req, &request.method).map_err(|e| Refusal::new(Some(request.id.clone()), &e, profile))?;
     let admitted = intake::parse(request, meta)?;

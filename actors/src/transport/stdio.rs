@@ -144,7 +144,7 @@ where
                     send(jsonrpc::encode_error(Some(&r.id), &e), Some(e.code.0)).await;
                     continue;
                 }
-                match intake::admit(r, server.service().versions()) {
+                match intake::admit(r, &server.service().stateless_versions()) {
                     Ok(admitted) if matches!(admitted.request, mcp_protocol::ClientRequest::Listen(_)) => {
                         let outlet = StdioOutlet { writer: tx.clone(), id: admitted.id.clone() };
                         let (addr, _ready) = server.start_listener(&admitted, Box::new(outlet));
