@@ -31,7 +31,7 @@ use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::hub::{HubBackend, HubStats, MemoryBackend, Publish, Shutdown, Stats, SubscriptionHub};
 use crate::intake::Admitted;
-use crate::legacy::PendingRequests;
+use crate::legacy::{PendingRequests, Session, SessionReaper, SessionRegistry};
 use crate::listener::{ListenerActor, ListenerOutlet, ListenerSpec};
 use crate::outbound::Outbound;
 use crate::redis_backend::RedisBackend;
@@ -49,6 +49,7 @@ struct Inner {
     config: Config,
     log: slog::Logger,
     hub: Addr<SubscriptionHub>,
+    sessions: Arc<SessionRegistry>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -105,7 +106,14 @@ impl McpServer {
                 so multi round-trip requests only work against this single instance"
             );
         }
-        McpServer { inner: Arc::new(Inner { service, config, log, hub }) }
+        let l = &config.legacy;
+        let sessions = Arc::new(SessionRegistry::new(
+            l.max_sessions,
+            Duration::from_millis(l.idle_timeout_ms),
+            Duration::from_millis(l.input_timeout_ms),
+        ));
+        SessionReaper { registry: sessions.clone(), log: log.new(slog::o!("actor" => "session-reaper")) }.start();
+        McpServer { inner: Arc::new(Inner { service, config, log, hub, sessions }) }
     }
 
     /// The configuration.
@@ -131,6 +139,33 @@ impl McpServer {
     /// The subscription hub.
     pub fn hub(&self) -> &Addr<SubscriptionHub> {
         &self.inner.hub
+    }
+
+    /// The open legacy (`initialize`) sessions.
+    pub fn sessions(&self) -> &Arc<SessionRegistry> {
+        &self.inner.sessions
+    }
+
+    /// Starts the listener behind a legacy session's notification stream
+    /// (HTTP GET stream, or stdout on stdio): every list change and the
+    /// session's subscribed resources, untagged.
+    pub fn start_legacy_listener(
+        &self,
+        session: &Session,
+        outlet: Box<dyn ListenerOutlet>,
+    ) -> (Addr<ListenerActor>, oneshot::Receiver<Result<(), ErrorData>>) {
+        let (tx, rx) = oneshot::channel();
+        let spec = ListenerSpec {
+            subscription: mcp_protocol::RequestId::string(&session.id),
+            filter: session.filter(),
+            outlet,
+            mailbox: self.inner.config.hub.listener_mailbox,
+            ready: Some(tx),
+            legacy: true,
+        };
+        let addr = ListenerActor::start_with(self.inner.hub.clone(), spec, &self.inner.log);
+        session.set_stream(addr.clone());
+        (addr, rx)
     }
 
     /// Publishes `notifications/resources/updated` for `uri` to every

@@ -3,6 +3,7 @@
 //! (`Mcp-Session-Id`) or to the stdio process. The stateless path keeps no
 //! session at all; these sessions live apart, expire when idle and are capped.
 
+pub mod dispatch;
 mod pending;
 mod session;
 

@@ -21,7 +21,11 @@ use mcp_protocol::request::ClientRequest;
 use mcp_protocol::{ErrorCode, ErrorData, ProtocolError, RequestId};
 use slog::debug;
 
-use super::{guard, sse};
+use std::sync::Arc;
+
+use super::{guard, legacy_http, sse};
+use crate::legacy::dispatch;
+use crate::legacy::Session;
 use crate::intake::{self, Admitted, Refusal};
 use crate::listener::ChannelOutlet;
 use crate::outbound::Outbound;
@@ -38,7 +42,7 @@ pub fn status_for(code: Option<i32>) -> StatusCode {
     }
 }
 
-fn json_response(status: StatusCode, body: Vec<u8>) -> HttpResponse {
+pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> HttpResponse {
     HttpResponse::build(status).content_type("application/json").body(body)
 }
 
@@ -46,7 +50,7 @@ fn refuse(r: Refusal) -> HttpResponse {
     json_response(status_for(Some(r.error.code.0)), r.encode())
 }
 
-fn plain_error(status: StatusCode, id: Option<&RequestId>, code: ErrorCode, message: String) -> HttpResponse {
+pub(crate) fn plain_error(status: StatusCode, id: Option<&RequestId>, code: ErrorCode, message: String) -> HttpResponse {
     json_response(status, encode_error(id, &ErrorData::new(code, message)))
 }
 
@@ -58,9 +62,33 @@ pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone 
             web::resource(path)
                 .app_data(web::Data::new(server.clone()))
                 .route(web::post().to(post))
+                .route(web::get().to(get))
+                .route(web::delete().to(delete))
                 .default_service(web::to(not_allowed)),
         );
     }
+}
+
+fn guarded(req: &HttpRequest, server: &McpServer) -> Result<(), HttpResponse> {
+    let http = &server.config().http;
+    guard::check(req, &http.allowed_hosts, &http.allowed_origins).map_err(|reason| {
+        debug!(server.logger(), "refused by host/origin guard"; "reason" => &reason);
+        plain_error(StatusCode::FORBIDDEN, None, ErrorCode::INVALID_REQUEST, format!("Forbidden: {reason}"))
+    })
+}
+
+async fn get(req: HttpRequest, server: web::Data<McpServer>) -> HttpResponse {
+    if let Err(resp) = guarded(&req, &server) {
+        return resp;
+    }
+    legacy_http::get(&req, &server).await
+}
+
+async fn delete(req: HttpRequest, server: web::Data<McpServer>) -> HttpResponse {
+    if let Err(resp) = guarded(&req, &server) {
+        return resp;
+    }
+    legacy_http::delete(&req, &server).await
 }
 
 async fn not_allowed(req: HttpRequest) -> HttpResponse {
@@ -156,11 +184,10 @@ fn check_name_headers(req: &HttpRequest, server: &McpServer, request: &ClientReq
 }
 
 async fn post(req: HttpRequest, payload: web::Payload, server: web::Data<McpServer>) -> HttpResponse {
-    let http = &server.config().http;
-    if let Err(reason) = guard::check(&req, &http.allowed_hosts, &http.allowed_origins) {
-        debug!(server.logger(), "refused by host/origin guard"; "reason" => &reason);
-        return plain_error(StatusCode::FORBIDDEN, None, ErrorCode::INVALID_REQUEST, format!("Forbidden: {reason}"));
+    if let Err(resp) = guarded(&req, &server) {
+        return resp;
     }
+    let http = &server.config().http;
     if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
         let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
         if !ct.starts_with("application/json") {
@@ -176,7 +203,12 @@ async fn post(req: HttpRequest, payload: web::Payload, server: web::Data<McpServ
         Ok(b) => b,
         Err(resp) => return resp,
     };
-    let request = match jsonrpc::decode(&body) {
+    let decoded = jsonrpc::decode(&body);
+    if let (Some(sid), Ok(incoming)) = (legacy_http::header(&req), &decoded) {
+        return legacy_http::post(&req, &server, &sid, incoming.clone()).await;
+    }
+    let request = match decoded {
+        Ok(Incoming::Request(r)) if dispatch::is_legacy_initialize(&r) => return legacy_http::initialize(&server, r).await,
         Ok(Incoming::Request(r)) => r,
         Ok(Incoming::Notification(_)) => return HttpResponse::Accepted().finish(),
         Ok(Incoming::Response(r)) => {
@@ -232,14 +264,31 @@ async fn respond(req: &HttpRequest, server: &McpServer, admitted: Admitted) -> H
     if matches!(admitted.request, ClientRequest::Listen(_)) {
         return listen(req, server, admitted).await;
     }
+    respond_admitted(req, server, admitted, None).await
+}
+
+/// Runs an admitted request in a request actor and replies with JSON or SSE;
+/// `legacy` is the session of a legacy-era request (its errors are sent with
+/// HTTP 200, as that era did, and its server-to-client requests use the
+/// session).
+pub(crate) async fn respond_admitted(
+    req: &HttpRequest,
+    server: &McpServer,
+    admitted: Admitted,
+    legacy: Option<Arc<Session>>,
+) -> HttpResponse {
     let config = server.config();
     let (tx, mut rx) = tokio::sync::mpsc::channel(config.request.outbound_buffer);
     let id = admitted.id.clone();
-    server.start_request(admitted, tx);
+    let addr = server.start_request_in(admitted, tx, legacy.as_ref().map(|s| s.pending.clone()));
+    if let Some(session) = &legacy {
+        session.track(id.clone(), addr);
+    }
     let keep_alive = Duration::from_millis(config.http.sse_keep_alive_ms.max(1));
     match tokio::time::timeout(Duration::from_millis(config.http.stream_after_ms), rx.recv()).await {
         Ok(Some(Outbound::Final { bytes, error_code })) => {
-            HttpResponse::build(status_for(error_code)).content_type("application/json").body(bytes)
+            let status = if legacy.is_some() { StatusCode::OK } else { status_for(error_code) };
+            HttpResponse::build(status).content_type("application/json").body(bytes)
         }
         Ok(Some(first)) => sse::response_stream(req, Some(first), rx, keep_alive),
         Ok(None) => plain_error(

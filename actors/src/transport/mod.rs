@@ -4,5 +4,6 @@
 
 pub mod guard;
 pub mod http;
+pub mod legacy_http;
 pub mod sse;
 pub mod stdio;
