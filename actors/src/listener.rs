@@ -119,7 +119,7 @@ pub struct ListenerSpec {
 
 /// Replaces a listener's filter (a legacy session subscribed or unsubscribed).
 #[derive(Debug, Clone, Message)]
-#[rtype(result = "()")]
+#[rtype(result = "bool")]
 pub struct UpdateFilter {
     /// The new filter.
     pub filter: SubscriptionFilter,
@@ -245,9 +245,11 @@ impl Handler<Deliver> for ListenerActor {
 }
 
 impl Handler<UpdateFilter> for ListenerActor {
-    type Result = ();
+    type Result = ResponseActFuture<Self, bool>;
 
-    fn handle(&mut self, msg: UpdateFilter, ctx: &mut Self::Context) {
+    /// Answers once the hub routes by the new filter (true), or false when
+    /// the hub refused it (the listener then closes).
+    fn handle(&mut self, msg: UpdateFilter, ctx: &mut Self::Context) -> Self::Result {
         self.filter = msg.filter;
         let handle = ListenerHandle {
             deliver: ctx.address().recipient(),
@@ -256,11 +258,13 @@ impl Handler<UpdateFilter> for ListenerActor {
         };
         // Registering again replaces the routing entry.
         let subscribe = Subscribe { id: self.id, filter: self.filter.clone(), handle };
-        ctx.wait(self.hub.send(subscribe).into_actor(self).map(|res, act, ctx| {
-            if !matches!(res, Ok(Ok(()))) {
+        Box::pin(self.hub.send(subscribe).into_actor(self).map(|res, act, ctx| {
+            let ok = matches!(res, Ok(Ok(())));
+            if !ok {
                 act.close(CloseReason::ClientGone, ctx);
             }
-        }));
+            ok
+        }))
     }
 }
 

@@ -115,8 +115,18 @@ impl McpService {
         }
     }
 
-    /// Answers one request.
+    /// Answers one request. Legacy-era results lose the fields that era does
+    /// not know (`resultType`, `ttlMs`, `cacheScope`).
     pub async fn handle(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
+        let legacy = !ctx.protocol_version().is_stateless();
+        let mut result = self.answer(request, ctx).await?;
+        if legacy {
+            mcp_protocol::legacy::strip_stateless_fields(&mut result);
+        }
+        Ok(result)
+    }
+
+    async fn answer(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
         match request {
             ClientRequest::Discover => {
                 let result = DiscoverResult {
@@ -158,7 +168,7 @@ impl McpService {
                 let args = p.arguments.unwrap_or_default();
                 let run = || tool.call(args.clone(), ctx.clone());
                 let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
-                self.complete_with(&ctx, out, None)
+                self.complete_with(out, None)
             }
             ClientRequest::ReadResource(p) => {
                 let binding = Binding::new("resources/read", &p.uri, None);
@@ -178,7 +188,7 @@ impl McpService {
                 };
                 let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), reader).await?;
                 let out = out.map(|contents| json!({ "contents": contents }));
-                self.complete_with(&ctx, out, Some(cache.unwrap_or(self.read_cache)))
+                self.complete_with(out, Some(cache.unwrap_or(self.read_cache)))
             }
             ClientRequest::GetPrompt(p) => {
                 let prompt = self
@@ -189,7 +199,7 @@ impl McpService {
                 let args = p.arguments;
                 let run = || prompt.get(args.clone(), ctx.clone());
                 let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
-                self.complete_with(&ctx, out, None)
+                self.complete_with(out, None)
             }
             ClientRequest::Complete(p) => {
                 let completion = self.complete(&p)?;
@@ -247,22 +257,16 @@ impl McpService {
         Err(HandlerError::internal(format!("the request needed more than {} input rounds", self.max_input_rounds)))
     }
 
-    /// Finishes a result, or passes an `InputRequiredResult` through; legacy
-    /// results lose the fields their era does not know.
+    /// Finishes a result, or passes an `InputRequiredResult` through.
     fn complete_with<T: Serialize>(
         &self,
-        ctx: &RequestContext,
         out: Result<T, Value>,
         cache: Option<CacheHints>,
     ) -> Result<Value, HandlerError> {
-        let mut value = match out {
-            Ok(result) => self.finish(&result, cache)?,
-            Err(input_required) => input_required,
-        };
-        if !ctx.protocol_version().is_stateless() {
-            mcp_protocol::legacy::strip_stateless_fields(&mut value);
+        match out {
+            Ok(result) => self.finish(&result, cache),
+            Err(input_required) => Ok(input_required),
         }
-        Ok(value)
     }
 
     /// Verifies `requestState` (refused → -32602, before any handler runs),

@@ -378,9 +378,17 @@ pub struct SseReader {
 impl SseReader {
     /// POSTs `body` with the standard headers and expects an SSE stream.
     pub async fn open(url: &str, body: &Value) -> Self {
+        Self::open_with(url, body, &[]).await
+    }
+
+    /// POSTs `body` with the standard headers plus `extra` and expects an SSE stream.
+    pub async fn open_with(url: &str, body: &Value, extra: &[(&str, &str)]) -> Self {
         let mut req = reqwest::Client::new().post(url).json(body);
         for (k, v) in standard_headers(body) {
             req = req.header(k, v);
+        }
+        for (k, v) in extra {
+            req = req.header(*k, *v);
         }
         let resp = req.send().await.expect("request sent");
         assert_eq!(resp.status(), 200);

@@ -70,10 +70,11 @@ pub fn initialize(server: &McpServer, r: &Request) -> Result<(SessionState, Valu
 }
 
 /// Handles a request in a session.
-pub fn request(session: &Arc<Session>, r: Request) -> Reply {
+pub async fn request(session: &Arc<Session>, r: Request) -> Reply {
     let state = session.state();
     let profile = state.version.profile();
-    let progress_token = r.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(PROGRESS_TOKEN_KEY)).cloned();
+    let progress_token =
+        r.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(PROGRESS_TOKEN_KEY)).cloned();
     match LegacyRequest::from_parts(&r.method, r.params) {
         Err(e) => Reply::Now(Err(e.to_error_data(profile))),
         Ok(LegacyRequest::Initialize(_)) => {
@@ -88,14 +89,14 @@ pub fn request(session: &Arc<Session>, r: Request) -> Reply {
             session.update(|s| {
                 s.subscriptions.insert(uri);
             });
-            session.refresh_stream();
+            session.refresh_stream().await;
             Reply::Now(Ok(json!({})))
         }
         Ok(LegacyRequest::Unsubscribe(uri)) => {
             session.update(|s| {
                 s.subscriptions.remove(&uri);
             });
-            session.refresh_stream();
+            session.refresh_stream().await;
             Reply::Now(Ok(json!({})))
         }
         Ok(LegacyRequest::Shared(request)) => {
@@ -108,7 +109,9 @@ pub fn request(session: &Arc<Session>, r: Request) -> Reply {
             };
             Reply::Run(Box::new(Admitted { id: r.id, meta, request }))
         }
-        Ok(_) => Reply::Now(Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {}", r.method)))),
+        Ok(_) => {
+            Reply::Now(Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {}", r.method))))
+        }
     }
 }
 
@@ -130,4 +133,3 @@ pub fn notification(session: &Session, n: &Notification) {
 pub fn response(session: &Session, r: Response) -> bool {
     session.pending.complete(&r.id, r.outcome)
 }
-

@@ -88,10 +88,13 @@ impl Session {
         }
     }
 
-    /// Tells the stream's listener the current filter.
-    pub fn refresh_stream(&self) {
-        if let Some(l) = lock(&self.stream).as_ref() {
-            l.do_send(UpdateFilter { filter: self.filter() });
+    /// Tells the stream's listener the current filter and waits until the
+    /// hub routes by it (so an update right after `resources/subscribe` is
+    /// not missed).
+    pub async fn refresh_stream(&self) {
+        let listener = lock(&self.stream).clone();
+        if let Some(l) = listener {
+            let _ = l.send(UpdateFilter { filter: self.filter() }).await;
         }
     }
 

@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use actix_web::http::{header, Method, StatusCode};
+use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures::StreamExt;
 use mcp_protocol::header::{decode_value, matches_body};
@@ -24,9 +24,9 @@ use slog::debug;
 use std::sync::Arc;
 
 use super::{guard, legacy_http, sse};
+use crate::intake::{self, Admitted, Refusal};
 use crate::legacy::dispatch;
 use crate::legacy::Session;
-use crate::intake::{self, Admitted, Refusal};
 use crate::listener::ChannelOutlet;
 use crate::outbound::Outbound;
 use crate::server::McpServer;
@@ -50,7 +50,12 @@ fn refuse(r: Refusal) -> HttpResponse {
     json_response(status_for(Some(r.error.code.0)), r.encode())
 }
 
-pub(crate) fn plain_error(status: StatusCode, id: Option<&RequestId>, code: ErrorCode, message: String) -> HttpResponse {
+pub(crate) fn plain_error(
+    status: StatusCode,
+    id: Option<&RequestId>,
+    code: ErrorCode,
+    message: String,
+) -> HttpResponse {
     json_response(status, encode_error(id, &ErrorData::new(code, message)))
 }
 
@@ -69,34 +74,33 @@ pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone 
     }
 }
 
-fn guarded(req: &HttpRequest, server: &McpServer) -> Result<(), HttpResponse> {
+/// The 403 for a request refused by the Host/Origin guard, if it is.
+fn refused(req: &HttpRequest, server: &McpServer) -> Option<HttpResponse> {
     let http = &server.config().http;
-    guard::check(req, &http.allowed_hosts, &http.allowed_origins).map_err(|reason| {
-        debug!(server.logger(), "refused by host/origin guard"; "reason" => &reason);
-        plain_error(StatusCode::FORBIDDEN, None, ErrorCode::INVALID_REQUEST, format!("Forbidden: {reason}"))
-    })
+    let reason = guard::check(req, &http.allowed_hosts, &http.allowed_origins).err()?;
+    debug!(server.logger(), "refused by host/origin guard"; "reason" => &reason);
+    Some(plain_error(StatusCode::FORBIDDEN, None, ErrorCode::INVALID_REQUEST, format!("Forbidden: {reason}")))
 }
 
 async fn get(req: HttpRequest, server: web::Data<McpServer>) -> HttpResponse {
-    if let Err(resp) = guarded(&req, &server) {
+    if let Some(resp) = refused(&req, &server) {
         return resp;
     }
     legacy_http::get(&req, &server).await
 }
 
 async fn delete(req: HttpRequest, server: web::Data<McpServer>) -> HttpResponse {
-    if let Err(resp) = guarded(&req, &server) {
+    if let Some(resp) = refused(&req, &server) {
         return resp;
     }
     legacy_http::delete(&req, &server).await
 }
 
 async fn not_allowed(req: HttpRequest) -> HttpResponse {
-    let message = format!("{} is not supported on the MCP endpoint; send JSON-RPC messages with POST", req.method());
-    let mut resp = plain_error(StatusCode::METHOD_NOT_ALLOWED, None, ErrorCode::INVALID_REQUEST, message);
-    resp.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("POST"));
-    debug_assert!(req.method() != Method::POST);
-    resp
+    legacy_http::not_allowed(&format!(
+        "{} is not supported on the MCP endpoint; send JSON-RPC messages with POST",
+        req.method()
+    ))
 }
 
 async fn read_body(req: &HttpRequest, mut payload: web::Payload, limit: usize) -> Result<web::BytesMut, HttpResponse> {
@@ -184,7 +188,7 @@ fn check_name_headers(req: &HttpRequest, server: &McpServer, request: &ClientReq
 }
 
 async fn post(req: HttpRequest, payload: web::Payload, server: web::Data<McpServer>) -> HttpResponse {
-    if let Err(resp) = guarded(&req, &server) {
+    if let Some(resp) = refused(&req, &server) {
         return resp;
     }
     let http = &server.config().http;
@@ -208,7 +212,9 @@ async fn post(req: HttpRequest, payload: web::Payload, server: web::Data<McpServ
         return legacy_http::post(&req, &server, &sid, incoming.clone()).await;
     }
     let request = match decoded {
-        Ok(Incoming::Request(r)) if dispatch::is_legacy_initialize(&r) => return legacy_http::initialize(&server, r).await,
+        Ok(Incoming::Request(r)) if dispatch::is_legacy_initialize(&r) => {
+            return legacy_http::initialize(&server, r).await
+        }
         Ok(Incoming::Request(r)) => r,
         Ok(Incoming::Notification(_)) => return HttpResponse::Accepted().finish(),
         Ok(Incoming::Response(r)) => {

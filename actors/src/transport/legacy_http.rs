@@ -27,7 +27,12 @@ fn session_id(req: &HttpRequest) -> Option<&str> {
 }
 
 fn no_session(id: Option<&RequestId>) -> HttpResponse {
-    plain_error(StatusCode::NOT_FOUND, id, ErrorCode::INVALID_REQUEST, "Session not found (expired or ended); initialize again".into())
+    plain_error(
+        StatusCode::NOT_FOUND,
+        id,
+        ErrorCode::INVALID_REQUEST,
+        "Session not found (expired or ended); initialize again".into(),
+    )
 }
 
 /// `initialize` without stateless `_meta`: negotiates and opens a session.
@@ -83,7 +88,7 @@ pub async fn post(req: &HttpRequest, server: &McpServer, sid: &str, incoming: In
 
 async fn request(req: &HttpRequest, server: &McpServer, session: &Arc<Session>, r: Request) -> HttpResponse {
     let id = r.id.clone();
-    match dispatch::request(session, r) {
+    match dispatch::request(session, r).await {
         // The legacy era reports JSON-RPC errors in a 200 response.
         Reply::Now(Ok(result)) => json_response(StatusCode::OK, encode_result(&id, &result)),
         Reply::Now(Err(error)) => json_response(StatusCode::OK, encode_error(Some(&id), &error)),
@@ -94,11 +99,8 @@ async fn request(req: &HttpRequest, server: &McpServer, session: &Arc<Session>, 
 /// GET with `Mcp-Session-Id`: the session's notification stream.
 pub async fn get(req: &HttpRequest, server: &McpServer) -> HttpResponse {
     let Some(sid) = session_id(req) else {
-        return plain_error(
-            StatusCode::METHOD_NOT_ALLOWED,
-            None,
-            ErrorCode::INVALID_REQUEST,
-            "GET needs an Mcp-Session-Id (legacy sessions only); stateless clients use subscriptions/listen".into(),
+        return not_allowed(
+            "GET needs an Mcp-Session-Id (legacy sessions only); stateless clients use subscriptions/listen",
         );
     };
     let Some(session) = server.sessions().get(sid) else { return no_session(None) };
@@ -108,14 +110,16 @@ pub async fn get(req: &HttpRequest, server: &McpServer) -> HttpResponse {
     match ready.await {
         Ok(Ok(())) => sse::response_stream(req, None, rx, Duration::from_millis(hub.keep_alive_ms.max(1))),
         Ok(Err(e)) => json_response(StatusCode::SERVICE_UNAVAILABLE, encode_error(None, &e)),
-        Err(_) => plain_error(StatusCode::INTERNAL_SERVER_ERROR, None, ErrorCode::INTERNAL_ERROR, "stream ended".into()),
+        Err(_) => {
+            plain_error(StatusCode::INTERNAL_SERVER_ERROR, None, ErrorCode::INTERNAL_ERROR, "stream ended".into())
+        }
     }
 }
 
 /// DELETE with `Mcp-Session-Id`: ends the session.
 pub async fn delete(req: &HttpRequest, server: &McpServer) -> HttpResponse {
     let Some(sid) = session_id(req) else {
-        return plain_error(StatusCode::METHOD_NOT_ALLOWED, None, ErrorCode::INVALID_REQUEST, "DELETE needs an Mcp-Session-Id".into());
+        return not_allowed("DELETE needs an Mcp-Session-Id (legacy sessions only)");
     };
     match server.sessions().remove(sid) {
         Some(_) => {
@@ -124,6 +128,13 @@ pub async fn delete(req: &HttpRequest, server: &McpServer) -> HttpResponse {
         }
         None => no_session(None),
     }
+}
+
+/// 405 with the methods the endpoint has.
+pub fn not_allowed(message: &str) -> HttpResponse {
+    let mut resp = plain_error(StatusCode::METHOD_NOT_ALLOWED, None, ErrorCode::INVALID_REQUEST, message.to_owned());
+    resp.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("POST, GET, DELETE"));
+    resp
 }
 
 /// The session id of a request, if it has one.

@@ -16,8 +16,12 @@ use slog::{debug, info, warn};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
+use std::sync::Arc;
+
 use crate::hub::{Close, CloseReason};
 use crate::intake::{self, Refusal};
+use crate::legacy::dispatch::{self, Reply};
+use crate::legacy::Session;
 use crate::listener::{ListenerActor, StdioOutlet};
 use crate::outbound::Outbound;
 use crate::request::{Cancel, RequestActor};
@@ -84,6 +88,8 @@ where
     let writer = actix_rt::spawn(write_all(output, rx));
     let mut in_flight: HashMap<RequestId, Addr<RequestActor>> = HashMap::new();
     let mut listeners: HashMap<RequestId, Addr<ListenerActor>> = HashMap::new();
+    // A client that opens with `initialize` gets a legacy session for the process.
+    let mut session: Option<Arc<Session>> = None;
     let mut line = Vec::new();
     let send = |bytes: Vec<u8>, code: Option<i32>| {
         let tx = tx.clone();
@@ -129,12 +135,22 @@ where
                         debug!(log, "cancellation for a request not in flight"; "request" => %request_id);
                     }
                 }
-                Ok(_) => debug!(log, "notification ignored"; "method" => &n.method),
+                Ok(_) => match &session {
+                    Some(s) => dispatch::notification(s, &n),
+                    None => debug!(log, "notification ignored"; "method" => &n.method),
+                },
                 Err(e) => {
                     debug!(log, "malformed notification ignored"; "method" => &n.method, "error" => %e)
                 }
             },
-            Ok(Incoming::Response(r)) => debug!(log, "unexpected response ignored"; "id" => %r.id),
+            Ok(Incoming::Response(r)) => match &session {
+                Some(s) => {
+                    if !dispatch::response(s, r) {
+                        debug!(log, "answer to no pending request ignored");
+                    }
+                }
+                None => debug!(log, "unexpected response ignored"; "id" => %r.id),
+            },
             Ok(Incoming::Request(r)) => {
                 in_flight.retain(|_, addr| addr.connected());
                 listeners.retain(|_, addr| addr.connected());
@@ -142,6 +158,42 @@ where
                     let e =
                         ErrorData::new(ErrorCode::INVALID_REQUEST, format!("Request id {} is already in flight", r.id));
                     send(jsonrpc::encode_error(Some(&r.id), &e), Some(e.code.0)).await;
+                    continue;
+                }
+                if dispatch::is_legacy_initialize(&r) {
+                    let reply = if session.is_some() {
+                        Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "The session is already initialized"))
+                    } else {
+                        dispatch::initialize(&server, &r).map(|(state, result)| {
+                            let input_timeout = Duration::from_millis(config.legacy.input_timeout_ms);
+                            let s = Arc::new(Session::new("stdio".into(), state, input_timeout));
+                            let outlet = StdioOutlet { writer: tx.clone(), id: RequestId::string("stdio") };
+                            server.start_legacy_listener(&s, Box::new(outlet));
+                            session = Some(s);
+                            result
+                        })
+                    };
+                    let (bytes, code) = match reply {
+                        Ok(result) => (jsonrpc::encode_result(&r.id, &result), None),
+                        Err(e) => (jsonrpc::encode_error(Some(&r.id), &e), Some(e.code.0)),
+                    };
+                    send(bytes, code).await;
+                    continue;
+                }
+                if let Some(s) = session.as_ref().filter(|_| !dispatch::is_stateless(&r)) {
+                    let id = r.id.clone();
+                    match dispatch::request(s, r).await {
+                        Reply::Now(Ok(result)) => {
+                            send(jsonrpc::encode_result(&id, &result), None).await;
+                        }
+                        Reply::Now(Err(e)) => {
+                            send(jsonrpc::encode_error(Some(&id), &e), Some(e.code.0)).await;
+                        }
+                        Reply::Run(admitted) => {
+                            let addr = server.start_request_in(*admitted, tx.clone(), Some(s.pending.clone()));
+                            in_flight.insert(id, addr);
+                        }
+                    }
                     continue;
                 }
                 match intake::admit(r, &server.service().stateless_versions()) {
@@ -163,7 +215,10 @@ where
             Ok(_) => {}
         }
     }
-    // EOF ends every subscription of this connection.
+    // EOF ends every subscription of this connection, and its session.
+    if let Some(s) = session.take() {
+        s.end();
+    }
     for (_, addr) in listeners.drain() {
         addr.do_send(Close { reason: CloseReason::ClientGone });
     }
