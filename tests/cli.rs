@@ -32,12 +32,21 @@ async fn serve_prints_the_bound_address_and_serves_until_terminated() {
     let r = post(&url, &request(json!(1), "server/discover", json!({}))).await;
     assert_eq!(r.status, 200);
     assert_eq!(r.response()["result"]["resultType"], "complete");
+    // An open subscription receives its completion result at SIGTERM.
+    let listen = request(json!("bye"), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let mut stream = SseReader::open(&url, &listen).await;
+    assert_eq!(stream.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
     // SIGTERM → graceful exit.
     let pid = child.id().unwrap() as i32;
     let killed = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap();
     assert!(killed.success());
+    let done = stream.next().await.expect("the completion result");
+    assert_eq!(done["id"], "bye");
+    assert_eq!(done["result"]["resultType"], "complete");
+    assert_eq!(done["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "bye");
+    assert!(stream.next().await.is_none(), "then the stream closes");
     let status = tokio::time::timeout(std::time::Duration::from_secs(15), child.wait()).await.expect("exits").unwrap();
-    assert!(status.success() || status.code().is_none(), "{status:?}");
+    assert!(status.success(), "{status:?}");
 }
 
 #[test]

@@ -332,3 +332,29 @@ async fn a_retry_on_another_instance_sharing_the_key_completes() {
         s.stop().await;
     }
 }
+
+#[actix_rt::test]
+async fn an_expired_state_is_refused_before_the_handler_runs() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut cfg = config_with_key();
+    cfg.mrtr.state_ttl_ms = 1;
+    let srv = TestServer::start(counting_catalog(runs.clone()), cfg);
+    let r1 = post(&srv.url, &call(1, "three_rounds", all_caps(), json!({}))).await;
+    let state = r1.response()["result"]["requestState"].clone();
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await; // past the 1 ms TTL
+    let r2 = post(
+        &srv.url,
+        &call(
+            2,
+            "three_rounds",
+            all_caps(),
+            json!({"inputResponses": {"first": accept(json!({"v": "a"}))}, "requestState": state}),
+        ),
+    )
+    .await;
+    assert_eq!((r2.status, r2.error_code()), (400, Some(-32602)), "{}", r2.raw);
+    assert!(r2.response()["error"]["message"].as_str().unwrap().contains("expired"));
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "the handler did not run for the expired state");
+    srv.stop().await;
+}
