@@ -12,7 +12,7 @@ use crate::error::ProtocolError;
 use crate::model::capabilities::{ClientCapabilities, ServerCapabilities};
 use crate::model::discover::Implementation;
 use crate::model::logging::LoggingLevel;
-use crate::request::ClientRequest;
+use crate::request::{parse, ClientRequest};
 use crate::version::ProtocolVersion;
 
 /// Params of `initialize`.
@@ -82,12 +82,6 @@ struct LevelParams {
 #[derive(Deserialize)]
 struct UriParams {
     uri: String,
-}
-
-fn parse<T: serde::de::DeserializeOwned>(method: &str, params: Option<Map<String, Value>>) -> Result<T, ProtocolError> {
-    let mut params = params.unwrap_or_default();
-    params.remove("_meta");
-    serde_json::from_value(Value::Object(params)).map_err(|e| ProtocolError::InvalidParams(format!("{method}: {e}")))
 }
 
 impl LegacyRequest {

@@ -72,7 +72,8 @@ pub enum ClientRequest {
     Listen(ListenParams),
 }
 
-fn parse<T: DeserializeOwned>(method: &str, params: Option<Map<String, Value>>) -> Result<T, ProtocolError> {
+/// Deserializes a method's params (without `_meta`) into `T`; failures are -32602.
+pub(crate) fn parse<T: DeserializeOwned>(method: &str, params: Option<Map<String, Value>>) -> Result<T, ProtocolError> {
     let mut params = params.unwrap_or_default();
     params.remove("_meta");
     serde_json::from_value(Value::Object(params)).map_err(|e| ProtocolError::InvalidParams(format!("{method}: {e}")))

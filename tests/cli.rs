@@ -2,32 +2,13 @@
 
 mod common;
 
-use std::process::Stdio;
-
 use common::*;
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 #[actix_rt::test]
 async fn serve_prints_the_bound_address_and_serves_until_terminated() {
-    let mut child = tokio::process::Command::new(binary())
-        .args(["serve", "--bind", "127.0.0.1:0", "--catalog", "everything", "--log-format", "json"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = tokio::time::timeout(std::time::Duration::from_secs(10), stderr.next_line())
-            .await
-            .expect("listening line within 10 s")
-            .unwrap()
-            .expect("stderr open");
-        if let Some(rest) = line.strip_prefix("listening on ") {
-            break rest.to_string();
-        }
-    };
+    let served = HttpChild::spawn(&["--catalog", "everything", "--log-format", "json"]).await;
+    let (mut child, url) = (served.child, served.url);
     assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
     let r = post(&url, &request(json!(1), "server/discover", json!({}))).await;
     assert_eq!(r.status, 200);

@@ -23,6 +23,15 @@ fn need(binary: &str) -> String {
     panic!("{binary} is required for this test (.ci/run installs it: apt-get install {binary})");
 }
 
+/// Waits until something listens on the loopback `port` (fails after 10 s).
+async fn wait_for_port(port: u16, what: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(tokio::time::Instant::now() < deadline, "{what} did not listen on {port}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 struct Redis {
     child: tokio::process::Child,
     port: u16,
@@ -37,11 +46,7 @@ impl Redis {
             .kill_on_drop(true)
             .spawn()
             .expect("redis-server starts");
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-            assert!(tokio::time::Instant::now() < deadline, "redis-server did not listen on {port}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_for_port(port, "redis-server").await;
         Redis { child, port }
     }
 
@@ -176,11 +181,7 @@ impl Nginx {
             .kill_on_drop(true)
             .spawn()
             .expect("nginx starts");
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-            assert!(tokio::time::Instant::now() < deadline, "nginx did not listen");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_for_port(port, "nginx").await;
         Nginx { child, url: format!("http://127.0.0.1:{port}/mcp") }
     }
 }

@@ -146,8 +146,7 @@ async fn set_level_subscribe_and_the_get_stream() {
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status(), 200);
-    let mut stream = SseReaderFrom::new(resp);
+    let mut stream = SseReader::from_response(resp);
     let sub = rpc(json!(3), "resources/subscribe", json!({"uri": "test://watched-resource"}));
     assert_eq!(lpost(&srv.url, Some(&sid), &sub).await.response()["result"], json!({}));
     srv.server.notify_resource_updated("test://watched-resource");
@@ -167,35 +166,6 @@ async fn set_level_subscribe_and_the_get_stream() {
     let m = stream.next().await.unwrap();
     assert_eq!(m["method"], "notifications/tools/list_changed", "the unsubscribed update never came: {m}");
     srv.stop().await;
-}
-
-/// An SSE reader over an already-sent response.
-struct SseReaderFrom {
-    stream: std::pin::Pin<Box<dyn futures::Stream<Item = reqwest::Result<bytes::Bytes>>>>,
-    buf: String,
-}
-
-impl SseReaderFrom {
-    fn new(resp: reqwest::Response) -> Self {
-        SseReaderFrom { stream: Box::pin(resp.bytes_stream()), buf: String::new() }
-    }
-
-    async fn next(&mut self) -> Option<Value> {
-        use futures::StreamExt;
-        loop {
-            while let Some(end) = self.buf.find("\n\n") {
-                let event: String = self.buf.drain(..end + 2).collect();
-                if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data:")) {
-                    return Some(serde_json::from_str(data.trim()).unwrap());
-                }
-            }
-            match tokio::time::timeout(std::time::Duration::from_secs(10), self.stream.next()).await.expect("an event")
-            {
-                Some(Ok(b)) => self.buf.push_str(&String::from_utf8_lossy(&b)),
-                _ => return None,
-            }
-        }
-    }
 }
 
 #[actix_rt::test]

@@ -272,23 +272,28 @@ impl StdioChild {
 
     /// Reads stderr until a line contains `needle` (fails after 10 s).
     pub async fn stderr_until(&mut self, needle: &str) -> String {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        loop {
-            let line = tokio::time::timeout_at(deadline, self.stderr.next_line())
-                .await
-                .unwrap_or_else(|_| panic!("no stderr line with {needle:?} within 10 s"))
-                .unwrap()
-                .expect("stderr open");
-            if line.contains(needle) {
-                return line;
-            }
-        }
+        line_with(&mut self.stderr, needle).await
     }
 
     /// Closes stdin and waits for the exit status (fails after 10 s).
     pub async fn close(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
         tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await.expect("exit within 10 s").unwrap()
+    }
+}
+
+/// Reads lines until one contains `needle` (fails after 10 s).
+pub async fn line_with<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut Lines<R>, needle: &str) -> String {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let line = tokio::time::timeout_at(deadline, lines.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("no line with {needle:?} within 10 s"))
+            .unwrap()
+            .expect("stream open");
+        if line.contains(needle) {
+            return line;
+        }
     }
 }
 
@@ -320,32 +325,14 @@ impl HttpChild {
             .spawn()
             .expect("spawn actix-mcp serve");
         let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-        let url = loop {
-            let line = tokio::time::timeout(Duration::from_secs(10), stderr.next_line())
-                .await
-                .expect("a listening line within 10 s")
-                .unwrap()
-                .expect("stderr open");
-            if let Some(rest) = line.strip_prefix("listening on ") {
-                break rest.to_string();
-            }
-        };
+        let line = line_with(&mut stderr, "listening on ").await;
+        let url = line.trim_start_matches("listening on ").to_string();
         HttpChild { child, url, stderr }
     }
 
     /// Reads stderr until a line contains `needle` (fails after 10 s).
     pub async fn stderr_until(&mut self, needle: &str) -> String {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        loop {
-            let line = tokio::time::timeout_at(deadline, self.stderr.next_line())
-                .await
-                .unwrap_or_else(|_| panic!("no stderr line with {needle:?} within 10 s"))
-                .unwrap()
-                .expect("stderr open");
-            if line.contains(needle) {
-                return line;
-            }
-        }
+        line_with(&mut self.stderr, needle).await
     }
 }
 
@@ -390,7 +377,11 @@ impl SseReader {
         for (k, v) in extra {
             req = req.header(*k, *v);
         }
-        let resp = req.send().await.expect("request sent");
+        Self::from_response(req.send().await.expect("request sent"))
+    }
+
+    /// Reads an already-received response, which must be a 200 SSE stream.
+    pub fn from_response(resp: reqwest::Response) -> Self {
         assert_eq!(resp.status(), 200);
         let ct = resp.headers()["content-type"].to_str().unwrap().to_string();
         assert!(ct.starts_with("text/event-stream"), "{ct}");
