@@ -59,6 +59,13 @@ fn simple(name: &str, description: &str, f: fn() -> CallToolResult) -> Tool {
     Tool::raw(name, description, no_args(), move |_, _| async move { Ok(f()) })
 }
 
+/// Arguments of `echo`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct EchoArgs {
+    /// The text to send back.
+    pub text: String,
+}
+
 /// Arguments of `sleep`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct SleepArgs {
@@ -82,6 +89,9 @@ impl Drop for CancelWitness {
 }
 
 fn tools(c: &Catalog) {
+    c.add_tool(Tool::new("echo", "Echoes `text` back (the load harness calls it)", |a: EchoArgs, _| async move {
+        Ok(CallToolResult::text(a.text))
+    }));
     c.add_tool(simple("test_simple_text", "Returns a simple text response", || {
         CallToolResult::text("This is a simple text response for testing.")
     }));

@@ -1,0 +1,235 @@
+//! The pieces of the `mcp-load` harness: HTTP/1.1 keep-alive connections
+//! from chosen loopback source addresses, 2026-07-28 request bodies with the
+//! standard headers, verification of every reply, latency histograms, and the
+//! resident memory of a server process.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use bytes::Bytes;
+use hdrhistogram::Histogram;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::SendRequest;
+use hyper::Request;
+use hyper_util::rt::TokioIo;
+use serde_json::{json, Value};
+
+/// The protocol version the harness speaks.
+pub const VERSION: &str = "2026-07-28";
+
+/// A target: `http://host:port/path`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// Server address.
+    pub addr: SocketAddr,
+    /// Endpoint path.
+    pub path: String,
+    /// `Host` header value.
+    pub host: String,
+}
+
+impl Target {
+    /// Parses `http://IP:PORT/PATH` (loopback by default; a name other than
+    /// `localhost` is refused so that load never leaves the machine by accident).
+    pub fn parse(url: &str) -> Result<Self, String> {
+        let rest = url.strip_prefix("http://").ok_or("only http:// URLs")?;
+        let (authority, path) = rest.split_once('/').map_or((rest, "/".to_string()), |(a, p)| (a, format!("/{p}")));
+        let (host, port) = authority.rsplit_once(':').ok_or("the URL needs a port")?;
+        let port: u16 = port.parse().map_err(|_| "bad port")?;
+        let ip: IpAddr = match host {
+            "localhost" => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            h => h.trim_matches(['[', ']']).parse().map_err(|_| format!("{h:?} is not an IP address"))?,
+        };
+        Ok(Target { addr: SocketAddr::new(ip, port), path, host: authority.to_string() })
+    }
+}
+
+/// One keep-alive HTTP/1.1 connection.
+pub struct Conn {
+    sender: SendRequest<Full<Bytes>>,
+    target: Target,
+}
+
+/// A reply: status, content type and body.
+#[derive(Debug)]
+pub struct Answer {
+    /// HTTP status.
+    pub status: u16,
+    /// `Content-Type`.
+    pub content_type: String,
+    /// The whole body.
+    pub body: Bytes,
+}
+
+impl Conn {
+    /// Connects from `source` (a loopback address, so that many connections
+    /// do not run out of one address's ephemeral ports).
+    pub async fn open(target: &Target, source: Option<IpAddr>) -> Result<Self, String> {
+        let socket = match target.addr {
+            SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
+            SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
+        }
+        .map_err(|e| e.to_string())?;
+        if let Some(ip) = source {
+            socket.bind(SocketAddr::new(ip, 0)).map_err(|e| format!("bind {ip}: {e}"))?;
+        }
+        let stream = socket.connect(target.addr).await.map_err(|e| format!("connect {}: {e}", target.addr))?;
+        stream.set_nodelay(true).ok();
+        let (sender, conn) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        Ok(Conn { sender, target: target.clone() })
+    }
+
+    fn request(&self, method: &str, name: Option<&str>, body: Bytes) -> Request<Full<Bytes>> {
+        let mut b = Request::post(&self.target.path)
+            .header("host", &self.target.host)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", VERSION)
+            .header("mcp-method", method);
+        if let Some(n) = name {
+            b = b.header("mcp-name", n);
+        }
+        b.body(Full::new(body)).expect("a valid request")
+    }
+
+    /// POSTs one JSON-RPC request and reads the whole reply.
+    pub async fn call(&mut self, method: &str, name: Option<&str>, body: Bytes) -> Result<Answer, String> {
+        self.sender.ready().await.map_err(|e| e.to_string())?;
+        let resp = self.sender.send_request(self.request(method, name, body)).await.map_err(|e| e.to_string())?;
+        let status = resp.status().as_u16();
+        let content_type = resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        let body = resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
+        Ok(Answer { status, content_type, body })
+    }
+
+    /// POSTs a request whose reply is a stream, returning its body to read.
+    pub async fn stream(&mut self, method: &str, body: Bytes) -> Result<(u16, hyper::body::Incoming), String> {
+        self.sender.ready().await.map_err(|e| e.to_string())?;
+        let resp = self.sender.send_request(self.request(method, None, body)).await.map_err(|e| e.to_string())?;
+        Ok((resp.status().as_u16(), resp.into_body()))
+    }
+}
+
+/// The `_meta` of every request.
+pub fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-load", "version": env!("CARGO_PKG_VERSION")},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+/// A request body.
+pub fn body(id: u64, method: &str, mut params: Value) -> Bytes {
+    params["_meta"] = meta();
+    Bytes::from(serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).unwrap())
+}
+
+/// The JSON-RPC response in a reply (the last SSE `data:` event, or the JSON body).
+pub fn response_of(answer: &Answer) -> Result<Value, String> {
+    let text = std::str::from_utf8(&answer.body).map_err(|_| "reply is not UTF-8".to_string())?;
+    let json = if answer.content_type.starts_with("text/event-stream") {
+        text.lines().rev().find_map(|l| l.strip_prefix("data:")).ok_or("SSE reply without data")?.trim()
+    } else {
+        text
+    };
+    serde_json::from_str(json).map_err(|e| format!("reply is not JSON: {e}"))
+}
+
+/// Checks a reply to request `id`: HTTP 200, the same id, a result (not an error).
+pub fn verify(answer: &Answer, id: u64) -> Result<Value, String> {
+    if answer.status != 200 {
+        return Err(format!("HTTP {}", answer.status));
+    }
+    let v = response_of(answer)?;
+    if v["id"] != json!(id) {
+        return Err(format!("reply id {} for request {id}", v["id"]));
+    }
+    if let Some(e) = v.get("error") {
+        return Err(format!("JSON-RPC error {e}"));
+    }
+    v.get("result").cloned().ok_or_else(|| "no result".to_string())
+}
+
+/// Checks a `tools/call` of an echo tool: the text comes back unchanged.
+pub fn verify_echo(answer: &Answer, id: u64, text: &str) -> Result<(), String> {
+    let result = verify(answer, id)?;
+    match result["content"][0]["text"].as_str() {
+        Some(t) if t == text => Ok(()),
+        other => Err(format!("echo returned {other:?}, sent {text:?}")),
+    }
+}
+
+/// A latency histogram in microseconds (1 µs .. 60 s, 3 significant digits).
+pub fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 60_000_000, 3).expect("valid bounds")
+}
+
+/// `p50 p90 p99 max` of a histogram in milliseconds.
+pub fn summary(h: &Histogram<u64>) -> String {
+    let ms = |v: u64| v as f64 / 1000.0;
+    format!(
+        "p50={:.2}ms p90={:.2}ms p99={:.2}ms max={:.2}ms",
+        ms(h.value_at_quantile(0.5)),
+        ms(h.value_at_quantile(0.9)),
+        ms(h.value_at_quantile(0.99)),
+        ms(h.max())
+    )
+}
+
+/// Resident memory of a process in KiB (Linux `/proc/PID/status`).
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Source addresses `127.0.0.1 ..= 127.0.0.N` for connection `i`.
+pub fn source(i: usize, sources: usize) -> Option<IpAddr> {
+    (sources > 1).then(|| IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1 + (i % sources) as u8)))
+}
+
+/// Bounded waiting used by the scenarios.
+pub const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(status: u16, ct: &str, body: &str) -> Answer {
+        Answer { status, content_type: ct.into(), body: Bytes::from(body.to_string()) }
+    }
+
+    #[test]
+    fn verification_catches_wrong_replies() {
+        let ok =
+            r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hi"}],"resultType":"complete"}}"#;
+        assert!(verify_echo(&answer(200, "application/json", ok), 7, "hi").is_ok());
+        assert!(verify_echo(&answer(200, "application/json", ok), 8, "hi").is_err(), "wrong id");
+        assert!(verify_echo(&answer(200, "application/json", ok), 7, "ho").is_err(), "wrong text");
+        assert!(verify_echo(&answer(500, "application/json", ok), 7, "hi").is_err(), "bad status");
+        let err = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"x"}}"#;
+        assert!(verify_echo(&answer(200, "application/json", err), 7, "hi").is_err(), "an error is not a result");
+        assert!(verify_echo(&answer(200, "application/json", "{truncated"), 7, "hi").is_err());
+        let sse = format!(
+            "data: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{}}}}\n\ndata: {ok}\n\n"
+        );
+        assert!(verify_echo(&answer(200, "text/event-stream", &sse), 7, "hi").is_ok());
+    }
+
+    #[test]
+    fn targets_stay_on_loopback_names() {
+        let t = Target::parse("http://127.0.0.1:8080/mcp").unwrap();
+        assert_eq!((t.addr.port(), t.path.as_str()), (8080, "/mcp"));
+        assert!(Target::parse("http://localhost:1/").is_ok());
+        assert!(Target::parse("http://example.com:80/mcp").is_err());
+        assert_eq!(source(5, 4), Some(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2))));
+        assert_eq!(source(5, 1), None);
+    }
+}
