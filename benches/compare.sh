@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Side-by-side `tools/call` throughput of the raw actix-web echo handler (the
-# ceiling) and actix-mcp's `echo` tool, on this machine: servers pinned to
-# CPU 0, load on CPU 1, interleaved rounds, medians with the ratio to the
-# ceiling. Bounded: ROUNDS x 2 servers x 2 concurrency levels x DURATION s.
+# ceiling), the official Rust SDK (rmcp 3.11, stateless, JSON replies; built
+# from benches/rmcp-echo, outside the workspace) and actix-mcp's `echo` tool,
+# on this machine: servers pinned to CPU 0, load on CPU 1, interleaved
+# rounds, medians with the ratios to the ceiling and to rmcp. Every reply is
+# verified. Bounded: ROUNDS x 3 servers x 2 concurrency levels x DURATION s.
 #
 #   bash benches/compare.sh            # ROUNDS=3 DURATION=5
 #   ROUNDS=5 DURATION=10 bash benches/compare.sh
@@ -11,20 +13,24 @@ cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"
 DURATION="${DURATION:-5}"
 cargo build --release -q -p actix-mcp -p mcp-load
+cargo build --release -q --manifest-path benches/rmcp-echo/Cargo.toml
 BASE_PORT=18190
 MCP_PORT=18191
+RMCP_PORT=18192
 taskset -c 0 target/release/echo-baseline "127.0.0.1:$BASE_PORT" 2>/dev/null &
 BASE_PID=$!
 ACTIX_MCP_WORKERS=1 taskset -c 0 target/release/actix-mcp serve --catalog everything \
   --bind "127.0.0.1:$MCP_PORT" --log-level warning 2>/dev/null &
 MCP_PID=$!
-trap 'kill $BASE_PID $MCP_PID 2>/dev/null || true' EXIT
+taskset -c 0 benches/rmcp-echo/target/release/rmcp-echo "127.0.0.1:$RMCP_PORT" 2>/dev/null &
+RMCP_PID=$!
+trap 'kill $BASE_PID $MCP_PID $RMCP_PID 2>/dev/null || true' EXIT
 sleep 1
 declare -A results
 for round in $(seq 1 "$ROUNDS"); do
   for conns in 16 256; do
-    for name in baseline actix-mcp; do
-      port=$BASE_PORT; [ "$name" = actix-mcp ] && port=$MCP_PORT
+    for name in baseline rmcp actix-mcp; do
+      case "$name" in baseline) port=$BASE_PORT ;; rmcp) port=$RMCP_PORT ;; *) port=$MCP_PORT ;; esac
       line=$(taskset -c 1 target/release/mcp-load call --url "http://127.0.0.1:$port/mcp" \
         --connections "$conns" --duration "$DURATION" | head -n 1)
       rps=$(sed -n 's/.*req\/s=\([0-9]*\).*/\1/p' <<<"$line")
@@ -38,13 +44,15 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo
-printf '%-10s %-6s %10s %9s %8s\n' server conns "req/s" "p99 ms" "ratio"
+printf '%-10s %-6s %10s %9s %10s %9s\n' server conns "req/s" "p99 ms" "vs ceiling" "vs rmcp"
 for conns in 16 256; do
   base=$(tr ' ' '\n' <<<"${results[baseline,$conns]}" | cut -d: -f1 | median)
-  for name in baseline actix-mcp; do
+  rmcp=$(tr ' ' '\n' <<<"${results[rmcp,$conns]}" | cut -d: -f1 | median)
+  for name in baseline rmcp actix-mcp; do
     rps=$(tr ' ' '\n' <<<"${results[$name,$conns]}" | cut -d: -f1 | median)
     p99=$(tr ' ' '\n' <<<"${results[$name,$conns]}" | cut -d: -f2 | median)
-    printf '%-10s %-6s %10s %9s %8s\n' "$name" "$conns" "$rps" "$p99" "$(awk -v a="$rps" -v b="$base" 'BEGIN {printf "%.2fx", a/b}')"
+    printf '%-10s %-6s %10s %9s %10s %9s\n' "$name" "$conns" "$rps" "$p99" \
+      "$(awk -v a="$rps" -v b="$base" 'BEGIN {printf "%.2fx", a/b}')" \
+      "$(awk -v a="$rps" -v b="$rmcp" 'BEGIN {printf "%.2fx", a/b}')"
   done
 done
-echo "(the official Rust SDK is not part of this comparison yet)"
