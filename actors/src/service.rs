@@ -164,14 +164,18 @@ impl McpService {
                     .catalog
                     .tool(&p.name)
                     .ok_or_else(|| HandlerError::invalid_params(format!("Unknown tool: {}", p.name)))?;
-                let binding = Binding::new("tools/call", &p.name, p.arguments.as_ref());
+                // Computed only when a round needs it (a requestState came in, or
+                // the handler asks for input): a plain call pays nothing.
+                // The state binding is computed only when a round needs it (a
+                // requestState came in, or the handler asks): plain calls skip it.
                 let args = p.arguments.unwrap_or_default();
+                let binding = || Binding::new("tools/call", &p.name, Some(&args));
                 let run = || tool.call(args.clone(), ctx.clone());
                 let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
                 self.complete_with(out, None)
             }
             ClientRequest::ReadResource(p) => {
-                let binding = Binding::new("resources/read", &p.uri, None);
+                let binding = || Binding::new("resources/read", &p.uri, None);
                 type Reader = Box<dyn Fn() -> HandlerFuture<Vec<ResourceContents>>>;
                 let (reader, cache): (Reader, _) = if let Some(r) = self.catalog.resource(&p.uri) {
                     let (uri, c, cache) = (p.uri.clone(), ctx.clone(), r.cache);
@@ -195,8 +199,8 @@ impl McpService {
                     .catalog
                     .prompt(&p.name)
                     .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)))?;
-                let binding = Binding::new("prompts/get", &p.name, p.arguments.as_ref());
                 let args = p.arguments;
+                let binding = || Binding::new("prompts/get", &p.name, args.as_ref());
                 let run = || prompt.get(args.clone(), ctx.clone());
                 let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
                 self.complete_with(out, None)
@@ -220,7 +224,7 @@ impl McpService {
     async fn rounds<T, F>(
         &self,
         ctx: &RequestContext,
-        binding: &Binding,
+        binding: &dyn Fn() -> Binding,
         input_responses: Option<Value>,
         request_state: Option<&str>,
         run: F,
@@ -274,13 +278,14 @@ impl McpService {
     fn begin_round(
         &self,
         ctx: &RequestContext,
-        binding: &Binding,
+        binding: &dyn Fn() -> Binding,
         input_responses: Option<Value>,
         request_state: Option<&str>,
     ) -> Result<(), HandlerError> {
         let (number, mut responses, state_in) = match request_state {
             Some(token) => {
-                let p = request_state::open(token, &self.state_key, binding, now_ms()).map_err(ProtocolError::from)?;
+                let p =
+                    request_state::open(token, &self.state_key, &binding(), now_ms()).map_err(ProtocolError::from)?;
                 (p.round + 1, p.responses, p.state)
             }
             None => (1, Map::new(), None),
@@ -301,10 +306,10 @@ impl McpService {
     /// The `InputRequiredResult` for a handler that asked for input: its
     /// pending requests, and a fresh sealed state carrying the answers it
     /// already used and its own state.
-    fn input_required(&self, ctx: &RequestContext, binding: &Binding) -> Result<Value, HandlerError> {
+    fn input_required(&self, ctx: &RequestContext, binding: &dyn Fn() -> Binding) -> Result<Value, HandlerError> {
         let round = ctx.take_round();
         let mut payload =
-            StatePayload::new(binding, self.state_ttl_ms, now_ms(), uuid::Uuid::new_v4().simple().to_string());
+            StatePayload::new(&binding(), self.state_ttl_ms, now_ms(), uuid::Uuid::new_v4().simple().to_string());
         payload.round = round.number.max(1);
         payload.responses =
             round.answered.iter().filter_map(|k| round.responses.get(k).map(|v| (k.clone(), v.clone()))).collect();
@@ -324,18 +329,18 @@ impl McpService {
         let empty = Map::new();
         let context = p.context.as_ref().and_then(|c| c.get("arguments")).and_then(Value::as_object).unwrap_or(&empty);
         let completer = match &p.reference {
-            CompletionRef::Prompt { name } => {
-                self.catalog
-                    .prompt(name)
-                    .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {name}")))?
-                    .completer
-            }
-            CompletionRef::Resource { uri } => {
-                self.catalog
-                    .template(uri)
-                    .ok_or_else(|| HandlerError::invalid_params(format!("Unknown resource template: {uri}")))?
-                    .completer
-            }
+            CompletionRef::Prompt { name } => self
+                .catalog
+                .prompt(name)
+                .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {name}")))?
+                .completer
+                .clone(),
+            CompletionRef::Resource { uri } => self
+                .catalog
+                .template(uri)
+                .ok_or_else(|| HandlerError::invalid_params(format!("Unknown resource template: {uri}")))?
+                .completer
+                .clone(),
         };
         let values = completer.map(|c| c(&p.argument.name, &p.argument.value, context)).unwrap_or_default();
         Ok(Completion::from_candidates(values))

@@ -23,7 +23,7 @@ mod tool;
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 pub use header_params::HeaderParam;
 pub use prompt::{Completer, Prompt, PromptArgs};
@@ -57,12 +57,13 @@ impl std::fmt::Display for CatalogError {
 
 impl std::error::Error for CatalogError {}
 
+/// Items are shared (`Arc`): a lookup copies a pointer, never a definition.
 #[derive(Default)]
 struct State {
-    tools: BTreeMap<String, Tool>,
-    resources: BTreeMap<String, Resource>,
-    templates: BTreeMap<String, ResourceTemplate>,
-    prompts: BTreeMap<String, Prompt>,
+    tools: BTreeMap<String, Arc<Tool>>,
+    resources: BTreeMap<String, Arc<Resource>>,
+    templates: BTreeMap<String, Arc<ResourceTemplate>>,
+    prompts: BTreeMap<String, Arc<Prompt>>,
 }
 
 /// What a server offers. Shared between workers behind an `Arc`; every
@@ -181,7 +182,7 @@ impl Catalog {
     /// [`Catalog::notify_resource_updated_observed`] for `key`).
     pub fn add_resource_observed(&self, resource: Resource, key: &str) {
         let listed = resource.listed;
-        let old = self.write().resources.insert(resource.uri().to_owned(), resource);
+        let old = self.write().resources.insert(resource.uri().to_owned(), Arc::new(resource));
         if listed || old.as_ref().is_some_and(|r| r.listed) {
             self.emit_keyed(Event::ResourcesListChanged, Some(key));
         }
@@ -215,7 +216,7 @@ impl Catalog {
     }
 
     /// Adds or replaces a tool; refuses one with invalid `x-mcp-header` annotations.
-    pub fn try_add_tool(&self, tool: Tool) -> Result<Option<Tool>, CatalogError> {
+    pub fn try_add_tool(&self, tool: Tool) -> Result<Option<Arc<Tool>>, CatalogError> {
         if let Err(e) = &tool.header_params {
             return Err(CatalogError(format!("tool {}: {e}", tool.name())));
         }
@@ -223,7 +224,7 @@ impl Catalog {
             return Err(CatalogError("a tool needs a name".into()));
         }
         let listed = tool.listed;
-        let old = self.write().tools.insert(tool.name().to_owned(), tool);
+        let old = self.write().tools.insert(tool.name().to_owned(), Arc::new(tool));
         self.emit_if(listed || old.as_ref().is_some_and(|t| t.listed), Event::ToolsListChanged);
         Ok(old)
     }
@@ -233,26 +234,26 @@ impl Catalog {
     /// # Panics
     /// If the tool's definition is invalid (see [`Catalog::try_add_tool`]);
     /// use that for tools built from untrusted input.
-    pub fn add_tool(&self, tool: Tool) -> Option<Tool> {
+    pub fn add_tool(&self, tool: Tool) -> Option<Arc<Tool>> {
         self.try_add_tool(tool).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Removes a tool.
-    pub fn remove_tool(&self, name: &str) -> Option<Tool> {
+    pub fn remove_tool(&self, name: &str) -> Option<Arc<Tool>> {
         let old = self.write().tools.remove(name);
         self.emit_if(old.as_ref().is_some_and(|t| t.listed), Event::ToolsListChanged);
         old
     }
 
     /// Looks up a tool (listed or not).
-    pub fn tool(&self, name: &str) -> Option<Tool> {
+    pub fn tool(&self, name: &str) -> Option<Arc<Tool>> {
         self.read().tools.get(name).cloned()
     }
 
     /// Adds or replaces a resource.
-    pub fn add_resource(&self, resource: Resource) -> Option<Resource> {
+    pub fn add_resource(&self, resource: Resource) -> Option<Arc<Resource>> {
         let listed = resource.listed;
-        let old = self.write().resources.insert(resource.uri().to_owned(), resource);
+        let old = self.write().resources.insert(resource.uri().to_owned(), Arc::new(resource));
         self.emit_if(listed || old.as_ref().is_some_and(|r| r.listed), Event::ResourcesListChanged);
         old
     }
@@ -270,63 +271,63 @@ impl Catalog {
 
     /// Replaces a resource's definition without publishing a list change (its
     /// URI and listing are unchanged; e.g. only its size changed).
-    pub fn replace_resource_quietly(&self, resource: Resource) -> Option<Resource> {
-        self.write().resources.insert(resource.uri().to_owned(), resource)
+    pub fn replace_resource_quietly(&self, resource: Resource) -> Option<Arc<Resource>> {
+        self.write().resources.insert(resource.uri().to_owned(), Arc::new(resource))
     }
 
     /// Removes a resource.
-    pub fn remove_resource(&self, uri: &str) -> Option<Resource> {
+    pub fn remove_resource(&self, uri: &str) -> Option<Arc<Resource>> {
         let old = self.write().resources.remove(uri);
         self.emit_if(old.as_ref().is_some_and(|r| r.listed), Event::ResourcesListChanged);
         old
     }
 
     /// Looks up a resource by exact URI.
-    pub fn resource(&self, uri: &str) -> Option<Resource> {
+    pub fn resource(&self, uri: &str) -> Option<Arc<Resource>> {
         self.read().resources.get(uri).cloned()
     }
 
     /// Adds or replaces a resource template.
-    pub fn add_template(&self, template: ResourceTemplate) -> Option<ResourceTemplate> {
-        let old = self.write().templates.insert(template.uri_template().to_owned(), template);
+    pub fn add_template(&self, template: ResourceTemplate) -> Option<Arc<ResourceTemplate>> {
+        let old = self.write().templates.insert(template.uri_template().to_owned(), Arc::new(template));
         self.emit(Event::ResourcesListChanged);
         old
     }
 
     /// Removes a resource template.
-    pub fn remove_template(&self, uri_template: &str) -> Option<ResourceTemplate> {
+    pub fn remove_template(&self, uri_template: &str) -> Option<Arc<ResourceTemplate>> {
         let old = self.write().templates.remove(uri_template);
         self.emit_if(old.is_some(), Event::ResourcesListChanged);
         old
     }
 
     /// Looks up a template by its template string.
-    pub fn template(&self, uri_template: &str) -> Option<ResourceTemplate> {
+    pub fn template(&self, uri_template: &str) -> Option<Arc<ResourceTemplate>> {
         self.read().templates.get(uri_template).cloned()
     }
 
     /// The first template (in template order) that matches `uri`.
-    pub fn match_template(&self, uri: &str) -> Option<(ResourceTemplate, TemplateVars)> {
+    pub fn match_template(&self, uri: &str) -> Option<(Arc<ResourceTemplate>, TemplateVars)> {
         self.read().templates.values().find_map(|t| t.pattern.matches(uri).map(|v| (t.clone(), v)))
     }
 
     /// Adds or replaces a prompt.
-    pub fn add_prompt(&self, prompt: Prompt) -> Option<Prompt> {
+    pub fn add_prompt(&self, prompt: Prompt) -> Option<Arc<Prompt>> {
         let listed = prompt.listed;
-        let old = self.write().prompts.insert(prompt.name().to_owned(), prompt);
+        let old = self.write().prompts.insert(prompt.name().to_owned(), Arc::new(prompt));
         self.emit_if(listed || old.as_ref().is_some_and(|p| p.listed), Event::PromptsListChanged);
         old
     }
 
     /// Removes a prompt.
-    pub fn remove_prompt(&self, name: &str) -> Option<Prompt> {
+    pub fn remove_prompt(&self, name: &str) -> Option<Arc<Prompt>> {
         let old = self.write().prompts.remove(name);
         self.emit_if(old.as_ref().is_some_and(|p| p.listed), Event::PromptsListChanged);
         old
     }
 
     /// Looks up a prompt.
-    pub fn prompt(&self, name: &str) -> Option<Prompt> {
+    pub fn prompt(&self, name: &str) -> Option<Arc<Prompt>> {
         self.read().prompts.get(name).cloned()
     }
 
