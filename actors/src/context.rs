@@ -33,7 +33,9 @@ struct Inner {
     meta: RequestMeta,
     cancel: CancellationToken,
     outlet: mpsc::Sender<Outbound>,
+    /// The server's logger; the request's child logger is built from it on first use.
     log: slog::Logger,
+    child_log: std::sync::OnceLock<slog::Logger>,
     catalog: Arc<Catalog>,
     round: Mutex<InputRound>,
     /// Legacy era: where server-to-client requests wait for their answers.
@@ -77,7 +79,8 @@ impl RequestContext {
         legacy: Option<Arc<PendingRequests>>,
     ) -> Self {
         let round = Mutex::new(InputRound::default());
-        RequestContext { inner: Arc::new(Inner { id, meta, cancel, outlet, log, catalog, round, legacy }) }
+        let child_log = std::sync::OnceLock::new();
+        RequestContext { inner: Arc::new(Inner { id, meta, cancel, outlet, log, child_log, catalog, round, legacy }) }
     }
 
     /// Whether this request belongs to a legacy (`initialize`) session, where
@@ -313,9 +316,9 @@ impl RequestContext {
         self.inner.cancel.is_cancelled()
     }
 
-    /// The request's logger (carries `method` and `request`).
+    /// The request's logger (carries `request`).
     pub fn logger(&self) -> &slog::Logger {
-        &self.inner.log
+        self.inner.child_log.get_or_init(|| self.inner.log.new(slog::o!("request" => self.inner.id.to_string())))
     }
 
     /// Whether a log message at `level` would be sent (the client opted in

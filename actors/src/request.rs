@@ -15,7 +15,7 @@ use actix::prelude::*;
 use mcp_protocol::jsonrpc::{encode_error, encode_result};
 use mcp_protocol::request::ClientRequest;
 use mcp_protocol::{ErrorData, RequestId, RequestMeta};
-use slog::{debug, info, o, warn, Logger};
+use slog::{debug, info, warn, Logger};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -53,6 +53,7 @@ pub struct RequestActor {
     timeout: Duration,
     mailbox: usize,
     legacy: Option<Arc<PendingRequests>>,
+    method: &'static str,
     log: Logger,
 }
 
@@ -77,7 +78,10 @@ pub struct RequestSpec {
 impl RequestActor {
     /// Starts the actor on the current arbiter.
     pub fn start_with(service: Arc<McpService>, spec: RequestSpec, log: &Logger) -> Addr<RequestActor> {
-        let log = log.new(o!("request" => spec.id.to_string(), "method" => spec.request.method()));
+        // The parent logger: the actor's own lines carry request and method
+        // inline, and the handler's child logger is built only if used.
+        let log = log.clone();
+        let method = spec.request.method();
         RequestActor {
             service,
             id: spec.id,
@@ -87,6 +91,7 @@ impl RequestActor {
             timeout: spec.timeout,
             mailbox: spec.mailbox,
             legacy: spec.legacy,
+            method,
             log,
         }
         .start()
@@ -102,7 +107,7 @@ impl Actor for RequestActor {
             ctx.stop();
             return;
         };
-        debug!(self.log, "request started");
+        debug!(self.log, "request started"; "request" => %self.id, "method" => self.method);
         let version = meta.version;
         let rctx = RequestContext::new(
             self.id.clone(),
@@ -155,9 +160,10 @@ impl Actor for RequestActor {
         };
         ctx.spawn(work.into_actor(self).map(|ending, act, ctx| {
             match ending {
-                Ending::Answered => debug!(act.log, "request answered"),
-                Ending::Cancelled => info!(act.log, "request cancelled"),
-                Ending::TimedOut => warn!(act.log, "request timed out"; "timeout_ms" => act.timeout.as_millis() as u64),
+                Ending::Answered => debug!(act.log, "request answered"; "request" => %act.id, "method" => act.method),
+                Ending::Cancelled => info!(act.log, "request cancelled"; "request" => %act.id, "method" => act.method),
+                Ending::TimedOut => warn!(act.log, "request timed out";
+                    "request" => %act.id, "method" => act.method, "timeout_ms" => act.timeout.as_millis() as u64),
             }
             ctx.stop();
         }));
@@ -173,7 +179,8 @@ impl Handler<Cancel> for RequestActor {
     type Result = ();
 
     fn handle(&mut self, msg: Cancel, ctx: &mut Self::Context) {
-        info!(self.log, "cancellation requested"; "reason" => msg.reason.as_deref().unwrap_or("-"));
+        info!(self.log, "cancellation requested";
+            "request" => %self.id, "method" => self.method, "reason" => msg.reason.as_deref().unwrap_or("-"));
         self.cancel.cancel();
         ctx.stop();
     }
