@@ -27,12 +27,19 @@ RMCP_PID=$!
 trap 'kill $BASE_PID $MCP_PID $RMCP_PID 2>/dev/null || true' EXIT
 sleep 1
 declare -A results
+declare -A cpu
+# CPU time (user+system, µs) a process has used so far.
+cpu_us() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) * 1000000 / hz}' "/proc/$1/stat"; }
 for round in $(seq 1 "$ROUNDS"); do
   for conns in 16 256; do
     for name in baseline rmcp actix-mcp; do
-      case "$name" in baseline) port=$BASE_PORT ;; rmcp) port=$RMCP_PORT ;; *) port=$MCP_PORT ;; esac
+      case "$name" in baseline) port=$BASE_PORT; pid=$BASE_PID ;; rmcp) port=$RMCP_PORT; pid=$RMCP_PID ;; *) port=$MCP_PORT; pid=$MCP_PID ;; esac
+      before=$(cpu_us "$pid")
       line=$(taskset -c 1 target/release/mcp-load call --url "http://127.0.0.1:$port/mcp" \
         --connections "$conns" --duration "$DURATION" | head -n 1)
+      after=$(cpu_us "$pid")
+      requests=$(sed -n 's/^requests=\([0-9]*\).*/\1/p' <<<"$line")
+      cpu["$name,$conns"]+="$(awk -v a="$after" -v b="$before" -v n="$requests" 'BEGIN {printf "%.1f", (a-b)/n}') "
       rps=$(sed -n 's/.*req\/s=\([0-9]*\).*/\1/p' <<<"$line")
       p99=$(sed -n 's/.*p99=\([0-9.]*\)ms.*/\1/p' <<<"$line")
       errors=$(sed -n 's/.* errors=\([0-9]*\).*/\1/p' <<<"$line")
@@ -44,15 +51,16 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo
-printf '%-10s %-6s %10s %9s %10s %9s\n' server conns "req/s" "p99 ms" "vs ceiling" "vs rmcp"
+printf '%-10s %-6s %10s %9s %10s %9s %12s\n' server conns "req/s" "p99 ms" "vs ceiling" "vs rmcp" "CPU µs/req"
 for conns in 16 256; do
   base=$(tr ' ' '\n' <<<"${results[baseline,$conns]}" | cut -d: -f1 | median)
   rmcp=$(tr ' ' '\n' <<<"${results[rmcp,$conns]}" | cut -d: -f1 | median)
   for name in baseline rmcp actix-mcp; do
     rps=$(tr ' ' '\n' <<<"${results[$name,$conns]}" | cut -d: -f1 | median)
     p99=$(tr ' ' '\n' <<<"${results[$name,$conns]}" | cut -d: -f2 | median)
-    printf '%-10s %-6s %10s %9s %10s %9s\n' "$name" "$conns" "$rps" "$p99" \
+    us=$(tr ' ' '\n' <<<"${cpu[$name,$conns]}" | median)
+    printf '%-10s %-6s %10s %9s %10s %9s %12s\n' "$name" "$conns" "$rps" "$p99" \
       "$(awk -v a="$rps" -v b="$base" 'BEGIN {printf "%.2fx", a/b}')" \
-      "$(awk -v a="$rps" -v b="$rmcp" 'BEGIN {printf "%.2fx", a/b}')"
+      "$(awk -v a="$rps" -v b="$rmcp" 'BEGIN {printf "%.2fx", a/b}')" "$us"
   done
 done

@@ -344,6 +344,10 @@ pub struct HubConfig {
     /// file, same modification time and size) seen again within this many ms
     /// is delivered once. Default: 2000.
     pub dedup_ms: u64,
+    /// How often (ms) the hub checks whether listeners closed since its last
+    /// check and, if so, returns freed memory to the system (glibc keeps it
+    /// otherwise). 0 disables it. Default: 5000.
+    pub memory_trim_ms: u64,
 }
 
 impl Default for HubConfig {
@@ -359,6 +363,7 @@ impl Default for HubConfig {
             redis_url: "redis://127.0.0.1:6379/".into(),
             redis_channel_prefix: "actix-mcp".into(),
             dedup_ms: 2000,
+            memory_trim_ms: 5000,
         }
     }
 }

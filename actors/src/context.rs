@@ -13,13 +13,12 @@ use mcp_protocol::{ProtocolError, ProtocolVersion, RequestId, RequestMeta};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::Catalog;
 use crate::error::HandlerError;
 use crate::legacy::PendingRequests;
-use crate::outbound::Outbound;
+use crate::outbound::{Outbound, OutletTx};
 use mcp_protocol::ErrorData;
 
 /// The per-request context handed to every handler. Cheap to clone.
@@ -32,7 +31,7 @@ struct Inner {
     id: RequestId,
     meta: RequestMeta,
     cancel: CancellationToken,
-    outlet: mpsc::Sender<Outbound>,
+    outlet: OutletTx,
     /// The server's logger; the request's child logger is built from it on first use.
     log: slog::Logger,
     child_log: std::sync::OnceLock<slog::Logger>,
@@ -73,7 +72,7 @@ impl RequestContext {
         id: RequestId,
         meta: RequestMeta,
         cancel: CancellationToken,
-        outlet: mpsc::Sender<Outbound>,
+        outlet: OutletTx,
         log: slog::Logger,
         catalog: Arc<Catalog>,
         legacy: Option<Arc<PendingRequests>>,
@@ -354,7 +353,7 @@ impl RequestContext {
         tokio::select! {
             biased;
             _ = self.inner.cancel.cancelled() => false,
-            sent = self.inner.outlet.send(Outbound::Notification(bytes.into())) => sent.is_ok(),
+            sent = self.inner.outlet.send(Box::new(Outbound::Notification(bytes.into()))) => sent.is_ok(),
         }
     }
 }

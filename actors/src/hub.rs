@@ -210,6 +210,9 @@ pub struct SubscriptionHub {
     mailbox: usize,
     stats: HubStats,
     stopping: bool,
+    /// Most listeners since memory was last returned to the system.
+    peak: usize,
+    trim_every: std::time::Duration,
     log: Logger,
 }
 
@@ -224,8 +227,33 @@ impl SubscriptionHub {
             mailbox,
             stats: HubStats::default(),
             stopping: false,
+            peak: 0,
+            trim_every: std::time::Duration::ZERO,
             log,
         }
+    }
+
+    /// After many listeners closed, give freed memory back to the system
+    /// every `every` (zero: never). glibc keeps freed heap memory otherwise,
+    /// so a burst of 50,000 streams would leave the process at its peak size.
+    #[must_use]
+    pub fn with_memory_trim(mut self, every: std::time::Duration) -> Self {
+        self.trim_every = every;
+        self
+    }
+
+    fn trim_if_shrunk(&mut self) {
+        let now = self.table.len();
+        if now < self.peak {
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            // SAFETY: malloc_trim only releases free heap pages; it takes no
+            // pointers and is safe to call at any time from any thread.
+            unsafe {
+                libc::malloc_trim(0);
+            }
+            debug!(self.log, "returned freed memory to the system"; "listeners" => now, "peak" => self.peak);
+        }
+        self.peak = now;
     }
 
     fn remove(&mut self, id: ListenerId) -> bool {
@@ -265,6 +293,9 @@ impl Actor for SubscriptionHub {
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.set_mailbox_capacity(self.mailbox);
         self.backend.start(ctx.address(), &self.log);
+        if !self.trim_every.is_zero() {
+            ctx.run_interval(self.trim_every, |act, _| act.trim_if_shrunk());
+        }
         debug!(self.log, "subscription hub started");
     }
 }
@@ -282,6 +313,7 @@ impl Handler<Subscribe> for SubscriptionHub {
         }
         self.table.insert(msg.id, &msg.filter);
         self.listeners.insert(msg.id, msg.handle);
+        self.peak = self.peak.max(self.table.len());
         self.stats.subscribed += 1;
         debug!(self.log, "listener added"; "listener" => %msg.id, "listeners" => self.table.len());
         Ok(())

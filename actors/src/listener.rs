@@ -11,12 +11,12 @@ use mcp_protocol::jsonrpc::{encode_error, encode_notification};
 use mcp_protocol::subscription::{encode_ack, encode_completion, ListenerId, SubscriptionFilter};
 use mcp_protocol::{ErrorCode, ErrorData, RequestId};
 use serde_json::json;
-use slog::{debug, info, o, Logger};
+use slog::{debug, info, Logger};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::hub::{Close, CloseReason, Deliver, ListenerHandle, Subscribe, SubscriptionHub, Unsubscribe};
-use crate::outbound::Outbound;
+use crate::outbound::{Outbound, OutletTx};
 
 /// Why a push failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,8 +37,8 @@ pub trait ListenerOutlet: 'static {
     fn end(&self, reason: &str);
 }
 
-fn try_push(tx: &mpsc::Sender<Outbound>, msg: Outbound) -> Result<(), OutletError> {
-    tx.try_send(msg).map_err(|e| match e {
+fn try_push(tx: &OutletTx, msg: Outbound) -> Result<(), OutletError> {
+    tx.try_send(Box::new(msg)).map_err(|e| match e {
         mpsc::error::TrySendError::Full(_) => OutletError::Full,
         mpsc::error::TrySendError::Closed(_) => OutletError::Closed,
     })
@@ -46,7 +46,7 @@ fn try_push(tx: &mpsc::Sender<Outbound>, msg: Outbound) -> Result<(), OutletErro
 
 /// An SSE response stream (the HTTP transport reads the other end).
 /// Ending it is dropping it: the stream closes.
-pub struct ChannelOutlet(pub mpsc::Sender<Outbound>);
+pub struct ChannelOutlet(pub OutletTx);
 
 impl ListenerOutlet for ChannelOutlet {
     fn push(&self, msg: Outbound) -> Result<(), OutletError> {
@@ -63,7 +63,7 @@ impl ListenerOutlet for ChannelOutlet {
 /// listen id, so the client learns why its subscription stopped.
 pub struct StdioOutlet {
     /// The writer's queue.
-    pub writer: mpsc::Sender<Outbound>,
+    pub writer: OutletTx,
     /// The listen request id.
     pub id: RequestId,
 }
@@ -81,7 +81,7 @@ impl ListenerOutlet for StdioOutlet {
         let bytes = encode_notification("notifications/cancelled", &params);
         // The queue may be full (that is often why we end): then the writer
         // is backed up and the client will see the stream stop regardless.
-        let _ = self.writer.try_send(Outbound::Notification(bytes.into()));
+        let _ = self.writer.try_send(Box::new(Outbound::Notification(bytes.into())));
     }
 }
 
@@ -129,7 +129,9 @@ impl ListenerActor {
     /// Starts a listener on the current arbiter.
     pub fn start_with(hub: Addr<SubscriptionHub>, spec: ListenerSpec, log: &Logger) -> Addr<ListenerActor> {
         let id = ListenerId::new();
-        let log = log.new(o!("listener" => id.to_string(), "subscription" => spec.subscription.to_string()));
+        // No child logger per listener (each would cost allocations for
+        // every open stream): lines carry the subscription id inline.
+        let log = log.clone();
         ListenerActor {
             id,
             subscription: spec.subscription,
@@ -156,13 +158,15 @@ impl ListenerActor {
                 let _ = self
                     .outlet
                     .push(Outbound::Final { bytes: encode_completion(&self.subscription).into(), error_code: None });
-                info!(self.log, "subscription completed by the server");
+                info!(self.log, "subscription completed by the server"; "subscription" => %self.subscription, "listener" => %self.id);
             }
             CloseReason::Lagged => {
                 self.outlet.end("subscriber fell behind its buffer; re-send subscriptions/listen");
-                info!(self.log, "subscription closed: the client fell behind");
+                info!(self.log, "subscription closed: the client fell behind"; "subscription" => %self.subscription, "listener" => %self.id);
             }
-            CloseReason::ClientGone => debug!(self.log, "subscription ended by the client"),
+            CloseReason::ClientGone => {
+                debug!(self.log, "subscription ended by the client"; "subscription" => %self.subscription, "listener" => %self.id)
+            }
         }
         ctx.stop();
     }
@@ -206,7 +210,7 @@ impl Actor for ListenerActor {
             if let Some(ready) = act.ready.take() {
                 let _ = ready.send(Ok(()));
             }
-            debug!(act.log, "subscription acknowledged");
+            debug!(act.log, "subscription acknowledged"; "subscription" => %act.subscription, "listener" => %act.id);
         }));
         let closed = self.outlet.closed();
         let lagged = self.lagged.clone();

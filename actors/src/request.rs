@@ -16,12 +16,11 @@ use mcp_protocol::jsonrpc::{encode_error, encode_result};
 use mcp_protocol::request::ClientRequest;
 use mcp_protocol::{ErrorData, RequestId, RequestMeta};
 use slog::{debug, info, warn, Logger};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::RequestContext;
 use crate::legacy::PendingRequests;
-use crate::outbound::Outbound;
+use crate::outbound::{Outbound, OutletTx};
 use crate::service::McpService;
 
 /// Asks a request actor to stop its work and send nothing more.
@@ -48,7 +47,7 @@ pub struct RequestActor {
     service: Arc<McpService>,
     id: RequestId,
     work: Option<(RequestMeta, ClientRequest)>,
-    outlet: mpsc::Sender<Outbound>,
+    outlet: OutletTx,
     cancel: CancellationToken,
     timeout: Duration,
     mailbox: usize,
@@ -66,7 +65,7 @@ pub struct RequestSpec {
     /// The parsed request.
     pub request: ClientRequest,
     /// Where notifications and the response go.
-    pub outlet: mpsc::Sender<Outbound>,
+    pub outlet: OutletTx,
     /// Cancel after this long.
     pub timeout: Duration,
     /// Mailbox capacity.
@@ -151,7 +150,7 @@ impl Actor for RequestActor {
                     (encode_error(Some(&id), &data), Some(data.code.0), Ending::TimedOut)
                 }
             };
-            let final_msg = Outbound::Final { bytes: bytes.into(), error_code: code };
+            let final_msg = Box::new(Outbound::Final { bytes: bytes.into(), error_code: code });
             tokio::select! {
                 biased;
                 _ = cancel.cancelled(), if ending != Ending::TimedOut => Ending::Cancelled,

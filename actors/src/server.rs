@@ -25,7 +25,7 @@ use actix_web::{App, HttpServer};
 use mcp_protocol::subscription::Event;
 use mcp_protocol::ErrorData;
 use slog::info;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::catalog::Catalog;
 use crate::config::Config;
@@ -33,7 +33,7 @@ use crate::hub::{HubBackend, HubStats, MemoryBackend, Publish, Shutdown, Stats, 
 use crate::intake::Admitted;
 use crate::legacy::{PendingRequests, Session, SessionReaper, SessionRegistry};
 use crate::listener::{ListenerActor, ListenerOutlet, ListenerSpec};
-use crate::outbound::Outbound;
+use crate::outbound::OutletTx;
 use crate::redis_backend::RedisBackend;
 use crate::request::{RequestActor, RequestSpec};
 use crate::service::McpService;
@@ -91,8 +91,9 @@ impl McpServer {
     ) -> Self {
         let h = &config.hub;
         let (max, mailbox, hub_log) = (h.max_listeners, h.mailbox, log.new(slog::o!("actor" => "hub")));
+        let trim = Duration::from_millis(h.memory_trim_ms);
         let hub = SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| {
-            SubscriptionHub::new(backend, max, mailbox, hub_log)
+            SubscriptionHub::new(backend, max, mailbox, hub_log).with_memory_trim(trim)
         });
         let to_hub = hub.clone();
         // Catalog changes are published, never dropped (`do_send` ignores the
@@ -180,7 +181,7 @@ impl McpServer {
     }
 
     /// Starts a request actor for an admitted request on the current arbiter.
-    pub fn start_request(&self, admitted: Admitted, outlet: mpsc::Sender<Outbound>) -> Addr<RequestActor> {
+    pub fn start_request(&self, admitted: Admitted, outlet: OutletTx) -> Addr<RequestActor> {
         self.start_request_in(admitted, outlet, None)
     }
 
@@ -189,7 +190,7 @@ impl McpServer {
     pub fn start_request_in(
         &self,
         admitted: Admitted,
-        outlet: mpsc::Sender<Outbound>,
+        outlet: OutletTx,
         legacy: Option<Arc<PendingRequests>>,
     ) -> Addr<RequestActor> {
         let c = &self.inner.config.request;

@@ -252,7 +252,7 @@ fn admit(req: &HttpRequest, server: &McpServer, request: jsonrpc::Request) -> Re
 /// `subscriptions/listen`: an SSE stream that stays open, fed by a listener actor.
 async fn listen(req: &HttpRequest, server: &McpServer, admitted: Admitted) -> HttpResponse {
     let hub = &server.config().hub;
-    let (tx, rx) = tokio::sync::mpsc::channel(hub.listener_buffer);
+    let (tx, rx) = crate::outbound::outlet(hub.listener_buffer);
     let (_listener, ready) = server.start_listener(&admitted, Box::new(ChannelOutlet(tx)));
     match ready.await {
         Ok(Ok(())) => sse::response_stream(req, None, rx, Duration::from_millis(hub.keep_alive_ms.max(1))),
@@ -284,7 +284,7 @@ pub(crate) async fn respond_admitted(
     legacy: Option<Arc<Session>>,
 ) -> HttpResponse {
     let config = server.config();
-    let (tx, mut rx) = tokio::sync::mpsc::channel(config.request.outbound_buffer);
+    let (tx, mut rx) = crate::outbound::outlet(config.request.outbound_buffer);
     let id = admitted.id.clone();
     let addr = server.start_request_in(admitted, tx, legacy.as_ref().map(|s| s.pending.clone()));
     if let Some(session) = &legacy {
@@ -292,11 +292,13 @@ pub(crate) async fn respond_admitted(
     }
     let keep_alive = Duration::from_millis(config.http.sse_keep_alive_ms.max(1));
     match tokio::time::timeout(Duration::from_millis(config.http.stream_after_ms), rx.recv()).await {
-        Ok(Some(Outbound::Final { bytes, error_code })) => {
-            let status = if legacy.is_some() { StatusCode::OK } else { status_for(error_code) };
-            HttpResponse::build(status).content_type("application/json").body(bytes)
-        }
-        Ok(Some(first)) => sse::response_stream(req, Some(first), rx, keep_alive),
+        Ok(Some(first)) => match *first {
+            Outbound::Final { bytes, error_code } => {
+                let status = if legacy.is_some() { StatusCode::OK } else { status_for(error_code) };
+                HttpResponse::build(status).content_type("application/json").body(bytes)
+            }
+            notification => sse::response_stream(req, Some(notification), rx, keep_alive),
+        },
         Ok(None) => plain_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             Some(&id),

@@ -105,7 +105,7 @@ pub async fn get(req: &HttpRequest, server: &McpServer) -> HttpResponse {
     };
     let Some(session) = server.sessions().get(sid) else { return no_session(None) };
     let hub = &server.config().hub;
-    let (tx, rx) = tokio::sync::mpsc::channel(hub.listener_buffer);
+    let (tx, rx) = crate::outbound::outlet(hub.listener_buffer);
     let (_listener, ready) = server.start_legacy_listener(&session, Box::new(ChannelOutlet(tx)));
     match ready.await {
         Ok(Ok(())) => sse::response_stream(req, None, rx, Duration::from_millis(hub.keep_alive_ms.max(1))),

@@ -1,6 +1,6 @@
 //! Transports: Streamable HTTP ([`http`], with [`sse`] response streams)
 //! and [`stdio`]. Only these files name actix-web or stdin/stdout; request
-//! actors see an outlet (`mpsc::Sender<Outbound>`).
+//! actors see an outlet (`OutletTx`).
 
 pub mod guard;
 pub mod http;

@@ -9,9 +9,8 @@ use std::time::Duration;
 
 use actix_web::{HttpRequest, HttpResponse, Responder};
 use actix_web_lab::sse;
-use tokio::sync::mpsc;
 
-use crate::outbound::Outbound;
+use crate::outbound::{Outbound, OutletRx};
 
 /// The SSE event for one encoded message.
 pub fn event(msg: &Outbound) -> sse::Event {
@@ -20,17 +19,12 @@ pub fn event(msg: &Outbound) -> sse::Event {
 }
 
 /// Streams `first` (if any) and then everything from `rx` until the final response.
-pub fn response_stream(
-    req: &HttpRequest,
-    first: Option<Outbound>,
-    rx: mpsc::Receiver<Outbound>,
-    keep_alive: Duration,
-) -> HttpResponse {
+pub fn response_stream(req: &HttpRequest, first: Option<Outbound>, rx: OutletRx, keep_alive: Duration) -> HttpResponse {
     let stream = futures::stream::unfold((first, Some(rx)), |(pending, rx)| async move {
         let mut rx = rx?;
         let msg = match pending {
             Some(m) => m,
-            None => rx.recv().await?,
+            None => *rx.recv().await?,
         };
         let done = matches!(msg, Outbound::Final { .. });
         Some((Ok::<_, Infallible>(event(&msg)), (None, (!done).then_some(rx))))

@@ -14,7 +14,6 @@ use mcp_protocol::request::ClientNotification;
 use mcp_protocol::{ErrorCode, ErrorData, ProtocolVersion, RequestId};
 use slog::{debug, info, warn};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
 
 use std::sync::Arc;
 
@@ -23,7 +22,7 @@ use crate::intake::{self, Refusal};
 use crate::legacy::dispatch::{self, Reply};
 use crate::legacy::Session;
 use crate::listener::{ListenerActor, StdioOutlet};
-use crate::outbound::Outbound;
+use crate::outbound::{Outbound, OutletRx};
 use crate::request::{Cancel, RequestActor};
 use crate::server::McpServer;
 
@@ -62,7 +61,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(
     }
 }
 
-async fn write_all<W: AsyncWrite + Unpin>(mut output: W, mut rx: mpsc::Receiver<Outbound>) -> std::io::Result<()> {
+async fn write_all<W: AsyncWrite + Unpin>(mut output: W, mut rx: OutletRx) -> std::io::Result<()> {
     while let Some(msg) = rx.recv().await {
         output.write_all(msg.bytes()).await?;
         output.write_all(b"\n").await?;
@@ -84,7 +83,7 @@ where
 {
     let config = server.config().clone();
     let log = server.logger().clone();
-    let (tx, rx) = mpsc::channel::<Outbound>(config.stdio.writer_buffer);
+    let (tx, rx) = crate::outbound::outlet(config.stdio.writer_buffer);
     let writer = actix_rt::spawn(write_all(output, rx));
     let mut in_flight: HashMap<RequestId, Addr<RequestActor>> = HashMap::new();
     let mut listeners: HashMap<RequestId, Addr<ListenerActor>> = HashMap::new();
@@ -93,7 +92,7 @@ where
     let mut line = Vec::new();
     let send = |bytes: Vec<u8>, code: Option<i32>| {
         let tx = tx.clone();
-        async move { tx.send(Outbound::Final { bytes: bytes.into(), error_code: code }).await.is_ok() }
+        async move { tx.send(Box::new(Outbound::Final { bytes: bytes.into(), error_code: code })).await.is_ok() }
     };
     info!(log, "serving on stdio");
     loop {
