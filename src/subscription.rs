@@ -170,6 +170,41 @@ impl WireEvent {
     }
 }
 
+/// An event encoded once for many subscriptions: every listener only
+/// splices its subscription id between two fixed parts, so fan-out to N
+/// streams serializes the event once, not N times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventTemplate {
+    prefix: Vec<u8>,
+    suffix: Vec<u8>,
+}
+
+impl EventTemplate {
+    /// The template of `event`.
+    pub fn new(event: &Event) -> Self {
+        let mut prefix = br#"{"jsonrpc":"2.0","method":""#.to_vec();
+        prefix.extend_from_slice(event.method().as_bytes());
+        prefix.extend_from_slice(br#"","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"#);
+        let mut suffix = b"}".to_vec();
+        if let Event::ResourceUpdated { uri } = event {
+            suffix.extend_from_slice(br#","uri":"#);
+            suffix.extend_from_slice(&serde_json::to_vec(uri).expect("strings serialize"));
+        }
+        suffix.extend_from_slice(b"}}");
+        EventTemplate { prefix, suffix }
+    }
+
+    /// The notification for subscription `id` (identical to [`Event::encode_for`]).
+    pub fn encode_for(&self, id: &RequestId) -> Vec<u8> {
+        let id = id.as_json().as_bytes();
+        let mut out = Vec::with_capacity(self.prefix.len() + id.len() + self.suffix.len());
+        out.extend_from_slice(&self.prefix);
+        out.extend_from_slice(id);
+        out.extend_from_slice(&self.suffix);
+        out
+    }
+}
+
 /// Identifies one listener inside a server process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ListenerId(pub uuid::Uuid);
@@ -353,6 +388,27 @@ mod tests {
         assert_eq!(keyed.k.as_deref(), Some("17:4"));
         assert!(WireEvent::decode(br#"{"v":2,"o":"x","e":{"kind":"tools_list_changed"}}"#).is_err());
         assert!(WireEvent::decode(b"garbage").is_err());
+    }
+
+    #[test]
+    fn templates_encode_exactly_like_encode_for() {
+        let events = [
+            Event::ToolsListChanged,
+            Event::PromptsListChanged,
+            Event::ResourcesListChanged,
+            Event::ResourceUpdated { uri: "file:///a \"quoted\"/ü.txt".into() },
+        ];
+        let ids = [
+            RequestId::number(7),
+            RequestId::string("s-1"),
+            RequestId::from_json("123456789012345678901234567890").unwrap(),
+        ];
+        for e in &events {
+            let t = EventTemplate::new(e);
+            for id in &ids {
+                assert_eq!(String::from_utf8(t.encode_for(id)).unwrap(), String::from_utf8(e.encode_for(id)).unwrap());
+            }
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use actix::prelude::*;
-use mcp_protocol::subscription::{Event, ListenerId, SubscriptionFilter, SubscriptionTable};
+use mcp_protocol::subscription::{Event, EventTemplate, ListenerId, SubscriptionFilter, SubscriptionTable};
 use slog::{debug, info, warn, Logger};
 use tokio_util::sync::CancellationToken;
 
@@ -30,6 +30,8 @@ use tokio_util::sync::CancellationToken;
 pub struct Deliver {
     /// The event (shared by every listener it goes to).
     pub event: Arc<Event>,
+    /// The event encoded once; each listener splices in its subscription id.
+    pub encoded: Arc<EventTemplate>,
 }
 
 /// Why a listener is told to close.
@@ -37,8 +39,10 @@ pub struct Deliver {
 pub enum CloseReason {
     /// Server shutdown: send the completion result, then close.
     Graceful,
-    /// The listener fell behind its buffer.
+    /// The listener fell behind its buffer (its outlet was full).
     Lagged,
+    /// The hub found the listener's mailbox full (and counted it).
+    LaggedAtHub,
     /// The client cancelled, or its transport ended.
     ClientGone,
 }
@@ -263,11 +267,12 @@ impl SubscriptionHub {
 
     fn route(&mut self, event: Event) {
         self.stats.events += 1;
+        let encoded = Arc::new(EventTemplate::new(&event));
         let event = Arc::new(event);
         let mut gone = Vec::new();
         for id in self.table.route(&event) {
             let Some(handle) = self.listeners.get(&id) else { continue };
-            match handle.deliver.try_send(Deliver { event: event.clone() }) {
+            match handle.deliver.try_send(Deliver { event: event.clone(), encoded: encoded.clone() }) {
                 Ok(()) => self.stats.delivered += 1,
                 Err(SendError::Full(_)) => {
                     handle.lagged.cancel();
@@ -324,10 +329,12 @@ impl Handler<Unsubscribe> for SubscriptionHub {
     type Result = ();
 
     fn handle(&mut self, msg: Unsubscribe, _ctx: &mut Self::Context) {
+        // Counted even if a delivery already pruned the listener: a lag the
+        // listener detected is reported only here.
+        if msg.lagged {
+            self.stats.lagged += 1;
+        }
         if self.remove(msg.id) {
-            if msg.lagged {
-                self.stats.lagged += 1;
-            }
             debug!(self.log, "listener removed"; "listener" => %msg.id, "listeners" => self.table.len(), "lagged" => msg.lagged);
         }
     }

@@ -160,7 +160,7 @@ impl ListenerActor {
                     .push(Outbound::Final { bytes: encode_completion(&self.subscription).into(), error_code: None });
                 info!(self.log, "subscription completed by the server"; "subscription" => %self.subscription, "listener" => %self.id);
             }
-            CloseReason::Lagged => {
+            CloseReason::Lagged | CloseReason::LaggedAtHub => {
                 self.outlet.end("subscriber fell behind its buffer; re-send subscriptions/listen");
                 info!(self.log, "subscription closed: the client fell behind"; "subscription" => %self.subscription, "listener" => %self.id);
             }
@@ -218,7 +218,8 @@ impl Actor for ListenerActor {
             async move {
                 tokio::select! {
                     _ = closed => CloseReason::ClientGone,
-                    _ = lagged.cancelled() => CloseReason::Lagged,
+                    // The hub found our mailbox full and counted the lag itself.
+                    _ = lagged.cancelled() => CloseReason::LaggedAtHub,
                 }
             }
             .into_actor(self)
@@ -239,7 +240,7 @@ impl Handler<Deliver> for ListenerActor {
         if !self.filter.wants(&msg.event) {
             return;
         }
-        let bytes = if self.legacy { msg.event.encode_untagged() } else { msg.event.encode_for(&self.subscription) };
+        let bytes = if self.legacy { msg.event.encode_untagged() } else { msg.encoded.encode_for(&self.subscription) };
         match self.outlet.push(Outbound::Notification(bytes.into())) {
             Ok(()) => {}
             Err(OutletError::Full) => self.close(CloseReason::Lagged, ctx),
