@@ -35,12 +35,17 @@ pub fn root_logger_with_guard(config: &LogConfig) -> Result<(Logger, LogGuard), 
     let values = o!("service" => "actix-mcp");
     Ok(match config.format.as_str() {
         "json" => {
-            let json = slog_json::Json::new(std::io::stderr()).add_default_keys().build().fuse();
+            // Buffered and flushed per record: each line reaches stderr in one
+            // write, so lines from elsewhere (the `listening on` line) never
+            // land inside a log record.
+            let out = std::io::BufWriter::with_capacity(16 * 1024, std::io::stderr());
+            let json = slog_json::Json::new(out).set_flush(true).add_default_keys().build().fuse();
             let (drain, guard) = slog_async::Async::new(json).chan_size(4096).build_with_guard();
             (Logger::root(drain.fuse().filter_level(level).fuse(), values), LogGuard(guard))
         }
         _ => {
-            let decorator = slog_term::PlainDecorator::new(std::io::stderr());
+            let decorator =
+                slog_term::PlainDecorator::new(std::io::BufWriter::with_capacity(16 * 1024, std::io::stderr()));
             let term = slog_term::FullFormat::new(decorator).build().fuse();
             let (drain, guard) = slog_async::Async::new(term).chan_size(4096).build_with_guard();
             (Logger::root(drain.fuse().filter_level(level).fuse(), values), LogGuard(guard))

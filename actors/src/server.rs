@@ -276,7 +276,9 @@ impl McpServer {
         let path = self.config().http.path.clone();
         let (http, addrs) = self.clone().bind_http()?;
         for addr in &addrs {
-            eprintln!("listening on http://{addr}{path}");
+            // One write, so the line cannot interleave with log output.
+            let line = format!("listening on http://{addr}{path}\n");
+            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
         }
         info!(self.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path);
         let handle = http.handle();

@@ -325,8 +325,13 @@ impl HttpChild {
             .spawn()
             .expect("spawn actix-mcp serve");
         let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-        let line = line_with(&mut stderr, "listening on ").await;
-        let url = line.trim_start_matches("listening on ").to_string();
+        // The address line is printed on its own; log lines may come around it.
+        let url = loop {
+            let line = line_with(&mut stderr, "listening on ").await;
+            if let Some(url) = line.strip_prefix("listening on ") {
+                break url.to_string();
+            }
+        };
         HttpChild { child, url, stderr }
     }
 
