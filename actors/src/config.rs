@@ -201,8 +201,8 @@ pub struct FsConfig {
     /// Glob patterns (relative to `root`) of files served. Default: `["**"]`.
     pub include: Vec<String>,
     /// Glob patterns never served, even when included. Default: VCS,
-    /// build and dependency folders (`.git/**`, `target/**`,
-    /// `node_modules/**`, `.conformance/**`).
+    /// build and dependency folders at any depth (`**/.git/**`,
+    /// `**/target/**`, `**/node_modules/**`) and `.conformance/**`.
     pub exclude: Vec<String>,
     /// Larger files are neither listed nor read. Default: 1 MiB.
     pub max_file_bytes: u64,
@@ -223,7 +223,12 @@ impl Default for FsConfig {
         FsConfig {
             root: ".".into(),
             include: vec!["**".into()],
-            exclude: vec![".git/**".into(), "target/**".into(), "node_modules/**".into(), ".conformance/**".into()],
+            exclude: vec![
+                "**/.git/**".into(),
+                "**/target/**".into(),
+                "**/node_modules/**".into(),
+                ".conformance/**".into(),
+            ],
             max_file_bytes: 1024 * 1024,
             max_files: 10_000,
             search_max_results: 100,

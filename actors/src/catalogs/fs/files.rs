@@ -86,6 +86,8 @@ mod tests {
         assert!(!rules.serves(".git/config"));
         assert!(!rules.serves("target/debug/x"));
         assert!(!rules.enters("target"));
+        assert!(!rules.serves("benches/x/target/release/y"), "build folders at any depth");
+        assert!(!rules.enters("benches/x/target"));
         assert!(rules.enters("src"));
         assert_eq!(mime_of(Path::new("a.json")), "application/json");
         assert_eq!(mime_of(Path::new("a.png")), "image/png");
