@@ -95,10 +95,10 @@ impl RequestContext {
     pub(crate) async fn request_client(&self, request: &InputRequest) -> Result<Value, HandlerError> {
         let pending = self.inner.legacy.as_ref().ok_or_else(|| HandlerError::internal("not a legacy session"))?;
         let wire = serde_json::to_value(request).map_err(|e| HandlerError::internal(e.to_string()))?;
-        let method = wire["method"].as_str().unwrap_or_default().to_owned();
+        let method = request.method();
         let params = wire.get("params").cloned().unwrap_or(Value::Object(Map::new()));
         let (id, answer) = pending.register();
-        if !self.emit(mcp_protocol::jsonrpc::encode_request(&id, &method, &params)).await {
+        if !self.emit(mcp_protocol::jsonrpc::encode_request(&id, method, &params)).await {
             pending.forget(&id);
             return Err(HandlerError::internal("the request was cancelled"));
         }
@@ -152,22 +152,7 @@ impl RequestContext {
     /// last question must be repeatable; [`RequestContext::set_handler_state`]
     /// carries their own state between rounds.
     pub fn ask<T: DeserializeOwned>(&self, key: &str, request: InputRequest) -> Result<Option<T>, HandlerError> {
-        let cap = request.capability();
-        let caps = self.client_capabilities();
-        let declared = match cap {
-            "elicitation" => caps.elicitation.is_some(),
-            "sampling" => caps.sampling.is_some(),
-            _ => caps.roots.is_some(),
-        };
-        if !declared {
-            let mut required = ClientCapabilities::default();
-            match cap {
-                "elicitation" => required.elicitation = Some(Map::new()),
-                "sampling" => required.sampling = Some(Map::new()),
-                _ => required.roots = Some(Map::new()),
-            }
-            return self.require_capabilities(&required).map(|_| None);
-        }
+        self.require_capabilities(&request.required_capabilities())?;
         let mut round = self.round();
         if !round.enabled {
             return Err(HandlerError::InputRequired);
@@ -177,11 +162,7 @@ impl RequestContext {
                 let parsed = serde_json::from_value::<T>(answer).map_err(|e| {
                     HandlerError::invalid_params(format!(
                         "inputResponses.{key} is not a valid {} result: {e}",
-                        match cap {
-                            "elicitation" => "elicitation/create",
-                            "sampling" => "sampling/createMessage",
-                            _ => "roots/list",
-                        }
+                        request.method()
                     ))
                 })?;
                 if !round.answered.iter().any(|k| k == key) {

@@ -148,6 +148,15 @@ impl ListenerActor {
         .start()
     }
 
+    /// How the hub reaches this listener.
+    fn hub_handle(&self, ctx: &mut Context<Self>) -> ListenerHandle {
+        ListenerHandle {
+            deliver: ctx.address().recipient(),
+            close: ctx.address().recipient(),
+            lagged: self.lagged.clone(),
+        }
+    }
+
     fn close(&mut self, reason: CloseReason, ctx: &mut Context<Self>) {
         if self.ended.is_some() {
             return;
@@ -177,11 +186,7 @@ impl Actor for ListenerActor {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.set_mailbox_capacity(self.mailbox);
-        let handle = ListenerHandle {
-            deliver: ctx.address().recipient(),
-            close: ctx.address().recipient(),
-            lagged: self.lagged.clone(),
-        };
+        let handle = self.hub_handle(ctx);
         let subscribe = Subscribe { id: self.id, filter: self.filter.clone(), handle };
         // `wait`: no event is processed before the acknowledgement is queued.
         ctx.wait(self.hub.send(subscribe).into_actor(self).map(|res, act, ctx| {
@@ -256,11 +261,7 @@ impl Handler<UpdateFilter> for ListenerActor {
     /// the hub refused it (the listener then closes).
     fn handle(&mut self, msg: UpdateFilter, ctx: &mut Self::Context) -> Self::Result {
         self.filter = msg.filter;
-        let handle = ListenerHandle {
-            deliver: ctx.address().recipient(),
-            close: ctx.address().recipient(),
-            lagged: self.lagged.clone(),
-        };
+        let handle = self.hub_handle(ctx);
         // Registering again replaces the routing entry.
         let subscribe = Subscribe { id: self.id, filter: self.filter.clone(), handle };
         Box::pin(self.hub.send(subscribe).into_actor(self).map(|res, act, ctx| {

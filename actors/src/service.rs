@@ -31,6 +31,8 @@ pub struct McpService {
     info: Implementation,
     instructions: Option<String>,
     versions: Vec<ProtocolVersion>,
+    /// The stateless subset of `versions`, checked on every request.
+    stateless: Vec<ProtocolVersion>,
     page_size: usize,
     list_cache: CacheHints,
     read_cache: CacheHints,
@@ -64,6 +66,7 @@ impl McpService {
             instructions: Some(config.server.instructions.clone()).filter(|s| !s.is_empty()),
             info,
             versions: config.protocol_versions(),
+            stateless: config.protocol_versions().into_iter().filter(|v| v.is_stateless()).collect(),
             page_size: config.server.page_size,
             list_cache: CacheHints::new(config.cache.list_ttl_ms, scope),
             read_cache: CacheHints::new(config.cache.read_ttl_ms, scope),
@@ -82,8 +85,8 @@ impl McpService {
     }
 
     /// The stateless versions served (those a request may name in `_meta`).
-    pub fn stateless_versions(&self) -> Vec<ProtocolVersion> {
-        self.versions.iter().copied().filter(|v| v.is_stateless()).collect()
+    pub fn stateless_versions(&self) -> &[ProtocolVersion] {
+        &self.stateless
     }
 
     /// The server's identity.

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::capabilities::ClientCapabilities;
+
 /// Deserializes a present field as `Some`, keeping an explicit `null` as
 /// `Some(Value::Null)` (so "absent" and "null" stay distinguishable).
 pub fn deserialize_present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
@@ -27,12 +29,21 @@ pub enum InputRequest {
 }
 
 impl InputRequest {
-    /// The capability the client must declare for this request.
-    pub fn capability(&self) -> &'static str {
+    /// The method of this request.
+    pub fn method(&self) -> &'static str {
         match self {
-            InputRequest::Elicit(_) => "elicitation",
-            InputRequest::Sample(_) => "sampling",
-            InputRequest::ListRoots(_) => "roots",
+            InputRequest::Elicit(_) => "elicitation/create",
+            InputRequest::Sample(_) => "sampling/createMessage",
+            InputRequest::ListRoots(_) => "roots/list",
+        }
+    }
+
+    /// The capabilities the client must declare for this request.
+    pub fn required_capabilities(&self) -> ClientCapabilities {
+        match self {
+            InputRequest::Elicit(_) => ClientCapabilities::elicitation(),
+            InputRequest::Sample(_) => ClientCapabilities::sampling(),
+            InputRequest::ListRoots(_) => ClientCapabilities::roots(),
         }
     }
 
@@ -160,7 +171,8 @@ mod tests {
         );
         let s = serde_json::to_value(InputRequest::sample_text("Q?", 100)).unwrap();
         assert_eq!(s["params"]["maxTokens"], 100);
-        assert_eq!(e.capability(), "elicitation");
+        assert_eq!(e.method(), "elicitation/create");
+        assert_eq!(e.required_capabilities(), ClientCapabilities::elicitation());
     }
 
     #[test]

@@ -181,20 +181,30 @@ impl Catalog {
     /// Adds a resource found in an external source (see
     /// [`Catalog::notify_resource_updated_observed`] for `key`).
     pub fn add_resource_observed(&self, resource: Resource, key: &str) {
+        self.insert_resource(resource, Some(key));
+    }
+
+    fn insert_resource(&self, resource: Resource, key: Option<&str>) -> Option<Arc<Resource>> {
         let listed = resource.listed;
         let old = self.write().resources.insert(resource.uri().to_owned(), Arc::new(resource));
         if listed || old.as_ref().is_some_and(|r| r.listed) {
-            self.emit_keyed(Event::ResourcesListChanged, Some(key));
+            self.emit_keyed(Event::ResourcesListChanged, key);
         }
+        old
     }
 
     /// Removes a resource gone from an external source (see
     /// [`Catalog::notify_resource_updated_observed`] for `key`).
     pub fn remove_resource_observed(&self, uri: &str, key: &str) {
+        self.delete_resource(uri, Some(key));
+    }
+
+    fn delete_resource(&self, uri: &str, key: Option<&str>) -> Option<Arc<Resource>> {
         let old = self.write().resources.remove(uri);
         if old.as_ref().is_some_and(|r| r.listed) {
-            self.emit_keyed(Event::ResourcesListChanged, Some(key));
+            self.emit_keyed(Event::ResourcesListChanged, key);
         }
+        old
     }
 
     fn emit_if(&self, changed: bool, event: Event) {
@@ -252,10 +262,7 @@ impl Catalog {
 
     /// Adds or replaces a resource.
     pub fn add_resource(&self, resource: Resource) -> Option<Arc<Resource>> {
-        let listed = resource.listed;
-        let old = self.write().resources.insert(resource.uri().to_owned(), Arc::new(resource));
-        self.emit_if(listed || old.as_ref().is_some_and(|r| r.listed), Event::ResourcesListChanged);
-        old
+        self.insert_resource(resource, None)
     }
 
     /// Sets the resolver consulted for URIs that match no resource or template.
@@ -277,9 +284,7 @@ impl Catalog {
 
     /// Removes a resource.
     pub fn remove_resource(&self, uri: &str) -> Option<Arc<Resource>> {
-        let old = self.write().resources.remove(uri);
-        self.emit_if(old.as_ref().is_some_and(|r| r.listed), Event::ResourcesListChanged);
-        old
+        self.delete_resource(uri, None)
     }
 
     /// Looks up a resource by exact URI.

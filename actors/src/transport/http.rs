@@ -207,10 +207,10 @@ async fn post(req: HttpRequest, payload: web::Payload, server: web::Data<McpServ
         Ok(b) => b,
         Err(resp) => return resp,
     };
-    let decoded = jsonrpc::decode(&body);
-    if let (Some(sid), Ok(incoming)) = (legacy_http::header(&req), &decoded) {
-        return legacy_http::post(&req, &server, &sid, incoming.clone()).await;
-    }
+    let decoded = match (legacy_http::session_id(&req), jsonrpc::decode(&body)) {
+        (Some(sid), Ok(incoming)) => return legacy_http::post(&req, &server, sid, incoming).await,
+        (_, decoded) => decoded,
+    };
     let request = match decoded {
         Ok(Incoming::Request(r)) if dispatch::is_legacy_initialize(&r) => {
             return legacy_http::initialize(&server, r).await
@@ -240,7 +240,7 @@ fn admit(req: &HttpRequest, server: &McpServer, request: jsonrpc::Request) -> Re
         None => VersionHeader::Missing,
         Some(v) => VersionHeader::Present(std::str::from_utf8(v).unwrap_or("")),
     };
-    let meta = intake::validate_meta(&request, header, &server.service().stateless_versions())?;
+    let meta = intake::validate_meta(&request, header, server.service().stateless_versions())?;
     let profile = meta.version.profile();
     check_method_header(req, &request.method).map_err(|e| Refusal::new(Some(request.id.clone()), &e, profile))?;
     let admitted = intake::parse(request, meta)?;

@@ -22,7 +22,8 @@ use crate::server::McpServer;
 /// The session header.
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
-fn session_id(req: &HttpRequest) -> Option<&str> {
+/// The `Mcp-Session-Id` of a request, if it has one.
+pub fn session_id(req: &HttpRequest) -> Option<&str> {
     req.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok())
 }
 
@@ -135,9 +136,4 @@ pub fn not_allowed(message: &str) -> HttpResponse {
     let mut resp = plain_error(StatusCode::METHOD_NOT_ALLOWED, None, ErrorCode::INVALID_REQUEST, message.to_owned());
     resp.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("POST, GET, DELETE"));
     resp
-}
-
-/// The session id of a request, if it has one.
-pub fn header(req: &HttpRequest) -> Option<String> {
-    session_id(req).map(str::to_owned)
 }

@@ -195,7 +195,7 @@ where
                     }
                     continue;
                 }
-                match intake::admit(r, &server.service().stateless_versions()) {
+                match intake::admit(r, server.service().stateless_versions()) {
                     Ok(admitted) if matches!(admitted.request, mcp_protocol::ClientRequest::Listen(_)) => {
                         let outlet = StdioOutlet { writer: tx.clone(), id: admitted.id.clone() };
                         let (addr, _ready) = server.start_listener(&admitted, Box::new(outlet));
