@@ -53,3 +53,14 @@ fn bad_configuration_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown catalog"));
 }
+
+#[test]
+fn a_port_in_use_is_a_clear_error_without_a_panic() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = std::process::Command::new(binary()).args(["serve", "--bind", &addr]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("in use"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -30,6 +30,10 @@ fn run(config: Config, mode: Mode) -> Result<(), String> {
             Mode::Http => server.serve_http().await,
             Mode::Stdio => server.serve_stdio().await,
         };
+        // The server's actors get their first poll inside the runtime even
+        // when serving failed at once (a port in use): dropping the system
+        // afterwards must not start them outside it.
+        actix_web::rt::task::yield_now().await;
         served.map_err(|e| e.to_string())
     });
     if let Mode::Stdio = mode {

@@ -174,19 +174,23 @@ pub fn set(headers: &mut Vec<(String, String)>, name: &str, value: &str) {
     headers.push((name.to_string(), value.to_string()));
 }
 
-/// The `actix-mcp` binary, built on demand when this test run did not build it.
+/// The `actix-mcp` binary, brought up to date once per test process (a
+/// test run of one package does not rebuild another package's binary).
 pub fn binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let bin = dir.join("actix-mcp");
-    if !bin.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "-p", "actix-mcp", "--bin", "actix-mcp"])
-            .status()
-            .expect("cargo build");
-        assert!(status.success());
-    }
-    bin
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+            let mut build = std::process::Command::new(env!("CARGO"));
+            build.args(["build", "-q", "-p", "actix-mcp", "--bin", "actix-mcp"]);
+            if dir.file_name().is_some_and(|d| d == "release") {
+                build.arg("--release");
+            }
+            assert!(build.status().expect("cargo build").success());
+            dir.join("actix-mcp")
+        })
+        .clone()
 }
 
 /// The binary serving stdio, with line-oriented access to its pipes.
