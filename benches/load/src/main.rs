@@ -14,9 +14,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use http_body_util::BodyExt;
-use mcp_load::{body, histogram, rss_kib, source, summary, verify, verify_echo, Conn, Target, EVENT_TIMEOUT};
+use mcp_load::{
+    body, cpu_micros, histogram, rss_kib, source, summary, verify, verify_echo, Conn, Target, EVENT_TIMEOUT,
+};
 use serde_json::json;
 
 #[derive(Parser)]
@@ -84,13 +86,17 @@ enum Scenario {
         #[arg(long, default_value_t = 2)]
         hold: u64,
     },
-    /// N open streams; trigger tools/list_changed; delivery latency until every stream has it.
+    /// N open streams; trigger one event; delivery latency until every stream has it.
     Fanout {
         #[command(flatten)]
         streams: Streams,
         /// Events to trigger.
         #[arg(long, default_value_t = 20)]
         events: usize,
+        /// Which event: `resources/updated` of one URI every stream
+        /// subscribed to, or `tools/list_changed`.
+        #[arg(long, value_enum, default_value_t = FanoutEvent::Resource)]
+        event: FanoutEvent,
     },
     /// Open and close listen streams continuously; sample the server's RSS.
     Churn {
@@ -104,6 +110,41 @@ enum Scenario {
         duration: u64,
     },
 }
+
+/// The event a fan-out run triggers (with the `everything` catalog's trigger tools).
+#[derive(Clone, Copy, ValueEnum)]
+enum FanoutEvent {
+    /// `notifications/resources/updated` for `test://watched-resource`.
+    Resource,
+    /// `notifications/tools/list_changed`.
+    Tools,
+}
+
+impl FanoutEvent {
+    /// The listen filter that opts into it.
+    fn filter(self) -> serde_json::Value {
+        match self {
+            FanoutEvent::Resource => json!({"resourceSubscriptions": [WATCHED]}),
+            FanoutEvent::Tools => json!({"toolsListChanged": true}),
+        }
+    }
+    /// The trigger tool and its arguments.
+    fn trigger(self) -> (&'static str, serde_json::Value) {
+        match self {
+            FanoutEvent::Resource => ("test_trigger_resource_update", json!({"uri": WATCHED})),
+            FanoutEvent::Tools => ("test_trigger_tool_change", json!({})),
+        }
+    }
+    /// The method of the notification it causes.
+    fn method(self) -> &'static str {
+        match self {
+            FanoutEvent::Resource => "notifications/resources/updated",
+            FanoutEvent::Tools => "notifications/tools/list_changed",
+        }
+    }
+}
+
+const WATCHED: &str = "test://watched-resource";
 
 struct Tally {
     ok: AtomicU64,
@@ -242,9 +283,10 @@ async fn open_listen(
     target: &Target,
     src: Option<std::net::IpAddr>,
     id: u64,
+    filter: &serde_json::Value,
 ) -> Result<(Conn, hyper::body::Incoming), String> {
     let mut conn = Conn::open(target, src).await?;
-    let b = body(id, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let b = body(id, "subscriptions/listen", json!({"notifications": filter}));
     let (status, mut stream) = conn.stream("subscriptions/listen", b).await?;
     if status != 200 {
         return Err(format!("listen: HTTP {status}"));
@@ -263,7 +305,7 @@ async fn open_listen(
     Ok((conn, stream))
 }
 
-async fn open_many(s: &Streams) -> Vec<(Conn, hyper::body::Incoming)> {
+async fn open_many(s: &Streams, filter: &serde_json::Value) -> Vec<(Conn, hyper::body::Incoming)> {
     let target = Target::parse(&s.url).expect("a loopback URL");
     let mut out = Vec::with_capacity(s.streams);
     let batch = 256;
@@ -273,9 +315,9 @@ async fn open_many(s: &Streams) -> Vec<(Conn, hyper::body::Incoming)> {
         let opened = futures_join(
             (i..i + n)
                 .map(|k| {
-                    let target = target.clone();
+                    let (target, filter) = (target.clone(), filter.clone());
                     let sources = s.sources;
-                    async move { open_listen(&target, source(k, sources), k as u64).await }
+                    async move { open_listen(&target, source(k, sources), k as u64, &filter).await }
                 })
                 .collect(),
         )
@@ -304,7 +346,7 @@ where
 async fn listen(s: Streams, hold: u64) {
     let before = s.pid.and_then(rss_kib);
     let t0 = Instant::now();
-    let streams = open_many(&s).await;
+    let streams = open_many(&s, &FanoutEvent::Tools.filter()).await;
     println!("opened {} listen streams in {:.2}s", streams.len(), t0.elapsed().as_secs_f64());
     tokio::time::sleep(Duration::from_millis(500)).await;
     let during = s.pid.and_then(rss_kib);
@@ -322,9 +364,10 @@ async fn listen(s: Streams, hold: u64) {
     }
 }
 
-async fn fanout(s: Streams, events: usize) {
+async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
     let target = Target::parse(&s.url).expect("a loopback URL");
-    let streams = open_many(&s).await;
+    let streams = open_many(&s, &event.filter()).await;
+    let method = event.method();
     let n = streams.len();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Instant>();
     let mut conns = Vec::new();
@@ -335,7 +378,7 @@ async fn fanout(s: Streams, events: usize) {
             while let Some(Ok(f)) = stream.frame().await {
                 let now = Instant::now();
                 if let Some(d) = f.data_ref() {
-                    let hits = String::from_utf8_lossy(d).matches("tools/list_changed").count();
+                    let hits = String::from_utf8_lossy(d).matches(method).count();
                     for _ in 0..hits {
                         let _ = tx.send(now);
                     }
@@ -346,11 +389,13 @@ async fn fanout(s: Streams, events: usize) {
     let mut trigger = Conn::open(&target, None).await.expect("connect");
     let mut per_delivery = histogram();
     let mut until_all = histogram();
+    let cpu_before = (s.pid.and_then(|p| cpu_micros(Some(p))), cpu_micros(None));
     for e in 0..events {
         let id = 1_000_000 + e as u64;
         let t0 = Instant::now();
-        let b = body(id, "tools/call", json!({"name": "test_trigger_tool_change", "arguments": {}}));
-        let answer = trigger.call("tools/call", Some("test_trigger_tool_change"), b).await.expect("trigger");
+        let (tool, arguments) = event.trigger();
+        let b = body(id, "tools/call", json!({"name": tool, "arguments": arguments}));
+        let answer = trigger.call("tools/call", Some(tool), b).await.expect("trigger");
         verify(&answer, id).expect("the trigger succeeds");
         for _ in 0..n {
             let at =
@@ -360,8 +405,18 @@ async fn fanout(s: Streams, events: usize) {
         until_all.record(t0.elapsed().as_micros().max(1) as u64).ok();
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    println!("fanout to {n} streams, {events} events: per-delivery {}", summary(&per_delivery));
+    println!("fanout of {method} to {n} streams, {events} events: per-delivery {}", summary(&per_delivery));
     println!("  until every stream has it: {}", summary(&until_all));
+    let cpu_after = (s.pid.and_then(|p| cpu_micros(Some(p))), cpu_micros(None));
+    let per_event = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (Some(a), Some(b)) => format!("{:.1} ms", a.saturating_sub(b) as f64 / 1000.0 / events as f64),
+        _ => "n/a".to_owned(),
+    };
+    println!(
+        "  CPU per event: server {} (--pid), this client {}",
+        per_event(cpu_after.0, cpu_before.0),
+        per_event(cpu_after.1, cpu_before.1)
+    );
     drop(conns);
 }
 
@@ -373,11 +428,11 @@ async fn churn(s: Streams, concurrency: usize, duration: u64) {
     let mut workers = Vec::new();
     for w in 0..concurrency {
         let (target, opened, failed) = (target.clone(), opened.clone(), failed.clone());
-        let sources = s.sources;
+        let (sources, filter) = (s.sources, FanoutEvent::Tools.filter());
         workers.push(tokio::spawn(async move {
             let mut k = w as u64;
             while Instant::now() < deadline {
-                match open_listen(&target, source(k as usize, sources), k).await {
+                match open_listen(&target, source(k as usize, sources), k, &filter).await {
                     Ok(pair) => {
                         opened.fetch_add(1, Ordering::Relaxed);
                         drop(pair);
@@ -415,7 +470,7 @@ async fn main() {
         Scenario::Call { common, tool } => requests(common, call_kind, tool).await,
         Scenario::Mixed { common } => requests(common, mixed_kind, String::new()).await,
         Scenario::Listen { streams, hold } => listen(streams, hold).await,
-        Scenario::Fanout { streams, events } => fanout(streams, events).await,
+        Scenario::Fanout { streams, events, event } => fanout(streams, events, event).await,
         Scenario::Churn { streams, concurrency, duration } => churn(streams, concurrency, duration).await,
     }
 }
