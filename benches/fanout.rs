@@ -49,9 +49,9 @@ fn fanout(c: &mut Criterion) {
         let done = Arc::new(Notify::new());
         let hub = system.block_on(async {
             let log = actix_mcp::logging::discard();
-            let hub = SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| {
+            let hub = Arc::new(SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| {
                 SubscriptionHub::new(Box::new(MemoryBackend), 1_000_000, 65_536, log)
-            });
+            }));
             let filter = SubscriptionFilter { tools_list_changed: true, ..Default::default() };
             for i in 0..n {
                 let outlet = Counting { pushed: pushed.clone(), target: target.clone(), done: done.clone() };

@@ -205,15 +205,17 @@ impl EventTemplate {
     }
 }
 
-/// Identifies one listener inside a server process.
+/// Identifies one listener inside a server process (a process-wide counter:
+/// small, as routing tables hold one per open subscription).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ListenerId(pub uuid::Uuid);
+pub struct ListenerId(pub u64);
 
 impl ListenerId {
-    /// A fresh random id.
+    /// The next id of this process.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        ListenerId(uuid::Uuid::new_v4())
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        ListenerId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
     }
 }
 
@@ -224,24 +226,44 @@ impl std::fmt::Display for ListenerId {
 }
 
 /// Which listeners want which events: filter kind → listener set, URI →
-/// listener set. Pure data: the hub actor owns one and adds only mailboxes.
-#[derive(Debug, Default, Clone)]
-pub struct SubscriptionTable {
+/// listener set. Pure data: each listener carries a payload `T` (the hub
+/// actor keeps its mailbox there).
+#[derive(Debug, Clone)]
+pub struct SubscriptionTable<T = ()> {
     tools: HashSet<ListenerId>,
     prompts: HashSet<ListenerId>,
     resources: HashSet<ListenerId>,
     by_uri: HashMap<String, HashSet<ListenerId>>,
-    filters: HashMap<ListenerId, SubscriptionFilter>,
+    filters: HashMap<ListenerId, (SubscriptionFilter, T)>,
 }
 
-impl SubscriptionTable {
+impl<T> Default for SubscriptionTable<T> {
+    fn default() -> Self {
+        SubscriptionTable {
+            tools: HashSet::new(),
+            prompts: HashSet::new(),
+            resources: HashSet::new(),
+            by_uri: HashMap::new(),
+            filters: HashMap::new(),
+        }
+    }
+}
+
+impl SubscriptionTable<()> {
+    /// Adds (or replaces) a listener with its filter.
+    pub fn insert(&mut self, id: ListenerId, filter: &SubscriptionFilter) {
+        self.insert_with(id, filter, ());
+    }
+}
+
+impl<T> SubscriptionTable<T> {
     /// An empty table.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Adds (or replaces) a listener with its filter.
-    pub fn insert(&mut self, id: ListenerId, filter: &SubscriptionFilter) {
+    /// Adds (or replaces) a listener with its filter and payload.
+    pub fn insert_with(&mut self, id: ListenerId, filter: &SubscriptionFilter, payload: T) {
         self.remove(id);
         if filter.tools_list_changed {
             self.tools.insert(id);
@@ -255,12 +277,12 @@ impl SubscriptionTable {
         for uri in &filter.resource_subscriptions {
             self.by_uri.entry(uri.clone()).or_default().insert(id);
         }
-        self.filters.insert(id, filter.clone());
+        self.filters.insert(id, (filter.clone(), payload));
     }
 
-    /// Removes a listener; returns whether it was present.
-    pub fn remove(&mut self, id: ListenerId) -> bool {
-        let Some(filter) = self.filters.remove(&id) else { return false };
+    /// Removes a listener; returns its payload if it was present.
+    pub fn remove(&mut self, id: ListenerId) -> Option<T> {
+        let (filter, payload) = self.filters.remove(&id)?;
         self.tools.remove(&id);
         self.prompts.remove(&id);
         self.resources.remove(&id);
@@ -272,7 +294,7 @@ impl SubscriptionTable {
                 }
             }
         }
-        true
+        Some(payload)
     }
 
     /// The listeners that want `event`.
@@ -293,7 +315,17 @@ impl SubscriptionTable {
 
     /// The filter of a listener.
     pub fn filter(&self, id: ListenerId) -> Option<&SubscriptionFilter> {
-        self.filters.get(&id)
+        self.filters.get(&id).map(|(f, _)| f)
+    }
+
+    /// The payload of a listener.
+    pub fn payload(&self, id: ListenerId) -> Option<&T> {
+        self.filters.get(&id).map(|(_, p)| p)
+    }
+
+    /// Every listener's payload.
+    pub fn payloads(&self) -> impl Iterator<Item = &T> + '_ {
+        self.filters.values().map(|(_, p)| p)
     }
 
     /// How many listeners.
@@ -368,8 +400,8 @@ mod tests {
         assert_eq!(t.route(&Event::ResourceUpdated { uri: "x://3".into() }).count(), 0);
         assert_eq!(t.route(&Event::ToolsListChanged).collect::<Vec<_>>(), vec![a]);
         assert_eq!(t.route(&Event::ResourcesListChanged).collect::<Vec<_>>(), vec![c]);
-        assert!(t.remove(b));
-        assert!(!t.remove(b));
+        assert!(t.remove(b).is_some());
+        assert!(t.remove(b).is_none());
         assert_eq!(t.route(&Event::ResourceUpdated { uri: "x://2".into() }).count(), 0);
         assert_eq!(t.len(), 2);
         assert!(!t.by_uri.contains_key("x://2"), "empty URI sets are dropped");

@@ -5,7 +5,7 @@
 //! Routing never blocks and never grows memory without bound:
 //! - each delivery is a `try_send` into the listener's bounded mailbox;
 //! - a listener whose mailbox is full has fallen behind its buffer: it is
-//!   told to close (its lag token fires; HTTP: the stream ends; stdio:
+//!   told to close (a [`Close`] queued past its mailbox capacity; HTTP: the stream ends; stdio:
 //!   `notifications/cancelled` for the listen id with a reason), removed
 //!   from the table and counted in [`HubStats::lagged`]; the other listeners
 //!   are not slowed by it;
@@ -16,13 +16,12 @@
 //! straight back for local delivery; a backend for several instances can carry
 //! them between processes and deliver remote events with [`RemoteEvent`].
 
-use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use actix::prelude::*;
 use mcp_protocol::subscription::{Event, EventTemplate, ListenerId, SubscriptionFilter, SubscriptionTable};
 use slog::{debug, info, warn, Logger};
-use tokio_util::sync::CancellationToken;
 
 /// One event for one listener.
 #[derive(Debug, Clone, Message)]
@@ -55,17 +54,24 @@ pub struct Close {
     pub reason: CloseReason,
 }
 
-/// How the hub reaches one listener without knowing its type.
-#[derive(Clone)]
-pub struct ListenerHandle {
-    /// Delivery mailbox (bounded).
-    pub deliver: Recipient<Deliver>,
-    /// Control mailbox of the same listener.
-    pub close: Recipient<Close>,
-    /// Fired by the hub when the listener lags (its mailbox is full, so a
-    /// message could not reach it).
-    pub lagged: CancellationToken,
+/// What the hub sends a listener.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub enum ToListener {
+    /// An event it subscribed to.
+    Deliver(Deliver),
+    /// Close now (shutdown, or its mailbox was full).
+    Close(CloseReason),
+    /// Time for a keep-alive (sent to every listener every
+    /// `hub.keep_alive_ms`, so that open streams need no timer each).
+    KeepAlive,
 }
+
+/// How the hub reaches one listener without knowing its type: one bounded
+/// mailbox. Deliveries use `try_send` (a full mailbox means the listener fell
+/// behind); closing uses `do_send`, which is queued past the capacity.
+#[derive(Clone)]
+pub struct ListenerHandle(pub Recipient<ToListener>);
 
 /// Why a subscription was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +91,35 @@ impl std::fmt::Display for HubError {
             HubError::Full { max } => write!(f, "too many open subscriptions (limit {max})"),
             HubError::ShuttingDown => f.write_str("the server is shutting down"),
         }
+    }
+}
+
+/// How full the hub is, readable from any thread without a round trip: a
+/// transport refuses a subscription the hub would refuse before it starts a
+/// listener (the hub still decides; a refusal after this check reaches the
+/// client as a JSON-RPC error on the stream).
+#[derive(Debug)]
+pub struct Occupancy {
+    listeners: AtomicUsize,
+    max: usize,
+    stopping: AtomicBool,
+}
+
+impl Occupancy {
+    /// An empty hub's occupancy with a cap of `max` listeners.
+    pub fn new(max: usize) -> Arc<Self> {
+        Arc::new(Occupancy { listeners: AtomicUsize::new(0), max, stopping: AtomicBool::new(false) })
+    }
+
+    /// Whether a new subscription would be accepted now.
+    pub fn check(&self) -> Result<(), HubError> {
+        if self.stopping.load(Ordering::Relaxed) {
+            return Err(HubError::ShuttingDown);
+        }
+        if self.listeners.load(Ordering::Relaxed) >= self.max {
+            return Err(HubError::Full { max: self.max });
+        }
+        Ok(())
     }
 }
 
@@ -207,8 +242,7 @@ impl HubBackend for MemoryBackend {
 
 /// The hub actor.
 pub struct SubscriptionHub {
-    table: SubscriptionTable,
-    listeners: HashMap<ListenerId, ListenerHandle>,
+    table: SubscriptionTable<ListenerHandle>,
     backend: Box<dyn HubBackend + Send>,
     max_listeners: usize,
     mailbox: usize,
@@ -217,6 +251,8 @@ pub struct SubscriptionHub {
     /// Most listeners since memory was last returned to the system.
     peak: usize,
     trim_every: std::time::Duration,
+    keep_alive_every: std::time::Duration,
+    occupancy: Arc<Occupancy>,
     log: Logger,
 }
 
@@ -225,7 +261,6 @@ impl SubscriptionHub {
     pub fn new(backend: Box<dyn HubBackend + Send>, max_listeners: usize, mailbox: usize, log: Logger) -> Self {
         SubscriptionHub {
             table: SubscriptionTable::new(),
-            listeners: HashMap::new(),
             backend,
             max_listeners,
             mailbox,
@@ -233,6 +268,8 @@ impl SubscriptionHub {
             stopping: false,
             peak: 0,
             trim_every: std::time::Duration::ZERO,
+            keep_alive_every: std::time::Duration::ZERO,
+            occupancy: Occupancy::new(max_listeners),
             log,
         }
     }
@@ -244,6 +281,32 @@ impl SubscriptionHub {
     pub fn with_memory_trim(mut self, every: std::time::Duration) -> Self {
         self.trim_every = every;
         self
+    }
+
+    /// Tell every listener to write a keep-alive every `every` (zero:
+    /// never). One timer here replaces one per open stream.
+    #[must_use]
+    pub fn with_keep_alive(mut self, every: std::time::Duration) -> Self {
+        self.keep_alive_every = every;
+        self
+    }
+
+    /// Publishes this hub's occupancy to `occupancy` (shared with transports).
+    #[must_use]
+    pub fn with_occupancy(mut self, occupancy: Arc<Occupancy>) -> Self {
+        self.occupancy = occupancy;
+        self
+    }
+
+    fn occupied(&self) {
+        self.occupancy.listeners.store(self.table.len(), Ordering::Relaxed);
+    }
+
+    fn keep_alive(&mut self) {
+        for handle in self.table.payloads() {
+            // A full mailbox: the listener has messages to write anyway.
+            let _ = handle.0.try_send(ToListener::KeepAlive);
+        }
     }
 
     fn trim_if_shrunk(&mut self) {
@@ -261,8 +324,9 @@ impl SubscriptionHub {
     }
 
     fn remove(&mut self, id: ListenerId) -> bool {
-        self.listeners.remove(&id);
-        self.table.remove(id)
+        let removed = self.table.remove(id).is_some();
+        self.occupied();
+        removed
     }
 
     fn route(&mut self, event: Event) {
@@ -271,11 +335,11 @@ impl SubscriptionHub {
         let event = Arc::new(event);
         let mut gone = Vec::new();
         for id in self.table.route(&event) {
-            let Some(handle) = self.listeners.get(&id) else { continue };
-            match handle.deliver.try_send(Deliver { event: event.clone(), encoded: encoded.clone() }) {
+            let Some(handle) = self.table.payload(id) else { continue };
+            match handle.0.try_send(ToListener::Deliver(Deliver { event: event.clone(), encoded: encoded.clone() })) {
                 Ok(()) => self.stats.delivered += 1,
                 Err(SendError::Full(_)) => {
-                    handle.lagged.cancel();
+                    handle.0.do_send(ToListener::Close(CloseReason::LaggedAtHub));
                     self.stats.lagged += 1;
                     gone.push(id);
                 }
@@ -301,6 +365,9 @@ impl Actor for SubscriptionHub {
         if !self.trim_every.is_zero() {
             ctx.run_interval(self.trim_every, |act, _| act.trim_if_shrunk());
         }
+        if !self.keep_alive_every.is_zero() {
+            ctx.run_interval(self.keep_alive_every, |act, _| act.keep_alive());
+        }
         debug!(self.log, "subscription hub started");
     }
 }
@@ -312,12 +379,12 @@ impl Handler<Subscribe> for SubscriptionHub {
         if self.stopping {
             return Err(HubError::ShuttingDown);
         }
-        if !self.listeners.contains_key(&msg.id) && self.table.len() >= self.max_listeners {
+        if self.table.filter(msg.id).is_none() && self.table.len() >= self.max_listeners {
             warn!(self.log, "subscription refused: limit reached"; "max_listeners" => self.max_listeners);
             return Err(HubError::Full { max: self.max_listeners });
         }
-        self.table.insert(msg.id, &msg.filter);
-        self.listeners.insert(msg.id, msg.handle);
+        self.table.insert_with(msg.id, &msg.filter, msg.handle);
+        self.occupied();
         self.peak = self.peak.max(self.table.len());
         self.stats.subscribed += 1;
         debug!(self.log, "listener added"; "listener" => %msg.id, "listeners" => self.table.len());
@@ -385,10 +452,11 @@ impl Handler<Shutdown> for SubscriptionHub {
 
     fn handle(&mut self, _: Shutdown, _ctx: &mut Self::Context) -> usize {
         self.stopping = true;
-        let n = self.listeners.len();
-        for handle in self.listeners.values() {
+        self.occupancy.stopping.store(true, Ordering::Relaxed);
+        let n = self.table.len();
+        for handle in self.table.payloads() {
             // Control message: queued even past the mailbox capacity, never dropped.
-            handle.close.do_send(Close { reason: CloseReason::Graceful });
+            handle.0.do_send(ToListener::Close(CloseReason::Graceful));
         }
         info!(self.log, "closing every subscription"; "listeners" => n);
         n

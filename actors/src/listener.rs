@@ -1,8 +1,10 @@
 //! [`ListenerActor`]: one per `subscriptions/listen`. It registers with the
 //! hub, sends the acknowledgement first, then forwards the events it opted
-//! into, each tagged with the listen request's id, through an outlet: an SSE
-//! channel on HTTP, the shared stdout writer on stdio. It never blocks: an
+//! into, each tagged with the listen request's id, through an outlet: its SSE
+//! response's queue on HTTP, the shared stdout writer on stdio. It never blocks: an
 //! outlet that is full means the client fell behind, and the listener closes.
+
+use std::sync::Arc;
 
 use actix::prelude::*;
 use bytes::Bytes;
@@ -13,9 +15,8 @@ use mcp_protocol::{ErrorCode, ErrorData, RequestId};
 use serde_json::json;
 use slog::{debug, info, Logger};
 use tokio::sync::{mpsc, oneshot};
-use tokio_util::sync::CancellationToken;
 
-use crate::hub::{Close, CloseReason, Deliver, ListenerHandle, Subscribe, SubscriptionHub, Unsubscribe};
+use crate::hub::{Close, CloseReason, Deliver, ListenerHandle, Subscribe, SubscriptionHub, ToListener, Unsubscribe};
 use crate::outbound::{Outbound, OutletTx};
 
 /// Why a push failed.
@@ -35,6 +36,8 @@ pub trait ListenerOutlet: 'static {
     fn closed(&self) -> LocalBoxFuture<'static, ()>;
     /// Ends the subscription from the server's side for `reason` (lagging).
     fn end(&self, reason: &str);
+    /// Writes a keep-alive, if the transport needs one (SSE: a comment line).
+    fn keep_alive(&self) {}
 }
 
 fn try_push(tx: &OutletTx, msg: Outbound) -> Result<(), OutletError> {
@@ -42,21 +45,6 @@ fn try_push(tx: &OutletTx, msg: Outbound) -> Result<(), OutletError> {
         mpsc::error::TrySendError::Full(_) => OutletError::Full,
         mpsc::error::TrySendError::Closed(_) => OutletError::Closed,
     })
-}
-
-/// An SSE response stream (the HTTP transport reads the other end).
-/// Ending it is dropping it: the stream closes.
-pub struct ChannelOutlet(pub OutletTx);
-
-impl ListenerOutlet for ChannelOutlet {
-    fn push(&self, msg: Outbound) -> Result<(), OutletError> {
-        try_push(&self.0, msg)
-    }
-    fn closed(&self) -> LocalBoxFuture<'static, ()> {
-        let tx = self.0.clone();
-        Box::pin(async move { tx.closed().await })
-    }
-    fn end(&self, _reason: &str) {}
 }
 
 /// The shared stdio writer. Ending sends `notifications/cancelled` for the
@@ -91,8 +79,8 @@ pub struct ListenerActor {
     subscription: RequestId,
     filter: SubscriptionFilter,
     outlet: Box<dyn ListenerOutlet>,
-    hub: Addr<SubscriptionHub>,
-    lagged: CancellationToken,
+    /// Shared by every listener (a clone of an `Addr` costs two allocations).
+    hub: Arc<Addr<SubscriptionHub>>,
     mailbox: usize,
     ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
     ended: Option<CloseReason>,
@@ -127,7 +115,7 @@ pub struct UpdateFilter {
 
 impl ListenerActor {
     /// Starts a listener on the current arbiter.
-    pub fn start_with(hub: Addr<SubscriptionHub>, spec: ListenerSpec, log: &Logger) -> Addr<ListenerActor> {
+    pub fn start_with(hub: Arc<Addr<SubscriptionHub>>, spec: ListenerSpec, log: &Logger) -> Addr<ListenerActor> {
         let id = ListenerId::new();
         // No child logger per listener (each would cost allocations for
         // every open stream): lines carry the subscription id inline.
@@ -138,7 +126,6 @@ impl ListenerActor {
             filter: spec.filter,
             outlet: spec.outlet,
             hub,
-            lagged: CancellationToken::new(),
             mailbox: spec.mailbox,
             ready: spec.ready,
             ended: None,
@@ -150,11 +137,7 @@ impl ListenerActor {
 
     /// How the hub reaches this listener.
     fn hub_handle(&self, ctx: &mut Context<Self>) -> ListenerHandle {
-        ListenerHandle {
-            deliver: ctx.address().recipient(),
-            close: ctx.address().recipient(),
-            lagged: self.lagged.clone(),
-        }
+        ListenerHandle(ctx.address().recipient())
     }
 
     fn close(&mut self, reason: CloseReason, ctx: &mut Context<Self>) {
@@ -217,19 +200,7 @@ impl Actor for ListenerActor {
             }
             debug!(act.log, "subscription acknowledged"; "subscription" => %act.subscription, "listener" => %act.id);
         }));
-        let closed = self.outlet.closed();
-        let lagged = self.lagged.clone();
-        ctx.spawn(
-            async move {
-                tokio::select! {
-                    _ = closed => CloseReason::ClientGone,
-                    // The hub found our mailbox full and counted the lag itself.
-                    _ = lagged.cancelled() => CloseReason::LaggedAtHub,
-                }
-            }
-            .into_actor(self)
-            .map(|reason, act, ctx| act.close(reason, ctx)),
-        );
+        ctx.spawn(self.outlet.closed().into_actor(self).map(|(), act, ctx| act.close(CloseReason::ClientGone, ctx)));
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
@@ -238,10 +209,20 @@ impl Actor for ListenerActor {
     }
 }
 
-impl Handler<Deliver> for ListenerActor {
+impl Handler<ToListener> for ListenerActor {
     type Result = ();
 
-    fn handle(&mut self, msg: Deliver, ctx: &mut Self::Context) {
+    fn handle(&mut self, msg: ToListener, ctx: &mut Self::Context) {
+        match msg {
+            ToListener::Deliver(d) => self.deliver(d, ctx),
+            ToListener::Close(reason) => self.close(reason, ctx),
+            ToListener::KeepAlive => self.outlet.keep_alive(),
+        }
+    }
+}
+
+impl ListenerActor {
+    fn deliver(&mut self, msg: Deliver, ctx: &mut Context<Self>) {
         if !self.filter.wants(&msg.event) {
             return;
         }

@@ -29,7 +29,7 @@ use tokio::sync::oneshot;
 
 use crate::catalog::Catalog;
 use crate::config::Config;
-use crate::hub::{HubBackend, HubStats, MemoryBackend, Publish, Shutdown, Stats, SubscriptionHub};
+use crate::hub::{HubBackend, HubStats, MemoryBackend, Occupancy, Publish, Shutdown, Stats, SubscriptionHub};
 use crate::intake::Admitted;
 use crate::legacy::{PendingRequests, Session, SessionReaper, SessionRegistry};
 use crate::listener::{ListenerActor, ListenerOutlet, ListenerSpec};
@@ -48,7 +48,9 @@ struct Inner {
     service: Arc<McpService>,
     config: Config,
     log: slog::Logger,
-    hub: Addr<SubscriptionHub>,
+    /// Shared with every listener.
+    hub: Arc<Addr<SubscriptionHub>>,
+    occupancy: Arc<Occupancy>,
     sessions: Arc<SessionRegistry>,
 }
 
@@ -92,8 +94,14 @@ impl McpServer {
         let h = &config.hub;
         let (max, mailbox, hub_log) = (h.max_listeners, h.mailbox, log.new(slog::o!("actor" => "hub")));
         let trim = Duration::from_millis(h.memory_trim_ms);
+        let keep_alive = Duration::from_millis(h.keep_alive_ms.max(1));
+        let occupancy = Occupancy::new(max);
+        let shared = occupancy.clone();
         let hub = SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| {
-            SubscriptionHub::new(backend, max, mailbox, hub_log).with_memory_trim(trim)
+            SubscriptionHub::new(backend, max, mailbox, hub_log)
+                .with_memory_trim(trim)
+                .with_keep_alive(keep_alive)
+                .with_occupancy(shared)
         });
         let to_hub = hub.clone();
         // Catalog changes are published, never dropped (`do_send` ignores the
@@ -114,7 +122,8 @@ impl McpServer {
             Duration::from_millis(l.input_timeout_ms),
         ));
         SessionReaper { registry: sessions.clone(), log: log.new(slog::o!("actor" => "session-reaper")) }.start();
-        McpServer { inner: Arc::new(Inner { service, config, log, hub, sessions }) }
+        let hub = Arc::new(hub);
+        McpServer { inner: Arc::new(Inner { service, config, log, hub, occupancy, sessions }) }
     }
 
     /// The configuration.
@@ -140,6 +149,11 @@ impl McpServer {
     /// The subscription hub.
     pub fn hub(&self) -> &Addr<SubscriptionHub> {
         &self.inner.hub
+    }
+
+    /// Whether the hub would accept a subscription now (no round trip).
+    pub fn hub_occupancy(&self) -> &Occupancy {
+        &self.inner.occupancy
     }
 
     /// The open legacy (`initialize`) sessions.

@@ -23,11 +23,11 @@ use slog::debug;
 
 use std::sync::Arc;
 
+use super::sse_outlet::sse_outlet;
 use super::{guard, legacy_http, sse};
 use crate::intake::{self, Admitted, Refusal};
 use crate::legacy::dispatch;
 use crate::legacy::Session;
-use crate::listener::ChannelOutlet;
 use crate::outbound::Outbound;
 use crate::server::McpServer;
 
@@ -249,26 +249,23 @@ fn admit(req: &HttpRequest, server: &McpServer, request: jsonrpc::Request) -> Re
     Ok(admitted)
 }
 
-/// `subscriptions/listen`: an SSE stream that stays open, fed by a listener actor.
-async fn listen(req: &HttpRequest, server: &McpServer, admitted: Admitted) -> HttpResponse {
-    let hub = &server.config().hub;
-    let (tx, rx) = crate::outbound::outlet(hub.listener_buffer);
-    let (_listener, ready) = server.start_listener(&admitted, Box::new(ChannelOutlet(tx)));
-    match ready.await {
-        Ok(Ok(())) => sse::response_stream(req, None, rx, Duration::from_millis(hub.keep_alive_ms.max(1))),
-        Ok(Err(error)) => json_response(StatusCode::SERVICE_UNAVAILABLE, encode_error(Some(&admitted.id), &error)),
-        Err(_) => plain_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Some(&admitted.id),
-            ErrorCode::INTERNAL_ERROR,
-            "The subscription ended before it started".into(),
-        ),
+/// `subscriptions/listen`: an SSE stream that stays open, fed by a listener
+/// actor. The stream starts at once; its first event is the acknowledgement,
+/// sent once the hub has registered the listener (or, if the hub refused it
+/// after all, the error response).
+fn listen(server: &McpServer, admitted: Admitted) -> HttpResponse {
+    if let Err(refusal) = server.hub_occupancy().check() {
+        let error = ErrorData::new(ErrorCode::INTERNAL_ERROR, refusal.to_string());
+        return json_response(StatusCode::SERVICE_UNAVAILABLE, encode_error(Some(&admitted.id), &error));
     }
+    let (tx, rx) = sse_outlet(server.config().hub.listener_buffer);
+    let _ = server.start_listener(&admitted, Box::new(tx));
+    sse::listen_response(rx)
 }
 
 async fn respond(req: &HttpRequest, server: &McpServer, admitted: Admitted) -> HttpResponse {
     if matches!(admitted.request, ClientRequest::Listen(_)) {
-        return listen(req, server, admitted).await;
+        return listen(server, admitted);
     }
     respond_admitted(req, server, admitted, None).await
 }

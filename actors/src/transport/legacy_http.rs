@@ -5,7 +5,6 @@
 //! stream and the client POSTs its answers back.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpRequest, HttpResponse};
@@ -14,9 +13,9 @@ use mcp_protocol::{ErrorCode, RequestId};
 
 use super::http::{json_response, plain_error, respond_admitted};
 use super::sse;
+use super::sse_outlet::sse_outlet;
 use crate::legacy::dispatch::{self, Reply};
 use crate::legacy::Session;
-use crate::listener::ChannelOutlet;
 use crate::server::McpServer;
 
 /// The session header.
@@ -106,10 +105,10 @@ pub async fn get(req: &HttpRequest, server: &McpServer) -> HttpResponse {
     };
     let Some(session) = server.sessions().get(sid) else { return no_session(None) };
     let hub = &server.config().hub;
-    let (tx, rx) = crate::outbound::outlet(hub.listener_buffer);
-    let (_listener, ready) = server.start_legacy_listener(&session, Box::new(ChannelOutlet(tx)));
+    let (tx, rx) = sse_outlet(hub.listener_buffer);
+    let (_listener, ready) = server.start_legacy_listener(&session, Box::new(tx));
     match ready.await {
-        Ok(Ok(())) => sse::response_stream(req, None, rx, Duration::from_millis(hub.keep_alive_ms.max(1))),
+        Ok(Ok(())) => sse::listen_response(rx),
         Ok(Err(e)) => json_response(StatusCode::SERVICE_UNAVAILABLE, encode_error(None, &e)),
         Err(_) => {
             plain_error(StatusCode::INTERNAL_SERVER_ERROR, None, ErrorCode::INTERNAL_ERROR, "stream ended".into())

@@ -6,4 +6,5 @@ pub mod guard;
 pub mod http;
 pub mod legacy_http;
 pub mod sse;
+pub mod sse_outlet;
 pub mod stdio;

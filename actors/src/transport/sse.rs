@@ -1,16 +1,49 @@
-//! Response streams as Server-Sent Events (actix-web-lab `sse`): one
-//! single-line JSON message per `data:` event, `X-Accel-Buffering: no`,
-//! keep-alive comments. The stream ends after the final response; if the
-//! client goes away first, the stream (and with it the request's outlet
-//! receiver) is dropped, which cancels the request.
+//! Response streams as Server-Sent Events: one single-line JSON message per
+//! `data:` event, `X-Accel-Buffering: no`, keep-alive comments.
+//!
+//! A request's stream (progress, log messages, then the response) is an
+//! actix-web-lab `Sse` with its own keep-alive timer; it ends after the final
+//! response, and if the client goes away first, the stream (and with it the
+//! request's outlet receiver) is dropped, which cancels the request.
+//!
+//! A listen stream may stay open for hours, and a server holds tens of
+//! thousands of them: its body is the [`SseFrames`] of its listener's
+//! outlet, with events framed once when queued and keep-alives from the
+//! hub's single timer ([`listen_response`]).
 
 use std::convert::Infallible;
 use std::time::Duration;
 
 use actix_web::{HttpRequest, HttpResponse, Responder};
 use actix_web_lab::sse;
+use bytes::{BufMut, Bytes, BytesMut};
+use futures::StreamExt;
 
+use super::sse_outlet::SseFrames;
 use crate::outbound::{Outbound, OutletRx};
+
+/// The SSE comment a quiet stream sends now and then.
+pub const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
+/// One encoded single-line JSON message as an SSE `data:` event.
+pub fn frame(json: &[u8]) -> Bytes {
+    debug_assert!(!json.contains(&b'\n'), "messages are single-line JSON");
+    let mut f = BytesMut::with_capacity(json.len() + 8);
+    f.put_slice(b"data: ");
+    f.put_slice(json);
+    f.put_slice(b"\n\n");
+    f.freeze()
+}
+
+/// The response for a listen stream (or a legacy session's GET stream).
+pub fn listen_response(frames: SseFrames) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("Cache-Control", "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .insert_header(("Content-Encoding", "identity"))
+        .streaming(frames.map(Ok::<_, Infallible>))
+}
 
 /// The SSE event for one encoded message.
 pub fn event(msg: &Outbound) -> sse::Event {

@@ -1,0 +1,210 @@
+//! [`SseOutlet`]: the queue between a listener actor and its own SSE
+//! response, holding ready-framed SSE events. A listener is started on the
+//! arbiter that serves its request, so both ends live on one worker thread:
+//! the queue is an `Rc<RefCell<..>>` with one waker each way. That needs no
+//! atomics and no channel blocks, and an idle stream holds no buffer and no
+//! timer (keep-alives come from the hub's one timer through the listener):
+//! it matters with tens of thousands of idle streams.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use bytes::Bytes;
+use futures::future::LocalBoxFuture;
+use futures::Stream;
+
+use super::sse;
+use crate::listener::{ListenerOutlet, OutletError};
+use crate::outbound::Outbound;
+
+struct Shared {
+    queue: VecDeque<Bytes>,
+    capacity: usize,
+    /// The response body, waiting for a message.
+    reader: Option<Waker>,
+    /// The listener, waiting for the response to go away.
+    closer: Option<Waker>,
+    reader_gone: bool,
+    writer_gone: bool,
+}
+
+fn register(slot: &mut Option<Waker>, cx: &Context<'_>) {
+    match slot {
+        Some(w) if w.will_wake(cx.waker()) => {}
+        _ => *slot = Some(cx.waker().clone()),
+    }
+}
+
+/// A bounded single-threaded outlet of `capacity` messages: the listener's
+/// end and the response body's end.
+pub fn sse_outlet(capacity: usize) -> (SseOutlet, SseFrames) {
+    let shared = Rc::new(RefCell::new(Shared {
+        queue: VecDeque::new(),
+        capacity: capacity.max(1),
+        reader: None,
+        closer: None,
+        reader_gone: false,
+        writer_gone: false,
+    }));
+    (SseOutlet(shared.clone()), SseFrames(shared))
+}
+
+/// The listener's end. Dropping it ends the stream after what is queued.
+pub struct SseOutlet(Rc<RefCell<Shared>>);
+
+impl SseOutlet {
+    fn enqueue(&self, frame: Bytes) -> Result<(), OutletError> {
+        let mut s = self.0.borrow_mut();
+        if s.reader_gone {
+            return Err(OutletError::Closed);
+        }
+        if s.queue.len() >= s.capacity {
+            return Err(OutletError::Full);
+        }
+        s.queue.push_back(frame);
+        if let Some(w) = s.reader.take() {
+            w.wake();
+        }
+        Ok(())
+    }
+}
+
+impl ListenerOutlet for SseOutlet {
+    fn push(&self, msg: Outbound) -> Result<(), OutletError> {
+        self.enqueue(sse::frame(msg.bytes()))
+    }
+
+    fn closed(&self) -> LocalBoxFuture<'static, ()> {
+        let shared = self.0.clone();
+        Box::pin(futures::future::poll_fn(move |cx| {
+            let mut s = shared.borrow_mut();
+            if s.reader_gone {
+                return Poll::Ready(());
+            }
+            register(&mut s.closer, cx);
+            Poll::Pending
+        }))
+    }
+
+    fn end(&self, _reason: &str) {}
+
+    fn keep_alive(&self) {
+        // Only on a quiet stream; a full or busy one is writing anyway.
+        if self.0.borrow().queue.is_empty() {
+            let _ = self.enqueue(Bytes::from_static(sse::KEEP_ALIVE));
+        }
+    }
+}
+
+impl Drop for SseOutlet {
+    fn drop(&mut self) {
+        let mut s = self.0.borrow_mut();
+        s.writer_gone = true;
+        if let Some(w) = s.reader.take() {
+            w.wake();
+        }
+    }
+}
+
+/// The response's end: the queued SSE frames, then the end of the stream
+/// once the listener has gone. Dropping it (the client left) tells the
+/// listener.
+pub struct SseFrames(Rc<RefCell<Shared>>);
+
+impl Stream for SseFrames {
+    type Item = Bytes;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        let mut s = self.0.borrow_mut();
+        if let Some(frame) = s.queue.pop_front() {
+            if s.queue.is_empty() && s.queue.capacity() > 0 {
+                // An idle stream keeps no buffer.
+                s.queue = VecDeque::new();
+            }
+            return Poll::Ready(Some(frame));
+        }
+        if s.writer_gone {
+            return Poll::Ready(None);
+        }
+        register(&mut s.reader, cx);
+        Poll::Pending
+    }
+}
+
+impl Drop for SseFrames {
+    fn drop(&mut self) {
+        let mut s = self.0.borrow_mut();
+        s.reader_gone = true;
+        s.queue.clear();
+        if let Some(w) = s.closer.take() {
+            w.wake();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+    use futures::StreamExt;
+
+    fn note(s: &'static str) -> Outbound {
+        Outbound::Notification(Bytes::from_static(s.as_bytes()))
+    }
+
+    fn framed(s: &str) -> Bytes {
+        Bytes::from(format!("data: {s}\n\n"))
+    }
+
+    #[tokio::test]
+    async fn delivers_in_order_then_ends_when_the_listener_goes() {
+        let (tx, mut rx) = sse_outlet(4);
+        tx.push(note("a")).unwrap();
+        tx.push(note("b")).unwrap();
+        drop(tx);
+        assert_eq!(rx.next().await, Some(framed("a")));
+        assert_eq!(rx.next().await, Some(framed("b")));
+        assert_eq!(rx.next().await, None);
+    }
+
+    #[tokio::test]
+    async fn keep_alives_go_only_to_quiet_streams() {
+        let (tx, mut rx) = sse_outlet(4);
+        tx.keep_alive();
+        assert_eq!(rx.next().await, Some(Bytes::from_static(b": keep-alive\n\n")));
+        tx.push(note("a")).unwrap();
+        tx.keep_alive();
+        drop(tx);
+        assert_eq!(rx.next().await, Some(framed("a")));
+        assert_eq!(rx.next().await, None);
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_refuses_and_a_gone_reader_closes() {
+        let (tx, rx) = sse_outlet(2);
+        tx.push(note("a")).unwrap();
+        tx.push(note("b")).unwrap();
+        assert_eq!(tx.push(note("c")), Err(OutletError::Full));
+        let closed = tx.closed();
+        drop(rx);
+        closed.await;
+        assert_eq!(tx.push(note("d")), Err(OutletError::Closed));
+    }
+
+    #[tokio::test]
+    async fn a_waiting_reader_is_woken_by_a_push() {
+        let (tx, mut rx) = sse_outlet(2);
+        let local = tokio::task::LocalSet::new();
+        local
+            .run_until(async move {
+                let reader = tokio::task::spawn_local(async move { rx.next().await });
+                tokio::task::yield_now().await;
+                tx.push(note("late")).unwrap();
+                assert_eq!(reader.await.unwrap(), Some(framed("late")));
+            })
+            .await;
+    }
+}
