@@ -13,7 +13,6 @@ use actix_mcp::hub::{MemoryBackend, Publish, Stats, SubscriptionHub};
 use actix_mcp::listener::{ListenerActor, ListenerOutlet, ListenerSpec, OutletError};
 use actix_mcp::outbound::Outbound;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use futures::future::LocalBoxFuture;
 use mcp_protocol::subscription::{Event, SubscriptionFilter};
 use mcp_protocol::RequestId;
 use tokio::sync::Notify;
@@ -33,9 +32,7 @@ impl ListenerOutlet for Counting {
         }
         Ok(())
     }
-    fn closed(&self) -> LocalBoxFuture<'static, ()> {
-        Box::pin(std::future::pending())
-    }
+    fn on_closed(&self, _notify: Box<dyn FnOnce()>) {}
     fn end(&self, _reason: &str) {}
 }
 

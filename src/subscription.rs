@@ -323,6 +323,16 @@ impl<T> SubscriptionTable<T> {
         self.filters.get(&id).map(|(_, p)| p)
     }
 
+    /// Gives back the room of listeners that left (the maps keep their
+    /// largest size otherwise).
+    pub fn shrink_to_fit(&mut self) {
+        self.tools.shrink_to_fit();
+        self.prompts.shrink_to_fit();
+        self.resources.shrink_to_fit();
+        self.by_uri.shrink_to_fit();
+        self.filters.shrink_to_fit();
+    }
+
     /// Every listener's payload.
     pub fn payloads(&self) -> impl Iterator<Item = &T> + '_ {
         self.filters.values().map(|(_, p)| p)

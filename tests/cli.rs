@@ -52,6 +52,14 @@ fn bad_configuration_is_a_clear_error() {
     let out = std::process::Command::new(binary()).args(["stdio", "--catalog", "nope"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown catalog"));
+    // The default build has no HTTP/2: asking for it says how to get it.
+    let out = std::process::Command::new(binary()).args(["serve", "--h2c", "--bind", "127.0.0.1:0"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--features h2c"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

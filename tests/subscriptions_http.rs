@@ -237,3 +237,24 @@ async fn discover_declares_list_changed_and_subscribe() {
     assert_eq!(caps["resources"]["subscribe"], true);
     srv.stop().await;
 }
+
+#[actix_rt::test]
+async fn quiet_listen_streams_get_keep_alives_from_the_hub() {
+    let mut cfg: Config = test_config();
+    cfg.hub.keep_alive_ms = 50;
+    let srv = TestServer::start(Arc::new(actix_mcp::catalogs::everything::catalog()), cfg);
+    let body = request(json!(7), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let mut stream = SseReader::open(&srv.url, &body).await;
+    let ack = stream.next().await.expect("the acknowledgement");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    // Two keep-alives in a row: they keep coming while the stream is quiet.
+    let seen = stream.raw_until(": keep-alive\n\n").await;
+    assert!(!seen.contains("data:"), "{seen}");
+    stream.raw_until(": keep-alive\n\n").await;
+    // Events still arrive between keep-alives, tagged.
+    srv.server.catalog().add_tool(dummy_tool("after_keep_alives"));
+    let note = stream.next().await.expect("list_changed");
+    assert_eq!(note["method"], "notifications/tools/list_changed");
+    assert_eq!(note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+    srv.stop().await;
+}

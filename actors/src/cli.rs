@@ -57,6 +57,10 @@ pub struct ServeArgs {
     /// Listen address; port 0 picks a free port.
     #[arg(long, value_name = "ADDR:PORT", global = true)]
     pub bind: Option<String>,
+    /// Also accept HTTP/2 without TLS (prior knowledge) on the same port
+    /// (builds with the `h2c` feature).
+    #[arg(long, global = true)]
+    pub h2c: bool,
 }
 
 impl CommonArgs {
@@ -90,6 +94,9 @@ impl ServeArgs {
         let mut config = self.common.load(env)?;
         if let Some(b) = &self.bind {
             config.http.bind = b.clone();
+        }
+        if self.h2c {
+            config.http.h2c = true;
         }
         config.validate()?;
         Ok(config)

@@ -99,6 +99,14 @@ pub struct HttpConfig {
     pub workers: usize,
     /// Seconds to wait for in-flight requests at shutdown. Default: 5.
     pub shutdown_timeout_secs: u64,
+    /// Also accept HTTP/2 without TLS (prior knowledge, "h2c") on the same
+    /// port, for a load balancer that multiplexes many streams, such as
+    /// thousands of listen streams, over a few connections. Needs the `h2c`
+    /// cargo feature, which is off by default: HTTP/2 support makes every
+    /// HTTP/1.1 connection's state larger (about 1.6 KiB). Default: false.
+    pub h2c: bool,
+    /// Open connections per worker; more wait to be accepted. Default: 25000.
+    pub max_connections: usize,
 }
 
 impl Default for HttpConfig {
@@ -114,6 +122,8 @@ impl Default for HttpConfig {
             sse_keep_alive_ms: 15_000,
             workers: 0,
             shutdown_timeout_secs: 5,
+            h2c: false,
+            max_connections: 25_000,
         }
     }
 }
@@ -416,6 +426,8 @@ impl Config {
                 "ACTIX_MCP_MAX_BODY_BYTES" => self.http.max_body_bytes = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_REQUEST_TIMEOUT_MS" => self.request.timeout_ms = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_WORKERS" => self.http.workers = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_H2C" => self.http.h2c = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_MAX_CONNECTIONS" => self.http.max_connections = value.parse().map_err(|e| bad(&e))?,
                 _ => {}
             }
         }
@@ -433,6 +445,11 @@ impl Config {
         }
         if !self.http.path.starts_with('/') {
             return Err(ConfigError(format!("http.path must start with '/', not {:?}", self.http.path)));
+        }
+        if self.http.h2c && !cfg!(feature = "h2c") {
+            return Err(ConfigError(
+                "http.h2c needs a build with HTTP/2 (cargo build --release -p actix-mcp --features h2c)".into(),
+            ));
         }
         self.http
             .bind

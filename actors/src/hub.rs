@@ -312,6 +312,10 @@ impl SubscriptionHub {
     fn trim_if_shrunk(&mut self) {
         let now = self.table.len();
         if now < self.peak {
+            if now <= self.peak / 2 {
+                // Most listeners left: the routing maps give back their room.
+                self.table.shrink_to_fit();
+            }
             #[cfg(all(target_os = "linux", target_env = "gnu"))]
             // SAFETY: malloc_trim only releases free heap pages; it takes no
             // pointers and is safe to call at any time from any thread.

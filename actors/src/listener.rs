@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use actix::prelude::*;
 use bytes::Bytes;
-use futures::future::LocalBoxFuture;
 use mcp_protocol::jsonrpc::{encode_error, encode_notification};
 use mcp_protocol::subscription::{encode_ack, encode_completion, ListenerId, SubscriptionFilter};
 use mcp_protocol::{ErrorCode, ErrorData, RequestId};
@@ -32,8 +31,9 @@ pub enum OutletError {
 pub trait ListenerOutlet: 'static {
     /// Queues one message.
     fn push(&self, msg: Outbound) -> Result<(), OutletError>;
-    /// Resolves when the client has gone.
-    fn closed(&self) -> LocalBoxFuture<'static, ()>;
+    /// Calls `notify` once when the client has gone (called at most once,
+    /// at the start).
+    fn on_closed(&self, notify: Box<dyn FnOnce()>);
     /// Ends the subscription from the server's side for `reason` (lagging).
     fn end(&self, reason: &str);
     /// Writes a keep-alive, if the transport needs one (SSE: a comment line).
@@ -50,19 +50,39 @@ fn try_push(tx: &OutletTx, msg: Outbound) -> Result<(), OutletError> {
 /// The shared stdio writer. Ending sends `notifications/cancelled` for the
 /// listen id, so the client learns why its subscription stopped.
 pub struct StdioOutlet {
-    /// The writer's queue.
-    pub writer: OutletTx,
-    /// The listen request id.
-    pub id: RequestId,
+    writer: OutletTx,
+    id: RequestId,
+    /// Waits for the writer to close; stopped with the outlet, so that it
+    /// does not keep the writer's queue open.
+    watch: std::cell::RefCell<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl StdioOutlet {
+    /// An outlet into the writer's queue for the listen request `id`.
+    pub fn new(writer: OutletTx, id: RequestId) -> Self {
+        StdioOutlet { writer, id, watch: Default::default() }
+    }
+}
+
+impl Drop for StdioOutlet {
+    fn drop(&mut self) {
+        if let Some(watch) = self.watch.get_mut().take() {
+            watch.abort();
+        }
+    }
 }
 
 impl ListenerOutlet for StdioOutlet {
     fn push(&self, msg: Outbound) -> Result<(), OutletError> {
         try_push(&self.writer, msg)
     }
-    fn closed(&self) -> LocalBoxFuture<'static, ()> {
+    fn on_closed(&self, notify: Box<dyn FnOnce()>) {
         let tx = self.writer.clone();
-        Box::pin(async move { tx.closed().await })
+        let watch = actix_rt::spawn(async move {
+            tx.closed().await;
+            notify();
+        });
+        *self.watch.borrow_mut() = Some(watch);
     }
     fn end(&self, reason: &str) {
         let params = json!({"requestId": self.id.to_value(), "reason": reason});
@@ -200,7 +220,14 @@ impl Actor for ListenerActor {
             }
             debug!(act.log, "subscription acknowledged"; "subscription" => %act.subscription, "listener" => %act.id);
         }));
-        ctx.spawn(self.outlet.closed().into_actor(self).map(|(), act, ctx| act.close(CloseReason::ClientGone, ctx)));
+        // A weak address: the outlet keeps no listener alive, and costs one
+        // small allocation rather than a future polled at every message.
+        let me = ctx.address().downgrade();
+        self.outlet.on_closed(Box::new(move || {
+            if let Some(addr) = me.upgrade() {
+                addr.do_send(Close { reason: CloseReason::ClientGone });
+            }
+        }));
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
@@ -223,7 +250,9 @@ impl Handler<ToListener> for ListenerActor {
 
 impl ListenerActor {
     fn deliver(&mut self, msg: Deliver, ctx: &mut Context<Self>) {
-        if !self.filter.wants(&msg.event) {
+        // The hub routes by the same filter; only a legacy listener's filter
+        // changes, so only it can receive an event routed by the old one.
+        if self.legacy && !self.filter.wants(&msg.event) {
             return;
         }
         let bytes = if self.legacy { msg.event.encode_untagged() } else { msg.encoded.encode_for(&self.subscription) };
@@ -260,5 +289,56 @@ impl Handler<Close> for ListenerActor {
 
     fn handle(&mut self, msg: Close, ctx: &mut Self::Context) {
         self.close(msg.reason, ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hub::MemoryBackend;
+    use crate::transport::sse_outlet::sse_outlet;
+    use futures::StreamExt;
+
+    fn spec(outlet: Box<dyn ListenerOutlet>) -> ListenerSpec {
+        ListenerSpec {
+            subscription: RequestId::number(5),
+            filter: SubscriptionFilter { tools_list_changed: true, ..Default::default() },
+            outlet,
+            mailbox: 8,
+            ready: None,
+            legacy: false,
+        }
+    }
+
+    #[actix_rt::test]
+    async fn a_refusal_by_the_hub_ends_the_stream_with_an_error_response() {
+        let log = crate::logging::discard();
+        let hub = Arc::new(SubscriptionHub::new(Box::new(MemoryBackend), 0, 8, log.clone()).start());
+        let (tx, mut rx) = sse_outlet(4);
+        ListenerActor::start_with(hub, spec(Box::new(tx)), &log);
+        let frame = rx.next().await.expect("the error response");
+        let text = std::str::from_utf8(&frame).unwrap();
+        let json: serde_json::Value = serde_json::from_str(text.strip_prefix("data: ").unwrap().trim()).unwrap();
+        assert_eq!(json["id"], 5);
+        assert!(json["error"]["message"].as_str().unwrap().contains("limit 0"), "{json}");
+        assert_eq!(rx.next().await, None, "the stream ends after the error");
+    }
+
+    #[actix_rt::test]
+    async fn the_client_leaving_frees_the_listener() {
+        let log = crate::logging::discard();
+        let hub = Arc::new(SubscriptionHub::new(Box::new(MemoryBackend), 10, 8, log.clone()).start());
+        let (tx, mut rx) = sse_outlet(4);
+        ListenerActor::start_with(hub.clone(), spec(Box::new(tx)), &log);
+        assert!(std::str::from_utf8(&rx.next().await.unwrap()).unwrap().contains("subscriptions/acknowledged"));
+        assert_eq!(hub.send(crate::hub::Stats).await.unwrap().listeners, 1);
+        drop(rx);
+        for _ in 0..200 {
+            if hub.send(crate::hub::Stats).await.unwrap().listeners == 0 {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+        panic!("the listener was not removed after its response went away");
     }
 }

@@ -268,14 +268,20 @@ impl McpServer {
     pub fn bind_http(self) -> std::io::Result<(actix_web::dev::Server, Vec<SocketAddr>)> {
         let c = self.inner.config.http.clone();
         let config = self.http_config();
-        let mut builder = HttpServer::new(move || App::new().configure(config.clone()))
+        let builder = HttpServer::new(move || App::new().configure(config.clone()))
             .shutdown_timeout(c.shutdown_timeout_secs)
+            .max_connections(c.max_connections)
+            // Stream events are small writes that must leave at once.
+            .tcp_nodelay(true)
             // A client closing its side of the connection has gone: stop at
             // once, so a closed response stream cancels its request and frees
             // its subscription now rather than at the next keep-alive write.
             .h1_allow_half_closed(false)
-            .disable_signals()
-            .bind(&c.bind)?;
+            .disable_signals();
+        #[cfg(feature = "h2c")]
+        let mut builder = if c.h2c { builder.bind_auto_h2c(&c.bind)? } else { builder.bind(&c.bind)? };
+        #[cfg(not(feature = "h2c"))]
+        let mut builder = builder.bind(&c.bind)?;
         if c.workers > 0 {
             builder = builder.workers(c.workers);
         }

@@ -397,6 +397,19 @@ impl SseReader {
         SseReader { stream: Box::pin(resp.bytes_stream()), buf: String::new() }
     }
 
+    /// Reads until the raw stream holds `needle` (a comment line, say) and
+    /// returns what was read; fails after 10 s without it.
+    pub async fn raw_until(&mut self, needle: &str) -> String {
+        use futures::StreamExt;
+        while !self.buf.contains(needle) {
+            match tokio::time::timeout(Duration::from_secs(10), self.stream.next()).await.expect("data within 10 s") {
+                Some(Ok(bytes)) => self.buf.push_str(&String::from_utf8_lossy(&bytes)),
+                other => panic!("the stream ended before {needle:?}: {other:?}"),
+            }
+        }
+        std::mem::take(&mut self.buf)
+    }
+
     /// The next JSON message; `None` when the stream ended (fails after 10 s).
     pub async fn next(&mut self) -> Option<Value> {
         use futures::StreamExt;

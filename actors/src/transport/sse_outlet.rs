@@ -13,7 +13,6 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
 use bytes::Bytes;
-use futures::future::LocalBoxFuture;
 use futures::Stream;
 
 use super::sse;
@@ -25,8 +24,8 @@ struct Shared {
     capacity: usize,
     /// The response body, waiting for a message.
     reader: Option<Waker>,
-    /// The listener, waiting for the response to go away.
-    closer: Option<Waker>,
+    /// Told when the response goes away.
+    on_closed: Option<Box<dyn FnOnce()>>,
     reader_gone: bool,
     writer_gone: bool,
 }
@@ -45,7 +44,7 @@ pub fn sse_outlet(capacity: usize) -> (SseOutlet, SseFrames) {
         queue: VecDeque::new(),
         capacity: capacity.max(1),
         reader: None,
-        closer: None,
+        on_closed: None,
         reader_gone: false,
         writer_gone: false,
     }));
@@ -77,16 +76,14 @@ impl ListenerOutlet for SseOutlet {
         self.enqueue(sse::frame(msg.bytes()))
     }
 
-    fn closed(&self) -> LocalBoxFuture<'static, ()> {
-        let shared = self.0.clone();
-        Box::pin(futures::future::poll_fn(move |cx| {
-            let mut s = shared.borrow_mut();
-            if s.reader_gone {
-                return Poll::Ready(());
-            }
-            register(&mut s.closer, cx);
-            Poll::Pending
-        }))
+    fn on_closed(&self, notify: Box<dyn FnOnce()>) {
+        let mut s = self.0.borrow_mut();
+        if s.reader_gone {
+            drop(s);
+            notify();
+        } else {
+            s.on_closed = Some(notify);
+        }
     }
 
     fn end(&self, _reason: &str) {}
@@ -139,8 +136,10 @@ impl Drop for SseFrames {
         let mut s = self.0.borrow_mut();
         s.reader_gone = true;
         s.queue.clear();
-        if let Some(w) = s.closer.take() {
-            w.wake();
+        let notify = s.on_closed.take();
+        drop(s);
+        if let Some(notify) = notify {
+            notify();
         }
     }
 }
@@ -188,9 +187,12 @@ mod tests {
         tx.push(note("a")).unwrap();
         tx.push(note("b")).unwrap();
         assert_eq!(tx.push(note("c")), Err(OutletError::Full));
-        let closed = tx.closed();
+        let told = Rc::new(std::cell::Cell::new(false));
+        let t = told.clone();
+        tx.on_closed(Box::new(move || t.set(true)));
+        assert!(!told.get());
         drop(rx);
-        closed.await;
+        assert!(told.get(), "the listener is told when the response goes");
         assert_eq!(tx.push(note("d")), Err(OutletError::Closed));
     }
 

@@ -166,7 +166,7 @@ where
                         dispatch::initialize(&server, &r).map(|(state, result)| {
                             let input_timeout = Duration::from_millis(config.legacy.input_timeout_ms);
                             let s = Arc::new(Session::new("stdio".into(), state, input_timeout));
-                            let outlet = StdioOutlet { writer: tx.clone(), id: RequestId::string("stdio") };
+                            let outlet = StdioOutlet::new(tx.clone(), RequestId::string("stdio"));
                             server.start_legacy_listener(&s, Box::new(outlet));
                             session = Some(s);
                             result
@@ -197,7 +197,7 @@ where
                 }
                 match intake::admit(r, server.service().stateless_versions()) {
                     Ok(admitted) if matches!(admitted.request, mcp_protocol::ClientRequest::Listen(_)) => {
-                        let outlet = StdioOutlet { writer: tx.clone(), id: admitted.id.clone() };
+                        let outlet = StdioOutlet::new(tx.clone(), admitted.id.clone());
                         let (addr, _ready) = server.start_listener(&admitted, Box::new(outlet));
                         listeners.insert(admitted.id, addr);
                     }

@@ -1,5 +1,6 @@
 //! The pieces of the `mcp-load` harness: HTTP/1.1 keep-alive connections
-//! from chosen loopback source addresses, 2026-07-28 request bodies with the
+//! (or HTTP/2 connections that carry many streams each) from chosen loopback
+//! source addresses, 2026-07-28 request bodies with the
 //! standard headers, verification of every reply, latency histograms, and the
 //! resident memory of a server process.
 
@@ -9,9 +10,9 @@ use std::time::Duration;
 use bytes::Bytes;
 use hdrhistogram::Histogram;
 use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::SendRequest;
+use hyper::client::conn::{http1, http2};
 use hyper::Request;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::{json, Value};
 
 /// The protocol version the harness speaks.
@@ -44,9 +45,15 @@ impl Target {
     }
 }
 
-/// One keep-alive HTTP/1.1 connection.
+enum Sender {
+    H1(http1::SendRequest<Full<Bytes>>),
+    H2(http2::SendRequest<Full<Bytes>>),
+}
+
+/// One keep-alive HTTP/1.1 connection, or a handle on an HTTP/2 connection
+/// (see [`Conn::share`]).
 pub struct Conn {
-    sender: SendRequest<Full<Bytes>>,
+    sender: Sender,
     target: Target,
 }
 
@@ -65,6 +72,41 @@ impl Conn {
     /// Connects from `source` (a loopback address, so that many connections
     /// do not run out of one address's ephemeral ports).
     pub async fn open(target: &Target, source: Option<IpAddr>) -> Result<Self, String> {
+        let io = TokioIo::new(Self::connect(target, source).await?);
+        let (sender, conn) = http1::handshake(io).await.map_err(|e| e.to_string())?;
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        Ok(Conn { sender: Sender::H1(sender), target: target.clone() })
+    }
+
+    /// Connects with HTTP/2 (prior knowledge, no TLS) from `source`. Its
+    /// windows are large, so that a stream read a little late does not hold
+    /// back the others on the connection.
+    pub async fn open_h2(target: &Target, source: Option<IpAddr>) -> Result<Self, String> {
+        let io = TokioIo::new(Self::connect(target, source).await?);
+        let (sender, conn) = http2::Builder::new(TokioExecutor::new())
+            .initial_stream_window_size(1 << 20)
+            .initial_connection_window_size(64 << 20)
+            .handshake(io)
+            .await
+            .map_err(|e| e.to_string())?;
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        Ok(Conn { sender: Sender::H2(sender), target: target.clone() })
+    }
+
+    /// Another handle on the same HTTP/2 connection (a new stream per
+    /// request); `None` for HTTP/1.1, which carries one request at a time.
+    pub fn share(&self) -> Option<Conn> {
+        match &self.sender {
+            Sender::H1(_) => None,
+            Sender::H2(s) => Some(Conn { sender: Sender::H2(s.clone()), target: self.target.clone() }),
+        }
+    }
+
+    async fn connect(target: &Target, source: Option<IpAddr>) -> Result<tokio::net::TcpStream, String> {
         let socket = match target.addr {
             SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
             SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
@@ -75,17 +117,30 @@ impl Conn {
         }
         let stream = socket.connect(target.addr).await.map_err(|e| format!("connect {}: {e}", target.addr))?;
         stream.set_nodelay(true).ok();
-        let (sender, conn) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
-        tokio::spawn(async move {
-            let _ = conn.await;
-        });
-        Ok(Conn { sender, target: target.clone() })
+        Ok(stream)
+    }
+
+    async fn send(&mut self, req: Request<Full<Bytes>>) -> Result<hyper::Response<hyper::body::Incoming>, String> {
+        match &mut self.sender {
+            Sender::H1(s) => {
+                s.ready().await.map_err(|e| e.to_string())?;
+                s.send_request(req).await.map_err(|e| e.to_string())
+            }
+            Sender::H2(s) => {
+                s.ready().await.map_err(|e| e.to_string())?;
+                s.send_request(req).await.map_err(|e| e.to_string())
+            }
+        }
     }
 
     fn request(&self, method: &str, name: Option<&str>, body: Bytes) -> Request<Full<Bytes>> {
-        let mut b = Request::post(&self.target.path)
-            .header("host", &self.target.host)
+        let b = match self.sender {
+            Sender::H1(_) => Request::post(&self.target.path).header("host", &self.target.host),
+            // HTTP/2 carries the authority in the request target (`:authority`).
+            Sender::H2(_) => Request::post(format!("http://{}{}", self.target.host, self.target.path))
+                .version(hyper::Version::HTTP_2),
+        };
+        let mut b = b
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", VERSION)
@@ -98,8 +153,7 @@ impl Conn {
 
     /// POSTs one JSON-RPC request and reads the whole reply.
     pub async fn call(&mut self, method: &str, name: Option<&str>, body: Bytes) -> Result<Answer, String> {
-        self.sender.ready().await.map_err(|e| e.to_string())?;
-        let resp = self.sender.send_request(self.request(method, name, body)).await.map_err(|e| e.to_string())?;
+        let resp = self.send(self.request(method, name, body)).await?;
         let status = resp.status().as_u16();
         let content_type = resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
         let body = resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
@@ -108,8 +162,7 @@ impl Conn {
 
     /// POSTs a request whose reply is a stream, returning its body to read.
     pub async fn stream(&mut self, method: &str, body: Bytes) -> Result<(u16, hyper::body::Incoming), String> {
-        self.sender.ready().await.map_err(|e| e.to_string())?;
-        let resp = self.sender.send_request(self.request(method, None, body)).await.map_err(|e| e.to_string())?;
+        let resp = self.send(self.request(method, None, body)).await?;
         Ok((resp.status().as_u16(), resp.into_body()))
     }
 }

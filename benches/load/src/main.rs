@@ -61,6 +61,13 @@ struct Streams {
     /// Server process to measure (RSS).
     #[arg(long)]
     pid: Option<u32>,
+    /// Carry the streams over HTTP/2 (prior knowledge; the server needs
+    /// `--h2c`), `--h2-connections` connections for all of them.
+    #[arg(long)]
+    http2: bool,
+    /// HTTP/2 connections the streams are spread over.
+    #[arg(long, default_value_t = 16)]
+    h2_connections: usize,
 }
 
 #[derive(Subcommand)]
@@ -85,6 +92,9 @@ enum Scenario {
         /// Seconds to hold the streams open before closing them.
         #[arg(long, default_value_t = 2)]
         hold: u64,
+        /// Seconds to sample the server's RSS after closing them.
+        #[arg(long, default_value_t = 3)]
+        settle: u64,
     },
     /// N open streams; trigger one event; delivery latency until every stream has it.
     Fanout {
@@ -278,14 +288,22 @@ fn mixed_kind(id: u64, _tool: &str) -> Planned {
     }
 }
 
-/// Opens a listen stream and waits for its acknowledgement.
+/// Opens a listen stream on its own HTTP/1.1 connection and waits for its acknowledgement.
 async fn open_listen(
     target: &Target,
     src: Option<std::net::IpAddr>,
     id: u64,
     filter: &serde_json::Value,
 ) -> Result<(Conn, hyper::body::Incoming), String> {
-    let mut conn = Conn::open(target, src).await?;
+    listen_on(Conn::open(target, src).await?, id, filter).await
+}
+
+/// Opens a listen stream on `conn` and waits for its acknowledgement.
+async fn listen_on(
+    mut conn: Conn,
+    id: u64,
+    filter: &serde_json::Value,
+) -> Result<(Conn, hyper::body::Incoming), String> {
     let b = body(id, "subscriptions/listen", json!({"notifications": filter}));
     let (status, mut stream) = conn.stream("subscriptions/listen", b).await?;
     if status != 200 {
@@ -305,8 +323,20 @@ async fn open_listen(
     Ok((conn, stream))
 }
 
+/// HTTP/2 connections for `--http2` (none otherwise).
+async fn h2_connections(s: &Streams, target: &Target) -> Vec<Conn> {
+    let mut conns = Vec::new();
+    if s.http2 {
+        for i in 0..s.h2_connections.max(1) {
+            conns.push(Conn::open_h2(target, source(i, s.sources)).await.expect("an HTTP/2 connection"));
+        }
+    }
+    conns
+}
+
 async fn open_many(s: &Streams, filter: &serde_json::Value) -> Vec<(Conn, hyper::body::Incoming)> {
     let target = Target::parse(&s.url).expect("a loopback URL");
+    let shared = h2_connections(s, &target).await;
     let mut out = Vec::with_capacity(s.streams);
     let batch = 256;
     let mut i = 0;
@@ -317,7 +347,13 @@ async fn open_many(s: &Streams, filter: &serde_json::Value) -> Vec<(Conn, hyper:
                 .map(|k| {
                     let (target, filter) = (target.clone(), filter.clone());
                     let sources = s.sources;
-                    async move { open_listen(&target, source(k, sources), k as u64, &filter).await }
+                    let conn = shared.get(k % shared.len().max(1)).and_then(Conn::share);
+                    async move {
+                        match conn {
+                            Some(c) => listen_on(c, k as u64, &filter).await,
+                            None => open_listen(&target, source(k, sources), k as u64, &filter).await,
+                        }
+                    }
                 })
                 .collect(),
         )
@@ -343,7 +379,7 @@ where
     out
 }
 
-async fn listen(s: Streams, hold: u64) {
+async fn listen(s: Streams, hold: u64, settle: u64) {
     let before = s.pid.and_then(rss_kib);
     let t0 = Instant::now();
     let streams = open_many(&s, &FanoutEvent::Tools.filter()).await;
@@ -358,9 +394,13 @@ async fn listen(s: Streams, hold: u64) {
     }
     tokio::time::sleep(Duration::from_secs(hold)).await;
     drop(streams);
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    if let Some(a) = s.pid.and_then(rss_kib) {
-        println!("server RSS after closing: {a} KiB");
+    if s.pid.is_some() {
+        let mut after = Vec::new();
+        for _ in 0..settle {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            after.extend(s.pid.and_then(rss_kib));
+        }
+        println!("server RSS after closing (KiB, 1/s): {after:?}");
     }
 }
 
@@ -469,7 +509,7 @@ async fn main() {
     match Cli::parse().scenario {
         Scenario::Call { common, tool } => requests(common, call_kind, tool).await,
         Scenario::Mixed { common } => requests(common, mixed_kind, String::new()).await,
-        Scenario::Listen { streams, hold } => listen(streams, hold).await,
+        Scenario::Listen { streams, hold, settle } => listen(streams, hold, settle).await,
         Scenario::Fanout { streams, events, event } => fanout(streams, events, event).await,
         Scenario::Churn { streams, concurrency, duration } => churn(streams, concurrency, duration).await,
     }
