@@ -186,6 +186,22 @@ impl Nginx {
     }
 }
 
+impl Drop for Nginx {
+    /// Asks the master to stop its workers and exit (a killed master leaves
+    /// its workers running), and waits for it a little.
+    fn drop(&mut self) {
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+            for _ in 0..100 {
+                if matches!(self.child.try_wait(), Ok(Some(_))) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
 fn server_name(r: &Reply) -> String {
     r.response()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].as_str().unwrap_or("?").to_string()
 }
@@ -247,7 +263,7 @@ async fn round_robin_without_sticky_sessions() {
     assert_eq!(ok, 200);
     assert_eq!(served_by.len(), 2, "both instances served: {served_by:?}");
     assert!(served_by.values().all(|&n| n >= 40), "round robin spreads the load: {served_by:?}");
-    drop(lb.child);
+    drop(lb);
     redis.stop().await;
 }
 

@@ -130,7 +130,13 @@ async fn read_body(req: &HttpRequest, mut payload: web::Payload, limit: usize) -
     Ok(body)
 }
 
-fn header_str<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a [u8]> {
+// Header names built once: looking a header up by a `&str` name that is
+// not a standard one allocates a `HeaderName` for every request.
+const MCP_METHOD: header::HeaderName = header::HeaderName::from_static("mcp-method");
+const MCP_NAME: header::HeaderName = header::HeaderName::from_static("mcp-name");
+const MCP_PROTOCOL_VERSION: header::HeaderName = header::HeaderName::from_static("mcp-protocol-version");
+
+fn header_str(req: &HttpRequest, name: impl header::AsHeaderName) -> Option<&[u8]> {
     req.headers().get(name).map(|v| v.as_bytes())
 }
 
@@ -140,9 +146,9 @@ fn mismatch(header: &str, header_value: Option<String>, body_value: String) -> P
 
 /// `Mcp-Method` must be present and equal the body's method (case-sensitive).
 fn check_method_header(req: &HttpRequest, method: &str) -> Result<(), ProtocolError> {
-    match header_str(req, "mcp-method").map(|v| String::from_utf8_lossy(v).trim().to_owned()) {
-        Some(v) if v == method => Ok(()),
-        other => Err(mismatch("Mcp-Method", other, method.to_owned())),
+    match header_str(req, MCP_METHOD).map(<[u8]>::trim_ascii) {
+        Some(v) if v == method.as_bytes() => Ok(()),
+        other => Err(mismatch("Mcp-Method", other.map(|v| String::from_utf8_lossy(v).into_owned()), method.to_owned())),
     }
 }
 
@@ -150,7 +156,7 @@ fn check_method_header(req: &HttpRequest, method: &str) -> Result<(), ProtocolEr
 /// and each `Mcp-Param-*` of the called tool must mirror its argument.
 fn check_name_headers(req: &HttpRequest, server: &McpServer, request: &ClientRequest) -> Result<(), ProtocolError> {
     if let Some(body) = request.name_for_header() {
-        let header = header_str(req, "mcp-name").map(decode_value);
+        let header = header_str(req, MCP_NAME).map(decode_value);
         match header {
             Some(Ok(v)) if v == body => {}
             Some(Ok(v)) => return Err(mismatch("Mcp-Name", Some(v), body.to_owned())),
@@ -167,7 +173,7 @@ fn check_name_headers(req: &HttpRequest, server: &McpServer, request: &ClientReq
         for param in tool.header_params() {
             let name = param.header_name();
             let body = param.value_in(args);
-            let header = header_str(req, &name).map(decode_value);
+            let header = header_str(req, name.as_str()).map(decode_value);
             match (header, body) {
                 (None, None) => {}
                 (Some(Ok(h)), Some(b)) if matches_body(&h, b) => {}
@@ -207,13 +213,15 @@ async fn post(req: HttpRequest, payload: web::Payload, server: web::Data<McpServ
         Ok(b) => b,
         Err(resp) => return resp,
     };
+    // The legacy paths are boxed: their futures are large and rare, and the
+    // stateless path's future stays small enough for the allocator's caches.
     let decoded = match (legacy_http::session_id(&req), jsonrpc::decode(&body)) {
-        (Some(sid), Ok(incoming)) => return legacy_http::post(&req, &server, sid, incoming).await,
+        (Some(sid), Ok(incoming)) => return Box::pin(legacy_http::post(&req, &server, sid, incoming)).await,
         (_, decoded) => decoded,
     };
     let request = match decoded {
         Ok(Incoming::Request(r)) if dispatch::is_legacy_initialize(&r) => {
-            return legacy_http::initialize(&server, r).await
+            return Box::pin(legacy_http::initialize(&server, r)).await
         }
         Ok(Incoming::Request(r)) => r,
         Ok(Incoming::Notification(_)) => return HttpResponse::Accepted().finish(),
@@ -230,13 +238,14 @@ async fn post(req: HttpRequest, payload: web::Payload, server: web::Data<McpServ
         }
     };
     match admit(&req, &server, request) {
-        Ok(admitted) => respond(&req, &server, admitted).await,
+        Ok(admitted) if matches!(admitted.request, ClientRequest::Listen(_)) => listen(&server, admitted),
+        Ok(admitted) => respond_admitted(&req, &server, admitted, None).await,
         Err(refusal) => refuse(refusal),
     }
 }
 
 fn admit(req: &HttpRequest, server: &McpServer, request: jsonrpc::Request) -> Result<Admitted, Refusal> {
-    let header = match header_str(req, "mcp-protocol-version") {
+    let header = match header_str(req, MCP_PROTOCOL_VERSION) {
         None => VersionHeader::Missing,
         Some(v) => VersionHeader::Present(std::str::from_utf8(v).unwrap_or("")),
     };
@@ -263,35 +272,41 @@ fn listen(server: &McpServer, admitted: Admitted) -> HttpResponse {
     sse::listen_response(rx)
 }
 
-async fn respond(req: &HttpRequest, server: &McpServer, admitted: Admitted) -> HttpResponse {
-    if matches!(admitted.request, ClientRequest::Listen(_)) {
-        return listen(server, admitted);
-    }
-    respond_admitted(req, server, admitted, None).await
-}
-
-/// Runs an admitted request in a request actor and replies with JSON or SSE;
-/// `legacy` is the session of a legacy-era request (its errors are sent with
-/// HTTP 200, as that era did, and its server-to-client requests use the
-/// session).
-pub(crate) async fn respond_admitted(
-    req: &HttpRequest,
-    server: &McpServer,
+/// Runs an admitted request in a request actor (started at once) and
+/// replies with JSON or SSE; `legacy` is the session of a legacy-era request
+/// (its errors are sent with HTTP 200, as that era did, and its
+/// server-to-client requests use the session). The returned future holds
+/// only the reply's channel, not the request.
+pub(crate) fn respond_admitted<'a>(
+    req: &'a HttpRequest,
+    server: &'a McpServer,
     admitted: Admitted,
     legacy: Option<Arc<Session>>,
-) -> HttpResponse {
+) -> impl std::future::Future<Output = HttpResponse> + 'a {
     let config = server.config();
-    let (tx, mut rx) = crate::outbound::outlet(config.request.outbound_buffer);
+    let (tx, rx) = crate::outbound::outlet(config.request.outbound_buffer);
     let id = admitted.id.clone();
     let addr = server.start_request_in(admitted, tx, legacy.as_ref().map(|s| s.pending.clone()));
     if let Some(session) = &legacy {
         session.track(id.clone(), addr);
     }
+    reply(req, config, id, rx, legacy.is_some())
+}
+
+/// The response when it is ready within `stream_after_ms` and came alone,
+/// else an SSE stream.
+async fn reply(
+    req: &HttpRequest,
+    config: &crate::config::Config,
+    id: RequestId,
+    mut rx: crate::outbound::OutletRx,
+    legacy: bool,
+) -> HttpResponse {
     let keep_alive = Duration::from_millis(config.http.sse_keep_alive_ms.max(1));
     match tokio::time::timeout(Duration::from_millis(config.http.stream_after_ms), rx.recv()).await {
         Ok(Some(first)) => match *first {
             Outbound::Final { bytes, error_code } => {
-                let status = if legacy.is_some() { StatusCode::OK } else { status_for(error_code) };
+                let status = if legacy { StatusCode::OK } else { status_for(error_code) };
                 HttpResponse::build(status).content_type("application/json").body(bytes)
             }
             notification => sse::response_stream(req, Some(notification), rx, keep_alive),
