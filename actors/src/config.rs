@@ -360,8 +360,11 @@ pub struct HubConfig {
     /// is delivered once. Default: 2000.
     pub dedup_ms: u64,
     /// How often (ms) the hub checks whether listeners closed since its last
-    /// check and, if so, returns freed memory to the system (glibc keeps it
-    /// otherwise). 0 disables it. Default: 5000.
+    /// check and, if so, shrinks its routing maps and returns memory freed in
+    /// glibc's heap to the system (glibc keeps it otherwise; this matters when
+    /// the server is embedded in a program that uses glibc's allocator, while
+    /// the `actix-mcp` binary uses jemalloc, which returns memory itself).
+    /// 0 disables it. Default: 5000.
     pub memory_trim_ms: u64,
 }
 
