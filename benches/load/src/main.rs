@@ -409,18 +409,20 @@ async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
     let streams = open_many(&s, &event.filter()).await;
     let method = event.method();
     let n = streams.len();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Instant>();
+    // Each stream's reader notes its arrival times; the last one of an event
+    // wakes the main task (one wake per event, not one per delivery).
+    let arrivals = Arc::new(Arrivals::default());
     let mut conns = Vec::new();
     for (conn, mut stream) in streams {
         conns.push(conn);
-        let tx = tx.clone();
+        let arrivals = arrivals.clone();
         tokio::spawn(async move {
             while let Some(Ok(f)) = stream.frame().await {
                 let now = Instant::now();
                 if let Some(d) = f.data_ref() {
-                    let hits = String::from_utf8_lossy(d).matches(method).count();
+                    let hits = d.windows(method.len()).filter(|w| *w == method.as_bytes()).count();
                     for _ in 0..hits {
-                        let _ = tx.send(now);
+                        arrivals.note(now);
                     }
                 }
             }
@@ -432,14 +434,14 @@ async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
     let cpu_before = (s.pid.and_then(|p| cpu_micros(Some(p))), cpu_micros(None));
     for e in 0..events {
         let id = 1_000_000 + e as u64;
+        arrivals.expect(n);
         let t0 = Instant::now();
         let (tool, arguments) = event.trigger();
         let b = body(id, "tools/call", json!({"name": tool, "arguments": arguments}));
         let answer = trigger.call("tools/call", Some(tool), b).await.expect("trigger");
         verify(&answer, id).expect("the trigger succeeds");
-        for _ in 0..n {
-            let at =
-                tokio::time::timeout(EVENT_TIMEOUT, rx.recv()).await.expect("every stream gets the event").unwrap();
+        tokio::time::timeout(EVENT_TIMEOUT, arrivals.all()).await.expect("every stream gets the event");
+        for at in arrivals.take() {
             per_delivery.record(at.saturating_duration_since(t0).as_micros().max(1) as u64).ok();
         }
         until_all.record(t0.elapsed().as_micros().max(1) as u64).ok();
@@ -458,6 +460,36 @@ async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
         per_event(cpu_after.1, cpu_before.1)
     );
     drop(conns);
+}
+
+/// Arrival times of one event's deliveries.
+#[derive(Default)]
+struct Arrivals {
+    times: std::sync::Mutex<Vec<Instant>>,
+    expected: AtomicU64,
+    done: tokio::sync::Notify,
+}
+
+impl Arrivals {
+    fn expect(&self, n: usize) {
+        self.times.lock().unwrap().clear();
+        self.expected.store(n as u64, Ordering::SeqCst);
+    }
+    fn note(&self, at: Instant) {
+        let mut times = self.times.lock().unwrap();
+        times.push(at);
+        if times.len() as u64 == self.expected.load(Ordering::SeqCst) {
+            self.done.notify_one();
+        }
+    }
+    async fn all(&self) {
+        while (self.times.lock().unwrap().len() as u64) < self.expected.load(Ordering::SeqCst) {
+            self.done.notified().await;
+        }
+    }
+    fn take(&self) -> Vec<Instant> {
+        std::mem::take(&mut *self.times.lock().unwrap())
+    }
 }
 
 async fn churn(s: Streams, concurrency: usize, duration: u64) {
