@@ -160,6 +160,20 @@ impl ListenerActor {
         ListenerHandle(ctx.address().recipient())
     }
 
+    fn deliver(&mut self, msg: Deliver, ctx: &mut Context<Self>) {
+        // The hub routes by the same filter; only a legacy listener's filter
+        // changes, so only it can receive an event routed by the old one.
+        if self.legacy && !self.filter.wants(&msg.event) {
+            return;
+        }
+        let bytes = if self.legacy { msg.event.encode_untagged() } else { msg.encoded.encode_for(&self.subscription) };
+        match self.outlet.push(Outbound::Notification(bytes.into())) {
+            Ok(()) => {}
+            Err(OutletError::Full) => self.close(CloseReason::Lagged, ctx),
+            Err(OutletError::Closed) => self.close(CloseReason::ClientGone, ctx),
+        }
+    }
+
     fn close(&mut self, reason: CloseReason, ctx: &mut Context<Self>) {
         if self.ended.is_some() {
             return;
@@ -244,22 +258,6 @@ impl Handler<ToListener> for ListenerActor {
             ToListener::Deliver(d) => self.deliver(d, ctx),
             ToListener::Close(reason) => self.close(reason, ctx),
             ToListener::KeepAlive => self.outlet.keep_alive(),
-        }
-    }
-}
-
-impl ListenerActor {
-    fn deliver(&mut self, msg: Deliver, ctx: &mut Context<Self>) {
-        // The hub routes by the same filter; only a legacy listener's filter
-        // changes, so only it can receive an event routed by the old one.
-        if self.legacy && !self.filter.wants(&msg.event) {
-            return;
-        }
-        let bytes = if self.legacy { msg.event.encode_untagged() } else { msg.encoded.encode_for(&self.subscription) };
-        match self.outlet.push(Outbound::Notification(bytes.into())) {
-            Ok(()) => {}
-            Err(OutletError::Full) => self.close(CloseReason::Lagged, ctx),
-            Err(OutletError::Closed) => self.close(CloseReason::ClientGone, ctx),
         }
     }
 }

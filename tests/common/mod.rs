@@ -316,6 +316,7 @@ pub struct HttpChild {
     pub child: Child,
     pub url: String,
     pub stderr: Lines<BufReader<ChildStderr>>,
+    early: Vec<String>,
 }
 
 impl HttpChild {
@@ -329,18 +330,32 @@ impl HttpChild {
             .spawn()
             .expect("spawn actix-mcp serve");
         let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
-        // The address line is printed on its own; log lines may come around it.
+        // The address line is printed on its own; log lines may come around
+        // it, and are kept for `stderr_until` (the hub's backend may log
+        // before the server listens).
+        let mut early = Vec::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         let url = loop {
-            let line = line_with(&mut stderr, "listening on ").await;
-            if let Some(url) = line.strip_prefix("listening on ") {
-                break url.to_string();
+            let line = tokio::time::timeout_at(deadline, stderr.next_line())
+                .await
+                .expect("the address line within 10 s")
+                .unwrap()
+                .expect("stderr open");
+            match line.strip_prefix("listening on ") {
+                Some(url) => break url.to_string(),
+                None => early.push(line),
             }
         };
-        HttpChild { child, url, stderr }
+        HttpChild { child, url, stderr, early }
     }
 
-    /// Reads stderr until a line contains `needle` (fails after 10 s).
+    /// Reads stderr until a line contains `needle` (fails after 10 s),
+    /// starting with the lines logged before the address line.
     pub async fn stderr_until(&mut self, needle: &str) -> String {
+        if let Some(i) = self.early.iter().position(|l| l.contains(needle)) {
+            return self.early.drain(..=i).next_back().unwrap();
+        }
+        self.early.clear();
         line_with(&mut self.stderr, needle).await
     }
 }
