@@ -97,7 +97,8 @@ impl std::fmt::Display for HubError {
 /// How full the hub is, readable from any thread without a round trip: a
 /// transport refuses a subscription the hub would refuse before it starts a
 /// listener (the hub still decides; a refusal after this check reaches the
-/// client as a JSON-RPC error on the stream).
+/// client as a JSON-RPC error on the stream). The hub owns it and is its only
+/// writer ([`SubscriptionHub::occupancy`]).
 #[derive(Debug)]
 pub struct Occupancy {
     listeners: AtomicUsize,
@@ -106,14 +107,17 @@ pub struct Occupancy {
 }
 
 impl Occupancy {
-    /// An empty hub's occupancy with a cap of `max` listeners.
-    pub fn new(max: usize) -> Arc<Self> {
+    fn new(max: usize) -> Arc<Self> {
         Arc::new(Occupancy { listeners: AtomicUsize::new(0), max, stopping: AtomicBool::new(false) })
+    }
+
+    fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::Relaxed)
     }
 
     /// Whether a new subscription would be accepted now.
     pub fn check(&self) -> Result<(), HubError> {
-        if self.stopping.load(Ordering::Relaxed) {
+        if self.stopping() {
             return Err(HubError::ShuttingDown);
         }
         if self.listeners.load(Ordering::Relaxed) >= self.max {
@@ -244,15 +248,14 @@ impl HubBackend for MemoryBackend {
 pub struct SubscriptionHub {
     table: SubscriptionTable<ListenerHandle>,
     backend: Box<dyn HubBackend + Send>,
-    max_listeners: usize,
     mailbox: usize,
     stats: HubStats,
-    stopping: bool,
+    /// The cap, whether the hub is stopping, and the count it publishes.
+    occupancy: Arc<Occupancy>,
     /// Most listeners since memory was last returned to the system.
     peak: usize,
     trim_every: std::time::Duration,
     keep_alive_every: std::time::Duration,
-    occupancy: Arc<Occupancy>,
     log: Logger,
 }
 
@@ -262,14 +265,12 @@ impl SubscriptionHub {
         SubscriptionHub {
             table: SubscriptionTable::new(),
             backend,
-            max_listeners,
             mailbox,
             stats: HubStats::default(),
-            stopping: false,
+            occupancy: Occupancy::new(max_listeners),
             peak: 0,
             trim_every: std::time::Duration::ZERO,
             keep_alive_every: std::time::Duration::ZERO,
-            occupancy: Occupancy::new(max_listeners),
             log,
         }
     }
@@ -291,11 +292,9 @@ impl SubscriptionHub {
         self
     }
 
-    /// Publishes this hub's occupancy to `occupancy` (shared with transports).
-    #[must_use]
-    pub fn with_occupancy(mut self, occupancy: Arc<Occupancy>) -> Self {
-        self.occupancy = occupancy;
-        self
+    /// This hub's occupancy, for transports (take it before the hub starts).
+    pub fn occupancy(&self) -> Arc<Occupancy> {
+        self.occupancy.clone()
     }
 
     fn occupied(&self) {
@@ -380,12 +379,13 @@ impl Handler<Subscribe> for SubscriptionHub {
     type Result = Result<(), HubError>;
 
     fn handle(&mut self, msg: Subscribe, _ctx: &mut Self::Context) -> Self::Result {
-        if self.stopping {
+        if self.occupancy.stopping() {
             return Err(HubError::ShuttingDown);
         }
-        if self.table.filter(msg.id).is_none() && self.table.len() >= self.max_listeners {
-            warn!(self.log, "subscription refused: limit reached"; "max_listeners" => self.max_listeners);
-            return Err(HubError::Full { max: self.max_listeners });
+        let max = self.occupancy.max;
+        if self.table.filter(msg.id).is_none() && self.table.len() >= max {
+            warn!(self.log, "subscription refused: limit reached"; "max_listeners" => max);
+            return Err(HubError::Full { max });
         }
         self.table.insert_with(msg.id, &msg.filter, msg.handle);
         self.occupied();
@@ -455,7 +455,6 @@ impl Handler<Shutdown> for SubscriptionHub {
     type Result = usize;
 
     fn handle(&mut self, _: Shutdown, _ctx: &mut Self::Context) -> usize {
-        self.stopping = true;
         self.occupancy.stopping.store(true, Ordering::Relaxed);
         let n = self.table.len();
         for handle in self.table.payloads() {

@@ -95,14 +95,10 @@ impl McpServer {
         let (max, mailbox, hub_log) = (h.max_listeners, h.mailbox, log.new(slog::o!("actor" => "hub")));
         let trim = Duration::from_millis(h.memory_trim_ms);
         let keep_alive = Duration::from_millis(h.keep_alive_ms.max(1));
-        let occupancy = Occupancy::new(max);
-        let shared = occupancy.clone();
-        let hub = SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| {
-            SubscriptionHub::new(backend, max, mailbox, hub_log)
-                .with_memory_trim(trim)
-                .with_keep_alive(keep_alive)
-                .with_occupancy(shared)
-        });
+        let hub =
+            SubscriptionHub::new(backend, max, mailbox, hub_log).with_memory_trim(trim).with_keep_alive(keep_alive);
+        let occupancy = hub.occupancy();
+        let hub = SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| hub);
         let to_hub = hub.clone();
         // Catalog changes are published, never dropped (`do_send` ignores the
         // mailbox cap; these are rare and small).
