@@ -14,6 +14,7 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
+use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, Responder};
 use actix_web_lab::sse;
 use bytes::{BufMut, Bytes, BytesMut};
@@ -35,14 +36,23 @@ pub fn frame(json: &[u8]) -> Bytes {
     f.freeze()
 }
 
+/// Headers of every SSE response: no caching, and no buffering by a proxy
+/// (nginx reads `X-Accel-Buffering`).
+fn stream_headers(mut res: HttpResponse) -> HttpResponse {
+    let headers = res.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(HeaderName::from_static("x-accel-buffering"), HeaderValue::from_static("no"));
+    res
+}
+
 /// The response for a listen stream (or a legacy session's GET stream).
 pub fn listen_response(frames: SseFrames) -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("text/event-stream")
-        .insert_header(("Cache-Control", "no-cache"))
-        .insert_header(("X-Accel-Buffering", "no"))
-        .insert_header(("Content-Encoding", "identity"))
-        .streaming(frames.map(Ok::<_, Infallible>))
+    stream_headers(
+        HttpResponse::Ok()
+            .content_type("text/event-stream")
+            .insert_header((header::CONTENT_ENCODING, "identity"))
+            .streaming(frames.map(Ok::<_, Infallible>)),
+    )
 }
 
 /// The SSE event for one encoded message.
@@ -62,11 +72,5 @@ pub fn response_stream(req: &HttpRequest, first: Option<Outbound>, rx: OutletRx,
         let done = matches!(msg, Outbound::Final { .. });
         Some((Ok::<_, Infallible>(event(&msg)), (None, (!done).then_some(rx))))
     });
-    sse::Sse::from_stream(stream)
-        .with_keep_alive(keep_alive)
-        .customize()
-        .insert_header(("X-Accel-Buffering", "no"))
-        .insert_header(("Cache-Control", "no-cache"))
-        .respond_to(req)
-        .map_into_boxed_body()
+    stream_headers(sse::Sse::from_stream(stream).with_keep_alive(keep_alive).respond_to(req))
 }
