@@ -23,6 +23,13 @@ fn need(binary: &str) -> String {
     panic!("{binary} is required for this test (.ci/run installs it: apt-get install {binary})");
 }
 
+/// `binary` with `args`, its output discarded, killed when dropped.
+fn quiet(binary: &str, args: &[&str]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(need(binary));
+    cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null()).kill_on_drop(true);
+    cmd
+}
+
 /// Waits until something listens on the loopback `port` (fails after 10 s).
 async fn wait_for_port(port: u16, what: &str) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -39,13 +46,12 @@ struct Redis {
 
 impl Redis {
     async fn start(port: u16) -> Self {
-        let child = tokio::process::Command::new(need("redis-server"))
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("redis-server starts");
+        let child = quiet(
+            "redis-server",
+            &["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        )
+        .spawn()
+        .expect("redis-server starts");
         wait_for_port(port, "redis-server").await;
         Redis { child, port }
     }
@@ -174,13 +180,12 @@ impl Nginx {
             d = dir.display()
         );
         std::fs::write(dir.join("nginx.conf"), conf).unwrap();
-        let child = tokio::process::Command::new(need("nginx"))
-            .args(["-p", dir.to_str().unwrap(), "-c", dir.join("nginx.conf").to_str().unwrap(), "-g", "daemon off;"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("nginx starts");
+        let child = quiet(
+            "nginx",
+            &["-p", dir.to_str().unwrap(), "-c", dir.join("nginx.conf").to_str().unwrap(), "-g", "daemon off;"],
+        )
+        .spawn()
+        .expect("nginx starts");
         wait_for_port(port, "nginx").await;
         Nginx { child, url: format!("http://127.0.0.1:{port}/mcp") }
     }

@@ -4,16 +4,11 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use actix_mcp::config::Config;
 use common::*;
 use serde_json::{json, Value};
 
 fn h2c_server() -> TestServer {
-    let mut cfg: Config = test_config();
-    cfg.http.h2c = true;
-    TestServer::start(Arc::new(actix_mcp::catalogs::everything::catalog()), cfg)
+    TestServer::everything_with(|c| c.http.h2c = true)
 }
 
 fn h2_client() -> reqwest::Client {

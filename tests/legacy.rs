@@ -5,9 +5,6 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use actix_mcp::config::Config;
 use common::*;
 use serde_json::{json, Value};
 
@@ -170,10 +167,10 @@ async fn set_level_subscribe_and_the_get_stream() {
 
 #[actix_rt::test]
 async fn sessions_are_capped_and_expire() {
-    let mut cfg: Config = test_config();
-    cfg.legacy.max_sessions = 1;
-    cfg.legacy.idle_timeout_ms = 300;
-    let srv = TestServer::start(Arc::new(actix_mcp::catalogs::everything::catalog()), cfg);
+    let srv = TestServer::everything_with(|c| {
+        c.legacy.max_sessions = 1;
+        c.legacy.idle_timeout_ms = 300;
+    });
     let (sid, _) = initialize(&srv.url, "2025-11-25", json!({})).await;
     let r = lpost(&srv.url, None, &rpc(json!(1), "initialize", init_params("2025-11-25", json!({})))).await;
     assert_eq!(r.status, 503, "{}", r.raw);
@@ -196,9 +193,7 @@ async fn sessions_are_capped_and_expire() {
 
 #[actix_rt::test]
 async fn a_modern_only_server_names_its_versions() {
-    let mut cfg = test_config();
-    cfg.server.versions = vec!["2026-07-28".into()];
-    let srv = TestServer::start(Arc::new(actix_mcp::catalogs::everything::catalog()), cfg);
+    let srv = TestServer::everything_with(|c| c.server.versions = vec!["2026-07-28".into()]);
     let r = lpost(&srv.url, None, &rpc(json!(1), "initialize", init_params("2025-11-25", json!({})))).await;
     assert_eq!(r.status, 400, "{}", r.raw);
     assert_eq!(r.response()["error"]["data"]["supported"], json!(["2026-07-28"]));

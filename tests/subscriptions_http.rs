@@ -5,10 +5,7 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use actix_mcp::catalog::{Prompt, Tool};
-use actix_mcp::config::Config;
 use common::*;
 use futures::StreamExt;
 use mcp_protocol::model::prompts::GetPromptResult;
@@ -144,10 +141,10 @@ async fn closing_the_stream_frees_the_listener() {
 
 #[actix_rt::test]
 async fn a_slow_reader_is_cut_off_while_a_fast_one_keeps_receiving() {
-    let mut cfg = test_config();
-    cfg.hub.listener_buffer = 32;
-    cfg.hub.listener_mailbox = 64;
-    let srv = TestServer::start(Arc::new(actix_mcp::catalogs::everything::catalog()), cfg);
+    let srv = TestServer::everything_with(|c| {
+        c.hub.listener_buffer = 32;
+        c.hub.listener_mailbox = 64;
+    });
     // Large notifications fill the slow reader's socket buffers sooner.
     let uri = format!("test://big/{}", "x".repeat(4000));
     let mut fast = Listen::open(&srv.url, json!("fast"), json!({"resourceSubscriptions": [uri]})).await;
@@ -187,9 +184,7 @@ async fn a_slow_reader_is_cut_off_while_a_fast_one_keeps_receiving() {
 
 #[actix_rt::test]
 async fn the_listener_cap_is_enforced() {
-    let mut cfg: Config = test_config();
-    cfg.hub.max_listeners = 1;
-    let srv = TestServer::start(Arc::new(actix_mcp::catalogs::everything::catalog()), cfg);
+    let srv = TestServer::everything_with(|c| c.hub.max_listeners = 1);
     let mut first = Listen::open(&srv.url, json!(1), json!({"toolsListChanged": true})).await;
     first.next().await.unwrap();
     let r = post(
@@ -240,9 +235,7 @@ async fn discover_declares_list_changed_and_subscribe() {
 
 #[actix_rt::test]
 async fn quiet_listen_streams_get_keep_alives_from_the_hub() {
-    let mut cfg: Config = test_config();
-    cfg.hub.keep_alive_ms = 50;
-    let srv = TestServer::start(Arc::new(actix_mcp::catalogs::everything::catalog()), cfg);
+    let srv = TestServer::everything_with(|c| c.hub.keep_alive_ms = 50);
     let body = request(json!(7), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
     let mut stream = SseReader::open(&srv.url, &body).await;
     let ack = stream.next().await.expect("the acknowledgement");

@@ -67,7 +67,14 @@ impl TestServer {
 
     /// The everything catalog with the test config.
     pub fn everything() -> Self {
-        Self::start(Arc::new(actix_mcp::catalogs::everything::catalog()), test_config())
+        Self::everything_with(|_| {})
+    }
+
+    /// The everything catalog with the test config as `edit` changes it.
+    pub fn everything_with(edit: impl FnOnce(&mut Config)) -> Self {
+        let mut config = test_config();
+        edit(&mut config);
+        Self::start(Arc::new(actix_mcp::catalogs::everything::catalog()), config)
     }
 
     pub async fn stop(self) {
