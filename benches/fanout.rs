@@ -56,7 +56,7 @@ fn fanout(c: &mut Criterion) {
                     subscription: RequestId::number(i as i64),
                     filter: filter.clone(),
                     outlet: Box::new(outlet),
-                    mailbox: 64,
+                    relay_mailbox: 1024,
                     ready: None,
                     legacy: false,
                 };

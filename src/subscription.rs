@@ -196,12 +196,23 @@ impl EventTemplate {
 
     /// The notification for subscription `id` (identical to [`Event::encode_for`]).
     pub fn encode_for(&self, id: &RequestId) -> Vec<u8> {
-        let id = id.as_json().as_bytes();
-        let mut out = Vec::with_capacity(self.prefix.len() + id.len() + self.suffix.len());
-        out.extend_from_slice(&self.prefix);
-        out.extend_from_slice(id);
-        out.extend_from_slice(&self.suffix);
+        let mut out = Vec::with_capacity(self.encoded_len(id));
+        self.encode_into(id, &mut out);
         out
+    }
+
+    /// The length of [`EventTemplate::encode_for`]`(id)`, so that a
+    /// transport can allocate its frame once.
+    pub fn encoded_len(&self, id: &RequestId) -> usize {
+        self.prefix.len() + id.as_json().len() + self.suffix.len()
+    }
+
+    /// Appends the notification for subscription `id` to `out` (a transport
+    /// frames it without a second copy).
+    pub fn encode_into(&self, id: &RequestId, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.prefix);
+        out.extend_from_slice(id.as_json().as_bytes());
+        out.extend_from_slice(&self.suffix);
     }
 }
 
@@ -252,7 +263,7 @@ impl<T> Default for SubscriptionTable<T> {
 impl SubscriptionTable<()> {
     /// Adds (or replaces) a listener with its filter.
     pub fn insert(&mut self, id: ListenerId, filter: &SubscriptionFilter) {
-        self.insert_with(id, filter, ());
+        let _ = self.insert_with(id, filter, ());
     }
 }
 
@@ -262,9 +273,10 @@ impl<T> SubscriptionTable<T> {
         Self::default()
     }
 
-    /// Adds (or replaces) a listener with its filter and payload.
-    pub fn insert_with(&mut self, id: ListenerId, filter: &SubscriptionFilter, payload: T) {
-        self.remove(id);
+    /// Adds (or replaces) a listener with its filter and payload; returns
+    /// the payload it replaced.
+    pub fn insert_with(&mut self, id: ListenerId, filter: &SubscriptionFilter, payload: T) -> Option<T> {
+        let replaced = self.remove(id);
         if filter.tools_list_changed {
             self.tools.insert(id);
         }
@@ -278,6 +290,7 @@ impl<T> SubscriptionTable<T> {
             self.by_uri.entry(uri.clone()).or_default().insert(id);
         }
         self.filters.insert(id, (filter.clone(), payload));
+        replaced
     }
 
     /// Removes a listener; returns its payload if it was present.
@@ -418,6 +431,18 @@ mod tests {
     }
 
     #[test]
+    fn replacing_a_listener_returns_its_old_payload_and_filter_routes() {
+        let mut t = SubscriptionTable::new();
+        let a = ListenerId::new();
+        assert_eq!(t.insert_with(a, &filter(json!({"toolsListChanged": true})), "first"), None);
+        assert_eq!(t.insert_with(a, &filter(json!({"promptsListChanged": true})), "second"), Some("first"));
+        assert_eq!(t.len(), 1);
+        assert_eq!(t.route(&Event::ToolsListChanged).count(), 0, "the old filter no longer routes");
+        assert_eq!(t.route(&Event::PromptsListChanged).collect::<Vec<_>>(), vec![a]);
+        assert_eq!(t.payload(a), Some(&"second"));
+    }
+
+    #[test]
     fn wire_events_round_trip_and_are_versioned() {
         let e = Event::ResourceUpdated { uri: "file:///a".into() };
         let bytes = WireEvent::encode("node-a", &e, None);
@@ -448,7 +473,12 @@ mod tests {
         for e in &events {
             let t = EventTemplate::new(e);
             for id in &ids {
-                assert_eq!(String::from_utf8(t.encode_for(id)).unwrap(), String::from_utf8(e.encode_for(id)).unwrap());
+                let encoded = t.encode_for(id);
+                assert_eq!(String::from_utf8(encoded.clone()).unwrap(), String::from_utf8(e.encode_for(id)).unwrap());
+                assert_eq!(t.encoded_len(id), encoded.len());
+                let mut framed = b"data: ".to_vec();
+                t.encode_into(id, &mut framed);
+                assert_eq!(&framed[6..], &encoded[..], "appends after what is there");
             }
         }
     }

@@ -143,7 +143,6 @@ async fn closing_the_stream_frees_the_listener() {
 async fn a_slow_reader_is_cut_off_while_a_fast_one_keeps_receiving() {
     let srv = TestServer::everything_with(|c| {
         c.hub.listener_buffer = 32;
-        c.hub.listener_mailbox = 64;
     });
     // Large notifications fill the slow reader's socket buffers sooner.
     let uri = format!("test://big/{}", "x".repeat(4000));

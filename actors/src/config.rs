@@ -337,9 +337,11 @@ pub struct HubConfig {
     /// channel, or its share of the stdio writer). A client that lets this
     /// fill has fallen behind and is closed. Default: 256.
     pub listener_buffer: usize,
-    /// Undelivered events a listener actor may hold; a full mailbox also means
-    /// the client fell behind. Default: 256.
-    pub listener_mailbox: usize,
+    /// Events queued for one thread's relay, which hands each to that
+    /// thread's listeners. A full relay mailbox means the thread is not
+    /// keeping up: the listeners an event was for are closed as fallen
+    /// behind. Default: 1024.
+    pub relay_mailbox: usize,
     /// Hub mailbox capacity for subscribe requests. Default: 4096.
     pub mailbox: usize,
     /// SSE keep-alive comment interval on listen streams, ms. Default: 15000.
@@ -373,7 +375,7 @@ impl Default for HubConfig {
         HubConfig {
             max_listeners: 100_000,
             listener_buffer: 256,
-            listener_mailbox: 256,
+            relay_mailbox: 1024,
             mailbox: 4096,
             keep_alive_ms: 15_000,
             drain_ms: 2000,
@@ -486,7 +488,7 @@ impl Config {
             ("request.mailbox", self.request.mailbox),
             ("hub.max_listeners", self.hub.max_listeners),
             ("hub.listener_buffer", self.hub.listener_buffer),
-            ("hub.listener_mailbox", self.hub.listener_mailbox),
+            ("hub.relay_mailbox", self.hub.relay_mailbox),
             ("hub.mailbox", self.hub.mailbox),
             ("fs.max_files", self.fs.max_files),
             ("legacy.max_sessions", self.legacy.max_sessions),

@@ -1,21 +1,29 @@
-//! [`SubscriptionHub`]: owns the pure [`SubscriptionTable`] and the
-//! listeners' mailboxes, and fans events out to them.
+//! [`SubscriptionHub`]: owns the pure [`SubscriptionTable`] with a handle
+//! of each listener, and fans events out to them through the relay of each
+//! thread that runs listeners.
 //!
 //! # Fan-out policy
 //! Routing never blocks and never grows memory without bound:
-//! - each delivery is a `try_send` into the listener's bounded mailbox;
-//! - a listener whose mailbox is full has fallen behind its buffer: it is
-//!   told to close (a [`Close`] queued past its mailbox capacity; HTTP: the stream ends; stdio:
-//!   `notifications/cancelled` for the listen id with a reason), removed
-//!   from the table and counted in [`HubStats::lagged`]; the other listeners
-//!   are not slowed by it;
-//! - a listener whose mailbox is closed (its client left) is pruned.
+//! - an event goes to each thread that runs listeners wanting it as one
+//!   `try_send` into that thread's [`relay`](crate::relay) (bounded by
+//!   `hub.relay_mailbox`), which hands it to those listeners; each pushes it
+//!   into its own bounded outlet;
+//! - a listener whose outlet is full has fallen behind its buffer: it closes
+//!   (HTTP: the stream ends; stdio: `notifications/cancelled` for the listen
+//!   id with a reason) and is counted in [`HubStats::lagged`]; the other
+//!   listeners are not slowed by it;
+//! - if a relay's mailbox is full, its thread is not keeping up: the
+//!   listeners the event was for are told to close (a [`Close`] queued past
+//!   their mailbox capacity), removed and counted as lagged;
+//! - a relay whose mailbox is closed (its thread stopped) has its listeners
+//!   pruned.
 //!
 //! Events enter through [`Publish`] (catalog changes, `notify_resource_updated`)
 //! and pass through a [`HubBackend`]: the in-process backend hands them
 //! straight back for local delivery; a backend for several instances can carry
 //! them between processes and deliver remote events with [`RemoteEvent`].
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -23,15 +31,7 @@ use actix::prelude::*;
 use mcp_protocol::subscription::{Event, EventTemplate, ListenerId, SubscriptionFilter, SubscriptionTable};
 use slog::{debug, info, warn, Logger};
 
-/// One event for one listener.
-#[derive(Debug, Clone, Message)]
-#[rtype(result = "()")]
-pub struct Deliver {
-    /// The event (shared by every listener it goes to).
-    pub event: Arc<Event>,
-    /// The event encoded once; each listener splices in its subscription id.
-    pub encoded: Arc<EventTemplate>,
-}
+use crate::relay::{Fanout, KeepAlive, Relay, RelayHandle};
 
 /// Why a listener is told to close.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +40,8 @@ pub enum CloseReason {
     Graceful,
     /// The listener fell behind its buffer (its outlet was full).
     Lagged,
-    /// The hub found the listener's mailbox full (and counted it).
+    /// The hub could not queue an event for it: its thread's relay had
+    /// `hub.relay_mailbox` events waiting (and the hub counted it).
     LaggedAtHub,
     /// The client cancelled, or its transport ended.
     ClientGone,
@@ -54,24 +55,17 @@ pub struct Close {
     pub reason: CloseReason,
 }
 
-/// What the hub sends a listener.
-#[derive(Debug, Clone, Message)]
-#[rtype(result = "()")]
-pub enum ToListener {
-    /// An event it subscribed to.
-    Deliver(Deliver),
-    /// Close now (shutdown, or its mailbox was full).
-    Close(CloseReason),
-    /// Time for a keep-alive (sent to every listener every
-    /// `hub.keep_alive_ms`, so that open streams need no timer each).
-    KeepAlive,
-}
-
-/// How the hub reaches one listener without knowing its type: one bounded
-/// mailbox. Deliveries use `try_send` (a full mailbox means the listener fell
-/// behind); closing uses `do_send`, which is queued past the capacity.
+/// How the hub reaches one listener without knowing its type: events go
+/// through the relay of the listener's thread, which delivers them to it
+/// directly; closing goes to the listener's own mailbox (`do_send`, queued
+/// past any capacity, never dropped).
 #[derive(Clone)]
-pub struct ListenerHandle(pub Recipient<ToListener>);
+pub struct ListenerHandle {
+    /// The listener's mailbox, for closing it.
+    pub close: Recipient<Close>,
+    /// The relay of the thread it runs on.
+    pub relay: RelayHandle,
+}
 
 /// Why a subscription was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -203,11 +197,11 @@ pub struct HubStats {
     pub subscribed: u64,
     /// Events published.
     pub events: u64,
-    /// Deliveries handed to listener mailboxes.
+    /// Deliveries handed to relays (one per listener an event was for).
     pub delivered: u64,
-    /// Listeners closed for falling behind (full mailbox or full outlet).
+    /// Listeners closed for falling behind (full outlet, or full relay mailbox).
     pub lagged: u64,
-    /// Listeners pruned because their mailbox was closed.
+    /// Listeners pruned because their relay's thread had stopped.
     pub pruned: u64,
     /// Conservative resyncs after a backend outage.
     pub resyncs: u64,
@@ -247,6 +241,8 @@ impl HubBackend for MemoryBackend {
 /// The hub actor.
 pub struct SubscriptionHub {
     table: SubscriptionTable<ListenerHandle>,
+    /// The relays of the table's listeners, with how many each serves.
+    relays: HashMap<u64, (Addr<Relay>, usize)>,
     backend: Box<dyn HubBackend + Send>,
     mailbox: usize,
     stats: HubStats,
@@ -264,6 +260,7 @@ impl SubscriptionHub {
     pub fn new(backend: Box<dyn HubBackend + Send>, max_listeners: usize, mailbox: usize, log: Logger) -> Self {
         SubscriptionHub {
             table: SubscriptionTable::new(),
+            relays: HashMap::new(),
             backend,
             mailbox,
             stats: HubStats::default(),
@@ -302,9 +299,9 @@ impl SubscriptionHub {
     }
 
     fn keep_alive(&mut self) {
-        for handle in self.table.payloads() {
-            // A full mailbox: the listener has messages to write anyway.
-            let _ = handle.0.try_send(ToListener::KeepAlive);
+        for (relay, _) in self.relays.values() {
+            // A full mailbox: the relay has events to write anyway.
+            let _ = relay.try_send(KeepAlive);
         }
     }
 
@@ -327,28 +324,62 @@ impl SubscriptionHub {
     }
 
     fn remove(&mut self, id: ListenerId) -> bool {
-        let removed = self.table.remove(id).is_some();
+        let removed = self.table.remove(id);
+        if let Some(handle) = &removed {
+            self.release(handle.relay.id());
+        }
         self.occupied();
-        removed
+        removed.is_some()
+    }
+
+    /// One listener fewer on `relay`; forgets the relay with its last one.
+    fn release(&mut self, relay: u64) {
+        if let Some((_, n)) = self.relays.get_mut(&relay) {
+            *n -= 1;
+            if *n == 0 {
+                self.relays.remove(&relay);
+            }
+        }
     }
 
     fn route(&mut self, event: Event) {
         self.stats.events += 1;
+        // The listeners that want it, grouped by relay (a handful: one per
+        // thread that runs listeners).
+        let mut batches: Vec<(u64, Vec<ListenerId>)> = Vec::new();
+        for id in self.table.route(&event) {
+            let Some(handle) = self.table.payload(id) else { continue };
+            let relay = handle.relay.id();
+            match batches.iter_mut().find(|(r, _)| *r == relay) {
+                Some((_, ids)) => ids.push(id),
+                None => batches.push((relay, vec![id])),
+            }
+        }
+        if batches.is_empty() {
+            return;
+        }
         let encoded = Arc::new(EventTemplate::new(&event));
         let event = Arc::new(event);
         let mut gone = Vec::new();
-        for id in self.table.route(&event) {
-            let Some(handle) = self.table.payload(id) else { continue };
-            match handle.0.try_send(ToListener::Deliver(Deliver { event: event.clone(), encoded: encoded.clone() })) {
-                Ok(()) => self.stats.delivered += 1,
-                Err(SendError::Full(_)) => {
-                    handle.0.do_send(ToListener::Close(CloseReason::LaggedAtHub));
-                    self.stats.lagged += 1;
-                    gone.push(id);
+        for (relay, targets) in batches {
+            let Some((addr, _)) = self.relays.get(&relay) else { continue };
+            let n = targets.len() as u64;
+            match addr.try_send(Fanout { event: event.clone(), encoded: encoded.clone(), targets }) {
+                Ok(()) => self.stats.delivered += n,
+                Err(SendError::Full(Fanout { targets, .. })) => {
+                    warn!(self.log, "a relay's mailbox is full: closing the listeners it could not take an event for";
+                        "relay" => relay, "listeners" => n);
+                    for id in &targets {
+                        if let Some(handle) = self.table.payload(*id) {
+                            handle.close.do_send(Close { reason: CloseReason::LaggedAtHub });
+                        }
+                    }
+                    self.stats.lagged += n;
+                    gone.extend(targets);
                 }
-                Err(SendError::Closed(_)) => {
-                    self.stats.pruned += 1;
-                    gone.push(id);
+                Err(SendError::Closed(Fanout { targets, .. })) => {
+                    self.stats.pruned += n;
+                    gone.extend(targets);
                 }
             }
         }
@@ -387,7 +418,11 @@ impl Handler<Subscribe> for SubscriptionHub {
             warn!(self.log, "subscription refused: limit reached"; "max_listeners" => max);
             return Err(HubError::Full { max });
         }
-        self.table.insert_with(msg.id, &msg.filter, msg.handle);
+        let relay = msg.handle.relay.clone();
+        if let Some(replaced) = self.table.insert_with(msg.id, &msg.filter, msg.handle) {
+            self.release(replaced.relay.id());
+        }
+        self.relays.entry(relay.id()).or_insert_with(|| (relay.addr().clone(), 0)).1 += 1;
         self.occupied();
         self.peak = self.peak.max(self.table.len());
         self.stats.subscribed += 1;
@@ -459,9 +494,60 @@ impl Handler<Shutdown> for SubscriptionHub {
         let n = self.table.len();
         for handle in self.table.payloads() {
             // Control message: queued even past the mailbox capacity, never dropped.
-            handle.0.do_send(ToListener::Close(CloseReason::Graceful));
+            handle.close.do_send(Close { reason: CloseReason::Graceful });
         }
         info!(self.log, "closing every subscription"; "listeners" => n);
         n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::listener::{ListenerActor, ListenerSpec};
+    use crate::transport::sse_outlet::sse_outlet;
+    use futures::StreamExt;
+    use mcp_protocol::RequestId;
+
+    #[actix_rt::test]
+    async fn listeners_whose_thread_cannot_take_an_event_are_closed_as_lagged() {
+        let log = crate::logging::discard();
+        let hub_log = log.clone();
+        let hub = Arc::new(SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| {
+            SubscriptionHub::new(Box::new(MemoryBackend), 10, 64, hub_log)
+        }));
+        let (tx, mut frames) = sse_outlet(64);
+        let spec = ListenerSpec {
+            subscription: RequestId::number(1),
+            filter: SubscriptionFilter { tools_list_changed: true, ..Default::default() },
+            outlet: Box::new(tx),
+            relay_mailbox: 2,
+            ready: None,
+            legacy: false,
+        };
+        ListenerActor::start_with(hub.clone(), spec, &log);
+        assert!(std::str::from_utf8(&frames.next().await.unwrap()).unwrap().contains("subscriptions/acknowledged"));
+        // This thread runs the listener and its relay: while it is blocked,
+        // the hub's events fill the relay's mailbox of 2.
+        for _ in 0..6 {
+            hub.do_send(Publish::local(Event::ToolsListChanged));
+        }
+        // Asked from another thread, so that this one stays blocked.
+        let stats_now = || {
+            let hub = hub.clone();
+            std::thread::spawn(move || actix_rt::System::new().block_on(hub.send(Stats)).unwrap()).join().unwrap()
+        };
+        while stats_now().events < 6 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let stats = hub.send(Stats).await.unwrap();
+        assert_eq!((stats.lagged, stats.listeners), (1, 0), "{stats:?}");
+        assert!(stats.delivered <= 2, "{stats:?}");
+        // The stream ends after at most what the relay had taken.
+        let mut events = 0;
+        while frames.next().await.is_some() {
+            events += 1;
+        }
+        assert!(events <= 2, "{events}");
     }
 }

@@ -6,7 +6,8 @@
 //! - [`context`]: what a handler sees of its request.
 //! - [`service`]: request semantics over the catalog (no transport).
 //! - [`request`]: the per-request actor.
-//! - [`hub`], [`listener`]: the subscription hub and its listener actors;
+//! - [`hub`], [`relay`], [`listener`]: the subscription hub, its delivery arm
+//!   on each thread, and the listener actors;
 //!   [`redis_backend`] carries hub events between instances.
 //! - [`intake`]: admission shared by the transports.
 //! - [`legacy`]: sessions of clients that open with `initialize` (dual-era).
@@ -29,6 +30,7 @@ pub mod listener;
 pub mod logging;
 pub mod outbound;
 pub mod redis_backend;
+pub mod relay;
 pub mod request;
 pub mod server;
 pub mod service;

@@ -4,19 +4,22 @@
 //! response's queue on HTTP, the shared stdout writer on stdio. It never blocks: an
 //! outlet that is full means the client fell behind, and the listener closes.
 
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use actix::prelude::*;
 use bytes::Bytes;
 use mcp_protocol::jsonrpc::{encode_error, encode_notification};
-use mcp_protocol::subscription::{encode_ack, encode_completion, ListenerId, SubscriptionFilter};
+use mcp_protocol::subscription::{encode_ack, encode_completion, Event, EventTemplate, ListenerId, SubscriptionFilter};
 use mcp_protocol::{ErrorCode, ErrorData, RequestId};
 use serde_json::json;
 use slog::{debug, info, Logger};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::hub::{Close, CloseReason, Deliver, ListenerHandle, Subscribe, SubscriptionHub, ToListener, Unsubscribe};
+use crate::hub::{Close, CloseReason, ListenerHandle, Subscribe, SubscriptionHub, Unsubscribe};
 use crate::outbound::{Outbound, OutletTx};
+use crate::relay::{self, LocalListener, RelayHandle};
 
 /// Why a push failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +34,11 @@ pub enum OutletError {
 pub trait ListenerOutlet: 'static {
     /// Queues one message.
     fn push(&self, msg: Outbound) -> Result<(), OutletError>;
+    /// Queues one routed event for subscription `id` (an outlet may encode
+    /// it straight into its own framing).
+    fn push_event(&self, event: &EventTemplate, id: &RequestId) -> Result<(), OutletError> {
+        self.push(Outbound::Notification(event.encode_for(id).into()))
+    }
     /// Calls `notify` once when the client has gone (called at most once,
     /// at the start).
     fn on_closed(&self, notify: Box<dyn FnOnce()>);
@@ -93,18 +101,63 @@ impl ListenerOutlet for StdioOutlet {
     }
 }
 
+/// The part of a listener that its thread's relay delivers to, shared by
+/// the relay's registry and the actor (both on one thread).
+struct Core {
+    subscription: RequestId,
+    legacy: bool,
+    /// Only a legacy listener's filter changes after it subscribed.
+    filter: RefCell<SubscriptionFilter>,
+    outlet: Box<dyn ListenerOutlet>,
+    /// Set once a push failed: no further deliveries while the actor closes.
+    muted: Cell<bool>,
+    actor: actix::WeakAddr<ListenerActor>,
+}
+
+impl LocalListener for Core {
+    fn deliver(&self, event: &Event, encoded: &EventTemplate) {
+        let core = self;
+        if core.muted.get() {
+            return;
+        }
+        // The hub routes by the same filter; only a legacy listener's filter
+        // changes, so only it can receive an event routed by the old one.
+        let pushed = if core.legacy {
+            if !core.filter.borrow().wants(event) {
+                return;
+            }
+            core.outlet.push(Outbound::Notification(event.encode_untagged().into()))
+        } else {
+            core.outlet.push_event(encoded, &core.subscription)
+        };
+        if let Err(e) = pushed {
+            core.muted.set(true);
+            let reason = match e {
+                OutletError::Full => CloseReason::Lagged,
+                OutletError::Closed => CloseReason::ClientGone,
+            };
+            if let Some(actor) = core.actor.upgrade() {
+                actor.do_send(Close { reason });
+            }
+        }
+    }
+
+    fn keep_alive(&self) {
+        if !self.muted.get() {
+            self.outlet.keep_alive();
+        }
+    }
+}
+
 /// The actor behind one subscription.
 pub struct ListenerActor {
     id: ListenerId,
-    subscription: RequestId,
-    filter: SubscriptionFilter,
-    outlet: Box<dyn ListenerOutlet>,
+    core: Rc<Core>,
     /// Shared by every listener (a clone of an `Addr` costs two allocations).
     hub: Arc<Addr<SubscriptionHub>>,
-    mailbox: usize,
+    relay: RelayHandle,
     ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
     ended: Option<CloseReason>,
-    legacy: bool,
     log: Logger,
 }
 
@@ -116,8 +169,9 @@ pub struct ListenerSpec {
     pub filter: SubscriptionFilter,
     /// Where messages go.
     pub outlet: Box<dyn ListenerOutlet>,
-    /// Mailbox capacity: how many undelivered events it may hold.
-    pub mailbox: usize,
+    /// Mailbox capacity of its thread's relay (`hub.relay_mailbox`), used
+    /// when this listener is the first on its thread and starts the relay.
+    pub relay_mailbox: usize,
     /// Told `Ok` once subscribed and acknowledged, or the refusal.
     pub ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
     /// A legacy session's stream: no acknowledgement, no subscription tag,
@@ -134,44 +188,40 @@ pub struct UpdateFilter {
 }
 
 impl ListenerActor {
-    /// Starts a listener on the current arbiter.
+    /// Starts a listener on the current arbiter (and this thread's relay,
+    /// if it has none yet).
     pub fn start_with(hub: Arc<Addr<SubscriptionHub>>, spec: ListenerSpec, log: &Logger) -> Addr<ListenerActor> {
-        let id = ListenerId::new();
-        // No child logger per listener (each would cost allocations for
-        // every open stream): lines carry the subscription id inline.
-        let log = log.clone();
-        ListenerActor {
-            id,
-            subscription: spec.subscription,
-            filter: spec.filter,
-            outlet: spec.outlet,
-            hub,
-            mailbox: spec.mailbox,
-            ready: spec.ready,
-            ended: None,
-            legacy: spec.legacy,
-            log,
-        }
-        .start()
+        let relay = relay::local(spec.relay_mailbox);
+        ListenerActor::create(move |ctx| {
+            let core = Core {
+                subscription: spec.subscription,
+                legacy: spec.legacy,
+                filter: RefCell::new(spec.filter),
+                outlet: spec.outlet,
+                muted: Cell::new(false),
+                actor: ctx.address().downgrade(),
+            };
+            ListenerActor {
+                id: ListenerId::new(),
+                core: Rc::new(core),
+                hub,
+                relay,
+                ready: spec.ready,
+                ended: None,
+                // No child logger per listener (each would cost allocations
+                // for every open stream): lines carry the subscription id inline.
+                log: log.clone(),
+            }
+        })
     }
 
-    /// How the hub reaches this listener.
-    fn hub_handle(&self, ctx: &mut Context<Self>) -> ListenerHandle {
-        ListenerHandle(ctx.address().recipient())
+    fn core(&self) -> &Core {
+        &self.core
     }
 
-    fn deliver(&mut self, msg: Deliver, ctx: &mut Context<Self>) {
-        // The hub routes by the same filter; only a legacy listener's filter
-        // changes, so only it can receive an event routed by the old one.
-        if self.legacy && !self.filter.wants(&msg.event) {
-            return;
-        }
-        let bytes = if self.legacy { msg.event.encode_untagged() } else { msg.encoded.encode_for(&self.subscription) };
-        match self.outlet.push(Outbound::Notification(bytes.into())) {
-            Ok(()) => {}
-            Err(OutletError::Full) => self.close(CloseReason::Lagged, ctx),
-            Err(OutletError::Closed) => self.close(CloseReason::ClientGone, ctx),
-        }
+    fn subscribe(&self, ctx: &mut Context<Self>) -> Subscribe {
+        let handle = ListenerHandle { close: ctx.address().recipient(), relay: self.relay.clone() };
+        Subscribe { id: self.id, filter: self.core().filter.borrow().clone(), handle }
     }
 
     fn close(&mut self, reason: CloseReason, ctx: &mut Context<Self>) {
@@ -179,19 +229,21 @@ impl ListenerActor {
             return;
         }
         self.ended = Some(reason);
+        self.core().muted.set(true);
+        let core = self.core();
         match reason {
             CloseReason::Graceful => {
-                let _ = self
+                let _ = core
                     .outlet
-                    .push(Outbound::Final { bytes: encode_completion(&self.subscription).into(), error_code: None });
-                info!(self.log, "subscription completed by the server"; "subscription" => %self.subscription, "listener" => %self.id);
+                    .push(Outbound::Final { bytes: encode_completion(&core.subscription).into(), error_code: None });
+                info!(self.log, "subscription completed by the server"; "subscription" => %core.subscription, "listener" => %self.id);
             }
             CloseReason::Lagged | CloseReason::LaggedAtHub => {
-                self.outlet.end("subscriber fell behind its buffer; re-send subscriptions/listen");
-                info!(self.log, "subscription closed: the client fell behind"; "subscription" => %self.subscription, "listener" => %self.id);
+                core.outlet.end("subscriber fell behind its buffer; re-send subscriptions/listen");
+                info!(self.log, "subscription closed: the client fell behind"; "subscription" => %core.subscription, "listener" => %self.id);
             }
             CloseReason::ClientGone => {
-                debug!(self.log, "subscription ended by the client"; "subscription" => %self.subscription, "listener" => %self.id)
+                debug!(self.log, "subscription ended by the client"; "subscription" => %core.subscription, "listener" => %self.id)
             }
         }
         ctx.stop();
@@ -202,42 +254,43 @@ impl Actor for ListenerActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        ctx.set_mailbox_capacity(self.mailbox);
-        let handle = self.hub_handle(ctx);
-        let subscribe = Subscribe { id: self.id, filter: self.filter.clone(), handle };
-        // `wait`: no event is processed before the acknowledgement is queued.
+        let subscribe = self.subscribe(ctx);
+        // `wait`: nothing else is handled before the acknowledgement is queued.
         ctx.wait(self.hub.send(subscribe).into_actor(self).map(|res, act, ctx| {
             let refusal = match res {
                 Ok(Ok(())) => None,
                 Ok(Err(e)) => Some(e.to_string()),
                 Err(e) => Some(format!("subscription hub unavailable: {e}")),
             };
+            let core = act.core.clone();
             if let Some(message) = refusal {
                 let error = ErrorData::new(ErrorCode::INTERNAL_ERROR, message);
-                let bytes = encode_error(Some(&act.subscription), &error);
-                let _ = act.outlet.push(Outbound::Final { bytes: bytes.into(), error_code: Some(error.code.0) });
+                let bytes = encode_error(Some(&core.subscription), &error);
+                let _ = core.outlet.push(Outbound::Final { bytes: bytes.into(), error_code: Some(error.code.0) });
                 if let Some(ready) = act.ready.take() {
                     let _ = ready.send(Err(error));
                 }
                 ctx.stop();
                 return;
             }
-            if !act.legacy {
-                let ack: Bytes = encode_ack(&act.subscription, &act.filter).into();
-                if act.outlet.push(Outbound::Notification(ack)).is_err() {
+            if !core.legacy {
+                let ack: Bytes = encode_ack(&core.subscription, &core.filter.borrow()).into();
+                if core.outlet.push(Outbound::Notification(ack)).is_err() {
                     ctx.stop();
                     return;
                 }
             }
+            // Events routed from now on reach the stream, after its acknowledgement.
+            relay::register(act.id, act.core.clone());
             if let Some(ready) = act.ready.take() {
                 let _ = ready.send(Ok(()));
             }
-            debug!(act.log, "subscription acknowledged"; "subscription" => %act.subscription, "listener" => %act.id);
+            debug!(act.log, "subscription acknowledged"; "subscription" => %core.subscription, "listener" => %act.id);
         }));
         // A weak address: the outlet keeps no listener alive, and costs one
         // small allocation rather than a future polled at every message.
         let me = ctx.address().downgrade();
-        self.outlet.on_closed(Box::new(move || {
+        self.core().outlet.on_closed(Box::new(move || {
             if let Some(addr) = me.upgrade() {
                 addr.do_send(Close { reason: CloseReason::ClientGone });
             }
@@ -245,20 +298,9 @@ impl Actor for ListenerActor {
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
+        relay::unregister(self.id);
         // Control message: queued even past the mailbox capacity, never dropped.
         self.hub.do_send(Unsubscribe { id: self.id, lagged: self.ended == Some(CloseReason::Lagged) });
-    }
-}
-
-impl Handler<ToListener> for ListenerActor {
-    type Result = ();
-
-    fn handle(&mut self, msg: ToListener, ctx: &mut Self::Context) {
-        match msg {
-            ToListener::Deliver(d) => self.deliver(d, ctx),
-            ToListener::Close(reason) => self.close(reason, ctx),
-            ToListener::KeepAlive => self.outlet.keep_alive(),
-        }
     }
 }
 
@@ -268,10 +310,9 @@ impl Handler<UpdateFilter> for ListenerActor {
     /// Answers once the hub routes by the new filter (true), or false when
     /// the hub refused it (the listener then closes).
     fn handle(&mut self, msg: UpdateFilter, ctx: &mut Self::Context) -> Self::Result {
-        self.filter = msg.filter;
-        let handle = self.hub_handle(ctx);
+        *self.core().filter.borrow_mut() = msg.filter;
         // Registering again replaces the routing entry.
-        let subscribe = Subscribe { id: self.id, filter: self.filter.clone(), handle };
+        let subscribe = self.subscribe(ctx);
         Box::pin(self.hub.send(subscribe).into_actor(self).map(|res, act, ctx| {
             let ok = matches!(res, Ok(Ok(())));
             if !ok {
@@ -302,7 +343,7 @@ mod tests {
             subscription: RequestId::number(5),
             filter: SubscriptionFilter { tools_list_changed: true, ..Default::default() },
             outlet,
-            mailbox: 8,
+            relay_mailbox: 8,
             ready: None,
             legacy: false,
         }

@@ -170,7 +170,7 @@ impl McpServer {
             subscription: mcp_protocol::RequestId::string(&session.id),
             filter: session.filter(),
             outlet,
-            mailbox: self.inner.config.hub.listener_mailbox,
+            relay_mailbox: self.inner.config.hub.relay_mailbox,
             ready: Some(tx),
             legacy: true,
         };
@@ -231,7 +231,7 @@ impl McpServer {
             subscription: admitted.id.clone(),
             filter: params.notifications.honored(&self.inner.service.supported_filter()),
             outlet,
-            mailbox: self.inner.config.hub.listener_mailbox,
+            relay_mailbox: self.inner.config.hub.relay_mailbox,
             ready: Some(tx),
             legacy: false,
         };

@@ -19,6 +19,8 @@ use actix_web::{HttpRequest, HttpResponse, Responder};
 use actix_web_lab::sse;
 use bytes::{BufMut, Bytes, BytesMut};
 use futures::StreamExt;
+use mcp_protocol::subscription::EventTemplate;
+use mcp_protocol::RequestId;
 
 use super::sse_outlet::SseFrames;
 use crate::outbound::{Outbound, OutletRx};
@@ -34,6 +36,16 @@ pub fn frame(json: &[u8]) -> Bytes {
     f.put_slice(json);
     f.put_slice(b"\n\n");
     f.freeze()
+}
+
+/// A routed event for subscription `id` as an SSE `data:` event, encoded
+/// straight into its frame (one allocation, no copy).
+pub fn frame_event(event: &EventTemplate, id: &RequestId) -> Bytes {
+    let mut f = Vec::with_capacity(event.encoded_len(id) + 8);
+    f.extend_from_slice(b"data: ");
+    event.encode_into(id, &mut f);
+    f.extend_from_slice(b"\n\n");
+    f.into()
 }
 
 /// Headers of every SSE response: no caching, and no buffering by a proxy
@@ -73,4 +85,21 @@ pub fn response_stream(req: &HttpRequest, first: Option<Outbound>, rx: OutletRx,
         Some((Ok::<_, Infallible>(event(&msg)), (None, (!done).then_some(rx))))
     });
     stream_headers(sse::Sse::from_stream(stream).with_keep_alive(keep_alive).respond_to(req))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_protocol::subscription::Event;
+
+    #[test]
+    fn an_event_framed_directly_equals_its_encoding_framed() {
+        let event = Event::ResourceUpdated { uri: "test://watched-resource".into() };
+        let template = EventTemplate::new(&event);
+        for id in [RequestId::number(12), RequestId::string("listen-1")] {
+            let direct = frame_event(&template, &id);
+            assert_eq!(direct, frame(&template.encode_for(&id)));
+            assert!(direct.starts_with(b"data: {") && direct.ends_with(b"}\n\n"), "{direct:?}");
+        }
+    }
 }

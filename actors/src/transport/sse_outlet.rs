@@ -14,6 +14,8 @@ use std::task::{Context, Poll, Waker};
 
 use bytes::Bytes;
 use futures::Stream;
+use mcp_protocol::subscription::EventTemplate;
+use mcp_protocol::RequestId;
 
 use super::sse;
 use crate::listener::{ListenerOutlet, OutletError};
@@ -74,6 +76,10 @@ impl SseOutlet {
 impl ListenerOutlet for SseOutlet {
     fn push(&self, msg: Outbound) -> Result<(), OutletError> {
         self.enqueue(sse::frame(msg.bytes()))
+    }
+
+    fn push_event(&self, event: &EventTemplate, id: &RequestId) -> Result<(), OutletError> {
+        self.enqueue(sse::frame_event(event, id))
     }
 
     fn on_closed(&self, notify: Box<dyn FnOnce()>) {
