@@ -1,7 +1,7 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 //! Hub fan-out: one published event to N listener actors (1k, 10k), timed
 //! from `Publish` until every listener has pushed it to its outlet. The hub
-//! runs on an arbiter of its own, the listeners on the bench's arbiter, as in
+//! runs on an arbiter of its own, the listeners and their relay on the bench's arbiter, as in
 //! the server.
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -31,7 +31,7 @@ use actix::prelude::*;
 use mcp_protocol::subscription::{Event, EventTemplate, ListenerId, SubscriptionFilter, SubscriptionTable};
 use slog::{debug, info, warn, Logger};
 
-use crate::relay::{Fanout, KeepAlive, Relay, RelayHandle};
+use crate::relay::{Fanout, KeepAlive, RelayHandle};
 
 /// Why a listener is told to close.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -242,7 +242,7 @@ impl HubBackend for MemoryBackend {
 pub struct SubscriptionHub {
     table: SubscriptionTable<ListenerHandle>,
     /// The relays of the table's listeners, with how many each serves.
-    relays: HashMap<u64, (Addr<Relay>, usize)>,
+    relays: HashMap<u64, (RelayHandle, usize)>,
     backend: Box<dyn HubBackend + Send>,
     mailbox: usize,
     stats: HubStats,
@@ -301,7 +301,7 @@ impl SubscriptionHub {
     fn keep_alive(&mut self) {
         for (relay, _) in self.relays.values() {
             // A full mailbox: the relay has events to write anyway.
-            let _ = relay.try_send(KeepAlive);
+            let _ = relay.addr().try_send(KeepAlive);
         }
     }
 
@@ -362,9 +362,9 @@ impl SubscriptionHub {
         let event = Arc::new(event);
         let mut gone = Vec::new();
         for (relay, targets) in batches {
-            let Some((addr, _)) = self.relays.get(&relay) else { continue };
+            let Some((handle, _)) = self.relays.get(&relay) else { continue };
             let n = targets.len() as u64;
-            match addr.try_send(Fanout { event: event.clone(), encoded: encoded.clone(), targets }) {
+            match handle.addr().try_send(Fanout { event: event.clone(), encoded: encoded.clone(), targets }) {
                 Ok(()) => self.stats.delivered += n,
                 Err(SendError::Full(Fanout { targets, .. })) => {
                     warn!(self.log, "a relay's mailbox is full: closing the listeners it could not take an event for";
@@ -422,7 +422,7 @@ impl Handler<Subscribe> for SubscriptionHub {
         if let Some(replaced) = self.table.insert_with(msg.id, &msg.filter, msg.handle) {
             self.release(replaced.relay.id());
         }
-        self.relays.entry(relay.id()).or_insert_with(|| (relay.addr().clone(), 0)).1 += 1;
+        self.relays.entry(relay.id()).or_insert_with(|| (relay.clone(), 0)).1 += 1;
         self.occupied();
         self.peak = self.peak.max(self.table.len());
         self.stats.subscribed += 1;

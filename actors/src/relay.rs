@@ -112,11 +112,12 @@ impl Handler<KeepAlive> for Relay {
 }
 
 /// How the hub reaches a relay: its mailbox, and an id to group the
-/// listeners of one relay by.
+/// listeners of one relay by. Every listener holds one (shared: a clone of
+/// an `Addr` costs two allocations, of an `Arc` none).
 #[derive(Clone)]
 pub struct RelayHandle {
     id: u64,
-    addr: Addr<Relay>,
+    addr: Arc<Addr<Relay>>,
 }
 
 impl RelayHandle {
@@ -158,7 +159,7 @@ pub fn local(mailbox: usize) -> RelayHandle {
         }
         let listeners = Registry::default();
         let addr = Relay { listeners: listeners.clone(), mailbox: mailbox.max(1) }.start();
-        let handle = RelayHandle { id: NEXT.fetch_add(1, Ordering::Relaxed), addr };
+        let handle = RelayHandle { id: NEXT.fetch_add(1, Ordering::Relaxed), addr: Arc::new(addr) };
         *local = Some(Local { handle: handle.clone(), listeners });
         handle
     })
