@@ -431,6 +431,7 @@ async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
     let mut trigger = Conn::open(&target, None).await.expect("connect");
     let mut per_delivery = histogram();
     let mut until_all = histogram();
+    let mut each_event = Vec::with_capacity(events);
     let cpu_before = (s.pid.and_then(|p| cpu_micros(Some(p))), cpu_micros(None));
     for e in 0..events {
         let id = 1_000_000 + e as u64;
@@ -444,11 +445,14 @@ async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
         for at in arrivals.take() {
             per_delivery.record(at.saturating_duration_since(t0).as_micros().max(1) as u64).ok();
         }
-        until_all.record(t0.elapsed().as_micros().max(1) as u64).ok();
+        let all = t0.elapsed();
+        until_all.record(all.as_micros().max(1) as u64).ok();
+        each_event.push(format!("{:.1}", all.as_secs_f64() * 1000.0));
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     println!("fanout of {method} to {n} streams, {events} events: per-delivery {}", summary(&per_delivery));
     println!("  until every stream has it: {}", summary(&until_all));
+    println!("  each event, in order (ms): {}", each_event.join(" "));
     let cpu_after = (s.pid.and_then(|p| cpu_micros(Some(p))), cpu_micros(None));
     let per_event = |a: Option<u64>, b: Option<u64>| match (a, b) {
         (Some(a), Some(b)) => format!("{:.1} ms", a.saturating_sub(b) as f64 / 1000.0 / events as f64),
