@@ -1,6 +1,6 @@
 //! [`ListenerActor`]: one per `subscriptions/listen`. It registers with the
 //! hub, sends the acknowledgement first, then registers with its thread's
-//! [`relay`](crate::relay), which hands it the events it opted into; each
+//! [`relay`], which hands it the events it opted into; each
 //! goes out tagged with the listen request's id through an outlet: its SSE
 //! response's queue on HTTP, the shared stdout writer on stdio. It never
 //! blocks: an outlet that is full means the client fell behind, and the
