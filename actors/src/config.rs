@@ -103,7 +103,7 @@ pub struct HttpConfig {
     /// port, for a load balancer that multiplexes many streams, such as
     /// thousands of listen streams, over a few connections. Needs the `h2c`
     /// cargo feature, which is off by default: HTTP/2 support makes every
-    /// HTTP/1.1 connection's state larger (about 1.6 KiB). Default: false.
+    /// HTTP/1.1 connection's state larger (about 1.8 KiB). Default: false.
     pub h2c: bool,
     /// Open connections per worker; more wait to be accepted. Default: 25000.
     pub max_connections: usize,
