@@ -18,7 +18,7 @@ use mcp_protocol::jsonrpc::{encode_error, encode_notification};
 use mcp_protocol::subscription::{encode_ack, encode_completion, Event, EventTemplate, ListenerId, SubscriptionFilter};
 use mcp_protocol::{ErrorCode, ErrorData, RequestId};
 use serde_json::json;
-use slog::{debug, info, Logger};
+use slog::{debug, info, warn, Logger};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::hub::{Close, CloseReason, ListenerHandle, Subscribe, SubscriptionHub, Unsubscribe};
@@ -284,10 +284,16 @@ impl Actor for ListenerActor {
                     return;
                 }
             }
-            // Events routed from now on reach the stream, after its acknowledgement.
-            relay::register(act.id, act.core.clone());
             if let Some(ready) = act.ready.take() {
                 let _ = ready.send(Ok(()));
+            }
+            // Events routed from now on reach the stream, after its acknowledgement.
+            if !relay::register(&act.relay, act.id, act.core.clone()) {
+                // Its thread's relay was replaced (its actix system restarted):
+                // end the subscription rather than keep a stream that gets nothing.
+                warn!(act.log, "subscription ended: its thread's relay has gone"; "subscription" => %core.subscription);
+                act.close(CloseReason::Graceful, ctx);
+                return;
             }
             debug!(act.log, "subscription acknowledged"; "subscription" => %core.subscription, "listener" => %act.id);
         }));

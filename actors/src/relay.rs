@@ -165,16 +165,16 @@ pub fn local(mailbox: usize) -> RelayHandle {
     })
 }
 
-/// Registers a listener with this thread's relay: from now on, the events
-/// the hub routes to `id` reach `listener`. Returns false if this thread has
-/// no relay (see [`local`]).
-pub fn register(id: ListenerId, listener: Rc<dyn LocalListener>) -> bool {
+/// Registers a listener with `relay`, which must be this thread's: from now
+/// on, the events the hub routes to `id` reach `listener`. Returns false if
+/// `relay` is not this thread's relay (any more), so nothing would arrive.
+pub fn register(relay: &RelayHandle, id: ListenerId, listener: Rc<dyn LocalListener>) -> bool {
     LOCAL.with(|local| match local.borrow().as_ref() {
-        Some(l) => {
+        Some(l) if l.handle.id == relay.id => {
             l.listeners.borrow_mut().insert(id, listener);
             true
         }
-        None => false,
+        _ => false,
     })
 }
 
@@ -226,9 +226,9 @@ mod tests {
         assert_eq!(local(16).id(), relay.id(), "one relay per thread");
         let (a, b, gone) = (ListenerId::new(), ListenerId::new(), ListenerId::new());
         let (la, lb, lgone) = (counting(), counting(), counting());
-        assert!(register(a, la.clone()));
-        assert!(register(b, lb.clone()));
-        assert!(register(gone, lgone.clone()));
+        assert!(register(&relay, a, la.clone()));
+        assert!(register(&relay, b, lb.clone()));
+        assert!(register(&relay, gone, lgone.clone()));
         unregister(gone);
         let other = ListenerId::new();
         relay.addr().send(fanout(vec![a, gone, other])).await.unwrap();
@@ -255,7 +255,7 @@ mod tests {
         let listeners: Vec<_> =
             (0..n).map(|_| (ListenerId::new(), Rc::new(Recording(RefCell::new(Vec::new()))))).collect();
         for (id, l) in &listeners {
-            assert!(register(*id, l.clone()));
+            assert!(register(&relay, *id, l.clone()));
         }
         let targets: Vec<_> = listeners.iter().map(|(id, _)| *id).collect();
         let first = Event::ToolsListChanged;
@@ -277,16 +277,17 @@ mod tests {
 
     #[test]
     fn a_relay_of_a_stopped_system_is_replaced() {
-        let first = actix_rt::System::new().block_on(async { local(4).id() });
+        let first = actix_rt::System::new().block_on(async { local(4) });
         let second = actix_rt::System::new().block_on(async {
             let relay = local(4);
             let l = counting();
             let id = ListenerId::new();
-            assert!(register(id, l.clone()));
+            assert!(!register(&first, id, l.clone()), "not this thread's relay any more");
+            assert!(register(&relay, id, l.clone()));
             relay.addr().send(fanout(vec![id])).await.unwrap();
             assert_eq!(l.delivered.get(), 1, "the new relay delivers");
             relay.id()
         });
-        assert_ne!(first, second);
+        assert_ne!(first.id(), second);
     }
 }
