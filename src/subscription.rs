@@ -238,7 +238,7 @@ impl std::fmt::Display for ListenerId {
 
 /// Which listeners want which events: filter kind → listener set, URI →
 /// listener set. Pure data: each listener carries a payload `T` (the hub
-/// actor keeps its mailbox there).
+/// actor keeps its handle there).
 #[derive(Debug, Clone)]
 pub struct SubscriptionTable<T = ()> {
     tools: HashSet<ListenerId>,

@@ -23,7 +23,6 @@
 //! straight back for local delivery; a backend for several instances can carry
 //! them between processes and deliver remote events with [`RemoteEvent`].
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -241,8 +240,6 @@ impl HubBackend for MemoryBackend {
 /// The hub actor.
 pub struct SubscriptionHub {
     table: SubscriptionTable<ListenerHandle>,
-    /// The relays of the table's listeners, with how many each serves.
-    relays: HashMap<u64, (RelayHandle, usize)>,
     backend: Box<dyn HubBackend + Send>,
     mailbox: usize,
     stats: HubStats,
@@ -260,7 +257,6 @@ impl SubscriptionHub {
     pub fn new(backend: Box<dyn HubBackend + Send>, max_listeners: usize, mailbox: usize, log: Logger) -> Self {
         SubscriptionHub {
             table: SubscriptionTable::new(),
-            relays: HashMap::new(),
             backend,
             mailbox,
             stats: HubStats::default(),
@@ -299,10 +295,24 @@ impl SubscriptionHub {
     }
 
     fn keep_alive(&mut self) {
-        for (relay, _) in self.relays.values() {
+        for (relay, _) in self.by_relay(self.table.listeners()) {
             // A full mailbox: the relay has events to write anyway.
             let _ = relay.addr().try_send(KeepAlive);
         }
+    }
+
+    /// `ids` grouped by the relay of their thread (a handful of groups: one
+    /// per thread that runs listeners).
+    fn by_relay(&self, ids: impl Iterator<Item = ListenerId>) -> Vec<(RelayHandle, Vec<ListenerId>)> {
+        let mut groups: Vec<(RelayHandle, Vec<ListenerId>)> = Vec::new();
+        for id in ids {
+            let Some(handle) = self.table.payload(id) else { continue };
+            match groups.iter_mut().find(|(r, _)| r.id() == handle.relay.id()) {
+                Some((_, ids)) => ids.push(id),
+                None => groups.push((handle.relay.clone(), vec![id])),
+            }
+        }
+        groups
     }
 
     fn trim_if_shrunk(&mut self) {
@@ -324,37 +334,14 @@ impl SubscriptionHub {
     }
 
     fn remove(&mut self, id: ListenerId) -> bool {
-        let removed = self.table.remove(id);
-        if let Some(handle) = &removed {
-            self.release(handle.relay.id());
-        }
+        let removed = self.table.remove(id).is_some();
         self.occupied();
-        removed.is_some()
-    }
-
-    /// One listener fewer on `relay`; forgets the relay with its last one.
-    fn release(&mut self, relay: u64) {
-        if let Some((_, n)) = self.relays.get_mut(&relay) {
-            *n -= 1;
-            if *n == 0 {
-                self.relays.remove(&relay);
-            }
-        }
+        removed
     }
 
     fn route(&mut self, event: Event) {
         self.stats.events += 1;
-        // The listeners that want it, grouped by relay (a handful: one per
-        // thread that runs listeners).
-        let mut batches: Vec<(u64, Vec<ListenerId>)> = Vec::new();
-        for id in self.table.route(&event) {
-            let Some(handle) = self.table.payload(id) else { continue };
-            let relay = handle.relay.id();
-            match batches.iter_mut().find(|(r, _)| *r == relay) {
-                Some((_, ids)) => ids.push(id),
-                None => batches.push((relay, vec![id])),
-            }
-        }
+        let batches = self.by_relay(self.table.route(&event));
         if batches.is_empty() {
             return;
         }
@@ -362,13 +349,12 @@ impl SubscriptionHub {
         let event = Arc::new(event);
         let mut gone = Vec::new();
         for (relay, targets) in batches {
-            let Some((handle, _)) = self.relays.get(&relay) else { continue };
             let n = targets.len() as u64;
-            match handle.addr().try_send(Fanout { event: event.clone(), encoded: encoded.clone(), targets }) {
+            match relay.addr().try_send(Fanout { event: event.clone(), encoded: encoded.clone(), targets }) {
                 Ok(()) => self.stats.delivered += n,
                 Err(SendError::Full(Fanout { targets, .. })) => {
                     warn!(self.log, "a relay's mailbox is full: closing the listeners it could not take an event for";
-                        "relay" => relay, "listeners" => n);
+                        "relay" => relay.id(), "listeners" => n);
                     for id in &targets {
                         if let Some(handle) = self.table.payload(*id) {
                             handle.close.do_send(Close { reason: CloseReason::LaggedAtHub });
@@ -418,11 +404,7 @@ impl Handler<Subscribe> for SubscriptionHub {
             warn!(self.log, "subscription refused: limit reached"; "max_listeners" => max);
             return Err(HubError::Full { max });
         }
-        let relay = msg.handle.relay.clone();
-        if let Some(replaced) = self.table.insert_with(msg.id, &msg.filter, msg.handle) {
-            self.release(replaced.relay.id());
-        }
-        self.relays.entry(relay.id()).or_insert_with(|| (relay.clone(), 0)).1 += 1;
+        let _ = self.table.insert_with(msg.id, &msg.filter, msg.handle);
         self.occupied();
         self.peak = self.peak.max(self.table.len());
         self.stats.subscribed += 1;
