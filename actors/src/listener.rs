@@ -120,27 +120,26 @@ struct Core {
 
 impl LocalListener for Core {
     fn deliver(&self, event: &Event, encoded: &EventTemplate) {
-        let core = self;
-        if core.muted.get() {
+        if self.muted.get() {
             return;
         }
         // The hub routes by the same filter; only a legacy listener's filter
         // changes, so only it can receive an event routed by the old one.
-        let pushed = if core.legacy {
-            if !core.filter.borrow().wants(event) {
+        let pushed = if self.legacy {
+            if !self.filter.borrow().wants(event) {
                 return;
             }
-            core.outlet.push(Outbound::Notification(event.encode_untagged().into()))
+            self.outlet.push(Outbound::Notification(event.encode_untagged().into()))
         } else {
-            core.outlet.push_event(encoded, &core.subscription)
+            self.outlet.push_event(encoded, &self.subscription)
         };
         if let Err(e) = pushed {
-            core.muted.set(true);
+            self.muted.set(true);
             let reason = match e {
                 OutletError::Full => CloseReason::Lagged,
                 OutletError::Closed => CloseReason::ClientGone,
             };
-            if let Some(actor) = core.actor.upgrade() {
+            if let Some(actor) = self.actor.upgrade() {
                 actor.do_send(Close { reason });
             }
         }
@@ -219,13 +218,9 @@ impl ListenerActor {
         })
     }
 
-    fn core(&self) -> &Core {
-        &self.core
-    }
-
     fn subscribe(&self, ctx: &mut Context<Self>) -> Subscribe {
         let handle = ListenerHandle { close: ctx.address().recipient(), relay: self.relay.clone() };
-        Subscribe { id: self.id, filter: self.core().filter.borrow().clone(), handle }
+        Subscribe { id: self.id, filter: self.core.filter.borrow().clone(), handle }
     }
 
     fn close(&mut self, reason: CloseReason, ctx: &mut Context<Self>) {
@@ -233,8 +228,8 @@ impl ListenerActor {
             return;
         }
         self.ended = Some(reason);
-        self.core().muted.set(true);
-        let core = self.core();
+        self.core.muted.set(true);
+        let core = &self.core;
         match reason {
             CloseReason::Graceful => {
                 let _ = core
@@ -297,10 +292,10 @@ impl Actor for ListenerActor {
             }
             debug!(act.log, "subscription acknowledged"; "subscription" => %core.subscription, "listener" => %act.id);
         }));
-        // A weak address: the outlet keeps no listener alive, and costs one
-        // small allocation rather than a future polled at every message.
-        let me = ctx.address().downgrade();
-        self.core().outlet.on_closed(Box::new(move || {
+        // The core's weak address: the outlet keeps no listener alive, and
+        // no future is polled at every message.
+        let me = self.core.actor.clone();
+        self.core.outlet.on_closed(Box::new(move || {
             if let Some(addr) = me.upgrade() {
                 addr.do_send(Close { reason: CloseReason::ClientGone });
             }
@@ -320,7 +315,7 @@ impl Handler<UpdateFilter> for ListenerActor {
     /// Answers once the hub routes by the new filter (true), or false when
     /// the hub refused it (the listener then closes).
     fn handle(&mut self, msg: UpdateFilter, ctx: &mut Self::Context) -> Self::Result {
-        *self.core().filter.borrow_mut() = msg.filter;
+        *self.core.filter.borrow_mut() = msg.filter;
         // Registering again replaces the routing entry.
         let subscribe = self.subscribe(ctx);
         Box::pin(self.hub.send(subscribe).into_actor(self).map(|res, act, ctx| {
