@@ -17,7 +17,7 @@ use std::time::Duration;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, Responder};
 use actix_web_lab::sse;
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 use futures::StreamExt;
 use mcp_protocol::subscription::EventTemplate;
 use mcp_protocol::RequestId;
@@ -28,24 +28,26 @@ use crate::outbound::{Outbound, OutletRx};
 /// The SSE comment a quiet stream sends now and then.
 pub const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 
+/// An SSE `data:` event around `len` bytes of single-line JSON that
+/// `write` appends, in one allocation.
+fn data_event(len: usize, write: impl FnOnce(&mut Vec<u8>)) -> Bytes {
+    let mut f = Vec::with_capacity(len + 8);
+    f.extend_from_slice(b"data: ");
+    write(&mut f);
+    f.extend_from_slice(b"\n\n");
+    f.into()
+}
+
 /// One encoded single-line JSON message as an SSE `data:` event.
 pub fn frame(json: &[u8]) -> Bytes {
     debug_assert!(!json.contains(&b'\n'), "messages are single-line JSON");
-    let mut f = BytesMut::with_capacity(json.len() + 8);
-    f.put_slice(b"data: ");
-    f.put_slice(json);
-    f.put_slice(b"\n\n");
-    f.freeze()
+    data_event(json.len(), |f| f.extend_from_slice(json))
 }
 
 /// A routed event for subscription `id` as an SSE `data:` event, encoded
-/// straight into its frame (one allocation, no copy).
+/// straight into its frame (no copy).
 pub fn frame_event(event: &EventTemplate, id: &RequestId) -> Bytes {
-    let mut f = Vec::with_capacity(event.encoded_len(id) + 8);
-    f.extend_from_slice(b"data: ");
-    event.encode_into(id, &mut f);
-    f.extend_from_slice(b"\n\n");
-    f.into()
+    data_event(event.encoded_len(id), |f| event.encode_into(id, f))
 }
 
 /// Headers of every SSE response: no caching, and no buffering by a proxy
