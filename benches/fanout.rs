@@ -1,6 +1,6 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 //! Hub fan-out: one published event to N listener actors (1k, 10k), timed
-//! from `Publish` until every listener has pushed it to its outlet. The hub
+//! from `Publish` until every listener has pushed it to its sink. The hub
 //! runs on an arbiter of its own, the listeners and their relay on the bench's arbiter, as in
 //! the server.
 
@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 
 use actix::{Actor, Arbiter};
 use actix_mcp::hub::{MemoryBackend, Publish, Stats, SubscriptionHub};
-use actix_mcp::listener::{ListenerActor, ListenerOutlet, ListenerSpec, OutletError};
+use actix_mcp::listener::{ListenerActor, ListenerKind, ListenerSpec};
 use actix_mcp::outbound::Outbound;
+use actix_mcp::sink::{ListenerSink, SinkError};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mcp_protocol::subscription::{Event, SubscriptionFilter};
 use mcp_protocol::RequestId;
@@ -24,8 +25,8 @@ struct Counting {
     done: Arc<Notify>,
 }
 
-impl ListenerOutlet for Counting {
-    fn push(&self, _msg: Outbound) -> Result<(), OutletError> {
+impl ListenerSink for Counting {
+    fn push(&self, _msg: Outbound) -> Result<(), SinkError> {
         let n = self.pushed.fetch_add(1, Ordering::AcqRel) + 1;
         if n == self.target.load(Ordering::Acquire) {
             self.done.notify_one();
@@ -51,14 +52,13 @@ fn fanout(c: &mut Criterion) {
             }));
             let filter = SubscriptionFilter { tools_list_changed: true, ..Default::default() };
             for i in 0..n {
-                let outlet = Counting { pushed: pushed.clone(), target: target.clone(), done: done.clone() };
+                let sink = Counting { pushed: pushed.clone(), target: target.clone(), done: done.clone() };
                 let spec = ListenerSpec {
-                    subscription: RequestId::number(i as i64),
+                    kind: ListenerKind::Listen(RequestId::number(i as i64)),
                     filter: filter.clone(),
-                    outlet: Box::new(outlet),
+                    sink: Box::new(sink),
                     relay_mailbox: 1024,
                     ready: None,
-                    legacy: false,
                 };
                 ListenerActor::start_with(hub.clone(), spec, &actix_mcp::logging::discard());
             }

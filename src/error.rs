@@ -6,7 +6,22 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::model::capabilities::ClientCapabilities;
-use crate::version::ErrorProfile;
+
+/// Error codes that differ between versions (each version renders its
+/// errors through its profile: see `ProtocolVersion::profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorProfile {
+    /// `Mcp-*` header and body disagree.
+    pub header_mismatch: ErrorCode,
+    /// The request needs a client capability the client did not declare.
+    pub missing_capability: ErrorCode,
+    /// The requested protocol version is not served.
+    pub unsupported_version: ErrorCode,
+    /// Whether `clientInfo` is required in `_meta` (it is a SHOULD in 2026-07-28).
+    pub client_info_required: bool,
+    /// A resource URI that does not exist.
+    pub resource_not_found: ErrorCode,
+}
 
 /// A JSON-RPC error code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

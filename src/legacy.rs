@@ -114,8 +114,6 @@ pub struct SessionState {
     pub log_level: Option<LoggingLevel>,
     /// URIs subscribed with `resources/subscribe`.
     pub subscriptions: BTreeSet<String>,
-    /// Whether `notifications/initialized` arrived.
-    pub initialized: bool,
 }
 
 impl SessionState {
@@ -127,7 +125,6 @@ impl SessionState {
             client_info: params.client_info.clone(),
             log_level: None,
             subscriptions: BTreeSet::new(),
-            initialized: false,
         }
     }
 }

@@ -49,7 +49,7 @@ pub mod request_state;
 pub mod subscription;
 pub mod version;
 
-pub use error::{ErrorCode, ErrorData, ProtocolError};
+pub use error::{ErrorCode, ErrorData, ErrorProfile, ProtocolError};
 pub use jsonrpc::RequestId;
 pub use meta::RequestMeta;
 pub use request::ClientRequest;

@@ -4,7 +4,7 @@
 //! seed draft `DRAFT-2026-v1` introduced; each version is answered with its own
 //! codes, so errors are rendered through [`ProtocolVersion::profile`].
 
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, ErrorProfile};
 
 /// A stateless (per-request `_meta`) protocol version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -20,21 +20,6 @@ pub enum ProtocolVersion {
     V2025_06_18,
     /// Legacy: 2025-03-26.
     V2025_03_26,
-}
-
-/// Error codes that differ between versions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ErrorProfile {
-    /// `Mcp-*` header and body disagree.
-    pub header_mismatch: ErrorCode,
-    /// The request needs a client capability the client did not declare.
-    pub missing_capability: ErrorCode,
-    /// The requested protocol version is not served.
-    pub unsupported_version: ErrorCode,
-    /// Whether `clientInfo` is required in `_meta` (it is a SHOULD in 2026-07-28).
-    pub client_info_required: bool,
-    /// A resource URI that does not exist.
-    pub resource_not_found: ErrorCode,
 }
 
 impl ProtocolVersion {

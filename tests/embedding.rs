@@ -1,5 +1,5 @@
 //! An existing actix-web app with its own routes mounts the MCP endpoint
-//! through `McpServer::http_config`, over real loopback HTTP.
+//! through `transport::http::configure`, over real loopback HTTP.
 
 mod common;
 
@@ -28,7 +28,9 @@ async fn mounts_next_to_existing_routes() {
     config.http.path = "/api/mcp".into();
     let mcp = McpServer::new(Arc::new(catalog), config, logging::discard());
     let server = HttpServer::new(move || {
-        App::new().route("/health", web::get().to(|| async { "ok" })).configure(mcp.http_config())
+        App::new()
+            .route("/health", web::get().to(|| async { "ok" }))
+            .configure(actix_mcp::transport::http::configure(mcp.clone()))
     })
     .workers(1)
     .bind(("127.0.0.1", 0))

@@ -179,7 +179,7 @@ async fn sessions_are_capped_and_expire() {
     let mut expired = false;
     for _ in 0..100 {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        if srv.server.sessions().is_empty() {
+        if srv.server.session_count().await == 0 {
             expired = true;
             break;
         }

@@ -43,8 +43,12 @@ async fn main() -> std::io::Result<()> {
     let log = logging::root_logger(&LogConfig::default()).map_err(std::io::Error::other)?;
     let mcp = McpServer::new(catalog(), config, log);
     eprintln!("listening on http://127.0.0.1:8090/api/mcp");
-    HttpServer::new(move || App::new().route("/health", web::get().to(|| async { "ok" })).configure(mcp.http_config()))
-        .bind(("127.0.0.1", 8090))?
-        .run()
-        .await
+    HttpServer::new(move || {
+        App::new()
+            .route("/health", web::get().to(|| async { "ok" }))
+            .configure(actix_mcp::transport::http::configure(mcp.clone()))
+    })
+    .bind(("127.0.0.1", 8090))?
+    .run()
+    .await
 }

@@ -16,9 +16,9 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::Catalog;
+use crate::era::Era;
 use crate::error::HandlerError;
-use crate::legacy::PendingRequests;
-use crate::outbound::{Outbound, OutletTx};
+use crate::outbound::{Outbound, OutboundTx};
 use mcp_protocol::ErrorData;
 
 /// The per-request context handed to every handler. Cheap to clone.
@@ -31,14 +31,14 @@ struct Inner {
     id: RequestId,
     meta: RequestMeta,
     cancel: CancellationToken,
-    outlet: OutletTx,
+    outbound: OutboundTx,
     /// The server's logger; the request's child logger is built from it on first use.
     log: slog::Logger,
     child_log: std::sync::OnceLock<slog::Logger>,
     catalog: Arc<Catalog>,
     round: Mutex<InputRound>,
-    /// Legacy era: where server-to-client requests wait for their answers.
-    legacy: Option<Arc<PendingRequests>>,
+    /// The era: a legacy request asks the client for input through its session.
+    era: Era,
 }
 
 /// One round of a multi round-trip request, as the handler sees it.
@@ -72,46 +72,47 @@ impl RequestContext {
         id: RequestId,
         meta: RequestMeta,
         cancel: CancellationToken,
-        outlet: OutletTx,
+        outbound: OutboundTx,
         log: slog::Logger,
         catalog: Arc<Catalog>,
-        legacy: Option<Arc<PendingRequests>>,
+        era: Era,
     ) -> Self {
         let round = Mutex::new(InputRound::default());
         let child_log = std::sync::OnceLock::new();
-        RequestContext { inner: Arc::new(Inner { id, meta, cancel, outlet, log, child_log, catalog, round, legacy }) }
+        RequestContext { inner: Arc::new(Inner { id, meta, cancel, outbound, log, child_log, catalog, round, era }) }
     }
 
-    /// Whether this request belongs to a legacy (`initialize`) session, where
-    /// input is obtained by server-to-client requests instead of an
-    /// `InputRequiredResult`.
-    pub fn is_legacy(&self) -> bool {
-        self.inner.legacy.is_some()
+    /// The request's era: stateless, or inside a legacy (`initialize`)
+    /// session, where input is obtained by server-to-client requests instead
+    /// of an `InputRequiredResult`.
+    pub fn era(&self) -> &Era {
+        &self.inner.era
     }
 
     /// Legacy era: sends `request` to the client on this request's response
     /// stream and waits for its answer (bounded by `legacy.input_timeout_ms`
     /// and by cancellation).
     pub(crate) async fn request_client(&self, request: &InputRequest) -> Result<Value, HandlerError> {
-        let pending = self.inner.legacy.as_ref().ok_or_else(|| HandlerError::internal("not a legacy session"))?;
+        let session = self.inner.era.session().ok_or_else(|| HandlerError::internal("not a legacy session"))?;
         let wire = serde_json::to_value(request).map_err(|e| HandlerError::internal(e.to_string()))?;
         let method = request.method();
         let params = wire.get("params").cloned().unwrap_or(Value::Object(Map::new()));
-        let (id, answer) = pending.register();
+        let (id, answer) = session.ask().await?;
         if !self.emit(mcp_protocol::jsonrpc::encode_request(&id, method, &params)).await {
-            pending.forget(&id);
+            session.forget(id);
             return Err(HandlerError::internal("the request was cancelled"));
         }
+        let timeout = session.input_timeout();
         let outcome = tokio::select! {
             _ = self.inner.cancel.cancelled() => None,
-            a = tokio::time::timeout(pending.timeout, answer) => Some(a),
+            a = tokio::time::timeout(timeout, answer) => Some(a),
         };
-        pending.forget(&id);
+        session.forget(id);
         match outcome {
             None => Err(HandlerError::internal("the request was cancelled")),
             Some(Err(_)) => Err(HandlerError::internal(format!(
                 "the client did not answer {method} within {} ms",
-                pending.timeout.as_millis()
+                timeout.as_millis()
             ))),
             Some(Ok(Err(_))) => Err(HandlerError::internal("the session ended before the client answered")),
             Some(Ok(Ok(Ok(result)))) => Ok(result),
@@ -334,7 +335,7 @@ impl RequestContext {
         tokio::select! {
             biased;
             _ = self.inner.cancel.cancelled() => false,
-            sent = self.inner.outlet.send(Box::new(Outbound::Notification(bytes.into()))) => sent.is_ok(),
+            sent = self.inner.outbound.send(Box::new(Outbound::Notification(bytes.into()))) => sent.is_ok(),
         }
     }
 }

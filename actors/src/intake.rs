@@ -1,13 +1,24 @@
-//! Admission of one incoming request, shared by the transports: `_meta`
-//! validation with the right error profile, then parsing into a
-//! [`ClientRequest`]. Transports add their own checks between these steps
-//! (HTTP: the `Mcp-Method` and `Mcp-Name` headers).
+//! The one dispatcher of incoming messages, for every transport. For each
+//! message, [`route`] decides once what it is and returns a [`Route`]:
+//! refuse it (with its error), run it in a request actor, open a listener,
+//! cancel something, open a legacy session, or hand it to the legacy
+//! session of the connection. The era is decided here: a message goes to
+//! the connection's legacy session unless it claims the stateless era by
+//! naming a protocol version in `_meta` (the one "is this legacy" rule).
+//!
+//! Admission of a stateless request, in order: `_meta` (-32602 /
+//! HeaderMismatch / UnsupportedProtocolVersion) → `Mcp-Method` (HTTP:
+//! HeaderMismatch) → method and params (-32601 / -32602) → `Mcp-Name` and
+//! `Mcp-Param-*` (HTTP: HeaderMismatch). Transports without headers (stdio)
+//! skip the header checks.
 
-use mcp_protocol::jsonrpc::{encode_error, Request};
-use mcp_protocol::meta::VersionHeader;
-use mcp_protocol::request::ClientRequest;
-use mcp_protocol::version::ErrorProfile;
-use mcp_protocol::{ErrorData, ProtocolError, ProtocolVersion, RequestId, RequestMeta};
+use mcp_protocol::header::{decode_value, matches_body};
+use mcp_protocol::jsonrpc::{encode_error, DecodeError, Incoming, Notification, Request, Response};
+use mcp_protocol::meta::{VersionHeader, PROTOCOL_VERSION_KEY};
+use mcp_protocol::request::{ClientNotification, ClientRequest};
+use mcp_protocol::{ErrorCode, ErrorData, ErrorProfile, ProtocolError, ProtocolVersion, RequestId, RequestMeta};
+
+use crate::catalog::Catalog;
 
 /// A request that passed admission.
 #[derive(Debug, Clone)]
@@ -41,32 +52,230 @@ impl Refusal {
     }
 }
 
-/// The error profile for a request that has not been validated yet: the
-/// profile of the version it names, or the newest.
-pub fn profile_of(req: &Request) -> ErrorProfile {
-    ProtocolVersion::profile_for(RequestMeta::peek_version(req.params.as_ref()))
+/// An `Mcp-*` header a transport may carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpHeader<'a> {
+    /// `Mcp-Method`.
+    Method,
+    /// `Mcp-Name`.
+    Name,
+    /// `MCP-Protocol-Version`.
+    ProtocolVersion,
+    /// `Mcp-Param-{name}` of a tool argument (the whole header name).
+    Param(&'a str),
 }
 
-/// Step 1: validates `_meta` (required fields, version header, supported version).
-pub fn validate_meta(
-    req: &Request,
-    header: VersionHeader<'_>,
-    versions: &[ProtocolVersion],
-) -> Result<RequestMeta, Refusal> {
-    RequestMeta::validate(req.params.as_ref(), header, versions)
-        .map_err(|e| Refusal::new(Some(req.id.clone()), &e, profile_of(req)))
+/// The headers of a transport that has them (HTTP).
+pub trait Headers {
+    /// The raw value of a header, if present.
+    fn get(&self, name: McpHeader<'_>) -> Option<&[u8]>;
 }
 
-/// Step 2: parses the method and params.
-pub fn parse(req: Request, meta: RequestMeta) -> Result<Admitted, Refusal> {
-    match ClientRequest::from_parts(&req.method, req.params) {
-        Ok(request) => Ok(Admitted { id: req.id, meta, request }),
-        Err(e) => Err(Refusal::new(Some(req.id), &e, meta.version.profile())),
+/// What the dispatcher knows of the connection a message came on.
+pub struct Connection<'a> {
+    /// The stateless versions served.
+    pub versions: &'a [ProtocolVersion],
+    /// The catalog (for the `Mcp-Param-*` headers of a tool).
+    pub catalog: &'a Catalog,
+    /// The transport's headers; `None` on stdio.
+    pub headers: Option<&'a dyn Headers>,
+    /// Whether the connection has a legacy session (HTTP: the request named
+    /// one with `Mcp-Session-Id` and it exists; stdio: the client sent
+    /// `initialize`).
+    pub in_session: bool,
+}
+
+/// What to do with one incoming message.
+#[derive(Debug)]
+pub enum Route {
+    /// Refused before any handler ran.
+    Refuse(Refusal),
+    /// A stateless request for a request actor.
+    Run(Admitted),
+    /// `subscriptions/listen`: a listener.
+    Listen(Admitted),
+    /// `notifications/cancelled` for a request or a listen stream.
+    Cancel {
+        /// The request to cancel.
+        id: RequestId,
+        /// Why.
+        reason: Option<String>,
+    },
+    /// A legacy client's `initialize`: open a session.
+    Initialize(Request),
+    /// A message for the connection's legacy session.
+    Session(Incoming),
+    /// Any other notification outside a session: nothing to do.
+    Notification(Notification),
+    /// A response, with no session expecting one.
+    Unexpected(Response),
+}
+
+/// Whether a request claims the stateless era (its `_meta` names a
+/// protocol version, valid or not).
+pub fn claims_stateless(r: &Request) -> bool {
+    r.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(PROTOCOL_VERSION_KEY)).is_some()
+}
+
+/// Decides what an incoming message is.
+pub fn route(conn: &Connection<'_>, decoded: Result<Incoming, DecodeError>) -> Route {
+    let message = match decoded {
+        Ok(m) => m,
+        Err(e) => return Route::Refuse(Refusal::new(e.id, &e.error, ProtocolVersion::V2026_07_28.profile())),
+    };
+    match message {
+        Incoming::Notification(n) => match ClientNotification::from_parts(&n.method, n.params.as_ref()) {
+            Ok(ClientNotification::Cancelled { request_id, reason }) => Route::Cancel { id: request_id, reason },
+            _ if conn.in_session => Route::Session(Incoming::Notification(n)),
+            _ => Route::Notification(n),
+        },
+        Incoming::Response(r) if conn.in_session => Route::Session(Incoming::Response(r)),
+        Incoming::Response(r) => Route::Unexpected(r),
+        Incoming::Request(r) if !claims_stateless(&r) && conn.in_session => Route::Session(Incoming::Request(r)),
+        Incoming::Request(r) if !claims_stateless(&r) && r.method == "initialize" => Route::Initialize(r),
+        Incoming::Request(r) => match admit(conn, r) {
+            Ok(a) if matches!(a.request, ClientRequest::Listen(_)) => Route::Listen(a),
+            Ok(a) => Route::Run(a),
+            Err(refusal) => Route::Refuse(refusal),
+        },
+        _ => Route::Refuse(Refusal {
+            id: None,
+            error: ErrorData::new(ErrorCode::INVALID_REQUEST, "Unsupported message"),
+        }),
     }
 }
 
-/// Both steps, for transports without headers (stdio).
-pub fn admit(req: Request, versions: &[ProtocolVersion]) -> Result<Admitted, Refusal> {
-    let meta = validate_meta(&req, VersionHeader::NotApplicable, versions)?;
-    parse(req, meta)
+/// The error profile for a request that has not been validated yet: the
+/// profile of the version it names, or the newest.
+fn profile_of(req: &Request) -> ErrorProfile {
+    ProtocolVersion::profile_for(RequestMeta::peek_version(req.params.as_ref()))
+}
+
+/// Admits a stateless request.
+fn admit(conn: &Connection<'_>, request: Request) -> Result<Admitted, Refusal> {
+    let header = match conn.headers {
+        None => VersionHeader::NotApplicable,
+        Some(h) => match h.get(McpHeader::ProtocolVersion) {
+            None => VersionHeader::Missing,
+            Some(v) => VersionHeader::Present(std::str::from_utf8(v).unwrap_or("")),
+        },
+    };
+    let meta = RequestMeta::validate(request.params.as_ref(), header, conn.versions)
+        .map_err(|e| Refusal::new(Some(request.id.clone()), &e, profile_of(&request)))?;
+    let profile = meta.version.profile();
+    let refuse = |id: &RequestId, e: ProtocolError| Refusal::new(Some(id.clone()), &e, profile);
+    if let Some(h) = conn.headers {
+        check_method_header(h, &request.method).map_err(|e| refuse(&request.id, e))?;
+    }
+    let request_id = request.id;
+    let parsed = ClientRequest::from_parts(&request.method, request.params).map_err(|e| refuse(&request_id, e))?;
+    if let Some(h) = conn.headers {
+        check_name_headers(h, conn.catalog, &parsed).map_err(|e| refuse(&request_id, e))?;
+    }
+    Ok(Admitted { id: request_id, meta, request: parsed })
+}
+
+fn mismatch(header: &str, header_value: Option<String>, body_value: String) -> ProtocolError {
+    ProtocolError::HeaderMismatch { header: header.into(), header_value, body_value }
+}
+
+/// `Mcp-Method` must be present and equal the body's method (case-sensitive).
+fn check_method_header(h: &dyn Headers, method: &str) -> Result<(), ProtocolError> {
+    match h.get(McpHeader::Method).map(<[u8]>::trim_ascii) {
+        Some(v) if v == method.as_bytes() => Ok(()),
+        other => Err(mismatch("Mcp-Method", other.map(|v| String::from_utf8_lossy(v).into_owned()), method.to_owned())),
+    }
+}
+
+/// `Mcp-Name` must mirror `params.name` / `params.uri` where the method has one,
+/// and each `Mcp-Param-*` of the called tool must mirror its argument.
+fn check_name_headers(h: &dyn Headers, catalog: &Catalog, request: &ClientRequest) -> Result<(), ProtocolError> {
+    if let Some(body) = request.name_for_header() {
+        match h.get(McpHeader::Name).map(decode_value) {
+            Some(Ok(v)) if v == body => {}
+            Some(Ok(v)) => return Err(mismatch("Mcp-Name", Some(v), body.to_owned())),
+            Some(Err(_)) => return Err(mismatch("Mcp-Name", Some("<undecodable>".into()), body.to_owned())),
+            None => return Err(mismatch("Mcp-Name", None, body.to_owned())),
+        }
+    }
+    let ClientRequest::CallTool(call) = request else { return Ok(()) };
+    let Some(tool) = catalog.tool(&call.name) else { return Ok(()) };
+    let empty = serde_json::Map::new();
+    let args = call.arguments.as_ref().unwrap_or(&empty);
+    for param in tool.header_params() {
+        let name = param.header_name();
+        let body = param.value_in(args);
+        let absent = || "<absent>".to_string();
+        match (h.get(McpHeader::Param(&name)).map(decode_value), body) {
+            (None, None) => {}
+            (Some(Ok(h)), Some(b)) if matches_body(&h, b) => {}
+            (Some(Ok(h)), b) => return Err(mismatch(&name, Some(h), b.map_or_else(absent, |b| b.to_string()))),
+            (Some(Err(_)), b) => {
+                return Err(mismatch(&name, Some("<invalid>".into()), b.map_or_else(absent, |b| b.to_string())))
+            }
+            (None, Some(b)) => return Err(mismatch(&name, None, b.to_string())),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_protocol::jsonrpc::decode;
+    use serde_json::json;
+
+    fn conn<'a>(catalog: &'a Catalog, in_session: bool) -> Connection<'a> {
+        Connection { versions: ProtocolVersion::ALL, catalog, headers: None, in_session }
+    }
+
+    fn msg(v: serde_json::Value) -> Result<Incoming, DecodeError> {
+        decode(v.to_string().as_bytes())
+    }
+
+    fn stateless(id: i64, method: &str) -> serde_json::Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }}})
+    }
+
+    #[test]
+    fn the_era_is_decided_once() {
+        let c = Catalog::new();
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
+        assert!(matches!(route(&conn(&c, false), msg(init.clone())), Route::Initialize(_)));
+        assert!(matches!(route(&conn(&c, true), msg(init)), Route::Session(Incoming::Request(_))));
+        // A request that names a stateless version is stateless, in a session too.
+        assert!(matches!(route(&conn(&c, true), msg(stateless(2, "tools/list"))), Route::Run(_)));
+        let mut listen = stateless(3, "subscriptions/listen");
+        listen["params"]["notifications"] = json!({"toolsListChanged": true});
+        match route(&conn(&c, false), msg(listen)) {
+            Route::Listen(a) => assert_eq!(a.id, RequestId::number(3)),
+            other => panic!("{other:?}"),
+        }
+        // An `initialize` that claims the stateless era is refused as a stateless request.
+        match route(&conn(&c, false), msg(stateless(4, "initialize"))) {
+            Route::Refuse(r) => assert_eq!(r.error.code, ErrorCode::METHOD_NOT_FOUND),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn notifications_responses_and_garbage() {
+        let c = Catalog::new();
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
+        assert!(matches!(route(&conn(&c, true), msg(cancel)), Route::Cancel { id, .. } if id == RequestId::number(7)));
+        let other = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        assert!(matches!(route(&conn(&c, false), msg(other.clone())), Route::Notification(_)));
+        assert!(matches!(route(&conn(&c, true), msg(other)), Route::Session(Incoming::Notification(_))));
+        let response = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        assert!(matches!(route(&conn(&c, false), msg(response.clone())), Route::Unexpected(_)));
+        assert!(matches!(route(&conn(&c, true), msg(response)), Route::Session(Incoming::Response(_))));
+        match route(&conn(&c, false), decode(b"{not json")) {
+            Route::Refuse(r) => assert_eq!(r.error.code, ErrorCode::PARSE_ERROR),
+            other => panic!("{other:?}"),
+        }
+    }
 }

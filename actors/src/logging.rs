@@ -1,22 +1,9 @@
 //! The root slog logger, built from [`LogConfig`].
 //! Output always goes to stderr: on stdio, stdout carries only MCP messages.
 
-use slog::{o, Drain, Level, Logger};
+use slog::{o, Drain, Logger};
 
-use crate::config::{ConfigError, LogConfig};
-
-/// Parses a level name (`warn` is accepted for `warning`).
-pub fn parse_level(name: &str) -> Result<Level, ConfigError> {
-    match name {
-        "trace" => Ok(Level::Trace),
-        "debug" => Ok(Level::Debug),
-        "info" => Ok(Level::Info),
-        "warning" | "warn" => Ok(Level::Warning),
-        "error" => Ok(Level::Error),
-        "critical" => Ok(Level::Critical),
-        other => Err(ConfigError(format!("log.level {other:?} is not a level"))),
-    }
-}
+use crate::config::{parse_level, ConfigError, LogConfig};
 
 /// Flushes buffered log records when dropped (keep it until the end of `main`).
 pub struct LogGuard(#[allow(dead_code)] slog_async::AsyncGuard);

@@ -17,7 +17,7 @@ pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muz
 
 use actix_mcp::cli::{Cli, Command};
 use actix_mcp::config::Config;
-use actix_mcp::{catalogs, logging, McpServer};
+use actix_mcp::{catalogs, logging, transport, McpServer};
 use clap::Parser;
 
 fn env_vars() -> Vec<(String, String)> {
@@ -39,8 +39,8 @@ fn run(config: Config, mode: Mode) -> Result<(), String> {
         let catalog = catalogs::build(&config, &log)?;
         let server = McpServer::new(catalog, config, log);
         let served = match mode {
-            Mode::Http => server.serve_http().await,
-            Mode::Stdio => server.serve_stdio().await,
+            Mode::Http => transport::http::serve(server).await,
+            Mode::Stdio => transport::stdio::serve_std(server).await,
         };
         // The server's actors get their first poll inside the runtime even
         // when serving failed at once (a port in use): dropping the system

@@ -22,14 +22,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use actix::Addr;
 use futures::StreamExt;
 use mcp_protocol::subscription::{Event, WireEvent};
 use redis::aio::ConnectionManagerConfig;
 use slog::{debug, info, warn, Logger};
 use tokio::sync::mpsc;
 
-use crate::hub::{HubBackend, RemoteEvent, Resync, SubscriptionHub};
+use crate::hub::{HubBackend, HubInbox, RemoteEvent, Resync};
 
 /// Counters of the Redis backend.
 #[derive(Debug, Default)]
@@ -146,7 +145,7 @@ async fn subscriber(
     client: redis::Client,
     channel: String,
     origin: String,
-    hub: Addr<SubscriptionHub>,
+    hub: HubInbox,
     stats: Arc<RedisStats>,
     log: Logger,
 ) {
@@ -164,7 +163,7 @@ async fn subscriber(
                 if missed {
                     stats.resyncs.fetch_add(1, Ordering::Relaxed);
                     info!(log, "redis subscription restored; resyncing local listeners"; "channel" => &channel);
-                    hub.do_send(Resync);
+                    hub.resync.do_send(Resync);
                 } else {
                     info!(log, "redis subscription established"; "channel" => &channel);
                 }
@@ -174,7 +173,7 @@ async fn subscriber(
                         Ok(w) if w.o == origin => {}
                         Ok(w) => {
                             stats.received.fetch_add(1, Ordering::Relaxed);
-                            hub.do_send(RemoteEvent { event: w.e, key: w.k });
+                            hub.events.do_send(RemoteEvent { event: w.e, key: w.k });
                         }
                         Err(e) => warn!(log, "ignoring a message on the hub channel"; "error" => e),
                     }
@@ -195,7 +194,7 @@ async fn subscriber(
 }
 
 impl HubBackend for RedisBackend {
-    fn start(&mut self, hub: Addr<SubscriptionHub>, log: &Logger) {
+    fn start(&mut self, hub: HubInbox, log: &Logger) {
         let (tx, rx) = mpsc::channel(4096);
         self.outbox = Some(tx);
         actix_rt::spawn(publisher(self.client.clone(), self.channel.clone(), rx, self.stats.clone(), log.clone()));

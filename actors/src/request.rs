@@ -19,17 +19,10 @@ use slog::{debug, info, warn, Logger};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::RequestContext;
-use crate::legacy::PendingRequests;
-use crate::outbound::{Outbound, OutletTx};
+use crate::era::Era;
+use crate::msg::Cancel;
+use crate::outbound::{Outbound, OutboundTx};
 use crate::service::McpService;
-
-/// Asks a request actor to stop its work and send nothing more.
-#[derive(Debug, Clone, Message)]
-#[rtype(result = "()")]
-pub struct Cancel {
-    /// Why (logged).
-    pub reason: Option<String>,
-}
 
 /// How a request ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,11 +40,11 @@ pub struct RequestActor {
     service: Arc<McpService>,
     id: RequestId,
     work: Option<(RequestMeta, ClientRequest)>,
-    outlet: OutletTx,
+    outbound: OutboundTx,
     cancel: CancellationToken,
     timeout: Duration,
     mailbox: usize,
-    legacy: Option<Arc<PendingRequests>>,
+    era: Era,
     method: &'static str,
     log: Logger,
 }
@@ -65,13 +58,13 @@ pub struct RequestSpec {
     /// The parsed request.
     pub request: ClientRequest,
     /// Where notifications and the response go.
-    pub outlet: OutletTx,
+    pub outbound: OutboundTx,
     /// Cancel after this long.
     pub timeout: Duration,
     /// Mailbox capacity.
     pub mailbox: usize,
-    /// Legacy sessions: where server-to-client requests await answers.
-    pub legacy: Option<Arc<PendingRequests>>,
+    /// The era it is served in.
+    pub era: Era,
 }
 
 impl RequestActor {
@@ -85,11 +78,11 @@ impl RequestActor {
             service,
             id: spec.id,
             work: Some((spec.meta, spec.request)),
-            outlet: spec.outlet,
+            outbound: spec.outbound,
             cancel: CancellationToken::new(),
             timeout: spec.timeout,
             mailbox: spec.mailbox,
-            legacy: spec.legacy,
+            era: spec.era,
             method,
             log,
         }
@@ -107,56 +100,25 @@ impl Actor for RequestActor {
             return;
         };
         debug!(self.log, "request started"; "request" => %self.id, "method" => self.method);
+        if let Era::Legacy(session) = &self.era {
+            // `notifications/cancelled` in the session reaches this actor.
+            session.track(self.id.clone(), ctx.address().recipient());
+        }
         let version = meta.version;
         let rctx = RequestContext::new(
             self.id.clone(),
             meta,
             self.cancel.clone(),
-            self.outlet.clone(),
+            self.outbound.clone(),
             self.log.clone(),
             self.service.catalog().clone(),
-            self.legacy.clone(),
+            self.era.clone(),
         );
-        let service = self.service.clone();
-        let cancel = self.cancel.clone();
-        let outlet = self.outlet.clone();
-        let timeout = self.timeout;
-        let id = self.id.clone();
-        let work = async move {
-            let handler = service.handle(request, rctx);
-            // The token fires before the handler future is dropped, so a
-            // handler can observe either.
-            let client_gone = async {
-                outlet.closed().await;
-                cancel.cancel();
-            };
-            let outcome = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return Ending::Cancelled,
-                _ = client_gone => return Ending::Cancelled,
-                _ = tokio::time::sleep(timeout) => None,
-                r = handler => Some(r),
-            };
-            let (bytes, code, ending) = match outcome {
-                Some(Ok(result)) => (encode_result(&id, &result), None, Ending::Answered),
-                Some(Err(e)) => {
-                    let data = e.to_error_data(version);
-                    let code = data.code.0;
-                    (encode_error(Some(&id), &data), Some(code), Ending::Answered)
-                }
-                None => {
-                    cancel.cancel();
-                    let data = ErrorData::internal(format!("Request timed out after {} ms", timeout.as_millis()));
-                    (encode_error(Some(&id), &data), Some(data.code.0), Ending::TimedOut)
-                }
-            };
-            let final_msg = Box::new(Outbound::Final { bytes: bytes.into(), error_code: code });
-            tokio::select! {
-                biased;
-                _ = cancel.cancelled(), if ending != Ending::TimedOut => Ending::Cancelled,
-                sent = outlet.send(final_msg) => if sent.is_ok() { ending } else { Ending::Cancelled },
-            }
+        let handler = {
+            let service = self.service.clone();
+            async move { service.handle(request, rctx).await }
         };
+        let work = run(handler, self.id.clone(), version, self.outbound.clone(), self.cancel.clone(), self.timeout);
         ctx.spawn(work.into_actor(self).map(|ending, act, ctx| {
             match ending {
                 Ending::Answered => debug!(act.log, "request answered"; "request" => %act.id, "method" => act.method),
@@ -182,5 +144,48 @@ impl Handler<Cancel> for RequestActor {
             "request" => %self.id, "method" => self.method, "reason" => msg.reason.as_deref().unwrap_or("-"));
         self.cancel.cancel();
         ctx.stop();
+    }
+}
+
+/// Runs the handler until it answers, the request is cancelled (by a
+/// [`Cancel`], or the client leaving: the outbound channel closed) or the
+/// timeout fires, and hands the response to the outbound channel.
+async fn run(
+    handler: impl std::future::Future<Output = Result<serde_json::Value, crate::error::HandlerError>>,
+    id: RequestId,
+    version: mcp_protocol::ProtocolVersion,
+    outbound: OutboundTx,
+    cancel: CancellationToken,
+    timeout: Duration,
+) -> Ending {
+    // The token fires before the handler future is dropped, so a handler can
+    // observe either.
+    let client_gone = async {
+        outbound.closed().await;
+        cancel.cancel();
+    };
+    let outcome = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return Ending::Cancelled,
+        _ = client_gone => return Ending::Cancelled,
+        _ = tokio::time::sleep(timeout) => None,
+        r = handler => Some(r),
+    };
+    let (bytes, code, ending) = match outcome {
+        Some(Ok(result)) => (encode_result(&id, &result), None, Ending::Answered),
+        Some(Err(e)) => {
+            let data = e.to_error_data(version);
+            (encode_error(Some(&id), &data), Some(data.code.0), Ending::Answered)
+        }
+        None => {
+            cancel.cancel();
+            let data = ErrorData::internal(format!("Request timed out after {} ms", timeout.as_millis()));
+            (encode_error(Some(&id), &data), Some(data.code.0), Ending::TimedOut)
+        }
+    };
+    tokio::select! {
+        biased;
+        _ = cancel.cancelled(), if ending != Ending::TimedOut => Ending::Cancelled,
+        sent = outbound.send(Outbound::answer(bytes, code)) => if sent.is_ok() { ending } else { Ending::Cancelled },
     }
 }

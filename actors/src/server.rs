@@ -1,42 +1,46 @@
-//! [`McpServer`]: the catalog, the configuration, the logger and the
-//! subscription hub, with the entry points of both transports, embedding and
-//! graceful shutdown.
+//! [`McpServer`]: the service, the subscription hub and the legacy sessions,
+//! with the entry points every transport uses to start the actors of one
+//! routed message (a request actor, a listener, a session) and graceful
+//! shutdown. It names no transport: the transports
+//! ([`transport::http`](crate::transport::http),
+//! [`transport::stdio`](crate::transport::stdio)) take a server.
 //!
-//! A server is created inside a running actix system (its hub actor gets an
-//! arbiter of its own):
+//! A server is created inside a running actix system (its hub and session
+//! registry get arbiters of their own):
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use actix_mcp::{catalog::Catalog, config::Config, logging, McpServer};
+//! use actix_mcp::{catalog::Catalog, config::Config, logging, transport, McpServer};
 //!
 //! #[actix_web::main]
 //! async fn main() -> std::io::Result<()> {
 //!     let server = McpServer::new(Arc::new(Catalog::new()), Config::default(), logging::discard());
-//!     server.serve_http().await
+//!     transport::http::serve(server).await
 //! }
 //! ```
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::{Actor, Addr, Arbiter};
-use actix_web::{App, HttpServer};
-use mcp_protocol::subscription::Event;
+use mcp_protocol::jsonrpc::{encode_error, encode_result, Request};
+use mcp_protocol::subscription::{Event, SubscriptionFilter};
 use mcp_protocol::ErrorData;
-use slog::info;
 use tokio::sync::oneshot;
 
 use crate::catalog::Catalog;
 use crate::config::Config;
+use crate::era::Era;
 use crate::hub::{HubBackend, HubStats, MemoryBackend, Occupancy, Publish, Shutdown, Stats, SubscriptionHub};
 use crate::intake::Admitted;
-use crate::legacy::{PendingRequests, Session, SessionReaper, SessionRegistry};
-use crate::listener::{ListenerActor, ListenerOutlet, ListenerSpec};
-use crate::outbound::OutletTx;
+use crate::legacy::registry::{Close as EndSession, Count, Find, Open};
+use crate::legacy::{Reply, SessionHandle, SessionRegistry, SessionsFull};
+use crate::listener::{ListenerActor, ListenerKind, ListenerSpec};
+use crate::outbound::{Outbound, OutboundTx};
 use crate::redis_backend::RedisBackend;
 use crate::request::{RequestActor, RequestSpec};
 use crate::service::McpService;
+use crate::sink::ListenerSink;
 
 /// An MCP server: cheap to clone, shared by every worker.
 #[derive(Clone)]
@@ -51,7 +55,7 @@ struct Inner {
     /// Shared with every listener.
     hub: Arc<Addr<SubscriptionHub>>,
     occupancy: Arc<Occupancy>,
-    sessions: Arc<SessionRegistry>,
+    sessions: Addr<SessionRegistry>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -60,12 +64,21 @@ impl std::fmt::Debug for McpServer {
     }
 }
 
+/// Why a legacy session could not be opened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpenError {
+    /// `initialize` itself was refused (HTTP 400).
+    Refused(ErrorData),
+    /// `legacy.max_sessions` are open (HTTP 503).
+    Full(SessionsFull),
+}
+
 impl McpServer {
-    /// A server for `catalog` with the in-process hub backend.
+    /// A server for `catalog`, with the hub backend `hub.backend` names
+    /// (`memory` or `redis`).
     ///
     /// # Panics
     /// Outside a running actix system.
-    /// The hub backend is the one `hub.backend` names (`memory` or `redis`).
     pub fn new(catalog: Arc<Catalog>, config: Config, log: slog::Logger) -> Self {
         let backend: Box<dyn HubBackend + Send> = match config.hub.backend.as_str() {
             "redis" => match RedisBackend::new(
@@ -104,7 +117,7 @@ impl McpServer {
         // mailbox cap; these are rare and small).
         catalog.watch(move |event, key| to_hub.do_send(Publish { event: event.clone(), key: key.map(str::to_owned) }));
         let service = Arc::new(McpService::new(catalog, &config));
-        if service.generated_key {
+        if service.sealer().generated_key() {
             slog::warn!(
                 log,
                 "no mrtr.key configured: requestState is signed with a per-process key, \
@@ -112,12 +125,13 @@ impl McpServer {
             );
         }
         let l = &config.legacy;
-        let sessions = Arc::new(SessionRegistry::new(
+        let registry = SessionRegistry::new(
             l.max_sessions,
             Duration::from_millis(l.idle_timeout_ms),
             Duration::from_millis(l.input_timeout_ms),
-        ));
-        SessionReaper { registry: sessions.clone(), log: log.new(slog::o!("actor" => "session-reaper")) }.start();
+            log.new(slog::o!("actor" => "sessions")),
+        );
+        let sessions = SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry);
         let hub = Arc::new(hub);
         McpServer { inner: Arc::new(Inner { service, config, log, hub, occupancy, sessions }) }
     }
@@ -152,33 +166,6 @@ impl McpServer {
         &self.inner.occupancy
     }
 
-    /// The open legacy (`initialize`) sessions.
-    pub fn sessions(&self) -> &Arc<SessionRegistry> {
-        &self.inner.sessions
-    }
-
-    /// Starts the listener behind a legacy session's notification stream
-    /// (HTTP GET stream, or stdout on stdio): every list change and the
-    /// session's subscribed resources, untagged.
-    pub fn start_legacy_listener(
-        &self,
-        session: &Session,
-        outlet: Box<dyn ListenerOutlet>,
-    ) -> (Addr<ListenerActor>, oneshot::Receiver<Result<(), ErrorData>>) {
-        let (tx, rx) = oneshot::channel();
-        let spec = ListenerSpec {
-            subscription: mcp_protocol::RequestId::string(&session.id),
-            filter: session.filter(),
-            outlet,
-            relay_mailbox: self.inner.config.hub.relay_mailbox,
-            ready: Some(tx),
-            legacy: true,
-        };
-        let addr = ListenerActor::start_with(self.inner.hub.clone(), spec, &self.inner.log);
-        session.set_stream(addr.clone());
-        (addr, rx)
-    }
-
     /// Publishes `notifications/resources/updated` for `uri` to every
     /// subscription whose `resourceSubscriptions` contain it.
     pub fn notify_resource_updated(&self, uri: &str) {
@@ -190,52 +177,107 @@ impl McpServer {
         self.inner.hub.send(Stats).await.unwrap_or_default()
     }
 
-    /// Starts a request actor for an admitted request on the current arbiter.
-    pub fn start_request(&self, admitted: Admitted, outlet: OutletTx) -> Addr<RequestActor> {
-        self.start_request_in(admitted, outlet, None)
-    }
-
-    /// Starts a request actor; `legacy` is the session's pending
-    /// server-to-client requests for a request of the legacy era.
-    pub fn start_request_in(
-        &self,
-        admitted: Admitted,
-        outlet: OutletTx,
-        legacy: Option<Arc<PendingRequests>>,
-    ) -> Addr<RequestActor> {
+    /// Starts a request actor for an admitted request on the current
+    /// arbiter; its notifications and response go to `outbound`.
+    pub fn start_request(&self, admitted: Admitted, era: Era, outbound: OutboundTx) -> Addr<RequestActor> {
         let c = &self.inner.config.request;
         let spec = RequestSpec {
             id: admitted.id,
             meta: admitted.meta,
             request: admitted.request,
-            outlet,
+            outbound,
             timeout: Duration::from_millis(c.timeout_ms),
             mailbox: c.mailbox,
-            legacy,
+            era,
         };
         RequestActor::start_with(self.inner.service.clone(), spec, &self.inner.log)
     }
 
-    /// Starts a listener for an admitted `subscriptions/listen` on the current
-    /// arbiter; `ready` resolves once it is subscribed and acknowledged.
+    /// The filter a `subscriptions/listen` request is served with: what it
+    /// asked for, of what this server can deliver.
+    pub fn listen_filter(&self, admitted: &Admitted) -> SubscriptionFilter {
+        match &admitted.request {
+            mcp_protocol::ClientRequest::Listen(p) => p.notifications.honored(&self.inner.service.supported_filter()),
+            _ => SubscriptionFilter::default(),
+        }
+    }
+
+    /// Starts a listener on the current arbiter (the sink's thread); `ready`
+    /// resolves once it is subscribed (and acknowledged).
     pub fn start_listener(
         &self,
-        admitted: &Admitted,
-        outlet: Box<dyn ListenerOutlet>,
+        kind: ListenerKind,
+        filter: SubscriptionFilter,
+        sink: Box<dyn ListenerSink>,
     ) -> (Addr<ListenerActor>, oneshot::Receiver<Result<(), ErrorData>>) {
-        let mcp_protocol::ClientRequest::Listen(params) = &admitted.request else {
-            panic!("start_listener needs a subscriptions/listen request");
-        };
         let (tx, rx) = oneshot::channel();
-        let spec = ListenerSpec {
-            subscription: admitted.id.clone(),
-            filter: params.notifications.honored(&self.inner.service.supported_filter()),
-            outlet,
-            relay_mailbox: self.inner.config.hub.relay_mailbox,
-            ready: Some(tx),
-            legacy: false,
-        };
+        let spec =
+            ListenerSpec { kind, filter, sink, relay_mailbox: self.inner.config.hub.relay_mailbox, ready: Some(tx) };
         (ListenerActor::start_with(self.inner.hub.clone(), spec, &self.inner.log), rx)
+    }
+
+    /// Starts the listener behind a legacy session's notification stream
+    /// (HTTP GET stream, or stdout on stdio) and hands it to the session.
+    pub async fn start_session_stream(
+        &self,
+        session: &SessionHandle,
+        sink: Box<dyn ListenerSink>,
+    ) -> Result<oneshot::Receiver<Result<(), ErrorData>>, ErrorData> {
+        let filter = session.stream_filter().await?;
+        let (addr, ready) = self.start_listener(ListenerKind::Session, filter, sink);
+        session.set_stream(addr.clone().recipient(), addr.recipient());
+        Ok(ready)
+    }
+
+    /// Answers a legacy client's `initialize` and opens its HTTP session.
+    pub async fn open_session(&self, r: &Request) -> Result<(SessionHandle, Vec<u8>), OpenError> {
+        let (state, result) = self.inner.service.initialize(r).map_err(OpenError::Refused)?;
+        let (version, client) = (state.version, state.client_info.name.clone());
+        let opened = self.inner.sessions.send(Open(state)).await;
+        let session = match opened {
+            Ok(Ok(s)) => s,
+            Ok(Err(full)) => return Err(OpenError::Full(full)),
+            Err(_) => return Err(OpenError::Refused(ErrorData::internal("the session registry has stopped"))),
+        };
+        slog::info!(self.inner.log, "legacy session opened"; "session" => session.id(),
+            "version" => version.as_str(), "client" => client);
+        Ok((session, encode_result(&r.id, &result)))
+    }
+
+    /// The open HTTP session `id`, if there is one.
+    pub async fn find_session(&self, id: &str) -> Option<SessionHandle> {
+        self.inner.sessions.send(Find(id.to_owned())).await.ok().flatten()
+    }
+
+    /// Ends the HTTP session `id`; false if there was none.
+    pub async fn end_session(&self, id: &str) -> bool {
+        self.inner.sessions.send(EndSession(id.to_owned())).await.unwrap_or(false)
+    }
+
+    /// How many HTTP sessions are open.
+    pub async fn session_count(&self) -> usize {
+        self.inner.sessions.send(Count).await.unwrap_or(0)
+    }
+
+    /// Serves a request of a legacy session: session methods are answered
+    /// into `outbound` at once; shared methods run in a request actor of the
+    /// session's era (returned). Either way the reply arrives on `outbound`.
+    pub async fn session_request(
+        &self,
+        session: &SessionHandle,
+        r: Request,
+        outbound: OutboundTx,
+    ) -> Option<Addr<RequestActor>> {
+        let id = r.id.clone();
+        let (bytes, code) = match session.request(r).await {
+            Ok(Reply::Run(admitted)) => {
+                return Some(self.start_request(*admitted, Era::Legacy(session.clone()), outbound))
+            }
+            Ok(Reply::Now(Ok(result))) => (encode_result(&id, &result), None),
+            Ok(Reply::Now(Err(e))) | Err(e) => (encode_error(Some(&id), &e), Some(e.code.0)),
+        };
+        let _ = outbound.send(Outbound::answer(bytes, code)).await;
+        None
     }
 
     /// Ends every subscription gracefully (each receives its completion
@@ -248,81 +290,6 @@ impl McpServer {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         open
-    }
-
-    /// A function that registers the MCP endpoint on an actix-web `App`
-    /// (`App::new().configure(server.http_config())`), for embedding. Set
-    /// `HttpServer::h1_allow_half_closed(false)` on the embedding server too,
-    /// so that a client closing its connection cancels at once.
-    pub fn http_config(&self) -> impl Fn(&mut actix_web::web::ServiceConfig) + Clone {
-        crate::transport::http::configure(self.clone())
-    }
-
-    /// Binds the HTTP server to `http.bind` and returns it (not yet awaited)
-    /// with the bound addresses. Signals are left to the caller (see
-    /// [`McpServer::serve_http`]) so that shutdown can end subscriptions first.
-    pub fn bind_http(self) -> std::io::Result<(actix_web::dev::Server, Vec<SocketAddr>)> {
-        let c = self.inner.config.http.clone();
-        let config = self.http_config();
-        let builder = HttpServer::new(move || App::new().configure(config.clone()))
-            .shutdown_timeout(c.shutdown_timeout_secs)
-            .max_connections(c.max_connections)
-            // Stream events are small writes that must leave at once.
-            .tcp_nodelay(true)
-            // A client closing its side of the connection has gone: stop at
-            // once, so a closed response stream cancels its request and frees
-            // its subscription now rather than at the next keep-alive write.
-            .h1_allow_half_closed(false)
-            .disable_signals();
-        #[cfg(feature = "h2c")]
-        let mut builder = if c.h2c { builder.bind_auto_h2c(&c.bind)? } else { builder.bind(&c.bind)? };
-        #[cfg(not(feature = "h2c"))]
-        let mut builder = builder.bind(&c.bind)?;
-        if c.workers > 0 {
-            builder = builder.workers(c.workers);
-        }
-        let addrs = builder.addrs();
-        Ok((builder.run(), addrs))
-    }
-
-    /// Serves HTTP until SIGINT or SIGTERM, printing
-    /// `listening on http://ADDR/PATH` on stderr; at the signal every
-    /// subscription gets its completion result, then the server stops.
-    pub async fn serve_http(self) -> std::io::Result<()> {
-        let path = self.config().http.path.clone();
-        let (http, addrs) = self.clone().bind_http()?;
-        for addr in &addrs {
-            // One write, so the line cannot interleave with log output.
-            let line = format!("listening on http://{addr}{path}\n");
-            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
-        }
-        info!(self.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path);
-        let handle = http.handle();
-        let server = self.clone();
-        actix_rt::spawn(async move {
-            shutdown_signal().await;
-            let open = server.shutdown().await;
-            info!(server.logger(), "shutting down"; "subscriptions_closed" => open);
-            handle.stop(true).await;
-        });
-        http.await
-    }
-
-    /// Serves over stdin/stdout until EOF or SIGINT/SIGTERM (then every
-    /// subscription gets its completion result first).
-    pub async fn serve_stdio(self) -> std::io::Result<()> {
-        let input = tokio::io::BufReader::new(tokio::io::stdin());
-        let serve = crate::transport::stdio::serve(self.clone(), input, tokio::io::stdout());
-        tokio::select! {
-            r = serve => r,
-            _ = shutdown_signal() => {
-                let open = self.shutdown().await;
-                info!(self.logger(), "shutting down"; "subscriptions_closed" => open);
-                // Let the writer flush the completion results.
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                Ok(())
-            }
-        }
     }
 }
 

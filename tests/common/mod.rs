@@ -59,7 +59,7 @@ impl TestServer {
     pub fn start(catalog: Arc<Catalog>, config: Config) -> Self {
         let server = McpServer::new(catalog, config, logging::discard());
         let path = server.config().http.path.clone();
-        let (http, addrs) = server.clone().bind_http().expect("bind");
+        let (http, addrs) = actix_mcp::transport::http::bind(server.clone()).expect("bind");
         let handle = http.handle();
         actix_rt::spawn(http);
         TestServer { url: format!("http://{}{}", addrs[0], path), server, handle }

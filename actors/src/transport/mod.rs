@@ -1,10 +1,8 @@
-//! Transports: Streamable HTTP ([`http`], with [`sse`] response streams)
-//! and [`stdio`]. Only these files name actix-web or stdin/stdout; request
-//! actors see an outlet (`OutletTx`).
+//! Transports, at the edge: Streamable HTTP ([`http`]) and [`stdio`], each
+//! with its own entry points, and the SSE wire format ([`sse`]) the HTTP
+//! transport writes. Only these files name actix-web or stdin/stdout; the
+//! actors see a request's outbound channel or a listener's sink.
 
-pub mod guard;
 pub mod http;
-pub mod legacy_http;
 pub mod sse;
-pub mod sse_outlet;
 pub mod stdio;

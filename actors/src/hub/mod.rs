@@ -23,219 +23,24 @@
 //! straight back for local delivery; a backend for several instances can carry
 //! them between processes and deliver remote events with [`RemoteEvent`].
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+mod backend;
+mod messages;
+mod occupancy;
+
 use std::sync::Arc;
 
 use actix::prelude::*;
-use mcp_protocol::subscription::{Event, EventTemplate, ListenerId, SubscriptionFilter, SubscriptionTable};
+use mcp_protocol::subscription::{Event, EventTemplate, ListenerId, SubscriptionTable};
 use slog::{debug, info, warn, Logger};
 
+pub use backend::{HubBackend, MemoryBackend};
+pub use messages::{
+    HubInbox, HubStats, ListenerHandle, Publish, RemoteEvent, Resync, Shutdown, Stats, Subscribe, Unsubscribe,
+};
+pub use occupancy::{HubError, Occupancy};
+
+use crate::msg::{Close, CloseReason};
 use crate::relay::{Fanout, KeepAlive, RelayHandle};
-
-/// Why a listener is told to close.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CloseReason {
-    /// Server shutdown: send the completion result, then close.
-    Graceful,
-    /// The listener fell behind its buffer (its outlet was full).
-    Lagged,
-    /// The hub could not queue an event for it: its thread's relay had
-    /// `hub.relay_mailbox` events waiting (and the hub counted it).
-    LaggedAtHub,
-    /// The client cancelled, or its transport ended.
-    ClientGone,
-}
-
-/// Tells a listener to close.
-#[derive(Debug, Clone, Message)]
-#[rtype(result = "()")]
-pub struct Close {
-    /// Why.
-    pub reason: CloseReason,
-}
-
-/// How the hub reaches one listener without knowing its type: events go
-/// through the relay of the listener's thread, which delivers them to it
-/// directly; closing goes to the listener's own mailbox (`do_send`, queued
-/// past any capacity, never dropped).
-#[derive(Clone)]
-pub struct ListenerHandle {
-    /// The listener's mailbox, for closing it.
-    pub close: Recipient<Close>,
-    /// The relay of the thread it runs on.
-    pub relay: RelayHandle,
-}
-
-/// Why a subscription was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HubError {
-    /// `hub.max_listeners` reached.
-    Full {
-        /// The configured cap.
-        max: usize,
-    },
-    /// The hub is shutting down.
-    ShuttingDown,
-}
-
-impl std::fmt::Display for HubError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HubError::Full { max } => write!(f, "too many open subscriptions (limit {max})"),
-            HubError::ShuttingDown => f.write_str("the server is shutting down"),
-        }
-    }
-}
-
-/// How full the hub is, readable from any thread without a round trip: a
-/// transport refuses a subscription the hub would refuse before it starts a
-/// listener (the hub still decides; a refusal after this check reaches the
-/// client as a JSON-RPC error on the stream). The hub owns it and is its only
-/// writer ([`SubscriptionHub::occupancy`]).
-#[derive(Debug)]
-pub struct Occupancy {
-    listeners: AtomicUsize,
-    max: usize,
-    stopping: AtomicBool,
-}
-
-impl Occupancy {
-    fn new(max: usize) -> Arc<Self> {
-        Arc::new(Occupancy { listeners: AtomicUsize::new(0), max, stopping: AtomicBool::new(false) })
-    }
-
-    fn stopping(&self) -> bool {
-        self.stopping.load(Ordering::Relaxed)
-    }
-
-    /// Whether a new subscription would be accepted now.
-    pub fn check(&self) -> Result<(), HubError> {
-        if self.stopping() {
-            return Err(HubError::ShuttingDown);
-        }
-        if self.listeners.load(Ordering::Relaxed) >= self.max {
-            return Err(HubError::Full { max: self.max });
-        }
-        Ok(())
-    }
-}
-
-/// Registers a listener.
-#[derive(Message)]
-#[rtype(result = "Result<(), HubError>")]
-pub struct Subscribe {
-    /// The listener.
-    pub id: ListenerId,
-    /// What it honours.
-    pub filter: SubscriptionFilter,
-    /// How to reach it.
-    pub handle: ListenerHandle,
-}
-
-/// Removes a listener (it stopped).
-#[derive(Debug, Clone, Message)]
-#[rtype(result = "()")]
-pub struct Unsubscribe {
-    /// The listener.
-    pub id: ListenerId,
-    /// It closed itself because its client fell behind (its outlet was full).
-    pub lagged: bool,
-}
-
-/// Publishes a locally observed event (to every instance, through the backend).
-#[derive(Debug, Clone, Message)]
-#[rtype(result = "()")]
-pub struct Publish {
-    /// The event.
-    pub event: Event,
-    /// The observation key of a change seen in a source shared by instances
-    /// (identical observations are delivered once); `None` for changes made
-    /// by this instance.
-    pub key: Option<String>,
-}
-
-impl Publish {
-    /// A change made by this instance.
-    pub fn local(event: Event) -> Self {
-        Publish { event, key: None }
-    }
-}
-
-/// An event from another instance, for local delivery only.
-#[derive(Debug, Clone, Message)]
-#[rtype(result = "()")]
-pub struct RemoteEvent {
-    /// The event.
-    pub event: Event,
-    /// Its observation key, if any.
-    pub key: Option<String>,
-}
-
-/// Events may have been missed (a backend lost its connection): every local
-/// listener gets the list_changed notifications it opted into.
-#[derive(Debug, Clone, Copy, Message)]
-#[rtype(result = "()")]
-pub struct Resync;
-
-/// Asks for the hub's counters.
-#[derive(Debug, Clone, Copy, Message)]
-#[rtype(result = "HubStats")]
-pub struct Stats;
-
-/// Tells every listener to close gracefully; answers how many were told.
-#[derive(Debug, Clone, Copy, Message)]
-#[rtype(result = "usize")]
-pub struct Shutdown;
-
-/// The hub's counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct HubStats {
-    /// Listeners registered now.
-    pub listeners: usize,
-    /// Listeners registered since start.
-    pub subscribed: u64,
-    /// Events published.
-    pub events: u64,
-    /// Deliveries handed to relays (one per listener an event was for).
-    pub delivered: u64,
-    /// Listeners closed for falling behind (full outlet, or full relay mailbox).
-    pub lagged: u64,
-    /// Listeners pruned because their relay's thread had stopped.
-    pub pruned: u64,
-    /// Conservative resyncs after a backend outage.
-    pub resyncs: u64,
-}
-
-/// The seam between the hub and the transport of events between instances.
-pub trait HubBackend: Unpin + 'static {
-    /// Called once when the hub starts (on its arbiter), with the hub's
-    /// address: remote events go to it as [`RemoteEvent`], and a [`Resync`]
-    /// after an outage.
-    fn start(&mut self, hub: Addr<SubscriptionHub>, log: &Logger) {
-        let _ = (hub, log);
-    }
-
-    /// Publishes a locally observed event. Returns the events to deliver
-    /// locally now.
-    fn publish(&mut self, event: Event, key: Option<&str>) -> Vec<Event>;
-
-    /// Whether an event from another instance should be delivered locally
-    /// (a backend drops a second copy of the same keyed observation).
-    fn accept_remote(&mut self, event: &Event, key: Option<&str>) -> bool {
-        let _ = (event, key);
-        true
-    }
-}
-
-/// The default backend: one process, events delivered locally.
-#[derive(Debug, Default)]
-pub struct MemoryBackend;
-
-impl HubBackend for MemoryBackend {
-    fn publish(&mut self, event: Event, _key: Option<&str>) -> Vec<Event> {
-        vec![event]
-    }
-}
 
 /// The hub actor.
 pub struct SubscriptionHub {
@@ -291,7 +96,7 @@ impl SubscriptionHub {
     }
 
     fn occupied(&self) {
-        self.occupancy.listeners.store(self.table.len(), Ordering::Relaxed);
+        self.occupancy.set_listeners(self.table.len());
     }
 
     fn keep_alive(&mut self) {
@@ -381,7 +186,8 @@ impl Actor for SubscriptionHub {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.set_mailbox_capacity(self.mailbox);
-        self.backend.start(ctx.address(), &self.log);
+        let inbox = HubInbox { events: ctx.address().recipient(), resync: ctx.address().recipient() };
+        self.backend.start(inbox, &self.log);
         if !self.trim_every.is_zero() {
             ctx.run_interval(self.trim_every, |act, _| act.trim_if_shrunk());
         }
@@ -399,7 +205,7 @@ impl Handler<Subscribe> for SubscriptionHub {
         if self.occupancy.stopping() {
             return Err(HubError::ShuttingDown);
         }
-        let max = self.occupancy.max;
+        let max = self.occupancy.max();
         if self.table.filter(msg.id).is_none() && self.table.len() >= max {
             warn!(self.log, "subscription refused: limit reached"; "max_listeners" => max);
             return Err(HubError::Full { max });
@@ -472,7 +278,7 @@ impl Handler<Shutdown> for SubscriptionHub {
     type Result = usize;
 
     fn handle(&mut self, _: Shutdown, _ctx: &mut Self::Context) -> usize {
-        self.occupancy.stopping.store(true, Ordering::Relaxed);
+        self.occupancy.set_stopping();
         let n = self.table.len();
         for handle in self.table.payloads() {
             // Control message: queued even past the mailbox capacity, never dropped.
@@ -486,9 +292,10 @@ impl Handler<Shutdown> for SubscriptionHub {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::listener::{ListenerActor, ListenerSpec};
-    use crate::transport::sse_outlet::sse_outlet;
+    use crate::listener::{ListenerActor, ListenerKind, ListenerSpec};
+    use crate::transport::sse::queue;
     use futures::StreamExt;
+    use mcp_protocol::subscription::SubscriptionFilter;
     use mcp_protocol::RequestId;
 
     #[actix_rt::test]
@@ -498,14 +305,13 @@ mod tests {
         let hub = Arc::new(SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| {
             SubscriptionHub::new(Box::new(MemoryBackend), 10, 64, hub_log)
         }));
-        let (tx, mut frames) = sse_outlet(64);
+        let (tx, mut frames) = queue(64);
         let spec = ListenerSpec {
-            subscription: RequestId::number(1),
+            kind: ListenerKind::Listen(RequestId::number(1)),
             filter: SubscriptionFilter { tools_list_changed: true, ..Default::default() },
-            outlet: Box::new(tx),
+            sink: Box::new(tx),
             relay_mailbox: 2,
             ready: None,
-            legacy: false,
         };
         ListenerActor::start_with(hub.clone(), spec, &log);
         assert!(std::str::from_utf8(&frames.next().await.unwrap()).unwrap().contains("subscriptions/acknowledged"));

@@ -2,6 +2,10 @@
 
 use actix_web::http::header;
 use actix_web::HttpRequest;
+use slog::debug;
+
+use super::error::HttpError;
+use crate::server::McpServer;
 
 /// The host part of `host[:port]` or `[v6]:port` (compared without regard
 /// to case).
@@ -40,6 +44,15 @@ pub fn check(req: &HttpRequest, allowed_hosts: &[String], allowed_origins: &[Str
         }
     }
     Ok(())
+}
+
+/// The guard with the server's allow-lists: a refusal is logged and answered 403.
+pub fn admit(req: &HttpRequest, server: &McpServer) -> Result<(), HttpError> {
+    let http = &server.config().http;
+    check(req, &http.allowed_hosts, &http.allowed_origins).map_err(|reason| {
+        debug!(server.logger(), "refused by host/origin guard"; "reason" => &reason);
+        HttpError::forbidden(&reason)
+    })
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! [`SseOutlet`]: the queue between a listener actor and its own SSE
-//! response, holding ready-framed SSE events. A listener is started on the
+//! [`SseSink`] and [`SseFrames`]: the queue between a listener actor and
+//! its own SSE response, holding ready-framed SSE events. A listener is started on the
 //! arbiter that serves its request, so both ends live on one worker thread:
 //! the queue is an `Rc<RefCell<..>>` with one waker each way. That needs no
 //! atomics and no channel blocks, and an idle stream holds no buffer and no
@@ -17,9 +17,9 @@ use futures::Stream;
 use mcp_protocol::subscription::EventTemplate;
 use mcp_protocol::RequestId;
 
-use super::sse;
-use crate::listener::{ListenerOutlet, OutletError};
+use super::frame::{frame, frame_event, KEEP_ALIVE};
 use crate::outbound::Outbound;
+use crate::sink::{ListenerSink, SinkError};
 
 struct Shared {
     queue: VecDeque<Bytes>,
@@ -39,9 +39,9 @@ fn register(slot: &mut Option<Waker>, cx: &Context<'_>) {
     }
 }
 
-/// A bounded single-threaded outlet of `capacity` messages: the listener's
+/// A bounded single-threaded queue of `capacity` messages: the listener's
 /// end and the response body's end.
-pub fn sse_outlet(capacity: usize) -> (SseOutlet, SseFrames) {
+pub fn queue(capacity: usize) -> (SseSink, SseFrames) {
     let shared = Rc::new(RefCell::new(Shared {
         queue: VecDeque::new(),
         capacity: capacity.max(1),
@@ -50,20 +50,20 @@ pub fn sse_outlet(capacity: usize) -> (SseOutlet, SseFrames) {
         reader_gone: false,
         writer_gone: false,
     }));
-    (SseOutlet(shared.clone()), SseFrames(shared))
+    (SseSink(shared.clone()), SseFrames(shared))
 }
 
 /// The listener's end. Dropping it ends the stream after what is queued.
-pub struct SseOutlet(Rc<RefCell<Shared>>);
+pub struct SseSink(Rc<RefCell<Shared>>);
 
-impl SseOutlet {
-    fn enqueue(&self, frame: Bytes) -> Result<(), OutletError> {
+impl SseSink {
+    fn enqueue(&self, frame: Bytes) -> Result<(), SinkError> {
         let mut s = self.0.borrow_mut();
         if s.reader_gone {
-            return Err(OutletError::Closed);
+            return Err(SinkError::Closed);
         }
         if s.queue.len() >= s.capacity {
-            return Err(OutletError::Full);
+            return Err(SinkError::Full);
         }
         s.queue.push_back(frame);
         if let Some(w) = s.reader.take() {
@@ -73,13 +73,13 @@ impl SseOutlet {
     }
 }
 
-impl ListenerOutlet for SseOutlet {
-    fn push(&self, msg: Outbound) -> Result<(), OutletError> {
-        self.enqueue(sse::frame(msg.bytes()))
+impl ListenerSink for SseSink {
+    fn push(&self, msg: Outbound) -> Result<(), SinkError> {
+        self.enqueue(frame(msg.bytes()))
     }
 
-    fn push_event(&self, event: &EventTemplate, id: &RequestId) -> Result<(), OutletError> {
-        self.enqueue(sse::frame_event(event, id))
+    fn push_event(&self, event: &EventTemplate, id: &RequestId) -> Result<(), SinkError> {
+        self.enqueue(frame_event(event, id))
     }
 
     fn on_closed(&self, notify: Box<dyn FnOnce()>) {
@@ -97,12 +97,12 @@ impl ListenerOutlet for SseOutlet {
     fn keep_alive(&self) {
         // Only on a quiet stream; a full or busy one is writing anyway.
         if self.0.borrow().queue.is_empty() {
-            let _ = self.enqueue(Bytes::from_static(sse::KEEP_ALIVE));
+            let _ = self.enqueue(Bytes::from_static(KEEP_ALIVE));
         }
     }
 }
 
-impl Drop for SseOutlet {
+impl Drop for SseSink {
     fn drop(&mut self) {
         let mut s = self.0.borrow_mut();
         s.writer_gone = true;
@@ -166,7 +166,7 @@ mod tests {
 
     #[tokio::test]
     async fn delivers_in_order_then_ends_when_the_listener_goes() {
-        let (tx, mut rx) = sse_outlet(4);
+        let (tx, mut rx) = queue(4);
         tx.push(note("a")).unwrap();
         tx.push(note("b")).unwrap();
         drop(tx);
@@ -177,7 +177,7 @@ mod tests {
 
     #[tokio::test]
     async fn keep_alives_go_only_to_quiet_streams() {
-        let (tx, mut rx) = sse_outlet(4);
+        let (tx, mut rx) = queue(4);
         tx.keep_alive();
         assert_eq!(rx.next().await, Some(Bytes::from_static(b": keep-alive\n\n")));
         tx.push(note("a")).unwrap();
@@ -189,22 +189,22 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_queue_refuses_and_a_gone_reader_closes() {
-        let (tx, rx) = sse_outlet(2);
+        let (tx, rx) = queue(2);
         tx.push(note("a")).unwrap();
         tx.push(note("b")).unwrap();
-        assert_eq!(tx.push(note("c")), Err(OutletError::Full));
+        assert_eq!(tx.push(note("c")), Err(SinkError::Full));
         let told = Rc::new(std::cell::Cell::new(false));
         let t = told.clone();
         tx.on_closed(Box::new(move || t.set(true)));
         assert!(!told.get());
         drop(rx);
         assert!(told.get(), "the listener is told when the response goes");
-        assert_eq!(tx.push(note("d")), Err(OutletError::Closed));
+        assert_eq!(tx.push(note("d")), Err(SinkError::Closed));
     }
 
     #[tokio::test]
     async fn a_waiting_reader_is_woken_by_a_push() {
-        let (tx, mut rx) = sse_outlet(2);
+        let (tx, mut rx) = queue(2);
         let local = tokio::task::LocalSet::new();
         local
             .run_until(async move {

@@ -1,0 +1,193 @@
+//! Typed configuration. `config/default.toml` mirrors [`Config::default`]
+//! key for key (a test checks they agree); every field documents its default
+//! and why. Precedence: defaults < file (`--config`) < `ACTIX_MCP_*` env < CLI flags.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+mod error;
+mod fs;
+mod hub;
+mod log;
+mod server;
+mod session;
+mod transport;
+
+pub use error::ConfigError;
+pub use fs::FsConfig;
+pub use hub::HubConfig;
+pub use log::{parse_level, LogConfig};
+pub use server::{CacheConfig, CatalogConfig, ServerConfig};
+pub use session::{LegacyConfig, MrtrConfig};
+pub use transport::{HttpConfig, RequestConfig, StdioConfig};
+
+/// The whole configuration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Identity and guidance sent in `server/discover`.
+    pub server: ServerConfig,
+    /// Streamable HTTP transport.
+    pub http: HttpConfig,
+    /// stdio transport.
+    pub stdio: StdioConfig,
+    /// Per-request actors.
+    pub request: RequestConfig,
+    /// Caching hints on cacheable results.
+    pub cache: CacheConfig,
+    /// Logging (slog, always to stderr).
+    pub log: LogConfig,
+    /// Which built-in catalog to serve.
+    pub catalog: CatalogConfig,
+    /// Subscriptions (`subscriptions/listen`) and their fan-out.
+    pub hub: HubConfig,
+    /// The filesystem catalog (`catalog.name = "fs"`).
+    pub fs: FsConfig,
+    /// Multi round-trip requests (`InputRequiredResult`, `requestState`).
+    pub mrtr: MrtrConfig,
+    /// Legacy (`initialize`) sessions.
+    pub legacy: LegacyConfig,
+}
+
+impl Config {
+    /// Reads a TOML file over the defaults.
+    pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+        Self::from_toml(&text).map_err(|e| ConfigError(format!("{}: {}", path.display(), e.0)))
+    }
+
+    /// Parses TOML over the defaults.
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Applies `ACTIX_MCP_*` environment overrides from `vars`.
+    pub fn apply_env(&mut self, vars: impl IntoIterator<Item = (String, String)>) -> Result<(), ConfigError> {
+        for (key, value) in vars {
+            let bad = |e: &dyn std::fmt::Display| ConfigError(format!("{key}={value}: {e}"));
+            match key.as_str() {
+                "ACTIX_MCP_BIND" => self.http.bind = value,
+                "ACTIX_MCP_PATH" => self.http.path = value,
+                "ACTIX_MCP_CATALOG" => self.catalog.name = value,
+                "ACTIX_MCP_ROOT" => self.fs.root = value,
+                "ACTIX_MCP_MRTR_KEY" => self.mrtr.key = value,
+                "ACTIX_MCP_HUB_BACKEND" => self.hub.backend = value,
+                "ACTIX_MCP_REDIS_URL" => self.hub.redis_url = value,
+                "ACTIX_MCP_LOG_LEVEL" => self.log.level = value,
+                "ACTIX_MCP_LOG_FORMAT" => self.log.format = value,
+                "ACTIX_MCP_MAX_BODY_BYTES" => self.http.max_body_bytes = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_REQUEST_TIMEOUT_MS" => self.request.timeout_ms = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_WORKERS" => self.http.workers = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_H2C" => self.http.h2c = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_MAX_CONNECTIONS" => self.http.max_connections = value.parse().map_err(|e| bad(&e))?,
+                _ => {}
+            }
+        }
+        self.validate()
+    }
+
+    /// Checks values the types cannot.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !["term", "json"].contains(&self.log.format.as_str()) {
+            return Err(ConfigError(format!("log.format must be term or json, not {:?}", self.log.format)));
+        }
+        parse_level(&self.log.level)?;
+        if !["public", "private"].contains(&self.cache.scope.as_str()) {
+            return Err(ConfigError(format!("cache.scope must be public or private, not {:?}", self.cache.scope)));
+        }
+        if !self.http.path.starts_with('/') {
+            return Err(ConfigError(format!("http.path must start with '/', not {:?}", self.http.path)));
+        }
+        if self.http.h2c && !cfg!(feature = "h2c") {
+            return Err(ConfigError(
+                "http.h2c needs a build with HTTP/2 (cargo build --release -p actix-mcp --features h2c)".into(),
+            ));
+        }
+        self.http
+            .bind
+            .parse::<SocketAddr>()
+            .map_err(|e| ConfigError(format!("http.bind {:?}: {e}", self.http.bind)))?;
+        if self.server.versions.is_empty() {
+            return Err(ConfigError("server.versions must name at least one version".into()));
+        }
+        if !self.protocol_versions().iter().any(|v| v.is_stateless()) {
+            return Err(ConfigError("server.versions must include a stateless version (2026-07-28)".into()));
+        }
+        for v in &self.server.versions {
+            if mcp_protocol::ProtocolVersion::parse(v).is_none() {
+                return Err(ConfigError(format!("server.versions: unknown protocol version {v:?}")));
+            }
+        }
+        self.mrtr.decoded_key()?;
+        if !["memory", "redis"].contains(&self.hub.backend.as_str()) {
+            return Err(ConfigError(format!("hub.backend must be memory or redis, not {:?}", self.hub.backend)));
+        }
+        if self.hub.backend == "redis" {
+            redis::Client::open(self.hub.redis_url.as_str())
+                .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
+        }
+        for (name, value) in [
+            ("server.page_size", self.server.page_size),
+            ("http.max_body_bytes", self.http.max_body_bytes),
+            ("stdio.max_line_bytes", self.stdio.max_line_bytes),
+            ("stdio.writer_buffer", self.stdio.writer_buffer),
+            ("request.outbound_buffer", self.request.outbound_buffer),
+            ("request.mailbox", self.request.mailbox),
+            ("hub.max_listeners", self.hub.max_listeners),
+            ("hub.listener_buffer", self.hub.listener_buffer),
+            ("hub.relay_mailbox", self.hub.relay_mailbox),
+            ("hub.mailbox", self.hub.mailbox),
+            ("fs.max_files", self.fs.max_files),
+            ("legacy.max_sessions", self.legacy.max_sessions),
+            ("fs.search_max_results", self.fs.search_max_results),
+        ] {
+            if value == 0 {
+                return Err(ConfigError(format!("{name} must be at least 1")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The served protocol versions, parsed.
+    pub fn protocol_versions(&self) -> Vec<mcp_protocol::ProtocolVersion> {
+        self.server.versions.iter().filter_map(|v| mcp_protocol::ProtocolVersion::parse(v)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_toml_equals_default() {
+        let text = include_str!("../../../config/default.toml");
+        assert_eq!(Config::from_toml(text).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn the_cluster_example_loads() {
+        let c = Config::from_toml(include_str!("../../../config/cluster.toml")).unwrap();
+        assert_eq!(c.hub.backend, "redis");
+    }
+
+    #[test]
+    fn rejects_unknown_keys_and_bad_values() {
+        assert!(Config::from_toml("[http]\nbindd = \"x\"").is_err());
+        assert!(Config::from_toml("[log]\nformat = \"xml\"").is_err());
+        assert!(Config::from_toml("[server]\nversions = [\"1999-01-01\"]").is_err());
+        assert!(Config::from_toml("[server]\nversions = [\"2025-11-25\"]").is_err());
+        assert!(Config::from_toml("[http]\nmax_body_bytes = 0").is_err());
+    }
+
+    #[test]
+    fn env_overrides() {
+        let mut c = Config::default();
+        c.apply_env([("ACTIX_MCP_BIND".to_string(), "127.0.0.1:0".to_string())]).unwrap();
+        assert_eq!(c.http.bind, "127.0.0.1:0");
+        assert!(c.apply_env([("ACTIX_MCP_WORKERS".to_string(), "many".to_string())]).is_err());
+    }
+}

@@ -1,0 +1,75 @@
+//! `[server]`, `[cache]` and `[catalog]`: what the server says about itself
+//! and what it serves.
+
+use serde::{Deserialize, Serialize};
+
+/// `[server]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Name in `serverInfo`. Default: `actix-mcp`.
+    pub name: String,
+    /// Version in `serverInfo`. Default: this crate's version.
+    pub version: String,
+    /// `instructions` of `server/discover`. Default: a one-line description.
+    pub instructions: String,
+    /// Protocol versions served, newest first. Stateless versions
+    /// (`2026-07-28`, `DRAFT-2026-v1`) are served per request; legacy versions
+    /// (`2025-11-25`, `2025-06-18`, `2025-03-26`) after an `initialize`
+    /// handshake, in a session. Default: all five (dual-era). Drop the legacy
+    /// ones for a modern-only server (then `initialize` is answered with an
+    /// error naming the supported versions).
+    pub versions: Vec<String>,
+    /// Items per page of the list methods. Default: 100 (large enough for
+    /// most catalogs in one page; bounded so a huge catalog cannot make one
+    /// response unbounded).
+    pub page_size: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            name: "actix-mcp".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            instructions: "An MCP server built on actix-mcp.".into(),
+            versions: ["2026-07-28", "DRAFT-2026-v1", "2025-11-25", "2025-06-18", "2025-03-26"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            page_size: 100,
+        }
+    }
+}
+
+/// `[cache]`: defaults for items without their own hints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheConfig {
+    /// `ttlMs` of list results. Default: 0 (catalogs may change at runtime).
+    pub list_ttl_ms: u64,
+    /// `ttlMs` of `resources/read` and `server/discover`. Default: 0.
+    pub read_ttl_ms: u64,
+    /// `cacheScope`: `public` or `private`. Default: `public`.
+    pub scope: String,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig { list_ttl_ms: 0, read_ttl_ms: 0, scope: "public".into() }
+    }
+}
+
+/// `[catalog]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CatalogConfig {
+    /// Built-in catalog: `fs` (a read-only, live catalog of `fs.root`) or
+    /// `everything` (the conformance fixture). Default: `fs`.
+    pub name: String,
+}
+
+impl Default for CatalogConfig {
+    fn default() -> Self {
+        CatalogConfig { name: "fs".into() }
+    }
+}

@@ -1,0 +1,115 @@
+//! [`SessionHandle`]: how the transports, request actors and handlers reach
+//! one legacy session. Cheap to clone; every operation is a message.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix::prelude::*;
+use mcp_protocol::jsonrpc::{Request, Response};
+use mcp_protocol::subscription::SubscriptionFilter;
+use mcp_protocol::{ProtocolVersion, RequestId};
+use tokio::sync::oneshot;
+
+use super::dispatch::Reply;
+use super::session::{
+    Ask, CancelRequest, ClientAnswer, End, ForgetAsk, Session, SessionRequest, SetStream, StreamFilter, Touch, Track,
+};
+use crate::msg::{Cancel, Close, UpdateFilter};
+use mcp_protocol::ErrorData;
+
+/// The address of one legacy session with what never changes about it.
+#[derive(Clone)]
+pub struct SessionHandle {
+    id: Arc<str>,
+    version: ProtocolVersion,
+    input_timeout: Duration,
+    addr: Addr<Session>,
+}
+
+impl std::fmt::Debug for SessionHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionHandle").field("id", &self.id).field("version", &self.version).finish()
+    }
+}
+
+fn gone(_: MailboxError) -> ErrorData {
+    ErrorData::internal("the session has ended")
+}
+
+impl SessionHandle {
+    /// Starts `session` on the current arbiter.
+    pub fn start(session: Session, id: &str, version: ProtocolVersion, input_timeout: Duration) -> Self {
+        SessionHandle { id: id.into(), version, input_timeout, addr: session.start() }
+    }
+
+    /// The session id (`Mcp-Session-Id` on HTTP).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The negotiated protocol version.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// How long a handler waits for the client to answer a server-to-client request.
+    pub fn input_timeout(&self) -> Duration {
+        self.input_timeout
+    }
+
+    /// Whether the session is still open.
+    pub fn is_open(&self) -> bool {
+        self.addr.connected()
+    }
+
+    /// Decides one request of the session's client.
+    pub async fn request(&self, r: Request) -> Result<Reply, ErrorData> {
+        self.addr.send(SessionRequest(r)).await.map_err(gone)
+    }
+
+    /// A client notification other than a cancellation: marks the session used.
+    pub fn touch(&self) {
+        self.addr.do_send(Touch);
+    }
+
+    /// `notifications/cancelled` for a request running in the session.
+    pub fn cancel(&self, id: RequestId, reason: Option<String>) {
+        self.addr.do_send(CancelRequest { id, reason });
+    }
+
+    /// Hands the client's answer to the handler waiting for it; false when
+    /// none was (unknown id, answered already, or given up).
+    pub async fn answer(&self, r: Response) -> bool {
+        self.addr.send(ClientAnswer(r)).await.unwrap_or(false)
+    }
+
+    /// Registers a request started in the session.
+    pub fn track(&self, id: RequestId, cancel: Recipient<Cancel>) {
+        self.addr.do_send(Track { id, cancel });
+    }
+
+    /// A fresh server-to-client request id and the receiver of its answer.
+    pub async fn ask(&self) -> Result<(RequestId, oneshot::Receiver<super::Answer>), ErrorData> {
+        self.addr.send(Ask).await.map_err(gone)
+    }
+
+    /// Forgets a server-to-client request (its handler stopped waiting).
+    pub fn forget(&self, id: RequestId) {
+        self.addr.do_send(ForgetAsk(id));
+    }
+
+    /// The filter of a new notification stream.
+    pub async fn stream_filter(&self) -> Result<SubscriptionFilter, ErrorData> {
+        self.addr.send(StreamFilter).await.map_err(gone)
+    }
+
+    /// Sets the listener behind the notification stream.
+    pub fn set_stream(&self, close: Recipient<Close>, update: Recipient<UpdateFilter>) {
+        self.addr.do_send(SetStream { close, update });
+    }
+
+    /// Ends the session: its stream closes and its requests are cancelled.
+    pub fn end(&self) {
+        self.addr.do_send(End);
+    }
+}

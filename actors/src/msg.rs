@@ -1,0 +1,47 @@
+//! Control messages that several actors share: closing a listener,
+//! cancelling a request, changing a session stream's filter. They live apart
+//! from the actors that handle them, so that a sender names only the message
+//! (a `Recipient`), never the actor's type.
+
+use actix::prelude::*;
+use mcp_protocol::subscription::SubscriptionFilter;
+
+/// Why a listener is told to close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseReason {
+    /// Server shutdown: send the completion result, then close.
+    Graceful,
+    /// The listener fell behind its buffer (its outlet was full).
+    Lagged,
+    /// The hub could not queue an event for it: its thread's relay had
+    /// `hub.relay_mailbox` events waiting (and the hub counted it).
+    LaggedAtHub,
+    /// The client cancelled, or its transport ended.
+    ClientGone,
+}
+
+/// Tells a listener to close.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct Close {
+    /// Why.
+    pub reason: CloseReason,
+}
+
+/// Asks a request actor to stop its work and send nothing more.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct Cancel {
+    /// Why (logged).
+    pub reason: Option<String>,
+}
+
+/// Replaces a listener's filter (a legacy session subscribed or
+/// unsubscribed); answers once the hub routes by it, false when the hub
+/// refused it (the listener then closes).
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "bool")]
+pub struct UpdateFilter {
+    /// The new filter.
+    pub filter: SubscriptionFilter,
+}

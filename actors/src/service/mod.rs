@@ -1,0 +1,160 @@
+//! [`McpService`]: answers one parsed [`ClientRequest`] from the catalog.
+//!
+//! This is the part of a request actor's work that knows MCP semantics but
+//! no transport: it returns the result object (with `resultType`, caching
+//! hints and `_meta.serverInfo`) or a [`HandlerError`]. One file per method
+//! family, as each arm of [`McpService::handle`] is one line: `discover`,
+//! `tools`, `resources` (with templates), `prompts`, `completion`; `rounds`
+//! runs handlers that ask the client for input, in either era; `envelope`
+//! finishes results; [`sealer`] owns the `requestState` key; `initialize`
+//! answers a legacy client's handshake.
+
+mod completion;
+mod discover;
+mod envelope;
+mod initialize;
+mod prompts;
+mod resources;
+mod rounds;
+pub mod sealer;
+mod tools;
+
+use std::sync::Arc;
+
+use mcp_protocol::meta::SERVER_INFO_KEY;
+use mcp_protocol::model::capabilities::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
+use mcp_protocol::model::{CacheHints, CacheScope, Implementation};
+use mcp_protocol::request::ClientRequest;
+use mcp_protocol::subscription::SubscriptionFilter;
+use mcp_protocol::{ProtocolError, ProtocolVersion};
+use serde_json::{json, Map, Value};
+
+use crate::catalog::Catalog;
+use crate::config::Config;
+use crate::context::RequestContext;
+use crate::error::HandlerError;
+use sealer::StateSealer;
+
+/// Stateless request semantics over a shared [`Catalog`].
+#[derive(Debug)]
+pub struct McpService {
+    catalog: Arc<Catalog>,
+    info: Implementation,
+    instructions: Option<String>,
+    versions: Vec<ProtocolVersion>,
+    /// The stateless subset of `versions`, checked on every request.
+    stateless: Vec<ProtocolVersion>,
+    page_size: usize,
+    list_cache: CacheHints,
+    read_cache: CacheHints,
+    result_meta: Value,
+    sealer: StateSealer,
+    max_input_rounds: u32,
+}
+
+impl McpService {
+    /// A service for `catalog` configured by `config`. A malformed
+    /// `mrtr.key` (which [`Config::validate`] refuses) falls back to a
+    /// generated key.
+    pub fn new(catalog: Arc<Catalog>, config: &Config) -> Self {
+        let scope = if config.cache.scope == "private" { CacheScope::Private } else { CacheScope::Public };
+        let info = Implementation::new(config.server.name.clone(), config.server.version.clone());
+        let result_meta = json!({ SERVER_INFO_KEY: info });
+        let sealer =
+            StateSealer::from_config(&config.mrtr).unwrap_or_else(|_| StateSealer::generate(config.mrtr.state_ttl_ms));
+        McpService {
+            sealer,
+            max_input_rounds: config.legacy.max_input_rounds.max(1),
+            catalog,
+            instructions: Some(config.server.instructions.clone()).filter(|s| !s.is_empty()),
+            info,
+            versions: config.protocol_versions(),
+            stateless: config.protocol_versions().into_iter().filter(|v| v.is_stateless()).collect(),
+            page_size: config.server.page_size,
+            list_cache: CacheHints::new(config.cache.list_ttl_ms, scope),
+            read_cache: CacheHints::new(config.cache.read_ttl_ms, scope),
+            result_meta,
+        }
+    }
+
+    /// The catalog served.
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// The protocol versions served, newest first.
+    pub fn versions(&self) -> &[ProtocolVersion] {
+        &self.versions
+    }
+
+    /// The stateless versions served (those a request may name in `_meta`).
+    pub fn stateless_versions(&self) -> &[ProtocolVersion] {
+        &self.stateless
+    }
+
+    /// The server's identity.
+    pub fn info(&self) -> &Implementation {
+        &self.info
+    }
+
+    /// The `instructions` of `server/discover` and `initialize`.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
+    /// The `requestState` sealer.
+    pub fn sealer(&self) -> &StateSealer {
+        &self.sealer
+    }
+
+    /// What `server/discover` declares. Every method this service answers is
+    /// declared, so clients can rely on discover instead of probing.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: Some(ListChangedCapability { list_changed: Some(true) }),
+            resources: Some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            prompts: Some(ListChangedCapability { list_changed: Some(true) }),
+            completions: Some(Map::new()),
+            logging: Some(Map::new()),
+            experimental: None,
+            extensions: None,
+        }
+    }
+
+    /// The notification types `subscriptions/listen` can deliver.
+    pub fn supported_filter(&self) -> SubscriptionFilter {
+        SubscriptionFilter {
+            tools_list_changed: true,
+            prompts_list_changed: true,
+            resources_list_changed: true,
+            resource_subscriptions: vec!["*".into()],
+        }
+    }
+
+    /// Answers one request. Legacy-era results lose the fields that era does
+    /// not know (`resultType`, `ttlMs`, `cacheScope`).
+    pub async fn handle(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
+        let legacy = ctx.era().session().is_some();
+        let mut result = self.answer(request, ctx).await?;
+        if legacy {
+            mcp_protocol::legacy::strip_stateless_fields(&mut result);
+        }
+        Ok(result)
+    }
+
+    async fn answer(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
+        match request {
+            ClientRequest::Discover => self.discover(&ctx),
+            ClientRequest::ListTools(p) => self.list_tools(p),
+            ClientRequest::ListResources(p) => self.list_resources(p),
+            ClientRequest::ListResourceTemplates(p) => self.list_templates(p),
+            ClientRequest::ListPrompts(p) => self.list_prompts(p),
+            ClientRequest::CallTool(p) => self.call_tool(p, ctx).await,
+            ClientRequest::ReadResource(p) => self.read_resource(p, ctx).await,
+            ClientRequest::GetPrompt(p) => self.get_prompt(p, ctx).await,
+            ClientRequest::Complete(p) => self.complete(&p),
+            ClientRequest::Listen(_) => Err(HandlerError::internal("subscriptions/listen is served by a listener")),
+            other => Err(ProtocolError::MethodNotFound(other.method().to_owned()).into()),
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! `tools/list` and `tools/call`.
+
+use mcp_protocol::model::tools::CallToolParams;
+use mcp_protocol::request::ListParams;
+use mcp_protocol::request_state::Binding;
+use serde_json::Value;
+
+use super::McpService;
+use crate::context::RequestContext;
+use crate::error::HandlerError;
+
+impl McpService {
+    pub(super) fn list_tools(&self, p: ListParams) -> Result<Value, HandlerError> {
+        let l = self.catalog.list_tools(p.cursor.as_deref(), self.page_size)?;
+        self.finish_page("tools", l.page, Some(l.cache.unwrap_or(self.list_cache)))
+    }
+
+    pub(super) async fn call_tool(&self, p: CallToolParams, ctx: RequestContext) -> Result<Value, HandlerError> {
+        let tool = self
+            .catalog
+            .tool(&p.name)
+            .ok_or_else(|| HandlerError::invalid_params(format!("Unknown tool: {}", p.name)))?;
+        let args = p.arguments.unwrap_or_default();
+        // The state binding is computed only when a round needs it (a
+        // requestState came in, or the handler asks): plain calls skip it.
+        let binding = || Binding::new("tools/call", &p.name, Some(&args));
+        let run = || tool.call(args.clone(), ctx.clone());
+        let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
+        self.complete_with(out, None)
+    }
+}

@@ -1,0 +1,91 @@
+//! Streamable HTTP: one endpoint at `http.path` for both eras. POST takes
+//! every message (`post`); GET and DELETE serve legacy sessions
+//! (`session`). The entry points: [`configure`] mounts the endpoint on an
+//! actix-web `App` (embedding), [`bind`] builds the server, [`serve`] runs
+//! it until SIGINT/SIGTERM with graceful shutdown.
+
+pub mod error;
+pub mod guard;
+mod headers;
+mod post;
+mod reply;
+mod session;
+
+use std::net::SocketAddr;
+
+use actix_web::{web, App, HttpServer};
+use slog::info;
+
+pub use error::{status_for, HttpError};
+
+use crate::server::{shutdown_signal, McpServer};
+
+/// Registers the MCP endpoint of `server` at its configured path, for
+/// embedding (`App::new().configure(transport::http::configure(server))`).
+/// Set `HttpServer::h1_allow_half_closed(false)` on the embedding server
+/// too, so that a client closing its connection cancels at once.
+pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone {
+    move |cfg: &mut web::ServiceConfig| {
+        let path = server.config().http.path.clone();
+        cfg.service(
+            web::resource(path)
+                .app_data(web::Data::new(server.clone()))
+                // A panic in this endpoint's code answers 500 instead of
+                // dropping the connection.
+                .wrap(actix_web_lab::middleware::CatchPanic::default())
+                .route(web::post().to(post::post))
+                .route(web::get().to(session::get))
+                .route(web::delete().to(session::delete))
+                .default_service(web::to(session::not_allowed)),
+        );
+    }
+}
+
+/// Binds the HTTP server to `http.bind` and returns it (not yet awaited)
+/// with the bound addresses. Signals are left to the caller (see
+/// [`serve`]) so that shutdown can end subscriptions first.
+pub fn bind(server: McpServer) -> std::io::Result<(actix_web::dev::Server, Vec<SocketAddr>)> {
+    let c = server.config().http.clone();
+    let config = configure(server);
+    let builder = HttpServer::new(move || App::new().configure(config.clone()))
+        .shutdown_timeout(c.shutdown_timeout_secs)
+        .max_connections(c.max_connections)
+        // Stream events are small writes that must leave at once.
+        .tcp_nodelay(true)
+        // A client closing its side of the connection has gone: stop at
+        // once, so a closed response stream cancels its request and frees
+        // its subscription now rather than at the next keep-alive write.
+        .h1_allow_half_closed(false)
+        .disable_signals();
+    #[cfg(feature = "h2c")]
+    let mut builder = if c.h2c { builder.bind_auto_h2c(&c.bind)? } else { builder.bind(&c.bind)? };
+    #[cfg(not(feature = "h2c"))]
+    let mut builder = builder.bind(&c.bind)?;
+    if c.workers > 0 {
+        builder = builder.workers(c.workers);
+    }
+    let addrs = builder.addrs();
+    Ok((builder.run(), addrs))
+}
+
+/// Serves HTTP until SIGINT or SIGTERM, printing
+/// `listening on http://ADDR/PATH` on stderr; at the signal every
+/// subscription gets its completion result, then the server stops.
+pub async fn serve(server: McpServer) -> std::io::Result<()> {
+    let path = server.config().http.path.clone();
+    let (http, addrs) = bind(server.clone())?;
+    for addr in &addrs {
+        // One write, so the line cannot interleave with log output.
+        let line = format!("listening on http://{addr}{path}\n");
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
+    }
+    info!(server.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path);
+    let handle = http.handle();
+    actix_rt::spawn(async move {
+        shutdown_signal().await;
+        let open = server.shutdown().await;
+        info!(server.logger(), "shutting down"; "subscriptions_closed" => open);
+        handle.stop(true).await;
+    });
+    http.await
+}

@@ -1,0 +1,55 @@
+//! The reply to a request that runs in a request actor: `application/json`
+//! when the response is ready within `http.stream_after_ms` and came alone,
+//! else an SSE stream of its notifications and then the response.
+
+use std::time::Duration;
+
+use actix_web::http::StatusCode;
+use actix_web::HttpResponse;
+use mcp_protocol::RequestId;
+
+use super::error::{status_for, HttpError};
+use crate::config::Config;
+use crate::era::Era;
+use crate::intake::Admitted;
+use crate::outbound::{self, Outbound, OutboundRx};
+use crate::server::McpServer;
+use crate::transport::sse;
+
+/// Runs an admitted request in a request actor (started at once) and
+/// replies. The returned future holds only the reply's channel, not the
+/// request.
+pub(super) fn run(
+    server: &McpServer,
+    admitted: Admitted,
+    era: Era,
+) -> impl std::future::Future<Output = Result<HttpResponse, HttpError>> + '_ {
+    let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
+    let id = admitted.id.clone();
+    let legacy = matches!(era, Era::Legacy(_));
+    server.start_request(admitted, era, tx);
+    reply(server.config(), id, rx, legacy)
+}
+
+/// The response when it is ready within `stream_after_ms` and came alone,
+/// else an SSE stream. A legacy session's JSON-RPC errors go with HTTP 200,
+/// as that era did.
+pub(super) async fn reply(
+    config: &Config,
+    id: RequestId,
+    mut rx: OutboundRx,
+    legacy: bool,
+) -> Result<HttpResponse, HttpError> {
+    let keep_alive = Duration::from_millis(config.http.sse_keep_alive_ms.max(1));
+    match tokio::time::timeout(Duration::from_millis(config.http.stream_after_ms), rx.recv()).await {
+        Ok(Some(first)) => Ok(match *first {
+            Outbound::Final { bytes, error_code } => {
+                let status = if legacy { StatusCode::OK } else { status_for(error_code) };
+                HttpResponse::build(status).content_type("application/json").body(bytes)
+            }
+            notification => sse::request_response(Some(notification), rx, keep_alive),
+        }),
+        Ok(None) => Err(HttpError::internal(Some(&id), "The request ended without a response")),
+        Err(_) => Ok(sse::request_response(None, rx, keep_alive)),
+    }
+}

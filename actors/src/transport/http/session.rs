@@ -1,0 +1,134 @@
+//! Streamable HTTP for legacy sessions (2025-11-25 and earlier), on the same
+//! endpoint: `initialize` opens a session (`Mcp-Session-Id`), messages carry
+//! its id, a GET opens its notification stream, DELETE ends it. Server-to-
+//! client requests (sampling, elicitation, roots) go out on the POST's SSE
+//! stream and the client POSTs its answers back.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use mcp_protocol::jsonrpc::{DecodeError, Incoming, Request};
+use mcp_protocol::RequestId;
+
+use super::error::HttpError;
+use super::headers::{session_id, MCP_SESSION_ID};
+use super::post::{route, stateless};
+use super::{guard, reply};
+use crate::intake::Route;
+use crate::legacy::SessionHandle;
+use crate::outbound;
+use crate::server::{McpServer, OpenError};
+use crate::transport::sse;
+
+/// `initialize` without stateless `_meta`: negotiates and opens a session.
+pub(super) async fn initialize(server: &McpServer, r: Request) -> Result<HttpResponse, HttpError> {
+    match server.open_session(&r).await {
+        Ok((session, body)) => Ok(HttpResponse::Ok()
+            .content_type("application/json")
+            .insert_header((MCP_SESSION_ID, session.id().to_owned()))
+            .body(body)),
+        Err(OpenError::Refused(e)) => Err(HttpError::with_status(StatusCode::BAD_REQUEST, Some(&r.id), e)),
+        Err(OpenError::Full(full)) => Err(HttpError::with_status(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Some(&r.id),
+            mcp_protocol::ErrorData::internal(format!("Too many sessions (limit {})", full.max)),
+        )),
+    }
+}
+
+/// A message POSTed with `Mcp-Session-Id`.
+pub(super) async fn post(
+    req: &HttpRequest,
+    server: &McpServer,
+    sid: &str,
+    decoded: Result<Incoming, DecodeError>,
+) -> Result<HttpResponse, HttpError> {
+    let id = match &decoded {
+        Ok(Incoming::Request(r)) => Some(r.id.clone()),
+        _ => None,
+    };
+    let Some(session) = server.find_session(sid).await else { return Err(HttpError::no_session(id.as_ref())) };
+    match route(req, server, decoded, true) {
+        Route::Session(message) => {
+            check_version(req, &session, id.as_ref())?;
+            in_session(server, &session, message).await
+        }
+        Route::Cancel { id, reason } => {
+            session.cancel(id, reason);
+            Ok(HttpResponse::Accepted().finish())
+        }
+        // A request that names a stateless version is served statelessly.
+        other => stateless(server, other).await,
+    }
+}
+
+/// `MCP-Protocol-Version`, when sent, must be the session's.
+fn check_version(req: &HttpRequest, session: &SessionHandle, id: Option<&RequestId>) -> Result<(), HttpError> {
+    let Some(v) = req.headers().get("mcp-protocol-version").and_then(|v| v.to_str().ok()) else { return Ok(()) };
+    let negotiated = session.version();
+    if v.trim() != negotiated.as_str() {
+        let message = format!("MCP-Protocol-Version {v:?} does not match the session's {negotiated}");
+        return Err(HttpError::invalid(id, message));
+    }
+    Ok(())
+}
+
+async fn in_session(server: &McpServer, session: &SessionHandle, message: Incoming) -> Result<HttpResponse, HttpError> {
+    match message {
+        Incoming::Request(r) => {
+            let id = r.id.clone();
+            let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
+            server.session_request(session, r, tx).await;
+            reply::reply(server.config(), id, rx, true).await
+        }
+        Incoming::Response(r) => {
+            session.answer(r).await;
+            Ok(HttpResponse::Accepted().finish())
+        }
+        _ => {
+            session.touch();
+            Ok(HttpResponse::Accepted().finish())
+        }
+    }
+}
+
+/// GET with `Mcp-Session-Id`: the session's notification stream.
+pub(super) async fn get(req: HttpRequest, server: web::Data<McpServer>) -> Result<HttpResponse, HttpError> {
+    guard::admit(&req, &server)?;
+    let Some(sid) = session_id(&req) else {
+        return Err(HttpError::method_not_allowed(
+            "GET needs an Mcp-Session-Id (legacy sessions only); stateless clients use subscriptions/listen",
+        ));
+    };
+    let Some(session) = server.find_session(sid).await else { return Err(HttpError::no_session(None)) };
+    let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
+    let ready = server
+        .start_session_stream(&session, Box::new(sink))
+        .await
+        .map_err(|e| HttpError::with_status(StatusCode::NOT_FOUND, None, e))?;
+    match ready.await {
+        Ok(Ok(())) => Ok(sse::listen_response(frames)),
+        Ok(Err(e)) => Err(HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, None, e)),
+        Err(_) => Err(HttpError::internal(None, "stream ended")),
+    }
+}
+
+/// DELETE with `Mcp-Session-Id`: ends the session.
+pub(super) async fn delete(req: HttpRequest, server: web::Data<McpServer>) -> Result<HttpResponse, HttpError> {
+    guard::admit(&req, &server)?;
+    let Some(sid) = session_id(&req) else {
+        return Err(HttpError::method_not_allowed("DELETE needs an Mcp-Session-Id (legacy sessions only)"));
+    };
+    if !server.end_session(sid).await {
+        return Err(HttpError::no_session(None));
+    }
+    slog::info!(server.logger(), "legacy session ended by the client"; "session" => sid);
+    Ok(HttpResponse::Ok().finish())
+}
+
+/// Any other method: 405 with the methods the endpoint has.
+pub(super) async fn not_allowed(req: HttpRequest) -> Result<HttpResponse, HttpError> {
+    Err(HttpError::method_not_allowed(format!(
+        "{} is not supported on the MCP endpoint; send JSON-RPC messages with POST",
+        req.method()
+    )))
+}

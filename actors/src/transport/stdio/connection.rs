@@ -1,0 +1,252 @@
+//! [`StdioConnection`]: the actor behind one stdio connection. It reads
+//! lines as a stream, routes each message through the dispatcher in order,
+//! and owns what the connection has open: its in-flight requests, its
+//! listen streams, its one writer and, for a legacy client, its session.
+//! EOF (or [`Hangup`] at shutdown) ends every subscription and the session,
+//! then gives in-flight requests a bounded time before cancelling them.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use actix::prelude::*;
+use mcp_protocol::jsonrpc::{self, Incoming, Request};
+use mcp_protocol::{ErrorCode, ErrorData, RequestId};
+use slog::{debug, info};
+
+use super::lines::Line;
+use super::sink::StdioSink;
+use crate::era::Era;
+use crate::intake::{self, Admitted, Route};
+use crate::legacy::{Session, SessionHandle};
+use crate::listener::{ListenerActor, ListenerKind};
+use crate::msg::{Cancel, Close, CloseReason};
+use crate::outbound::{Outbound, OutboundTx};
+use crate::request::RequestActor;
+use crate::server::McpServer;
+
+/// The id of the stdio connection's legacy session.
+const SESSION_ID: &str = "stdio";
+
+/// One stdio connection.
+pub struct StdioConnection {
+    server: McpServer,
+    writer: OutboundTx,
+    in_flight: HashMap<RequestId, Addr<RequestActor>>,
+    listeners: HashMap<RequestId, Addr<ListenerActor>>,
+    /// Finished entries are pruned when the maps reach this size, which
+    /// then doubles: pruning costs O(1) per request, amortized.
+    prune_at: usize,
+    session: Option<SessionHandle>,
+    hung_up: bool,
+}
+
+/// Ends the connection as EOF does (shutdown by signal).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Hangup;
+
+impl StdioConnection {
+    /// A connection that writes through `writer`.
+    pub fn new(server: McpServer, writer: OutboundTx) -> Self {
+        StdioConnection {
+            server,
+            writer,
+            in_flight: HashMap::new(),
+            listeners: HashMap::new(),
+            prune_at: 64,
+            session: None,
+            hung_up: false,
+        }
+    }
+
+    /// Queues one message for stdout; when the writer is backed up, the
+    /// connection reads nothing more until it has room (back-pressure).
+    fn write(&mut self, msg: Box<Outbound>, ctx: &mut Context<Self>) {
+        if let Err(tokio::sync::mpsc::error::TrySendError::Full(msg)) = self.writer.try_send(msg) {
+            let tx = self.writer.clone();
+            ctx.wait(async move { drop(tx.send(msg).await) }.into_actor(self));
+        }
+    }
+
+    fn error(&mut self, id: Option<&RequestId>, e: &ErrorData, ctx: &mut Context<Self>) {
+        self.write(Outbound::answer(jsonrpc::encode_error(id, e), Some(e.code.0)), ctx);
+    }
+
+    /// Whether `id` is free for a new request (not in flight, not a listen
+    /// stream); answers the error if not.
+    fn claim(&mut self, id: &RequestId, ctx: &mut Context<Self>) -> bool {
+        if self.in_flight.len() + self.listeners.len() >= self.prune_at {
+            self.in_flight.retain(|_, a| a.connected());
+            self.listeners.retain(|_, a| a.connected());
+            self.prune_at = (2 * (self.in_flight.len() + self.listeners.len())).max(64);
+        }
+        let busy = |m: Option<bool>| m.unwrap_or(false);
+        if busy(self.in_flight.get(id).map(Addr::connected)) || busy(self.listeners.get(id).map(Addr::connected)) {
+            let e = ErrorData::new(ErrorCode::INVALID_REQUEST, format!("Request id {id} is already in flight"));
+            self.error(Some(id), &e, ctx);
+            return false;
+        }
+        true
+    }
+
+    fn message(&mut self, bytes: &[u8], ctx: &mut Context<Self>) {
+        let service = self.server.service().clone();
+        let conn = intake::Connection {
+            versions: service.stateless_versions(),
+            catalog: service.catalog(),
+            headers: None,
+            in_session: self.session.is_some(),
+        };
+        match intake::route(&conn, jsonrpc::decode(bytes)) {
+            Route::Refuse(r) => self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx),
+            Route::Run(a) => self.run(a, ctx),
+            Route::Listen(a) => self.listen(a, ctx),
+            Route::Cancel { id, reason } => self.cancel(id, reason),
+            Route::Initialize(r) => self.initialize(r, ctx),
+            Route::Session(m) => self.in_session(m, ctx),
+            Route::Notification(n) => debug!(self.server.logger(), "notification ignored"; "method" => &n.method),
+            Route::Unexpected(r) => debug!(self.server.logger(), "unexpected response ignored"; "id" => %r.id),
+        }
+    }
+
+    fn run(&mut self, a: Admitted, ctx: &mut Context<Self>) {
+        if self.claim(&a.id, ctx) {
+            let id = a.id.clone();
+            let addr = self.server.start_request(a, Era::Stateless, self.writer.clone());
+            self.in_flight.insert(id, addr);
+        }
+    }
+
+    fn listen(&mut self, a: Admitted, ctx: &mut Context<Self>) {
+        if self.claim(&a.id, ctx) {
+            let sink = StdioSink::new(self.writer.clone(), a.id.clone());
+            let kind = ListenerKind::Listen(a.id.clone());
+            let (addr, _ready) = self.server.start_listener(kind, self.server.listen_filter(&a), Box::new(sink));
+            self.listeners.insert(a.id, addr);
+        }
+    }
+
+    fn cancel(&mut self, id: RequestId, reason: Option<String>) {
+        if let Some(addr) = self.in_flight.remove(&id) {
+            let _ = addr.try_send(Cancel { reason });
+        } else if let Some(addr) = self.listeners.remove(&id) {
+            // Control message: delivered even when the mailbox is full of events.
+            addr.do_send(Close { reason: CloseReason::ClientGone });
+        } else {
+            debug!(self.server.logger(), "cancellation for a request not in flight"; "request" => %id);
+        }
+    }
+
+    /// A legacy client's `initialize`: a session for this connection, its
+    /// notification stream on stdout, then the result.
+    fn initialize(&mut self, r: Request, ctx: &mut Context<Self>) {
+        let (state, result) = match self.server.service().initialize(&r) {
+            Ok(ok) => ok,
+            Err(e) => return self.error(Some(&r.id), &e, ctx),
+        };
+        let log = self.server.logger().new(slog::o!("session" => SESSION_ID));
+        let input_timeout = Duration::from_millis(self.server.config().legacy.input_timeout_ms);
+        let version = state.version;
+        let session = Session::new(SESSION_ID.into(), state, None, log);
+        let handle = SessionHandle::start(session, SESSION_ID, version, input_timeout);
+        self.session = Some(handle.clone());
+        let (server, sink) = (self.server.clone(), StdioSink::new(self.writer.clone(), RequestId::string(SESSION_ID)));
+        let answer = Outbound::answer(jsonrpc::encode_result(&r.id, &result), None);
+        // `wait`: nothing else is read until the stream routes.
+        ctx.wait(
+            async move { server.start_session_stream(&handle, Box::new(sink)).await }
+                .into_actor(self)
+                .map(move |_, act, ctx| act.write(answer, ctx)),
+        );
+    }
+
+    fn in_session(&mut self, message: Incoming, ctx: &mut Context<Self>) {
+        let Some(session) = self.session.clone() else { return };
+        match message {
+            Incoming::Request(r) => {
+                if !self.claim(&r.id, ctx) {
+                    return;
+                }
+                let (server, writer, id) = (self.server.clone(), self.writer.clone(), r.id.clone());
+                // `wait`: a subscribe is routed before the next line is read.
+                ctx.wait(async move { server.session_request(&session, r, writer).await }.into_actor(self).map(
+                    move |started, act, _| {
+                        if let Some(addr) = started {
+                            act.in_flight.insert(id, addr);
+                        }
+                    },
+                ));
+            }
+            Incoming::Response(r) => {
+                ctx.spawn(async move { session.answer(r).await }.into_actor(self).map(|_, _, _| ()));
+            }
+            _ => session.touch(),
+        }
+    }
+
+    /// EOF: every subscription and the session end; in-flight requests get
+    /// `stdio.drain_ms`, then the rest are cancelled and the actor stops
+    /// (dropping its writer handle, so the writer finishes).
+    fn hang_up(&mut self, ctx: &mut Context<Self>) {
+        if std::mem::replace(&mut self.hung_up, true) {
+            return;
+        }
+        if let Some(s) = self.session.take() {
+            s.end();
+        }
+        for (_, addr) in self.listeners.drain() {
+            addr.do_send(Close { reason: CloseReason::ClientGone });
+        }
+        let deadline = Instant::now() + Duration::from_millis(self.server.config().stdio.drain_ms);
+        ctx.run_interval(Duration::from_millis(5), move |act, ctx| {
+            act.in_flight.retain(|_, addr| addr.connected());
+            if act.in_flight.is_empty() || Instant::now() >= deadline {
+                for (_, addr) in act.in_flight.drain() {
+                    let _ = addr.try_send(Cancel { reason: Some("stdin closed".into()) });
+                }
+                info!(act.server.logger(), "stdin closed; stopping");
+                ctx.stop();
+            }
+        });
+    }
+}
+
+impl Actor for StdioConnection {
+    type Context = Context<Self>;
+
+    fn started(&mut self, _ctx: &mut Self::Context) {
+        info!(self.server.logger(), "serving on stdio");
+    }
+}
+
+impl StreamHandler<Line> for StdioConnection {
+    fn handle(&mut self, line: Line, ctx: &mut Self::Context) {
+        if self.hung_up {
+            return;
+        }
+        match line {
+            Line::TooLong(len) => {
+                let max = self.server.config().stdio.max_line_bytes;
+                let e = ErrorData::new(
+                    ErrorCode::INVALID_REQUEST,
+                    format!("Message of {len} bytes exceeds the limit of {max} bytes"),
+                );
+                self.error(None, &e, ctx);
+            }
+            Line::Message(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => {}
+            Line::Message(bytes) => self.message(&bytes, ctx),
+        }
+    }
+
+    fn finished(&mut self, ctx: &mut Self::Context) {
+        self.hang_up(ctx);
+    }
+}
+
+impl Handler<Hangup> for StdioConnection {
+    type Result = ();
+
+    fn handle(&mut self, _: Hangup, ctx: &mut Self::Context) {
+        self.hang_up(ctx);
+    }
+}
