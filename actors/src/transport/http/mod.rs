@@ -4,6 +4,7 @@
 //! actix-web `App` (embedding), [`bind`] builds the server, [`serve`] runs
 //! it until SIGINT/SIGTERM with graceful shutdown.
 
+mod answer;
 pub mod error;
 pub mod guard;
 mod headers;

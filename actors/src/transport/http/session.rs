@@ -9,9 +9,9 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use mcp_protocol::jsonrpc::{DecodeError, Incoming, Request};
 use mcp_protocol::RequestId;
 
+use super::answer::{route, stateless};
 use super::error::HttpError;
 use super::headers::{session_id, MCP_SESSION_ID};
-use super::post::{route, stateless};
 use super::{guard, reply};
 use crate::intake::Route;
 use crate::legacy::SessionHandle;

@@ -1,0 +1,68 @@
+//! What the POST handlers share: routing a message through the dispatcher
+//! with this request's headers, and answering the routes of the stateless
+//! era (a request actor's reply, a listen stream, a refusal, 202).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse};
+use mcp_protocol::jsonrpc::{DecodeError, Incoming};
+use mcp_protocol::ErrorData;
+
+use super::error::HttpError;
+use super::headers::HttpHeaders;
+use super::reply;
+use crate::era::Era;
+use crate::intake::{self, Admitted, Route};
+use crate::listener::ListenerKind;
+use crate::server::McpServer;
+use crate::transport::sse;
+
+/// Routes a message through the dispatcher.
+pub(super) fn route(
+    req: &HttpRequest,
+    server: &McpServer,
+    decoded: Result<Incoming, DecodeError>,
+    in_session: bool,
+) -> Route {
+    let service = server.service();
+    let headers = HttpHeaders(req);
+    let conn = intake::Connection {
+        versions: service.stateless_versions(),
+        catalog: service.catalog(),
+        headers: Some(&headers),
+        in_session,
+    };
+    intake::route(&conn, decoded)
+}
+
+/// Answers a route of the stateless era.
+pub(super) async fn stateless(server: &McpServer, route: Route) -> Result<HttpResponse, HttpError> {
+    match route {
+        Route::Run(admitted) => reply::run(server, admitted, Era::Stateless).await,
+        Route::Listen(admitted) => listen(server, admitted),
+        Route::Refuse(refusal) => Err(HttpError::refused(refusal)),
+        // Cancellation over HTTP is the client closing the response stream.
+        Route::Cancel { .. } | Route::Notification(_) => Ok(HttpResponse::Accepted().finish()),
+        Route::Unexpected(r) => {
+            Err(HttpError::invalid(Some(&r.id), "Clients must not send responses on this endpoint"))
+        }
+        Route::Initialize(r) | Route::Session(Incoming::Request(r)) => {
+            Err(HttpError::internal(Some(&r.id), "a legacy message reached the stateless path"))
+        }
+        Route::Session(_) => Err(HttpError::internal(None, "a legacy message reached the stateless path")),
+    }
+}
+
+/// `subscriptions/listen`: an SSE stream that stays open, fed by a listener
+/// actor. The stream starts at once; its first event is the acknowledgement,
+/// sent once the hub has registered the listener (or, if the hub refused it
+/// after all, the error response).
+fn listen(server: &McpServer, admitted: Admitted) -> Result<HttpResponse, HttpError> {
+    if let Err(refusal) = server.hub_occupancy().check() {
+        let error = ErrorData::internal(refusal.to_string());
+        return Err(HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, Some(&admitted.id), error));
+    }
+    let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
+    let filter = server.listen_filter(&admitted);
+    let _ = server.start_listener(ListenerKind::Listen(admitted.id), filter, Box::new(sink));
+    Ok(sse::listen_response(frames))
+}
