@@ -89,28 +89,11 @@ async fn main() {
         eprintln!("cluster_latency: redis-server is not installed; skipping");
         return;
     };
-    let bin = binary();
     let port = 20_000 + (std::process::id() % 9000) as u16;
-    let mut redis = tokio::process::Command::new(redis_bin)
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let mut redis = start_redis(redis_bin, port).await;
     let dir = std::env::temp_dir().join(format!("actix-mcp-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("node.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[hub]\nbackend = \"redis\"\nredis_url = \"redis://127.0.0.1:{port}/\"\n[catalog]\nname = \"everything\"\n\
-             [mrtr]\nkey = \"YmVuY2gta2V5LWJlbmNoLWtleS1iZW5jaC1rZXktYmVuY2g=\"\n"
-        ),
-    )
-    .unwrap();
+    let config = node_config(&dir, port);
+    let bin = binary();
     let (_a, url_a) = serve(&bin, &config).await;
     let (_b, url_b) = serve(&bin, &config).await;
     tokio::time::sleep(Duration::from_millis(300)).await; // both subscribed to Redis
@@ -119,37 +102,7 @@ async fn main() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(bool, Instant)>();
     for i in 0..listeners {
         let on_b = i % 2 == 1;
-        let url = if on_b { url_b.clone() } else { url_a.clone() };
-        let body = json!({"jsonrpc": "2.0", "id": i, "method": "subscriptions/listen",
-            "params": {"notifications": {"toolsListChanged": true}, "_meta": meta()}});
-        let resp = client
-            .post(&url)
-            .header("MCP-Protocol-Version", "2026-07-28")
-            .header("Mcp-Method", "subscriptions/listen")
-            .json(&body)
-            .send()
-            .await
-            .expect("listen");
-        let tx = tx.clone();
-        let mut stream = resp.bytes_stream();
-        let (ack_tx, ack_rx) = tokio::sync::oneshot::channel::<()>();
-        actix_rt::spawn(async move {
-            let mut ack = Some(ack_tx);
-            while let Some(Ok(chunk)) = stream.next().await {
-                let now = Instant::now();
-                let text = String::from_utf8_lossy(&chunk);
-                for line in text.lines().filter(|l| l.starts_with("data:")) {
-                    if line.contains("subscriptions/acknowledged") {
-                        if let Some(a) = ack.take() {
-                            let _ = a.send(());
-                        }
-                    } else if line.contains("tools/list_changed") {
-                        let _ = tx.send((on_b, now));
-                    }
-                }
-            }
-        });
-        ack_rx.await.expect("acknowledged");
+        open_listener(&client, if on_b { &url_b } else { &url_a }, i, on_b, tx.clone()).await;
     }
     println!(
         "{listeners} listen streams open ({} on A, {} on B); {events} events",
@@ -159,20 +112,9 @@ async fn main() {
     let (mut local, mut remote) = (Vec::new(), Vec::new());
     let mut whole = Vec::new();
     for i in 0..events {
-        let call = json!({"jsonrpc": "2.0", "id": 100_000 + i, "method": "tools/call",
-            "params": {"name": "test_trigger_tool_change", "arguments": {}, "_meta": meta()}});
         let start = Instant::now();
-        client
-            .post(&url_a)
-            .header("MCP-Protocol-Version", "2026-07-28")
-            .header("Mcp-Method", "tools/call")
-            .header("Mcp-Name", "test_trigger_tool_change")
-            .json(&call)
-            .send()
-            .await
-            .unwrap();
-        let mut got = 0;
-        while got < listeners {
+        trigger(&client, &url_a, 100_000 + i).await;
+        for _ in 0..listeners {
             let (on_b, at) = tokio::time::timeout(Duration::from_secs(10), rx.recv())
                 .await
                 .expect("all deliveries within 10 s")
@@ -183,7 +125,6 @@ async fn main() {
             } else {
                 local.push(d)
             }
-            got += 1;
         }
         whole.push(start.elapsed());
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -193,4 +134,88 @@ async fn main() {
     report("all streams have it", whole);
     let _ = redis.kill().await;
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A throw-away redis-server on `port`, once it accepts connections.
+async fn start_redis(bin: &str, port: u16) -> tokio::process::Child {
+    let redis = tokio::process::Command::new(bin)
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    redis
+}
+
+/// The config both instances share: the Redis backend and one MRTR key.
+fn node_config(dir: &std::path::Path, port: u16) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let config = dir.join("node.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[hub]\nbackend = \"redis\"\nredis_url = \"redis://127.0.0.1:{port}/\"\n[catalog]\nname = \"everything\"\n\
+             [mrtr]\nkey = \"YmVuY2gta2V5LWJlbmNoLWtleS1iZW5jaC1rZXktYmVuY2g=\"\n"
+        ),
+    )
+    .unwrap();
+    config
+}
+
+/// Opens listen stream `i` at `url` and returns once it is acknowledged; each
+/// `tools/list_changed` it receives is sent to `tx` with its arrival time.
+async fn open_listener(
+    client: &reqwest::Client,
+    url: &str,
+    i: usize,
+    on_b: bool,
+    tx: tokio::sync::mpsc::UnboundedSender<(bool, Instant)>,
+) {
+    let body = json!({"jsonrpc": "2.0", "id": i, "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": true}, "_meta": meta()}});
+    let resp = client
+        .post(url)
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "subscriptions/listen")
+        .json(&body)
+        .send()
+        .await
+        .expect("listen");
+    let mut stream = resp.bytes_stream();
+    let (ack_tx, ack_rx) = tokio::sync::oneshot::channel::<()>();
+    actix_rt::spawn(async move {
+        let mut ack = Some(ack_tx);
+        while let Some(Ok(chunk)) = stream.next().await {
+            let now = Instant::now();
+            let text = String::from_utf8_lossy(&chunk);
+            for line in text.lines().filter(|l| l.starts_with("data:")) {
+                if line.contains("subscriptions/acknowledged") {
+                    if let Some(a) = ack.take() {
+                        let _ = a.send(());
+                    }
+                } else if line.contains("tools/list_changed") {
+                    let _ = tx.send((on_b, now));
+                }
+            }
+        }
+    });
+    ack_rx.await.expect("acknowledged");
+}
+
+/// Calls the tool that changes the tool list (one event to every stream).
+async fn trigger(client: &reqwest::Client, url: &str, id: usize) {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "test_trigger_tool_change", "arguments": {}, "_meta": meta()}});
+    client
+        .post(url)
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", "test_trigger_tool_change")
+        .json(&call)
+        .send()
+        .await
+        .unwrap();
 }

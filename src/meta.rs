@@ -103,24 +103,7 @@ impl RequestMeta {
         if client_info.is_none() && ProtocolVersion::profile_for(Some(version_str)).client_info_required {
             return Err(ProtocolError::InvalidMeta(format!("{CLIENT_INFO_KEY} is required in {version_str}")));
         }
-        match header {
-            VersionHeader::NotApplicable => {}
-            VersionHeader::Present(h) if h.trim() == version_str => {}
-            VersionHeader::Present(h) => {
-                return Err(ProtocolError::HeaderMismatch {
-                    header: "MCP-Protocol-Version".into(),
-                    header_value: Some(h.to_owned()),
-                    body_value: version_str.to_owned(),
-                })
-            }
-            VersionHeader::Missing => {
-                return Err(ProtocolError::HeaderMismatch {
-                    header: "MCP-Protocol-Version".into(),
-                    header_value: None,
-                    body_value: version_str.to_owned(),
-                })
-            }
-        }
+        check_version_header(header, version_str)?;
         let version = ProtocolVersion::parse(version_str).filter(|v| supported.contains(v)).ok_or_else(|| {
             ProtocolError::UnsupportedVersion {
                 requested: version_str.to_owned(),
@@ -156,6 +139,22 @@ impl ClientCapabilities {
         ClientCapabilities::deserialize(v)
             .map_err(|e| ProtocolError::InvalidMeta(format!("{CLIENT_CAPABILITIES_KEY}: {e}")))
     }
+}
+
+/// `MCP-Protocol-Version` must equal the body's version where the transport
+/// has headers.
+fn check_version_header(header: VersionHeader<'_>, version: &str) -> Result<(), ProtocolError> {
+    let header_value = match header {
+        VersionHeader::NotApplicable => return Ok(()),
+        VersionHeader::Present(h) if h.trim() == version => return Ok(()),
+        VersionHeader::Present(h) => Some(h.to_owned()),
+        VersionHeader::Missing => None,
+    };
+    Err(ProtocolError::HeaderMismatch {
+        header: "MCP-Protocol-Version".into(),
+        header_value,
+        body_value: version.to_owned(),
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,60 @@
+//! The "everything" catalog: the fixture the official MCP conformance suite
+//! drives (tool, resource and prompt names and replies as the suite expects),
+//! plus a few tools for diagnostics (`sleep`, `test_custom_header`).
+
+mod client_input;
+mod content;
+mod helpers;
+mod input;
+mod other;
+mod prompts;
+mod resources;
+mod streaming;
+mod triggers;
+
+pub use helpers::{wav_bytes, EchoArgs, SleepArgs, PNG_BASE64};
+
+use crate::catalog::Catalog;
+
+/// Builds the catalog.
+pub fn catalog() -> Catalog {
+    let c = Catalog::new();
+    content::tools(&c);
+    streaming::tools(&c);
+    other::tools(&c);
+    triggers::triggers(&c);
+    input::single_round(&c);
+    input::multi_round(&c);
+    client_input::sampling_and_roots(&c);
+    client_input::elicitation(&c);
+    resources::resources(&c);
+    prompts::simple(&c);
+    prompts::with_media(&c);
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wav_is_well_formed() {
+        let w = wav_bytes();
+        assert_eq!(&w[..4], b"RIFF");
+        assert_eq!(u32::from_le_bytes(w[4..8].try_into().unwrap()) as usize, w.len() - 8);
+        assert_eq!(&w[8..12], b"WAVE");
+    }
+
+    #[test]
+    fn lists_the_fixture_names() {
+        let c = catalog();
+        let tools: Vec<String> = c.list_tools(None, 100).unwrap().page.items.into_iter().map(|t| t.name).collect();
+        for name in
+            ["test_simple_text", "test_tool_with_progress", "test_missing_capability", "json_schema_2020_12_tool"]
+        {
+            assert!(tools.iter().any(|t| t == name), "{name} not listed");
+        }
+        assert!(c.resource("test://nonexistent-resource-for-conformance-testing").is_none());
+        assert!(c.match_template("test://template/123/data").is_some());
+    }
+}

@@ -1,0 +1,140 @@
+//! The command line: scenarios and their options.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::json;
+
+/// The resource the `fanout` scenario watches.
+pub(crate) const WATCHED: &str = "test://watched-resource";
+
+#[derive(Parser)]
+#[command(name = "mcp-load", about = "Load scenarios for stateless MCP servers (every reply verified)")]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) scenario: Scenario,
+}
+
+#[derive(Args, Clone)]
+pub(crate) struct Common {
+    /// The MCP endpoint (loopback).
+    #[arg(long, default_value = "http://127.0.0.1:8080/mcp")]
+    pub(crate) url: String,
+    /// Concurrent keep-alive connections.
+    #[arg(long, default_value_t = 16)]
+    pub(crate) connections: usize,
+    /// Seconds to run.
+    #[arg(long, default_value_t = 10)]
+    pub(crate) duration: u64,
+    /// Stop after this many requests in all.
+    #[arg(long, default_value_t = 10_000_000)]
+    pub(crate) requests: u64,
+    /// Loopback source addresses to spread connections over (127.0.0.1..N).
+    #[arg(long, default_value_t = 1)]
+    pub(crate) sources: usize,
+}
+
+#[derive(Args, Clone)]
+pub(crate) struct Streams {
+    /// The MCP endpoint (loopback).
+    #[arg(long, default_value = "http://127.0.0.1:8080/mcp")]
+    pub(crate) url: String,
+    /// Listen streams to open.
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) streams: usize,
+    /// Loopback source addresses to spread connections over (127.0.0.1..N).
+    #[arg(long, default_value_t = 4)]
+    pub(crate) sources: usize,
+    /// Server process to measure (RSS).
+    #[arg(long)]
+    pub(crate) pid: Option<u32>,
+    /// Carry the streams over HTTP/2 (prior knowledge; the server needs
+    /// `--h2c`), `--h2-connections` connections for all of them.
+    #[arg(long)]
+    pub(crate) http2: bool,
+    /// HTTP/2 connections the streams are spread over.
+    #[arg(long, default_value_t = 16)]
+    pub(crate) h2_connections: usize,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Scenario {
+    /// tools/call of one tool (default `echo`, checked to echo its text).
+    Call {
+        #[command(flatten)]
+        common: Common,
+        /// Tool to call with `{"text": …}`.
+        #[arg(long, default_value = "echo")]
+        tool: String,
+    },
+    /// A mix of server/discover, tools/list, tools/call, resources/read, prompts/get.
+    Mixed {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Open N listen streams and report the server's RSS growth per stream.
+    Listen {
+        #[command(flatten)]
+        streams: Streams,
+        /// Seconds to hold the streams open before closing them.
+        #[arg(long, default_value_t = 2)]
+        hold: u64,
+        /// Seconds to sample the server's RSS after closing them.
+        #[arg(long, default_value_t = 3)]
+        settle: u64,
+    },
+    /// N open streams; trigger one event; delivery latency until every stream has it.
+    Fanout {
+        #[command(flatten)]
+        streams: Streams,
+        /// Events to trigger.
+        #[arg(long, default_value_t = 20)]
+        events: usize,
+        /// Which event: `resources/updated` of one URI every stream
+        /// subscribed to, or `tools/list_changed`.
+        #[arg(long, value_enum, default_value_t = FanoutEvent::Resource)]
+        event: FanoutEvent,
+    },
+    /// Open and close listen streams continuously; sample the server's RSS.
+    Churn {
+        #[command(flatten)]
+        streams: Streams,
+        /// Streams opened at the same time.
+        #[arg(long, default_value_t = 64)]
+        concurrency: usize,
+        /// Seconds to run.
+        #[arg(long, default_value_t = 10)]
+        duration: u64,
+    },
+}
+
+/// The event a fan-out run triggers (with the `everything` catalog's trigger tools).
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum FanoutEvent {
+    /// `notifications/resources/updated` for `test://watched-resource`.
+    Resource,
+    /// `notifications/tools/list_changed`.
+    Tools,
+}
+
+impl FanoutEvent {
+    /// The listen filter that opts into it.
+    pub(crate) fn filter(self) -> serde_json::Value {
+        match self {
+            FanoutEvent::Resource => json!({"resourceSubscriptions": [WATCHED]}),
+            FanoutEvent::Tools => json!({"toolsListChanged": true}),
+        }
+    }
+    /// The trigger tool and its arguments.
+    pub(crate) fn trigger(self) -> (&'static str, serde_json::Value) {
+        match self {
+            FanoutEvent::Resource => ("test_trigger_resource_update", json!({"uri": WATCHED})),
+            FanoutEvent::Tools => ("test_trigger_tool_change", json!({})),
+        }
+    }
+    /// The method of the notification it causes.
+    pub(crate) fn method(self) -> &'static str {
+        match self {
+            FanoutEvent::Resource => "notifications/resources/updated",
+            FanoutEvent::Tools => "notifications/tools/list_changed",
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! The events a server publishes, encoded for one stream, for many
+//! streams at once ([`EventTemplate`]), and between instances ([`WireEvent`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::encode::encode_tagged_notification;
+use crate::jsonrpc::RequestId;
+
+/// A change a server publishes to its listeners.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    /// The tool list changed.
+    ToolsListChanged,
+    /// The prompt list changed.
+    PromptsListChanged,
+    /// The resource list changed.
+    ResourcesListChanged,
+    /// One resource's contents changed.
+    ResourceUpdated {
+        /// Its URI.
+        uri: String,
+    },
+}
+
+impl Event {
+    /// The notification method for this event.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Event::ToolsListChanged => "notifications/tools/list_changed",
+            Event::PromptsListChanged => "notifications/prompts/list_changed",
+            Event::ResourcesListChanged => "notifications/resources/list_changed",
+            Event::ResourceUpdated { .. } => "notifications/resources/updated",
+        }
+    }
+
+    /// The notification as the legacy era sends it (no subscription tag).
+    pub fn encode_untagged(&self) -> Vec<u8> {
+        let mut params = Map::new();
+        if let Event::ResourceUpdated { uri } = self {
+            params.insert("uri".into(), Value::String(uri.clone()));
+        }
+        crate::jsonrpc::encode_notification(self.method(), &params)
+    }
+
+    /// The notification for the stream of subscription `id`.
+    pub fn encode_for(&self, id: &RequestId) -> Vec<u8> {
+        let mut params = Map::new();
+        if let Event::ResourceUpdated { uri } = self {
+            params.insert("uri".into(), Value::String(uri.clone()));
+        }
+        encode_tagged_notification(self.method(), params, id)
+    }
+}
+
+/// The version of [`WireEvent`] this crate writes.
+pub const WIRE_VERSION: u8 = 1;
+
+/// An event as it travels between server instances: compact JSON with a
+/// format version and the publishing instance, so an instance can skip its
+/// own events (`{"v":1,"o":"<origin>","e":{"kind":"resource_updated","uri":"…"}}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireEvent {
+    /// Format version.
+    pub v: u8,
+    /// The instance that observed the event.
+    pub o: String,
+    /// The event.
+    pub e: Event,
+    /// Identifies one observation of an external source shared by several
+    /// instances (e.g. a file's modification time and size), so that the
+    /// same change seen by each of them is delivered once. Absent: never
+    /// coalesced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<String>,
+}
+
+impl WireEvent {
+    /// Encodes `event` observed by instance `origin`, with its observation key.
+    pub fn encode(origin: &str, event: &Event, key: Option<&str>) -> Vec<u8> {
+        let w = WireEvent { v: WIRE_VERSION, o: origin.to_owned(), e: event.clone(), k: key.map(str::to_owned) };
+        serde_json::to_vec(&w).expect("events serialize")
+    }
+
+    /// Decodes bytes from another instance; unknown versions are refused.
+    pub fn decode(bytes: &[u8]) -> Result<WireEvent, String> {
+        let w: WireEvent = serde_json::from_slice(bytes).map_err(|e| format!("undecodable event: {e}"))?;
+        if w.v != WIRE_VERSION {
+            return Err(format!("unsupported event version {}", w.v));
+        }
+        Ok(w)
+    }
+}
+
+/// An event encoded once for many subscriptions: every listener only
+/// splices its subscription id between two fixed parts, so fan-out to N
+/// streams serializes the event once, not N times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventTemplate {
+    prefix: Vec<u8>,
+    suffix: Vec<u8>,
+}
+
+impl EventTemplate {
+    /// The template of `event`.
+    pub fn new(event: &Event) -> Self {
+        let mut prefix = br#"{"jsonrpc":"2.0","method":""#.to_vec();
+        prefix.extend_from_slice(event.method().as_bytes());
+        prefix.extend_from_slice(br#"","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"#);
+        let mut suffix = b"}".to_vec();
+        if let Event::ResourceUpdated { uri } = event {
+            suffix.extend_from_slice(br#","uri":"#);
+            suffix.extend_from_slice(&serde_json::to_vec(uri).expect("strings serialize"));
+        }
+        suffix.extend_from_slice(b"}}");
+        EventTemplate { prefix, suffix }
+    }
+
+    /// The notification for subscription `id` (identical to [`Event::encode_for`]).
+    pub fn encode_for(&self, id: &RequestId) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.encoded_len(id));
+        self.encode_into(id, &mut out);
+        out
+    }
+
+    /// The length of [`EventTemplate::encode_for`]`(id)`, so that a
+    /// transport can allocate its frame once.
+    pub fn encoded_len(&self, id: &RequestId) -> usize {
+        self.prefix.len() + id.as_json().len() + self.suffix.len()
+    }
+
+    /// Appends the notification for subscription `id` to `out` (a transport
+    /// frames it without a second copy).
+    pub fn encode_into(&self, id: &RequestId, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.prefix);
+        out.extend_from_slice(id.as_json().as_bytes());
+        out.extend_from_slice(&self.suffix);
+    }
+}

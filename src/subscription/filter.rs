@@ -1,0 +1,68 @@
+//! What a client opts into on a listen stream.
+
+use serde::{Deserialize, Serialize};
+
+use super::event::Event;
+
+/// `subscriptions/listen` method name.
+pub const LISTEN_METHOD: &str = "subscriptions/listen";
+/// The acknowledgement sent first on every listen stream.
+pub const ACKNOWLEDGED_METHOD: &str = "notifications/subscriptions/acknowledged";
+
+/// What a client opts into on one listen stream. Omitted fields mean "no".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionFilter {
+    /// `notifications/tools/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tools_list_changed: bool,
+    /// `notifications/prompts/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prompts_list_changed: bool,
+    /// `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resources_list_changed: bool,
+    /// `notifications/resources/updated` for these URIs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_subscriptions: Vec<String>,
+}
+
+impl SubscriptionFilter {
+    /// The part of `self` a server supporting `supported` honours.
+    pub fn honored(&self, supported: &SubscriptionFilter) -> SubscriptionFilter {
+        SubscriptionFilter {
+            tools_list_changed: self.tools_list_changed && supported.tools_list_changed,
+            prompts_list_changed: self.prompts_list_changed && supported.prompts_list_changed,
+            resources_list_changed: self.resources_list_changed && supported.resources_list_changed,
+            resource_subscriptions: if supported.resource_subscriptions.is_empty() {
+                Vec::new()
+            } else {
+                let mut uris = self.resource_subscriptions.clone();
+                uris.dedup();
+                uris
+            },
+        }
+    }
+
+    /// Whether the filter asks for nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == SubscriptionFilter::default()
+    }
+
+    /// Whether `event` passes the filter.
+    pub fn wants(&self, event: &Event) -> bool {
+        match event {
+            Event::ToolsListChanged => self.tools_list_changed,
+            Event::PromptsListChanged => self.prompts_list_changed,
+            Event::ResourcesListChanged => self.resources_list_changed,
+            Event::ResourceUpdated { uri } => self.resource_subscriptions.iter().any(|u| u == uri),
+        }
+    }
+}
+
+/// Params of `subscriptions/listen`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ListenParams {
+    /// The opted-in notification types.
+    pub notifications: SubscriptionFilter,
+}

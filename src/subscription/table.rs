@@ -1,0 +1,185 @@
+//! [`SubscriptionTable`]: which listeners want which events.
+
+use std::collections::{HashMap, HashSet};
+
+use super::event::Event;
+use super::filter::SubscriptionFilter;
+
+/// Identifies one listener inside a server process (a process-wide counter:
+/// small, as routing tables hold one per open subscription).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ListenerId(pub u64);
+
+impl ListenerId {
+    /// The next id of this process.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        ListenerId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl std::fmt::Display for ListenerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Which listeners want which events: filter kind → listener set, URI →
+/// listener set. Pure data: each listener carries a payload `T` (the hub
+/// actor keeps its handle there).
+#[derive(Debug, Clone)]
+pub struct SubscriptionTable<T = ()> {
+    tools: HashSet<ListenerId>,
+    prompts: HashSet<ListenerId>,
+    resources: HashSet<ListenerId>,
+    by_uri: HashMap<String, HashSet<ListenerId>>,
+    filters: HashMap<ListenerId, (SubscriptionFilter, T)>,
+}
+
+impl<T> Default for SubscriptionTable<T> {
+    fn default() -> Self {
+        SubscriptionTable {
+            tools: HashSet::new(),
+            prompts: HashSet::new(),
+            resources: HashSet::new(),
+            by_uri: HashMap::new(),
+            filters: HashMap::new(),
+        }
+    }
+}
+
+impl SubscriptionTable<()> {
+    /// Adds (or replaces) a listener with its filter.
+    pub fn insert(&mut self, id: ListenerId, filter: &SubscriptionFilter) {
+        let _ = self.insert_with(id, filter, ());
+    }
+}
+
+impl<T> SubscriptionTable<T> {
+    /// An empty table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) a listener with its filter and payload; returns
+    /// the payload it replaced.
+    pub fn insert_with(&mut self, id: ListenerId, filter: &SubscriptionFilter, payload: T) -> Option<T> {
+        let replaced = self.remove(id);
+        if filter.tools_list_changed {
+            self.tools.insert(id);
+        }
+        if filter.prompts_list_changed {
+            self.prompts.insert(id);
+        }
+        if filter.resources_list_changed {
+            self.resources.insert(id);
+        }
+        for uri in &filter.resource_subscriptions {
+            self.by_uri.entry(uri.clone()).or_default().insert(id);
+        }
+        self.filters.insert(id, (filter.clone(), payload));
+        replaced
+    }
+
+    /// Removes a listener; returns its payload if it was present.
+    pub fn remove(&mut self, id: ListenerId) -> Option<T> {
+        let (filter, payload) = self.filters.remove(&id)?;
+        self.tools.remove(&id);
+        self.prompts.remove(&id);
+        self.resources.remove(&id);
+        for uri in &filter.resource_subscriptions {
+            if let Some(set) = self.by_uri.get_mut(uri) {
+                set.remove(&id);
+                if set.is_empty() {
+                    self.by_uri.remove(uri);
+                }
+            }
+        }
+        Some(payload)
+    }
+
+    /// The listeners that want `event`.
+    pub fn route<'a>(&'a self, event: &Event) -> impl Iterator<Item = ListenerId> + 'a {
+        let set = match event {
+            Event::ToolsListChanged => Some(&self.tools),
+            Event::PromptsListChanged => Some(&self.prompts),
+            Event::ResourcesListChanged => Some(&self.resources),
+            Event::ResourceUpdated { uri } => self.by_uri.get(uri),
+        };
+        set.into_iter().flatten().copied()
+    }
+
+    /// Every listener.
+    pub fn listeners(&self) -> impl Iterator<Item = ListenerId> + '_ {
+        self.filters.keys().copied()
+    }
+
+    /// The filter of a listener.
+    pub fn filter(&self, id: ListenerId) -> Option<&SubscriptionFilter> {
+        self.filters.get(&id).map(|(f, _)| f)
+    }
+
+    /// The payload of a listener.
+    pub fn payload(&self, id: ListenerId) -> Option<&T> {
+        self.filters.get(&id).map(|(_, p)| p)
+    }
+
+    /// Gives back the room of listeners that left (the maps keep their
+    /// largest size otherwise).
+    pub fn shrink_to_fit(&mut self) {
+        self.tools.shrink_to_fit();
+        self.prompts.shrink_to_fit();
+        self.resources.shrink_to_fit();
+        self.by_uri.shrink_to_fit();
+        self.filters.shrink_to_fit();
+    }
+
+    /// Every listener's payload.
+    pub fn payloads(&self) -> impl Iterator<Item = &T> + '_ {
+        self.filters.values().map(|(_, p)| p)
+    }
+
+    /// How many listeners.
+    pub fn len(&self) -> usize {
+        self.filters.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.filters.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn filter(v: Value) -> SubscriptionFilter {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn routes_by_kind_and_uri() {
+        let mut t = SubscriptionTable::new();
+        let (a, b, c) = (ListenerId::new(), ListenerId::new(), ListenerId::new());
+        t.insert(a, &filter(json!({"toolsListChanged": true, "resourceSubscriptions": ["x://1"]})));
+        t.insert(b, &filter(json!({"promptsListChanged": true, "resourceSubscriptions": ["x://1", "x://2"]})));
+        t.insert(c, &filter(json!({"resourcesListChanged": true})));
+        let mut got: Vec<_> = t.route(&Event::ResourceUpdated { uri: "x://1".into() }).collect();
+        got.sort();
+        let mut want = vec![a, b];
+        want.sort();
+        assert_eq!(got, want);
+        assert_eq!(t.route(&Event::ResourceUpdated { uri: "x://2".into() }).collect::<Vec<_>>(), vec![b]);
+        assert_eq!(t.route(&Event::ResourceUpdated { uri: "x://3".into() }).count(), 0);
+        assert_eq!(t.route(&Event::ToolsListChanged).collect::<Vec<_>>(), vec![a]);
+        assert_eq!(t.route(&Event::ResourcesListChanged).collect::<Vec<_>>(), vec![c]);
+        assert!(t.remove(b).is_some());
+        assert!(t.remove(b).is_none());
+        assert_eq!(t.route(&Event::ResourceUpdated { uri: "x://2".into() }).count(), 0);
+        assert_eq!(t.len(), 2);
+        assert!(!t.by_uri.contains_key("x://2"), "empty URI sets are dropped");
+    }
+}
