@@ -82,6 +82,11 @@ impl RequestContext {
         RequestContext { inner: Arc::new(Inner { id, meta, cancel, outbound, log, child_log, catalog, round, era }) }
     }
 
+    /// Where the request's notifications and response go.
+    pub(crate) fn outbound(&self) -> &OutboundTx {
+        &self.inner.outbound
+    }
+
     /// The request's era: stateless, or inside a legacy (`initialize`)
     /// session, where input is obtained by server-to-client requests instead
     /// of an `InputRequiredResult`.

@@ -104,7 +104,6 @@ impl Actor for RequestActor {
             // `notifications/cancelled` in the session reaches this actor.
             session.track(self.id.clone(), ctx.address().recipient());
         }
-        let version = meta.version;
         let rctx = RequestContext::new(
             self.id.clone(),
             meta,
@@ -114,11 +113,7 @@ impl Actor for RequestActor {
             self.service.catalog().clone(),
             self.era.clone(),
         );
-        let handler = {
-            let service = self.service.clone();
-            async move { service.handle(request, rctx).await }
-        };
-        let work = run(handler, self.id.clone(), version, self.outbound.clone(), self.cancel.clone(), self.timeout);
+        let work = run(self.service.clone(), request, rctx, self.timeout);
         ctx.spawn(work.into_actor(self).map(|ending, act, ctx| {
             match ending {
                 Ending::Answered => debug!(act.log, "request answered"; "request" => %act.id, "method" => act.method),
@@ -150,14 +145,12 @@ impl Handler<Cancel> for RequestActor {
 /// Runs the handler until it answers, the request is cancelled (by a
 /// [`Cancel`], or the client leaving: the outbound channel closed) or the
 /// timeout fires, and hands the response to the outbound channel.
-async fn run(
-    handler: impl std::future::Future<Output = Result<serde_json::Value, crate::error::HandlerError>>,
-    id: RequestId,
-    version: mcp_protocol::ProtocolVersion,
-    outbound: OutboundTx,
-    cancel: CancellationToken,
-    timeout: Duration,
-) -> Ending {
+/// The handler's future is built here, in place: it is large, and moving it
+/// into this future would copy it once more per call.
+async fn run(service: Arc<McpService>, request: ClientRequest, ctx: RequestContext, timeout: Duration) -> Ending {
+    let (id, version) = (ctx.request_id().clone(), ctx.protocol_version());
+    let (outbound, cancel) = (ctx.outbound().clone(), ctx.cancellation().clone());
+    let handler = service.handle(request, ctx);
     // The token fires before the handler future is dropped, so a handler can
     // observe either.
     let client_gone = async {

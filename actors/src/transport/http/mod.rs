@@ -31,9 +31,6 @@ pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone 
         cfg.service(
             web::resource(path)
                 .app_data(web::Data::new(server.clone()))
-                // A panic in this endpoint's code answers 500 instead of
-                // dropping the connection.
-                .wrap(actix_web_lab::middleware::CatchPanic::default())
                 .route(web::post().to(post::post))
                 .route(web::get().to(session::get))
                 .route(web::delete().to(session::delete))

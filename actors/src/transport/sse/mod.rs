@@ -22,8 +22,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::header::{self, HeaderName, HeaderValue, TryIntoHeaderValue};
 use actix_web::HttpResponse;
+use actix_web_lab::header::{CacheControl, CacheDirective};
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
 
@@ -40,9 +41,14 @@ fn response(frames: impl Stream<Item = Bytes> + 'static) -> HttpResponse {
         .insert_header((header::CONTENT_ENCODING, "identity"))
         .streaming(frames.map(Ok::<_, Infallible>));
     let headers = res.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::CACHE_CONTROL, no_cache());
     headers.insert(HeaderName::from_static("x-accel-buffering"), HeaderValue::from_static("no"));
     res
+}
+
+/// `Cache-Control: no-cache`, as actix-web-lab's typed header writes it.
+fn no_cache() -> HeaderValue {
+    CacheControl(vec![CacheDirective::NoCache]).try_into_value().expect("a valid header value")
 }
 
 /// The response for a listen stream (or a legacy session's GET stream).

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# A/B of two actix-mcp binaries on `tools/call` (echo), measured with wrk:
+# the server pinned to CPU 0, wrk (one thread) to CPU 1, rounds interleaved
+# so that both see the same machine. Prints each round, then medians and
+# min–max of req/s, p99 and the server's CPU µs per call, and B/A ratios
+# (of the medians, and per round: A and B run back to back in each round).
+#
+#   bash benches/wrk/ab.sh BIN_A BIN_B   (ROUNDS=5 DURATION=5 CONNS="16 256")
+# Loopback only; every run is bounded by DURATION.
+set -euo pipefail
+A="$1"; B="$2"
+ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-16 256}"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; exit 1; }
+TICK=$(getconf CLK_TCK)
+OUT="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
+
+start() { # BIN -> "PID URL"
+  local log="$OUT/server.log"
+  taskset -c 0 "$1" serve --catalog everything --bind 127.0.0.1:0 --log-level warning 2>"$log" &
+  local pid=$! url=""
+  for _ in $(seq 1 100); do
+    url="$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$log" | head -n1)"; [ -n "$url" ] && break; sleep 0.05
+  done
+  [ -n "$url" ] || { cat "$log" >&2; exit 1; }
+  echo "$pid $url"
+}
+cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
+
+for c in $CONNS; do
+  for r in $(seq 1 "$ROUNDS"); do
+    for side in A B; do
+      bin=$A; [ "$side" = B ] && bin=$B
+      read -r pid url < <(start "$bin")
+      taskset -c 1 wrk -t1 -c"$c" -d1s -s "$HERE/call.lua" "$url" >/dev/null   # warm-up
+      t0=$(cpu "$pid")
+      taskset -c 1 wrk -t1 -c"$c" -d"${DURATION}s" --latency -s "$HERE/call.lua" "$url" >"$OUT/wrk.txt"
+      t1=$(cpu "$pid")
+      kill "$pid"; wait "$pid" 2>/dev/null || true
+      if grep -q "Non-2xx" "$OUT/wrk.txt"; then cat "$OUT/wrk.txt" >&2; echo "non-2xx replies" >&2; exit 1; fi
+      rps=$(awk '/^Requests\/sec/ {print $2}' "$OUT/wrk.txt")
+      n=$(awk '/requests in/ {print $1}' "$OUT/wrk.txt")
+      p99=$(awk '$1=="99%" {print $2}' "$OUT/wrk.txt")
+      us=$(awk -v t0="$t0" -v t1="$t1" -v n="$n" -v k="$TICK" 'BEGIN {printf "%.1f", (t1-t0)/k*1e6/n}')
+      echo "conns=$c round=$r side=$side req/s=$rps p99=$p99 cpu_us_per_call=$us"
+      echo "$c $side $rps $p99 $us $r" >>"$OUT/all.txt"
+    done
+  done
+done
+python3 - "$OUT/all.txt" <<'PY'
+import sys, statistics as st
+rows = [l.split() for l in open(sys.argv[1])]
+def ms(v):
+    for unit, f in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
+        if v.endswith(unit):
+            return float(v[: -len(unit)]) * f
+    return float(v)
+print("\nconns side  req/s median (min-max)      p99 ms median   CPU us/call median")
+med = {}
+for c in sorted({r[0] for r in rows}, key=int):
+    for side in ("A", "B"):
+        sel = [r for r in rows if r[0] == c and r[1] == side]
+        rps = [float(r[2]) for r in sel]; p99 = [ms(r[3]) for r in sel]; us = [float(r[4]) for r in sel]
+        med[(c, side)] = (st.median(rps), st.median(p99), st.median(us))
+        print(f"{c:>5} {side:>4}  {st.median(rps):>9.0f} ({min(rps):.0f}-{max(rps):.0f})  {st.median(p99):>12.2f}  {st.median(us):>12.1f}")
+    a, b = med[(c, "A")], med[(c, "B")]
+    print(f"{c:>5}  B/A of medians: req/s {b[0]/a[0]:.3f}   p99 {b[1]/a[1]:.3f}   CPU/call {b[2]/a[2]:.3f}")
+    # Each round runs A then B back to back: the ratio within a round cancels
+    # most of a noisy machine's drift.
+    by_round = {}
+    for r in rows:
+        if r[0] == c:
+            by_round.setdefault(r[5], {})[r[1]] = r
+    pr = [float(v["B"][2]) / float(v["A"][2]) for v in by_round.values()]
+    pu = [float(v["B"][4]) / float(v["A"][4]) for v in by_round.values()]
+    print(f"{c:>5}  B/A paired by round, median (min-max): req/s {st.median(pr):.3f} ({min(pr):.3f}-{max(pr):.3f})"
+          f"   CPU/call {st.median(pu):.3f} ({min(pu):.3f}-{max(pu):.3f})")
+PY
