@@ -11,7 +11,7 @@ use mcp_protocol::subscription::SubscriptionFilter;
 pub enum CloseReason {
     /// Server shutdown: send the completion result, then close.
     Graceful,
-    /// The listener fell behind its buffer (its outlet was full).
+    /// The listener fell behind its buffer (its sink was full).
     Lagged,
     /// The hub could not queue an event for it: its thread's relay had
     /// `hub.relay_mailbox` events waiting (and the hub counted it).

@@ -37,7 +37,7 @@ pub struct Subscribe {
 pub struct Unsubscribe {
     /// The listener.
     pub id: ListenerId,
-    /// It closed itself because its client fell behind (its outlet was full).
+    /// It closed itself because its client fell behind (its sink was full).
     pub lagged: bool,
 }
 
@@ -97,7 +97,7 @@ pub struct HubStats {
     pub events: u64,
     /// Deliveries handed to relays (one per listener an event was for).
     pub delivered: u64,
-    /// Listeners closed for falling behind (full outlet, or full relay mailbox).
+    /// Listeners closed for falling behind (full sink, or full relay mailbox).
     pub lagged: u64,
     /// Listeners pruned because their relay's thread had stopped.
     pub pruned: u64,

@@ -7,8 +7,8 @@
 //! - an event goes to each thread that runs listeners wanting it as one
 //!   `try_send` into that thread's [`relay`](crate::relay) (bounded by
 //!   `hub.relay_mailbox`), which hands it to those listeners; each pushes it
-//!   into its own bounded outlet;
-//! - a listener whose outlet is full has fallen behind its buffer: it closes
+//!   into its own bounded sink;
+//! - a listener whose sink is full has fallen behind its buffer: it closes
 //!   (HTTP: the stream ends; stdio: `notifications/cancelled` for the listen
 //!   id with a reason) and is counted in [`HubStats::lagged`]; the other
 //!   listeners are not slowed by it;
