@@ -1,11 +1,9 @@
-//! The messages a listen stream carries besides events: the
-//! acknowledgement and the graceful completion, and the tagging of a
-//! notification with `_meta.subscriptionId`.
+//! The tagging of a listen stream's messages with `_meta.subscriptionId`,
+//! and the graceful completion (the response to the listen request).
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::filter::{SubscriptionFilter, ACKNOWLEDGED_METHOD};
 use crate::jsonrpc::RequestId;
 
 #[derive(Serialize)]
@@ -28,13 +26,6 @@ struct Tagged<'a> {
 pub fn encode_tagged_notification(method: &str, params: Map<String, Value>, id: &RequestId) -> Vec<u8> {
     let tagged = Tagged { meta: SubscriptionMeta { subscription_id: id }, rest: &params };
     crate::jsonrpc::encode_notification(method, &tagged)
-}
-
-/// The acknowledgement, first message of every subscription.
-pub fn encode_ack(id: &RequestId, honored: &SubscriptionFilter) -> Vec<u8> {
-    let mut params = Map::new();
-    params.insert("notifications".into(), serde_json::to_value(honored).expect("filters serialize"));
-    encode_tagged_notification(ACKNOWLEDGED_METHOD, params, id)
 }
 
 /// The graceful completion: the response to the listen request.

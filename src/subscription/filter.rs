@@ -1,8 +1,12 @@
-//! What a client opts into on a listen stream.
+//! What a client opts into on a listen stream, and the acknowledgement
+//! that tells it what it got.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Map;
 
+use super::encode::encode_tagged_notification;
 use super::event::Event;
+use crate::jsonrpc::RequestId;
 
 /// `subscriptions/listen` method name.
 pub const LISTEN_METHOD: &str = "subscriptions/listen";
@@ -65,4 +69,11 @@ impl SubscriptionFilter {
 pub struct ListenParams {
     /// The opted-in notification types.
     pub notifications: SubscriptionFilter,
+}
+
+/// The acknowledgement, first message of every subscription.
+pub fn encode_ack(id: &RequestId, honored: &SubscriptionFilter) -> Vec<u8> {
+    let mut params = Map::new();
+    params.insert("notifications".into(), serde_json::to_value(honored).expect("filters serialize"));
+    encode_tagged_notification(ACKNOWLEDGED_METHOD, params, id)
 }

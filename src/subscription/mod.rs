@@ -19,9 +19,9 @@ mod event;
 mod filter;
 mod table;
 
-pub use encode::{encode_ack, encode_completion, encode_tagged_notification};
+pub use encode::{encode_completion, encode_tagged_notification};
 pub use event::{Event, EventTemplate, WireEvent, WIRE_VERSION};
-pub use filter::{ListenParams, SubscriptionFilter, ACKNOWLEDGED_METHOD, LISTEN_METHOD};
+pub use filter::{encode_ack, ListenParams, SubscriptionFilter, ACKNOWLEDGED_METHOD, LISTEN_METHOD};
 pub use table::{ListenerId, SubscriptionTable};
 
 #[cfg(test)]
