@@ -58,15 +58,35 @@ pub fn header_form(value: &Value) -> Option<String> {
     }
 }
 
-/// Whether a decoded header value matches the body value; integers compare numerically.
+/// Whether a decoded header value matches the body value. Numbers compare
+/// numerically (`42.0` equals `42`), and integers exactly: large integers
+/// are never rounded through `f64` (2^53 + 1 is not 2^53).
 pub fn matches_body(header: &str, body: &Value) -> bool {
     match body {
-        Value::Number(n) => match (header.parse::<f64>(), n.as_f64()) {
-            (Ok(h), Some(b)) => h == b,
-            _ => false,
+        Value::Number(n) => match n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)) {
+            Some(b) => integer_value(header) == Some(b),
+            None => match (header.parse::<f64>(), n.as_f64()) {
+                (Ok(h), Some(b)) => h == b,
+                _ => false,
+            },
         },
         other => header_form(other).as_deref() == Some(header),
     }
+}
+
+/// The exact integer a header spells: digits with an optional sign, and an
+/// optional fraction of zeros (`42`, `-7`, `42.000`); `None` for anything
+/// else (an exponent, a non-zero fraction, too many digits).
+fn integer_value(header: &str) -> Option<i128> {
+    let (whole, fraction) = header.split_once('.').unwrap_or((header, ""));
+    if header.ends_with('.') || !fraction.bytes().all(|b| b == b'0') {
+        return None;
+    }
+    let digits = whole.strip_prefix(['-', '+']).unwrap_or(whole);
+    if digits.is_empty() || digits.len() > 38 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    whole.parse::<i128>().ok()
 }
 
 #[cfg(test)]
@@ -102,5 +122,15 @@ mod tests {
         assert!(!matches_body("43", &json!(42)));
         assert!(matches_body("true", &json!(true)));
         assert!(!matches_body("True", &json!(true)));
+        // Exact for integers beyond f64's 53 bits.
+        assert!(!matches_body("9007199254740992", &json!(9007199254740993u64)));
+        assert!(matches_body("9007199254740993", &json!(9007199254740993u64)));
+        assert!(!matches_body("9223372036854775808", &json!(9223372036854776808u64)));
+        assert!(matches_body("18446744073709551615", &json!(u64::MAX)));
+        assert!(matches_body("-12.00", &json!(-12)));
+        assert!(!matches_body("12.5", &json!(12)));
+        assert!(!matches_body("1e1", &json!(10)));
+        assert!(!matches_body("42.", &json!(42)));
+        assert!(matches_body("0.5", &json!(0.5)));
     }
 }

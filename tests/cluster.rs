@@ -13,19 +13,9 @@ use serde_json::{json, Value};
 
 const KEY: &str = "Y2x1c3Rlci10ZXN0LWtleS1zaGFyZWQtYnktaW5zdGFuY2Vz"; // 36 bytes
 
-fn need(binary: &str) -> String {
-    for dir in ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"] {
-        let p = format!("{dir}/{binary}");
-        if std::path::Path::new(&p).exists() {
-            return p;
-        }
-    }
-    panic!("{binary} is required for this test (.ci/run installs it: apt-get install {binary})");
-}
-
 /// `binary` with `args`, its output discarded, killed when dropped.
 fn quiet(binary: &str, args: &[&str]) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(need(binary));
+    let mut cmd = tokio::process::Command::new(program(binary));
     cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null()).kill_on_drop(true);
     cmd
 }
@@ -102,6 +92,7 @@ fn call(id: i64, tool: &str) -> Value {
 
 #[actix_rt::test]
 async fn notifications_cross_instances_exactly_once_and_survive_a_redis_restart() {
+    let Some(_) = external("cluster::notifications_cross_instances", &["redis-server"]) else { return };
     let port = free_fixed_port();
     let redis = Redis::start(port).await;
     let a = instance("node-a", port).await;
@@ -213,6 +204,7 @@ fn server_name(r: &Reply) -> String {
 
 #[actix_rt::test]
 async fn round_robin_without_sticky_sessions() {
+    let Some(_) = external("cluster::round_robin_without_sticky_sessions", &["redis-server", "nginx"]) else { return };
     let port = free_fixed_port();
     let redis = Redis::start(port).await;
     let a = instance("node-a", port).await;
@@ -274,6 +266,9 @@ async fn round_robin_without_sticky_sessions() {
 
 #[actix_rt::test]
 async fn a_change_in_a_shared_directory_is_delivered_once() {
+    let Some(_) = external("cluster::a_change_in_a_shared_directory_is_delivered_once", &["redis-server"]) else {
+        return;
+    };
     let port = free_fixed_port();
     let redis = Redis::start(port).await;
     let dir = std::env::temp_dir().join(format!("actix-mcp-shared-{}-{port}", std::process::id()));

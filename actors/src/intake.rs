@@ -65,10 +65,32 @@ pub enum McpHeader<'a> {
     Param(&'a str),
 }
 
+/// A header that came more than once: a proxy may read another value than
+/// the server, so it is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Repeated;
+
 /// The headers of a transport that has them (HTTP).
 pub trait Headers {
-    /// The raw value of a header, if present.
-    fn get(&self, name: McpHeader<'_>) -> Option<&[u8]>;
+    /// The raw value of a header, if present once; `Err` if repeated.
+    fn get(&self, name: McpHeader<'_>) -> Result<Option<&[u8]>, Repeated>;
+}
+
+impl McpHeader<'_> {
+    /// The header's name as errors show it.
+    pub fn name(&self) -> &str {
+        match self {
+            McpHeader::Method => "Mcp-Method",
+            McpHeader::Name => "Mcp-Name",
+            McpHeader::ProtocolVersion => "MCP-Protocol-Version",
+            McpHeader::Param(name) => name,
+        }
+    }
+}
+
+/// A header's value; a repeated one is a mismatch with whatever the body says.
+fn header<'h>(h: &'h dyn Headers, name: McpHeader<'_>, body: &str) -> Result<Option<&'h [u8]>, ProtocolError> {
+    h.get(name).map_err(|Repeated| mismatch(name.name(), Some("<repeated>".into()), body.to_owned()))
 }
 
 /// What the dispatcher knows of the connection a message came on.
@@ -153,12 +175,12 @@ fn profile_of(req: &Request) -> ErrorProfile {
 
 /// Admits a stateless request.
 fn admit(conn: &Connection<'_>, request: Request) -> Result<Admitted, Refusal> {
-    let header = match conn.headers {
+    let version = RequestMeta::peek_version(request.params.as_ref()).unwrap_or("").to_owned();
+    let header = match conn.headers.map(|h| header(h, McpHeader::ProtocolVersion, &version)) {
         None => VersionHeader::NotApplicable,
-        Some(h) => match h.get(McpHeader::ProtocolVersion) {
-            None => VersionHeader::Missing,
-            Some(v) => VersionHeader::Present(std::str::from_utf8(v).unwrap_or("")),
-        },
+        Some(Err(e)) => return Err(Refusal::new(Some(request.id.clone()), &e, profile_of(&request))),
+        Some(Ok(None)) => VersionHeader::Missing,
+        Some(Ok(Some(v))) => VersionHeader::Present(std::str::from_utf8(v).unwrap_or("")),
     };
     let meta = RequestMeta::validate(request.params.as_ref(), header, conn.versions)
         .map_err(|e| Refusal::new(Some(request.id.clone()), &e, profile_of(&request)))?;
@@ -181,7 +203,7 @@ fn mismatch(header: &str, header_value: Option<String>, body_value: String) -> P
 
 /// `Mcp-Method` must be present and equal the body's method (case-sensitive).
 fn check_method_header(h: &dyn Headers, method: &str) -> Result<(), ProtocolError> {
-    match h.get(McpHeader::Method).map(<[u8]>::trim_ascii) {
+    match header(h, McpHeader::Method, method)?.map(<[u8]>::trim_ascii) {
         Some(v) if v == method.as_bytes() => Ok(()),
         other => Err(mismatch("Mcp-Method", other.map(|v| String::from_utf8_lossy(v).into_owned()), method.to_owned())),
     }
@@ -191,7 +213,7 @@ fn check_method_header(h: &dyn Headers, method: &str) -> Result<(), ProtocolErro
 /// and each `Mcp-Param-*` of the called tool must mirror its argument.
 fn check_name_headers(h: &dyn Headers, catalog: &Catalog, request: &ClientRequest) -> Result<(), ProtocolError> {
     if let Some(body) = request.name_for_header() {
-        match h.get(McpHeader::Name).map(decode_value) {
+        match header(h, McpHeader::Name, body)?.map(decode_value) {
             Some(Ok(v)) if v == body => {}
             Some(Ok(v)) => return Err(mismatch("Mcp-Name", Some(v), body.to_owned())),
             Some(Err(_)) => return Err(mismatch("Mcp-Name", Some("<undecodable>".into()), body.to_owned())),
@@ -206,14 +228,13 @@ fn check_name_headers(h: &dyn Headers, catalog: &Catalog, request: &ClientReques
         let name = param.header_name();
         let body = param.value_in(args);
         let absent = || "<absent>".to_string();
-        match (h.get(McpHeader::Param(&name)).map(decode_value), body) {
+        let shown = body.map_or_else(absent, |b| b.to_string());
+        match (header(h, McpHeader::Param(&name), &shown)?.map(decode_value), body) {
             (None, None) => {}
             (Some(Ok(h)), Some(b)) if matches_body(&h, b) => {}
-            (Some(Ok(h)), b) => return Err(mismatch(&name, Some(h), b.map_or_else(absent, |b| b.to_string()))),
-            (Some(Err(_)), b) => {
-                return Err(mismatch(&name, Some("<invalid>".into()), b.map_or_else(absent, |b| b.to_string())))
-            }
-            (None, Some(b)) => return Err(mismatch(&name, None, b.to_string())),
+            (Some(Ok(h)), _) => return Err(mismatch(&name, Some(h), shown)),
+            (Some(Err(_)), _) => return Err(mismatch(&name, Some("<invalid>".into()), shown)),
+            (None, Some(_)) => return Err(mismatch(&name, None, shown)),
         }
     }
     Ok(())

@@ -1,7 +1,10 @@
 //! Helpers shared by the integration tests: an in-process server on a real
 //! loopback port, the `actix-mcp` binary as a child process, and request
 //! builders for the 2026-07-28 wire.
-#![allow(dead_code, unreachable_pub)]
+#![allow(dead_code, unreachable_pub, unused_imports)]
+
+mod external;
+pub use external::*;
 
 use std::path::PathBuf;
 use std::process::Stdio;

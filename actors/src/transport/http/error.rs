@@ -63,6 +63,12 @@ impl HttpError {
         Self::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, ErrorCode::INVALID_REQUEST, message)
     }
 
+    /// 415: the body is compressed or otherwise encoded.
+    pub fn unsupported_encoding(encoding: &str) -> Self {
+        let message = format!("Content-Encoding {encoding:?} is not supported; send the JSON body unencoded");
+        Self::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, ErrorCode::INVALID_REQUEST, message)
+    }
+
     /// 400: the body could not be read.
     pub fn unreadable(e: impl std::fmt::Display) -> Self {
         Self::new(StatusCode::BAD_REQUEST, None, ErrorCode::PARSE_ERROR, format!("Could not read the body: {e}"))

@@ -8,11 +8,19 @@ use super::error::HttpError;
 use crate::server::McpServer;
 
 /// The host part of `host[:port]` or `[v6]:port` (compared without regard
-/// to case).
+/// to case). Anything after `]` but a port keeps the whole authority, which
+/// then matches no allowed host (`[::1]evil.com` is not `[::1]`).
 pub fn host_part(authority: &str) -> &str {
     let a = authority.trim();
     if a.starts_with('[') {
-        a.find(']').map_or(a, |end| &a[..=end])
+        let Some(end) = a.find(']') else { return a };
+        match &a[end + 1..] {
+            "" => &a[..=end],
+            rest if rest.strip_prefix(':').is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) => {
+                &a[..=end]
+            }
+            _ => a,
+        }
     } else {
         a.rsplit_once(':').map_or(a, |(h, port)| if port.bytes().all(|b| b.is_ascii_digit()) { h } else { a })
     }
@@ -24,6 +32,12 @@ fn allowed(list: &[String], host: &str) -> bool {
 
 /// Checks `Host` and, when present, `Origin`. Returns the reason for refusal.
 pub fn check(req: &HttpRequest, allowed_hosts: &[String], allowed_origins: &[String]) -> Result<(), String> {
+    // A repeated Host or Origin: a proxy may read another one than this check.
+    for name in [header::HOST, header::ORIGIN] {
+        if req.headers().get_all(&name).nth(1).is_some() {
+            return Err(format!("{name} must not be repeated"));
+        }
+    }
     // HTTP/1.1 sends `Host`; HTTP/2 carries the authority in the request target.
     let host = req
         .headers()
@@ -65,6 +79,10 @@ mod tests {
         assert_eq!(host_part("LOCALHOST:80"), "LOCALHOST");
         assert_eq!(host_part("[::1]:80"), "[::1]");
         assert_eq!(host_part("evil.example.com"), "evil.example.com");
+        assert_eq!(host_part("[::1]"), "[::1]");
+        assert_eq!(host_part("[::1]evil.com"), "[::1]evil.com");
+        assert_eq!(host_part("[::1]:"), "[::1]:");
+        assert_eq!(host_part("[::1]:80x"), "[::1]:80x");
     }
 
     #[test]
@@ -89,5 +107,16 @@ mod tests {
             .to_http_request();
         assert!(check(&null_origin, &hosts, &hosts).is_err());
         assert!(check(&evil, &["*".to_string()], &hosts).is_ok());
+        let v6 = vec!["[::1]".to_string()];
+        let host = |h: &str| actix_web::test::TestRequest::default().insert_header(("Host", h)).to_http_request();
+        assert!(check(&host("[::1]:8080"), &v6, &v6).is_ok());
+        assert!(check(&host("[::1]evil.com"), &v6, &v6).is_err());
+        let origin = |o: &str| {
+            actix_web::test::TestRequest::default().insert_header(("Host", "[::1]")).insert_header(("Origin", o))
+        };
+        assert!(check(&origin("http://[::1]:3000").to_http_request(), &v6, &v6).is_ok());
+        assert!(check(&origin("http://[::1]evil.com").to_http_request(), &v6, &v6).is_err());
+        let twice = origin("http://[::1]:3000").append_header(("Origin", "http://evil.example.com")).to_http_request();
+        assert_eq!(check(&twice, &v6, &v6).unwrap_err(), "origin must not be repeated");
     }
 }

@@ -3,7 +3,7 @@
 use actix_web::http::header::HeaderName;
 use actix_web::HttpRequest;
 
-use crate::intake::{Headers, McpHeader};
+use crate::intake::{Headers, McpHeader, Repeated};
 
 // Header names built once: looking a header up by a `&str` name that is
 // not a standard one allocates a `HeaderName` for every request.
@@ -17,15 +17,19 @@ pub(super) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-sessi
 pub(super) struct HttpHeaders<'a>(pub(super) &'a HttpRequest);
 
 impl Headers for HttpHeaders<'_> {
-    fn get(&self, name: McpHeader<'_>) -> Option<&[u8]> {
+    fn get(&self, name: McpHeader<'_>) -> Result<Option<&[u8]>, Repeated> {
         let h = self.0.headers();
-        let value = match name {
-            McpHeader::Method => h.get(MCP_METHOD),
-            McpHeader::Name => h.get(MCP_NAME),
-            McpHeader::ProtocolVersion => h.get(MCP_PROTOCOL_VERSION),
-            McpHeader::Param(name) => h.get(name),
+        let mut values = match name {
+            McpHeader::Method => h.get_all(MCP_METHOD),
+            McpHeader::Name => h.get_all(MCP_NAME),
+            McpHeader::ProtocolVersion => h.get_all(MCP_PROTOCOL_VERSION),
+            McpHeader::Param(name) => h.get_all(name),
         };
-        value.map(|v| v.as_bytes())
+        let first = values.next();
+        match values.next() {
+            None => Ok(first.map(|v| v.as_bytes())),
+            Some(_) => Err(Repeated),
+        }
     }
 }
 

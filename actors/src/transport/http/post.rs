@@ -28,12 +28,7 @@ pub(super) async fn post(
     server: web::Data<McpServer>,
 ) -> Result<HttpResponse, HttpError> {
     guard::admit(&req, &server)?;
-    if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
-        let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
-        if !ct.starts_with("application/json") {
-            return Err(HttpError::unsupported_media_type(&ct));
-        }
-    }
+    check_content(&req)?;
     let body = read_body(&req, payload, server.config().http.max_body_bytes).await?;
     let decoded = jsonrpc::decode(&body);
     // The legacy paths are boxed: their futures are large and rare, and the
@@ -45,6 +40,26 @@ pub(super) async fn post(
         Route::Initialize(r) => Box::pin(session::initialize(&server, r)).await,
         other => stateless(&server, other).await,
     }
+}
+
+/// The body must be JSON (`application/json`, parameters allowed) and not
+/// encoded: a `Content-Encoding` other than `identity` is refused rather
+/// than read as JSON.
+fn check_content(req: &HttpRequest) -> Result<(), HttpError> {
+    if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
+        let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
+        let media_type = ct.split(';').next().unwrap_or("").trim();
+        if media_type != "application/json" {
+            return Err(HttpError::unsupported_media_type(&ct));
+        }
+    }
+    for encoding in req.headers().get_all(header::CONTENT_ENCODING) {
+        let encoding = encoding.to_str().unwrap_or("?").trim().to_ascii_lowercase();
+        if encoding != "identity" {
+            return Err(HttpError::unsupported_encoding(&encoding));
+        }
+    }
+    Ok(())
 }
 
 async fn read_body(req: &HttpRequest, mut payload: web::Payload, limit: usize) -> Result<web::BytesMut, HttpError> {

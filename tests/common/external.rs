@@ -1,0 +1,52 @@
+//! External programs a test needs (redis-server, nginx, node, …): found on
+//! `PATH` and checked to run. Where one is missing the test prints
+//! `SKIP <test>: <program> not available` and passes, unless
+//! `ACTIX_MCP_TEST_REQUIRE_EXTERNAL=1` (set by `.ci/run`, which installs
+//! them all): then a missing program fails the test.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// The flag that turns a missing program into a failure.
+pub const REQUIRE_EXTERNAL: &str = "ACTIX_MCP_TEST_REQUIRE_EXTERNAL";
+
+/// Whether missing programs fail tests instead of skipping them.
+pub fn external_required() -> bool {
+    std::env::var(REQUIRE_EXTERNAL).is_ok_and(|v| v == "1")
+}
+
+/// `program` on `PATH` (or in an sbin directory, where daemons live), if
+/// `program VERSION_FLAG` exits 0.
+pub fn find_program(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::env::split_paths(&path).chain(["/usr/sbin", "/usr/local/sbin"].map(PathBuf::from));
+    let found = dirs.map(|d| d.join(program)).find(|p| p.is_file())?;
+    // nginx answers `-v`; the others `--version`.
+    let flag = if program == "nginx" { "-v" } else { "--version" };
+    let ran = Command::new(&found).arg(flag).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    ran.is_ok_and(|s| s.success()).then_some(found)
+}
+
+/// Every program of `programs`, or `None` after printing why `test` is
+/// skipped; panics instead when external programs are required.
+pub fn external(test: &str, programs: &[&str]) -> Option<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for program in programs {
+        match find_program(program) {
+            Some(p) => found.push(p),
+            None if external_required() => {
+                panic!("{test}: {program} is required ({REQUIRE_EXTERNAL}=1) but not available")
+            }
+            None => {
+                println!("SKIP {test}: {program} not available");
+                return None;
+            }
+        }
+    }
+    Some(found)
+}
+
+/// The path of one program that an earlier [`external`] check found.
+pub fn program(name: &str) -> PathBuf {
+    find_program(name).unwrap_or_else(|| panic!("{name} is not available"))
+}

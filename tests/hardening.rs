@@ -1,0 +1,112 @@
+//! Regression tests for hostile inputs found by probing the release build:
+//! each test names the finding it covers and fails on the code before the
+//! fix. Real HTTP over loopback.
+
+mod common;
+
+use std::sync::Arc;
+
+use actix_mcp::catalog::{Catalog, Tool};
+use common::*;
+use mcp_protocol::model::tools::CallToolResult;
+use serde_json::{json, Value};
+
+fn call(id: i64, tool: &str, args: Value) -> Value {
+    request(json!(id), "tools/call", json!({"name": tool, "arguments": args}))
+}
+
+/// Finding 5: a repeated `Mcp-*` header is refused (400, HeaderMismatch),
+/// whichever copy agrees with the body; so is a repeated `Origin` (403).
+#[actix_rt::test]
+async fn repeated_mcp_headers_and_origin_are_refused() {
+    let srv = TestServer::everything();
+    let body = call(1, "test_custom_header", json!({"region": "eu"}));
+    let ok = post_with(&srv.url, &body, |h| h.push(("Mcp-Param-Region".into(), "eu".into()))).await;
+    assert_eq!(ok.status, 200, "{}", ok.raw);
+    for (name, second) in [
+        ("Mcp-Name", "evil"),
+        ("Mcp-Method", "tools/list"),
+        ("MCP-Protocol-Version", "DRAFT-2026-v1"),
+        ("Mcp-Param-Region", "evil"),
+        ("Mcp-Param-Region", "eu"),
+    ] {
+        let r = post_with(&srv.url, &body, |h| {
+            h.push(("Mcp-Param-Region".into(), "eu".into()));
+            h.push((name.into(), second.into()));
+        })
+        .await;
+        assert_eq!(r.status, 400, "second {name}: {second}: {}", r.raw);
+        assert_eq!(r.error_code(), Some(-32020), "second {name}: {}", r.raw);
+        assert!(r.raw.contains("<repeated>"), "{}", r.raw);
+    }
+    let r = post_with(&srv.url, &body, |h| {
+        h.push(("Mcp-Param-Region".into(), "eu".into()));
+        h.push(("Origin".into(), "http://localhost".into()));
+        h.push(("Origin".into(), "http://evil.example.com".into()));
+    })
+    .await;
+    assert_eq!(r.status, 403, "{}", r.raw);
+    srv.stop().await;
+}
+
+/// Finding 8: `Mcp-Param` integers are compared exactly, not through `f64`.
+#[actix_rt::test]
+async fn mcp_param_integers_compare_exactly() {
+    let catalog = Catalog::new();
+    let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}});
+    catalog.add_tool(Tool::raw("count", "Echoes n", schema, |args, _| async move {
+        Ok(CallToolResult::text(args["n"].to_string()))
+    }));
+    let srv = TestServer::start(Arc::new(catalog), test_config());
+    for (body, header, status) in [
+        (json!(9007199254740993u64), "9007199254740992", 400),
+        (json!(9007199254740993u64), "9007199254740993", 200),
+        (json!(9223372036854776808u64), "9223372036854775808", 400),
+        (json!(42), "42.0", 200),
+        (json!(42), "42.5", 400),
+    ] {
+        let r = post_with(&srv.url, &call(1, "count", json!({"n": body})), |h| {
+            h.push(("Mcp-Param-N".into(), header.into()))
+        })
+        .await;
+        assert_eq!(r.status, status, "body {body} header {header}: {}", r.raw);
+    }
+    srv.stop().await;
+}
+
+/// Finding 9: `[::1]` followed by anything but a port is not the loopback.
+#[actix_rt::test]
+async fn bracketed_hosts_with_trailing_junk_are_refused() {
+    let srv = TestServer::everything();
+    let body = request(json!(1), "tools/list", json!({}));
+    for (name, value) in [("Host", "[::1]evil.com"), ("Origin", "http://[::1]evil.com")] {
+        let r = post_with(&srv.url, &body, |h| set(h, name, value)).await;
+        assert_eq!(r.status, 403, "{name}: {value}: {}", r.raw);
+    }
+    let r = post_with(&srv.url, &body, |h| set(h, "Origin", "http://[::1]:3000")).await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    srv.stop().await;
+}
+
+/// Finding 10: an encoded body and a media type that only starts like JSON
+/// are refused with 415.
+#[actix_rt::test]
+async fn encoded_bodies_and_near_json_media_types_get_415() {
+    let srv = TestServer::everything();
+    let body = request(json!(1), "tools/list", json!({}));
+    for (name, value) in [
+        ("Content-Encoding", "foo"),
+        ("Content-Encoding", "gzip"),
+        ("Content-Type", "application/jsonx"),
+        ("Content-Type", "application/json-seq"),
+    ] {
+        let r = post_with(&srv.url, &body, |h| set(h, name, value)).await;
+        assert_eq!(r.status, 415, "{name}: {value}: {}", r.raw);
+        assert_eq!(r.error_code(), Some(-32600), "{}", r.raw);
+    }
+    for (name, value) in [("Content-Encoding", "identity"), ("Content-Type", "application/json; charset=utf-8")] {
+        let r = post_with(&srv.url, &body, |h| set(h, name, value)).await;
+        assert_eq!(r.status, 200, "{name}: {value}: {}", r.raw);
+    }
+    srv.stop().await;
+}
