@@ -190,3 +190,32 @@ async fn edits_reach_subscribers_of_that_uri_only() {
     assert_eq!(m["params"]["uri"], dir.uri("sub/data.json"));
     srv.stop().await;
 }
+
+/// Findings 1 and 2: `search` skips devices and FIFOs under the root (and
+/// links to them) instead of reading a device without bound or blocking on
+/// a FIFO; it answers, and its matches come from the regular files only.
+#[cfg(unix)]
+#[actix_rt::test]
+async fn search_skips_devices_and_fifos() {
+    let dir = TempDir::new("special");
+    std::os::unix::fs::symlink("/dev/zero", dir.0.join("zero.txt")).unwrap();
+    std::os::unix::fs::symlink("/dev/urandom", dir.0.join("random.txt")).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(dir.0.join("pipe.txt")).status().unwrap().success());
+    let srv = start(&dir);
+    for id in 0..3 {
+        let r = tokio::time::timeout(
+            std::time::Duration::from_secs(20),
+            post(&srv.url, &call(id, "search", json!({"query": "second"}))),
+        )
+        .await
+        .expect("search answers instead of hanging on the FIFO");
+        assert_eq!(r.status, 200, "{}", r.raw);
+        let result = &r.response()["result"];
+        assert_ne!(result["isError"], json!(true), "{result}");
+        assert_eq!(
+            result["structuredContent"]["matches"],
+            json!([{"line": 2, "path": "hello.txt", "text": "second line"}])
+        );
+    }
+    srv.stop().await;
+}

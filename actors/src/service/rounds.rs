@@ -67,7 +67,8 @@ impl McpService {
     }
 
     /// Verifies `requestState` (refused → -32602, before any handler runs),
-    /// checks the shape of `inputResponses`, and opens the handler's round.
+    /// checks the shape of `inputResponses`, and opens the handler's round
+    /// with the answers the state vouches for.
     fn begin_round(
         &self,
         ctx: &RequestContext,
@@ -84,7 +85,12 @@ impl McpService {
         };
         match input_responses {
             None => {}
-            Some(Value::Object(current)) => responses.extend(current),
+            // Answers count only with the sealed state of the round that
+            // asked for them: unsolicited ones are ignored, so the handler
+            // asks (again) instead of taking answers to questions it never
+            // put to the client.
+            Some(Value::Object(current)) if request_state.is_some() => responses.extend(current),
+            Some(Value::Object(_)) => {}
             Some(_) => {
                 return Err(HandlerError::invalid_params(
                     "inputResponses must be an object of responses keyed like inputRequests",

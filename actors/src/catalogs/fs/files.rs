@@ -52,17 +52,37 @@ pub(crate) fn mime_of(path: &Path) -> String {
     mime_guess::from_path(path).first_raw().unwrap_or("application/octet-stream").to_owned()
 }
 
+/// The bytes of a regular file of at most `max_bytes`. The file is opened
+/// without blocking (a FIFO would block `open` until a writer came) and
+/// checked on the open handle, so a device, FIFO or socket — or a file
+/// swapped for one after a check by path — is refused, and the read stops
+/// after `max_bytes` whatever the metadata said (a device reports 0).
+pub(crate) fn read_regular(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > max_bytes {
+        return Err(format!("{} bytes, over the limit of {max_bytes}", meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max_bytes + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(format!("over the limit of {max_bytes} bytes"));
+    }
+    Ok(bytes)
+}
+
 /// Reads a file into contents: text if it is UTF-8 without NUL bytes, a
 /// base64 blob otherwise.
 pub(crate) fn read_contents(path: &Path, uri: &str, max_bytes: u64) -> Result<ResourceContents, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{uri}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("{uri} is not a regular file"));
-    }
-    if meta.len() > max_bytes {
-        return Err(format!("{uri} is {} bytes, over the limit of {max_bytes}", meta.len()));
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("{uri}: {e}"))?;
+    let bytes = read_regular(path, max_bytes).map_err(|e| format!("{uri}: {e}"))?;
     let mime = mime_of(path);
     Ok(match String::from_utf8(bytes) {
         Ok(text) if !text.contains('\0') => {
@@ -77,6 +97,24 @@ pub(crate) fn read_contents(path: &Path, uri: &str, max_bytes: u64) -> Result<Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_bounded_regular_files_are_read() {
+        let dir = std::env::temp_dir().join(format!("actix-mcp-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.txt"), "hello").unwrap();
+        assert_eq!(read_regular(&dir.join("a.txt"), 5).unwrap(), b"hello");
+        assert!(read_regular(&dir.join("a.txt"), 4).is_err(), "over the limit");
+        assert!(read_regular(&dir, 100).is_err(), "a directory");
+        assert!(read_regular(Path::new("/dev/zero"), 1 << 20).unwrap_err().contains("not a regular file"));
+        #[cfg(unix)]
+        {
+            let fifo = dir.join("fifo");
+            assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+            assert!(read_regular(&fifo, 100).unwrap_err().contains("not a regular file"), "no blocking on a FIFO");
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn globs_and_mime() {

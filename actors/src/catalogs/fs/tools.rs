@@ -142,11 +142,10 @@ fn search(shared: &Shared, args: SearchArgs, cancel: &tokio_util::sync::Cancella
         if cancel.is_cancelled() {
             break;
         }
-        let Ok(meta) = std::fs::metadata(&file) else { continue };
-        if meta.len() > shared.config.max_file_bytes {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        // Only regular files, read bounded: a device or FIFO under the root
+        // (or a link to one) is skipped, never read or waited on.
+        let Ok(bytes) = files::read_regular(&file, shared.config.max_file_bytes) else { continue };
+        let Ok(text) = String::from_utf8(bytes) else { continue };
         let rel = shared.jail.relative(&file).unwrap_or_default();
         for (i, line) in text.lines().enumerate() {
             if matcher(line) {
