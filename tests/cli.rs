@@ -72,3 +72,35 @@ fn a_port_in_use_is_a_clear_error_without_a_panic() {
     assert!(stderr.contains("in use"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// Finding 13: at SIGTERM, a request that outlives the shutdown timeout
+/// gets a JSON-RPC error on its stream before the stream closes, instead of
+/// a cut stream with no response.
+#[actix_rt::test]
+async fn a_request_running_at_shutdown_gets_an_error_response() {
+    let dir = std::env::temp_dir().join(format!("actix-mcp-shutdown-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "[http]\nshutdown_timeout_secs = 2\n").unwrap();
+    let served = HttpChild::spawn(&["--catalog", "everything", "--config", config.to_str().unwrap()]).await;
+    let (mut child, url) = (served.child, served.url);
+    let mut call = request(json!(7), "tools/call", json!({"name": "sleep", "arguments": {"ms": 30000}}));
+    call["params"]["_meta"]["progressToken"] = json!("p");
+    let mut stream = SseReader::open(&url, &call).await;
+    assert_eq!(stream.next().await.unwrap()["method"], "notifications/progress");
+    let pid = child.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let last = loop {
+        let message = stream.next().await.expect("a response before the stream ends");
+        if message.get("id").is_some() {
+            break message;
+        }
+    };
+    assert_eq!(last["id"], 7, "{last}");
+    assert_eq!(last["error"]["code"], -32603, "{last}");
+    assert_eq!(last["error"]["message"], "server shutting down", "{last}");
+    assert!(stream.next().await.is_none(), "then the stream closes");
+    let status = tokio::time::timeout(std::time::Duration::from_secs(15), child.wait()).await.expect("exits").unwrap();
+    assert!(status.success(), "{status:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -110,3 +110,18 @@ async fn encoded_bodies_and_near_json_media_types_get_415() {
     }
     srv.stop().await;
 }
+
+/// A handler that panics is answered with -32603 (HTTP 500), and the server
+/// goes on serving.
+#[actix_rt::test]
+async fn a_panicking_handler_is_answered_over_http() {
+    let srv = TestServer::everything();
+    for id in 1..=3 {
+        let r = post(&srv.url, &call(id, "panic", json!({}))).await;
+        assert_eq!((r.status, r.error_code()), (500, Some(-32603)), "{}", r.raw);
+        assert_eq!(r.response()["id"], id);
+    }
+    let r = post(&srv.url, &call(4, "echo", json!({"text": "still here"}))).await;
+    assert_eq!(r.response()["result"]["content"][0]["text"], "still here", "{}", r.raw);
+    srv.stop().await;
+}

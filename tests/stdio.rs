@@ -253,3 +253,16 @@ async fn a_three_round_input_required_flow() {
     assert_eq!(r3["result"]["content"][0]["text"], "Alice likes blue");
     assert!(p.close().await.success());
 }
+
+/// A handler that panics is answered with -32603 on stdio too (it was never
+/// answered), and the connection goes on.
+#[actix_rt::test]
+async fn a_panicking_handler_is_answered_on_stdio() {
+    let mut c = StdioChild::spawn(&[]);
+    c.send(&request(json!(1), "tools/call", json!({"name": "panic", "arguments": {}}))).await;
+    let r = c.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(1), json!(-32603)), "{r}");
+    c.send(&request(json!(2), "tools/call", json!({"name": "echo", "arguments": {"text": "after"}}))).await;
+    let r = c.recv().await;
+    assert_eq!(r["result"]["content"][0]["text"], "after", "{r}");
+}

@@ -36,6 +36,12 @@ pub struct Cancel {
     pub reason: Option<String>,
 }
 
+/// Asks a request actor to stop its work and answer the client with an
+/// error (-32603) saying why: the server is shutting down.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "()")]
+pub struct Abort;
+
 /// Replaces a listener's filter (a legacy session subscribed or
 /// unsubscribed); answers once the hub routes by it, false when the hub
 /// refused it (the listener then closes).

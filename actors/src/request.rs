@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
+use futures::FutureExt;
 use mcp_protocol::jsonrpc::{encode_error, encode_result};
 use mcp_protocol::request::ClientRequest;
 use mcp_protocol::{ErrorData, RequestId, RequestMeta};
@@ -20,12 +21,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::RequestContext;
 use crate::era::Era;
-use crate::msg::Cancel;
+use crate::msg::{Abort, Cancel};
 use crate::outbound::{Outbound, OutboundTx};
 use crate::service::McpService;
 
 /// How a request ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ending {
     /// A response was handed to the outlet.
     Answered,
@@ -33,6 +34,10 @@ pub enum Ending {
     Cancelled,
     /// The timeout fired; an error response was sent.
     TimedOut,
+    /// The server is shutting down; an error response was sent.
+    Aborted,
+    /// The handler panicked (with this message); an error response was sent.
+    Panicked(String),
 }
 
 /// The actor that runs one request.
@@ -42,6 +47,8 @@ pub struct RequestActor {
     work: Option<(RequestMeta, ClientRequest)>,
     outbound: OutboundTx,
     cancel: CancellationToken,
+    /// Fires at shutdown (a child of the server's token) or on [`Abort`].
+    abort: CancellationToken,
     timeout: Duration,
     mailbox: usize,
     era: Era,
@@ -65,6 +72,8 @@ pub struct RequestSpec {
     pub mailbox: usize,
     /// The era it is served in.
     pub era: Era,
+    /// Fires when the server shuts down: the request then answers an error.
+    pub abort: CancellationToken,
 }
 
 impl RequestActor {
@@ -80,6 +89,7 @@ impl RequestActor {
             work: Some((spec.meta, spec.request)),
             outbound: spec.outbound,
             cancel: CancellationToken::new(),
+            abort: spec.abort,
             timeout: spec.timeout,
             mailbox: spec.mailbox,
             era: spec.era,
@@ -113,13 +123,18 @@ impl Actor for RequestActor {
             self.service.catalog().clone(),
             self.era.clone(),
         );
-        let work = run(self.service.clone(), request, rctx, self.timeout);
+        let work = run(self.service.clone(), request, rctx, self.abort.clone(), self.timeout);
         ctx.spawn(work.into_actor(self).map(|ending, act, ctx| {
             match ending {
                 Ending::Answered => debug!(act.log, "request answered"; "request" => %act.id, "method" => act.method),
                 Ending::Cancelled => info!(act.log, "request cancelled"; "request" => %act.id, "method" => act.method),
                 Ending::TimedOut => warn!(act.log, "request timed out";
                     "request" => %act.id, "method" => act.method, "timeout_ms" => act.timeout.as_millis() as u64),
+                Ending::Aborted => {
+                    info!(act.log, "request ended by shutdown"; "request" => %act.id, "method" => act.method)
+                }
+                Ending::Panicked(message) => slog::error!(act.log, "handler panicked; answered -32603";
+                    "request" => %act.id, "method" => act.method, "panic" => message),
             }
             ctx.stop();
         }));
@@ -147,10 +162,18 @@ impl Handler<Cancel> for RequestActor {
 /// timeout fires, and hands the response to the outbound channel.
 /// The handler's future is built here, in place: it is large, and moving it
 /// into this future would copy it once more per call.
-async fn run(service: Arc<McpService>, request: ClientRequest, ctx: RequestContext, timeout: Duration) -> Ending {
+async fn run(
+    service: Arc<McpService>,
+    request: ClientRequest,
+    ctx: RequestContext,
+    abort: CancellationToken,
+    timeout: Duration,
+) -> Ending {
     let (id, version) = (ctx.request_id().clone(), ctx.protocol_version());
     let (outbound, cancel) = (ctx.outbound().clone(), ctx.cancellation().clone());
-    let handler = service.handle(request, ctx);
+    // A panicking handler is an internal error for this request only: the
+    // client gets -32603 and the actor, thread and server carry on.
+    let handler = std::panic::AssertUnwindSafe(service.handle(request, ctx)).catch_unwind();
     // The token fires before the handler future is dropped, so a handler can
     // observe either.
     let client_gone = async {
@@ -161,24 +184,53 @@ async fn run(service: Arc<McpService>, request: ClientRequest, ctx: RequestConte
         biased;
         _ = cancel.cancelled() => return Ending::Cancelled,
         _ = client_gone => return Ending::Cancelled,
-        _ = tokio::time::sleep(timeout) => None,
-        r = handler => Some(r),
+        _ = abort.cancelled() => Err(Ending::Aborted),
+        _ = tokio::time::sleep(timeout) => Err(Ending::TimedOut),
+        r = handler => Ok(r),
     };
     let (bytes, code, ending) = match outcome {
-        Some(Ok(result)) => (encode_result(&id, &result), None, Ending::Answered),
-        Some(Err(e)) => {
+        Ok(Ok(Ok(result))) => (encode_result(&id, &result), None, Ending::Answered),
+        Ok(Err(panic)) => {
+            let data = ErrorData::internal("the handler failed (it panicked); see the server log");
+            (encode_error(Some(&id), &data), Some(data.code.0), Ending::Panicked(panic_message(&panic)))
+        }
+        Ok(Ok(Err(e))) => {
             let data = e.to_error_data(version);
             (encode_error(Some(&id), &data), Some(data.code.0), Ending::Answered)
         }
-        None => {
+        Err(ending) => {
+            // The handler stops (its token fires, its future is dropped) and
+            // the client still gets a response saying why.
             cancel.cancel();
-            let data = ErrorData::internal(format!("Request timed out after {} ms", timeout.as_millis()));
-            (encode_error(Some(&id), &data), Some(data.code.0), Ending::TimedOut)
+            let message = match ending {
+                Ending::Aborted => "server shutting down".to_owned(),
+                _ => format!("Request timed out after {} ms", timeout.as_millis()),
+            };
+            let data = ErrorData::internal(message);
+            (encode_error(Some(&id), &data), Some(data.code.0), ending)
         }
     };
     tokio::select! {
         biased;
-        _ = cancel.cancelled(), if ending != Ending::TimedOut => Ending::Cancelled,
+        _ = cancel.cancelled(), if matches!(ending, Ending::Answered | Ending::Panicked(_)) => Ending::Cancelled,
         sent = outbound.send(Outbound::answer(bytes, code)) => if sent.is_ok() { ending } else { Ending::Cancelled },
+    }
+}
+
+impl Handler<Abort> for RequestActor {
+    type Result = ();
+
+    /// The request answers "server shutting down" and stops.
+    fn handle(&mut self, _: Abort, _ctx: &mut Self::Context) {
+        self.abort.cancel();
+    }
+}
+
+/// The message of a panic payload (`panic!` with a string, or a formatted one).
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(s), _) => (*s).to_owned(),
+        (_, Some(s)) => s.clone(),
+        _ => "a panic without a message".to_owned(),
     }
 }

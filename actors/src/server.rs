@@ -27,6 +27,7 @@ use mcp_protocol::jsonrpc::{encode_error, encode_result, Request};
 use mcp_protocol::subscription::{Event, SubscriptionFilter};
 use mcp_protocol::ErrorData;
 use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 
 use crate::catalog::Catalog;
 use crate::config::Config;
@@ -56,6 +57,9 @@ struct Inner {
     hub: Arc<Addr<SubscriptionHub>>,
     occupancy: Arc<Occupancy>,
     sessions: Addr<SessionRegistry>,
+    /// Fires when running requests must end (every request actor holds a
+    /// child token).
+    stopping: CancellationToken,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -133,7 +137,8 @@ impl McpServer {
         );
         let sessions = SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry);
         let hub = Arc::new(hub);
-        McpServer { inner: Arc::new(Inner { service, config, log, hub, occupancy, sessions }) }
+        let stopping = CancellationToken::new();
+        McpServer { inner: Arc::new(Inner { service, config, log, hub, occupancy, sessions, stopping }) }
     }
 
     /// The configuration.
@@ -189,6 +194,7 @@ impl McpServer {
             timeout: Duration::from_millis(c.timeout_ms),
             mailbox: c.mailbox,
             era,
+            abort: self.inner.stopping.child_token(),
         };
         RequestActor::start_with(self.inner.service.clone(), spec, &self.inner.log)
     }
@@ -290,6 +296,15 @@ impl McpServer {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         open
+    }
+}
+
+impl McpServer {
+    /// Ends every running request with an error response (-32603 "server
+    /// shutting down"): the last step of a graceful shutdown, so that no
+    /// request is cut off without an answer.
+    pub fn abort_requests(&self) {
+        self.inner.stopping.cancel();
     }
 }
 

@@ -1,4 +1,5 @@
-//! Tools with headers, a cancellable sleep, and a JSON Schema 2020-12 input.
+//! Tools with headers, a cancellable sleep, a JSON Schema 2020-12 input, and
+//! one that panics.
 
 use std::time::Duration;
 
@@ -10,6 +11,17 @@ use crate::catalog::{Catalog, Tool};
 use super::helpers::*;
 
 pub(super) fn tools(c: &Catalog) {
+    c.add_tool(Tool::raw(
+        "panic",
+        "Panics: shows that a failing handler is answered with -32603 and the server carries on",
+        no_args(),
+        |_, _| async move {
+            if true {
+                panic!("the panic tool panicked, as asked");
+            }
+            Ok(CallToolResult::text("unreachable"))
+        },
+    ));
     c.add_tool(Tool::raw(
         "test_custom_header",
         "Echoes a region mirrored into the Mcp-Param-Region header",

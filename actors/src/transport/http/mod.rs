@@ -13,6 +13,7 @@ mod reply;
 mod session;
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use actix_web::{web, App, HttpServer};
 use slog::info;
@@ -20,6 +21,11 @@ use slog::info;
 pub use error::{status_for, HttpError};
 
 use crate::server::{shutdown_signal, McpServer};
+
+/// Before the end of `http.shutdown_timeout_secs`, requests still running
+/// are ended with an error response, this long before their connections
+/// would be closed.
+const ABORT_MARGIN: Duration = Duration::from_millis(500);
 
 /// Registers the MCP endpoint of `server` at its configured path, for
 /// embedding (`App::new().configure(transport::http::configure(server))`).
@@ -67,8 +73,10 @@ pub fn bind(server: McpServer) -> std::io::Result<(actix_web::dev::Server, Vec<S
 }
 
 /// Serves HTTP until SIGINT or SIGTERM, printing
-/// `listening on http://ADDR/PATH` on stderr; at the signal every
-/// subscription gets its completion result, then the server stops.
+/// `listening on http://ADDR/PATH` on stderr. At the signal every
+/// subscription gets its completion result, running requests get
+/// `http.shutdown_timeout_secs` to finish (those still running then answer
+/// -32603 "server shutting down"), then the server stops.
 pub async fn serve(server: McpServer) -> std::io::Result<()> {
     let path = server.config().http.path.clone();
     let (http, addrs) = bind(server.clone())?;
@@ -83,7 +91,20 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
         shutdown_signal().await;
         let open = server.shutdown().await;
         info!(server.logger(), "shutting down"; "subscriptions_closed" => open);
-        handle.stop(true).await;
+        // Running requests get the shutdown timeout to finish, less a
+        // margin in which those still running answer an error before their
+        // connections are closed.
+        let grace = Duration::from_secs(server.config().http.shutdown_timeout_secs).saturating_sub(ABORT_MARGIN);
+        let stop = handle.stop(true);
+        let abort = async {
+            tokio::time::sleep(grace).await;
+            server.abort_requests();
+            std::future::pending::<()>().await
+        };
+        tokio::select! {
+            _ = stop => {}
+            _ = abort => {}
+        }
     });
     http.await
 }

@@ -19,7 +19,7 @@ use crate::era::Era;
 use crate::intake::{self, Admitted, Route};
 use crate::legacy::{Session, SessionHandle};
 use crate::listener::{ListenerActor, ListenerKind};
-use crate::msg::{Cancel, Close, CloseReason};
+use crate::msg::{Abort, Cancel, Close, CloseReason};
 use crate::outbound::{Outbound, OutboundTx};
 use crate::request::RequestActor;
 use crate::server::McpServer;
@@ -184,9 +184,10 @@ impl StdioConnection {
         }
     }
 
-    /// EOF: every subscription and the session end; in-flight requests get
-    /// `stdio.drain_ms`, then the rest are cancelled and the actor stops
-    /// (dropping its writer handle, so the writer finishes).
+    /// EOF or shutdown: every subscription and the session end; in-flight
+    /// requests get `stdio.drain_ms`, then the rest answer -32603 "server
+    /// shutting down", and the actor stops (dropping its writer handle, so
+    /// the writer finishes once they have).
     fn hang_up(&mut self, ctx: &mut Context<Self>) {
         if std::mem::replace(&mut self.hung_up, true) {
             return;
@@ -201,8 +202,9 @@ impl StdioConnection {
         ctx.run_interval(Duration::from_millis(5), move |act, ctx| {
             act.in_flight.retain(|_, addr| addr.connected());
             if act.in_flight.is_empty() || Instant::now() >= deadline {
+                // Those still running answer an error and stop.
                 for (_, addr) in act.in_flight.drain() {
-                    let _ = addr.try_send(Cancel { reason: Some("stdin closed".into()) });
+                    addr.do_send(Abort);
                 }
                 info!(act.server.logger(), "stdin closed; stopping");
                 ctx.stop();
