@@ -266,3 +266,30 @@ async fn a_panicking_handler_is_answered_on_stdio() {
     let r = c.recv().await;
     assert_eq!(r["result"]["content"][0]["text"], "after", "{r}");
 }
+
+/// Finding 6: at `stdio.max_in_flight` the server reads no further input
+/// until a request ends (back-pressure): with two places, an `echo` sent
+/// after three sleeps waits for two of them, and every request is answered.
+#[actix_rt::test]
+async fn the_in_flight_cap_holds_input_back_and_drops_nothing() {
+    let dir = std::env::temp_dir().join(format!("actix-mcp-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "[stdio]\nmax_in_flight = 2\n").unwrap();
+    let mut c = StdioChild::spawn(&["--config", config.to_str().unwrap()]);
+    for id in 1..=3 {
+        c.send(&request(json!(id), "tools/call", json!({"name": "sleep", "arguments": {"ms": 300}}))).await;
+    }
+    c.send(&request(json!(4), "tools/call", json!({"name": "echo", "arguments": {"text": "late"}}))).await;
+    let mut order = Vec::new();
+    while order.len() < 4 {
+        let r = c.recv().await;
+        if let Some(id) = r["id"].as_i64() {
+            assert!(r.get("result").is_some(), "{r}");
+            order.push(id);
+        }
+    }
+    let pos = |id: i64| order.iter().position(|&x| x == id).unwrap();
+    assert!(pos(4) > pos(1) && pos(4) > pos(2), "echo ran only after two sleeps ended: {order:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

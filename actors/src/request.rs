@@ -17,6 +17,7 @@ use mcp_protocol::jsonrpc::{encode_error, encode_result};
 use mcp_protocol::request::ClientRequest;
 use mcp_protocol::{ErrorData, RequestId, RequestMeta};
 use slog::{debug, info, warn, Logger};
+use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::RequestContext;
@@ -49,6 +50,8 @@ pub struct RequestActor {
     cancel: CancellationToken,
     /// Fires at shutdown (a child of the server's token) or on [`Abort`].
     abort: CancellationToken,
+    /// A place in its connection's in-flight cap, freed when the actor stops.
+    _slot: Option<OwnedSemaphorePermit>,
     timeout: Duration,
     mailbox: usize,
     era: Era,
@@ -74,6 +77,9 @@ pub struct RequestSpec {
     pub era: Era,
     /// Fires when the server shuts down: the request then answers an error.
     pub abort: CancellationToken,
+    /// A place in its connection's in-flight cap (stdio), held until the
+    /// actor stops.
+    pub slot: Option<OwnedSemaphorePermit>,
 }
 
 impl RequestActor {
@@ -90,6 +96,7 @@ impl RequestActor {
             outbound: spec.outbound,
             cancel: CancellationToken::new(),
             abort: spec.abort,
+            _slot: spec.slot,
             timeout: spec.timeout,
             mailbox: spec.mailbox,
             era: spec.era,

@@ -26,7 +26,7 @@ use actix::{Actor, Addr, Arbiter};
 use mcp_protocol::jsonrpc::{encode_error, encode_result, Request};
 use mcp_protocol::subscription::{Event, SubscriptionFilter};
 use mcp_protocol::ErrorData;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::Catalog;
@@ -185,6 +185,18 @@ impl McpServer {
     /// Starts a request actor for an admitted request on the current
     /// arbiter; its notifications and response go to `outbound`.
     pub fn start_request(&self, admitted: Admitted, era: Era, outbound: OutboundTx) -> Addr<RequestActor> {
+        self.start_request_in_slot(admitted, era, outbound, None)
+    }
+
+    /// [`McpServer::start_request`], holding `slot` (a place in its
+    /// connection's in-flight cap) until the request ends.
+    pub fn start_request_in_slot(
+        &self,
+        admitted: Admitted,
+        era: Era,
+        outbound: OutboundTx,
+        slot: Option<OwnedSemaphorePermit>,
+    ) -> Addr<RequestActor> {
         let c = &self.inner.config.request;
         let spec = RequestSpec {
             id: admitted.id,
@@ -195,6 +207,7 @@ impl McpServer {
             mailbox: c.mailbox,
             era,
             abort: self.inner.stopping.child_token(),
+            slot,
         };
         RequestActor::start_with(self.inner.service.clone(), spec, &self.inner.log)
     }
@@ -273,11 +286,13 @@ impl McpServer {
         session: &SessionHandle,
         r: Request,
         outbound: OutboundTx,
+        slot: Option<OwnedSemaphorePermit>,
     ) -> Option<Addr<RequestActor>> {
         let id = r.id.clone();
         let (bytes, code) = match session.request(r).await {
             Ok(Reply::Run(admitted)) => {
-                return Some(self.start_request(*admitted, Era::Legacy(session.clone()), outbound))
+                let era = Era::Legacy(session.clone());
+                return Some(self.start_request_in_slot(*admitted, era, outbound, slot));
             }
             Ok(Reply::Now(Ok(result))) => (encode_result(&id, &result), None),
             Ok(Reply::Now(Err(e))) | Err(e) => (encode_error(Some(&id), &e), Some(e.code.0)),

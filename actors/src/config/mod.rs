@@ -135,6 +135,7 @@ impl Config {
             ("http.max_body_bytes", self.http.max_body_bytes),
             ("stdio.max_line_bytes", self.stdio.max_line_bytes),
             ("stdio.writer_buffer", self.stdio.writer_buffer),
+            ("stdio.max_in_flight", self.stdio.max_in_flight),
             ("request.outbound_buffer", self.request.outbound_buffer),
             ("request.mailbox", self.request.mailbox),
             ("hub.max_listeners", self.hub.max_listeners),

@@ -65,14 +65,19 @@ pub struct StdioConfig {
     pub max_line_bytes: usize,
     /// Messages buffered for the stdout writer. Default: 1024.
     pub writer_buffer: usize,
-    /// At EOF on stdin, ms granted to in-flight requests before they are
-    /// cancelled and the process exits. Default: 1000.
+    /// At EOF on stdin (or shutdown), ms granted to in-flight requests before
+    /// those still running answer -32603 and the process exits. Default: 1000.
     pub drain_ms: u64,
+    /// Most requests running at once on the connection. At the cap the
+    /// server reads no further input until one ends (back-pressure: nothing
+    /// the client sent is dropped, and a client that stops reading stdout
+    /// stops the server's reading too). Default: 1024.
+    pub max_in_flight: usize,
 }
 
 impl Default for StdioConfig {
     fn default() -> Self {
-        StdioConfig { max_line_bytes: 4 * 1024 * 1024, writer_buffer: 1024, drain_ms: 1000 }
+        StdioConfig { max_line_bytes: 4 * 1024 * 1024, writer_buffer: 1024, drain_ms: 1000, max_in_flight: 1024 }
     }
 }
 

@@ -77,7 +77,7 @@ async fn in_session(server: &McpServer, session: &SessionHandle, message: Incomi
         Incoming::Request(r) => {
             let id = r.id.clone();
             let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
-            server.session_request(session, r, tx).await;
+            server.session_request(session, r, tx, None).await;
             reply::reply(server.config(), id, rx, true).await
         }
         Incoming::Response(r) => {

@@ -6,12 +6,14 @@
 //! then gives in-flight requests a bounded time before cancelling them.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use mcp_protocol::jsonrpc::{self, Incoming, Request};
 use mcp_protocol::{ErrorCode, ErrorData, RequestId};
 use slog::{debug, info};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::lines::Line;
 use super::sink::StdioSink;
@@ -37,6 +39,8 @@ pub struct StdioConnection {
     /// then doubles: pruning costs O(1) per request, amortized.
     prune_at: usize,
     session: Option<SessionHandle>,
+    /// `stdio.max_in_flight` places; each running request holds one.
+    slots: Arc<Semaphore>,
     hung_up: bool,
 }
 
@@ -49,13 +53,33 @@ impl StdioConnection {
     /// A connection that writes through `writer`.
     pub fn new(server: McpServer, writer: OutboundTx) -> Self {
         StdioConnection {
-            server,
             writer,
             in_flight: HashMap::new(),
             listeners: HashMap::new(),
             prune_at: 64,
             session: None,
+            slots: Arc::new(Semaphore::new(server.config().stdio.max_in_flight)),
+            server,
             hung_up: false,
+        }
+    }
+
+    /// Calls `start` with a place of the in-flight cap: at once when one is
+    /// free, else once one is, reading no input meanwhile (back-pressure).
+    fn with_slot<F>(&mut self, ctx: &mut Context<Self>, start: F)
+    where
+        F: FnOnce(&mut Self, OwnedSemaphorePermit, &mut Context<Self>) + 'static,
+    {
+        match self.slots.clone().try_acquire_owned() {
+            Ok(slot) => start(self, slot, ctx),
+            Err(_) => {
+                let slots = self.slots.clone();
+                ctx.wait(async move { slots.acquire_owned().await }.into_actor(self).map(move |slot, act, ctx| {
+                    if let Ok(slot) = slot {
+                        start(act, slot, ctx);
+                    }
+                }));
+            }
         }
     }
 
@@ -111,9 +135,11 @@ impl StdioConnection {
 
     fn run(&mut self, a: Admitted, ctx: &mut Context<Self>) {
         if self.claim(&a.id, ctx) {
-            let id = a.id.clone();
-            let addr = self.server.start_request(a, Era::Stateless, self.writer.clone());
-            self.in_flight.insert(id, addr);
+            self.with_slot(ctx, move |act, slot, _| {
+                let id = a.id.clone();
+                let addr = act.server.start_request_in_slot(a, Era::Stateless, act.writer.clone(), Some(slot));
+                act.in_flight.insert(id, addr);
+            });
         }
     }
 
@@ -167,15 +193,16 @@ impl StdioConnection {
                 if !self.claim(&r.id, ctx) {
                     return;
                 }
-                let (server, writer, id) = (self.server.clone(), self.writer.clone(), r.id.clone());
-                // `wait`: a subscribe is routed before the next line is read.
-                ctx.wait(async move { server.session_request(&session, r, writer).await }.into_actor(self).map(
-                    move |started, act, _| {
+                self.with_slot(ctx, move |act, slot, ctx| {
+                    let (server, writer, id) = (act.server.clone(), act.writer.clone(), r.id.clone());
+                    let served = async move { server.session_request(&session, r, writer, Some(slot)).await };
+                    // `wait`: a subscribe is routed before the next line is read.
+                    ctx.wait(served.into_actor(act).map(move |started, act, _| {
                         if let Some(addr) = started {
                             act.in_flight.insert(id, addr);
                         }
-                    },
-                ));
+                    }));
+                });
             }
             Incoming::Response(r) => {
                 ctx.spawn(async move { session.answer(r).await }.into_actor(self).map(|_, _, _| ()));
