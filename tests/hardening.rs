@@ -125,3 +125,28 @@ async fn a_panicking_handler_is_answered_over_http() {
     assert_eq!(r.response()["result"]["content"][0]["text"], "still here", "{}", r.raw);
     srv.stop().await;
 }
+
+/// Finding 7: a body trickled after its headers is refused with 408 once
+/// `http.body_timeout_ms` has passed, instead of holding the connection.
+#[actix_rt::test]
+async fn a_trickled_body_times_out_with_408() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let srv = TestServer::everything_with(|c| c.http.body_timeout_ms = 300);
+    let addr = srv.url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
+    let mut tcp = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+    );
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    let mut reply = Vec::new();
+    // The server answers and closes; a bound on the wait keeps a hang from
+    // blocking the suite.
+    tokio::time::timeout(std::time::Duration::from_secs(20), tcp.read_to_end(&mut reply))
+        .await
+        .expect("the server answers the trickled body")
+        .unwrap();
+    let reply = String::from_utf8_lossy(&reply);
+    assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+    assert!(reply.contains("-32600") && reply.contains("did not arrive within 300 ms"), "{reply}");
+    srv.stop().await;
+}

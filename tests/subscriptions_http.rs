@@ -250,3 +250,25 @@ async fn quiet_listen_streams_get_keep_alives_from_the_hub() {
     assert_eq!(note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
     srv.stop().await;
 }
+
+/// Finding 7: `hub.max_listeners` (100,000 by default) is lowered at start
+/// to what the open-files limit can hold, so that the stream past it gets
+/// 503 at once instead of a connection that hangs at the file limit.
+#[actix_rt::test]
+async fn the_listener_cap_fits_the_open_files_limit() {
+    let mut served = HttpChild::spawn_with_files_limit(160, &["--catalog", "everything"]).await;
+    let warning = served.stderr_until("hub.max_listeners lowered").await;
+    assert!(warning.contains("80"), "{warning}");
+    let mut streams = Vec::new();
+    for i in 0..80 {
+        let listen = request(json!(i), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+        let mut s = SseReader::open(&served.url, &listen).await;
+        assert_eq!(s.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged", "stream {i}");
+        streams.push(s);
+    }
+    let listen = request(json!("over"), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let r = post(&served.url, &listen).await;
+    assert_eq!(r.status, 503, "{}", r.raw);
+    assert!(r.response()["error"]["message"].as_str().unwrap().contains("limit 80"), "{}", r.raw);
+    drop(streams);
+}

@@ -109,7 +109,8 @@ impl McpServer {
         backend: Box<dyn HubBackend + Send>,
     ) -> Self {
         let h = &config.hub;
-        let (max, mailbox, hub_log) = (h.max_listeners, h.mailbox, log.new(slog::o!("actor" => "hub")));
+        let max = listener_cap(h.max_listeners, &log);
+        let (mailbox, hub_log) = (h.mailbox, log.new(slog::o!("actor" => "hub")));
         let trim = Duration::from_millis(h.memory_trim_ms);
         let keep_alive = Duration::from_millis(h.keep_alive_ms.max(1));
         let hub =
@@ -320,6 +321,37 @@ impl McpServer {
     /// request is cut off without an answer.
     pub fn abort_requests(&self) {
         self.inner.stopping.cancel();
+    }
+}
+
+/// `hub.max_listeners`, lowered to what the process's open-files limit can
+/// hold (an HTTP/1.1 listen stream is a connection, a file): past that, new
+/// connections would hang in the accept queue instead of getting 503. Part
+/// of the limit is kept for everything else (listening sockets, Redis, the
+/// watcher, requests).
+fn listener_cap(configured: usize, log: &slog::Logger) -> usize {
+    let Some(files) = open_files_limit() else { return configured };
+    let budget = files.saturating_sub((files / 2).min(256)).max(1);
+    if configured <= budget {
+        return configured;
+    }
+    slog::warn!(log, "hub.max_listeners lowered to fit the open-files limit";
+        "configured" => configured, "max_listeners" => budget, "open_files_limit" => files);
+    budget
+}
+
+/// The soft limit on open files, where the platform has one.
+fn open_files_limit() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit writes one rlimit into the struct it is given.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+        (ok && limit.rlim_cur != libc::RLIM_INFINITY).then(|| usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX))
+    }
+    #[cfg(not(unix))]
+    {
+        None
     }
 }
 

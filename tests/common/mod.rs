@@ -331,14 +331,25 @@ pub struct HttpChild {
 
 impl HttpChild {
     pub async fn spawn(args: &[&str]) -> Self {
-        let mut child = tokio::process::Command::new(binary())
-            .args(["serve", "--bind", "127.0.0.1:0"])
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn actix-mcp serve");
+        let mut cmd = tokio::process::Command::new(binary());
+        cmd.args(["serve", "--bind", "127.0.0.1:0"]).args(args);
+        Self::spawn_command(cmd).await
+    }
+
+    /// `actix-mcp serve ARGS…` with its open-files limit lowered to `files`
+    /// (through the shell's `ulimit`).
+    pub async fn spawn_with_files_limit(files: u32, args: &[&str]) -> Self {
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!("ulimit -n {files} && exec \"$0\" serve --bind 127.0.0.1:0 \"$@\""))
+            .arg(binary())
+            .args(args);
+        Self::spawn_command(cmd).await
+    }
+
+    async fn spawn_command(mut cmd: tokio::process::Command) -> Self {
+        let mut child =
+            cmd.stdout(Stdio::null()).stderr(Stdio::piped()).kill_on_drop(true).spawn().expect("spawn actix-mcp serve");
         let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
         // The address line is printed on its own; log lines may come around
         // it, and are kept for `stderr_until` (the hub's backend may log

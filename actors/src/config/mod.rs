@@ -133,6 +133,7 @@ impl Config {
         for (name, value) in [
             ("server.page_size", self.server.page_size),
             ("http.max_body_bytes", self.http.max_body_bytes),
+            ("http.body_timeout_ms", self.http.body_timeout_ms as usize),
             ("stdio.max_line_bytes", self.stdio.max_line_bytes),
             ("stdio.writer_buffer", self.stdio.writer_buffer),
             ("stdio.max_in_flight", self.stdio.max_in_flight),

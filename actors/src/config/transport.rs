@@ -19,6 +19,10 @@ pub struct HttpConfig {
     pub allowed_origins: Vec<String>,
     /// Largest accepted request body in bytes; larger → 413. Default: 4 MiB.
     pub max_body_bytes: usize,
+    /// A request body still incomplete this many ms after the handler began
+    /// reading it is refused (408): a client trickling its body cannot hold
+    /// a connection for long. Default: 10000.
+    pub body_timeout_ms: u64,
     /// A reply still pending after this many ms switches to an SSE stream, so
     /// that a client closing the connection cancels the request. Default: 200.
     pub stream_after_ms: u64,
@@ -47,6 +51,7 @@ impl Default for HttpConfig {
             allowed_hosts: loopback.clone(),
             allowed_origins: loopback,
             max_body_bytes: 4 * 1024 * 1024,
+            body_timeout_ms: 10_000,
             stream_after_ms: 200,
             sse_keep_alive_ms: 15_000,
             workers: 0,

@@ -69,6 +69,12 @@ impl HttpError {
         Self::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, ErrorCode::INVALID_REQUEST, message)
     }
 
+    /// 408: the body did not arrive in time.
+    pub fn body_timeout(timeout: std::time::Duration) -> Self {
+        let message = format!("The request body did not arrive within {} ms", timeout.as_millis());
+        Self::new(StatusCode::REQUEST_TIMEOUT, None, ErrorCode::INVALID_REQUEST, message)
+    }
+
     /// 400: the body could not be read.
     pub fn unreadable(e: impl std::fmt::Display) -> Self {
         Self::new(StatusCode::BAD_REQUEST, None, ErrorCode::PARSE_ERROR, format!("Could not read the body: {e}"))

@@ -9,9 +9,11 @@
 //! stays open, fed by a listener actor. A message with `Mcp-Session-Id`
 //! belongs to a legacy session (`session`).
 
+use std::time::Duration;
+
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use mcp_protocol::jsonrpc;
 
 use super::answer::{route, stateless};
@@ -29,7 +31,8 @@ pub(super) async fn post(
 ) -> Result<HttpResponse, HttpError> {
     guard::admit(&req, &server)?;
     check_content(&req)?;
-    let body = read_body(&req, payload, server.config().http.max_body_bytes).await?;
+    let http = &server.config().http;
+    let body = read_body(&req, payload, http.max_body_bytes, Duration::from_millis(http.body_timeout_ms)).await?;
     let decoded = jsonrpc::decode(&body);
     // The legacy paths are boxed: their futures are large and rare, and the
     // stateless path's future stays small enough for the allocator's caches.
@@ -62,19 +65,35 @@ fn check_content(req: &HttpRequest) -> Result<(), HttpError> {
     Ok(())
 }
 
-async fn read_body(req: &HttpRequest, mut payload: web::Payload, limit: usize) -> Result<web::BytesMut, HttpError> {
+/// The body, bounded in size and in time: a body not complete within
+/// `timeout` of the first wait for it is refused. The timer is armed only
+/// when the body is not already there (most bodies come with the head).
+async fn read_body(
+    req: &HttpRequest,
+    mut payload: web::Payload,
+    limit: usize,
+    timeout: Duration,
+) -> Result<web::BytesMut, HttpError> {
     let declared =
         req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     if declared.is_some_and(|n| n > limit) {
         return Err(HttpError::too_large(limit));
     }
     let mut body = web::BytesMut::with_capacity(declared.unwrap_or(1024).min(limit));
-    while let Some(chunk) = payload.next().await {
+    let mut deadline = None;
+    loop {
+        let next = match payload.next().now_or_never() {
+            Some(next) => next,
+            None => {
+                let at = *deadline.get_or_insert_with(|| tokio::time::Instant::now() + timeout);
+                tokio::time::timeout_at(at, payload.next()).await.map_err(|_| HttpError::body_timeout(timeout))?
+            }
+        };
+        let Some(chunk) = next else { return Ok(body) };
         let chunk = chunk.map_err(HttpError::unreadable)?;
         if body.len() + chunk.len() > limit {
             return Err(HttpError::too_large(limit));
         }
         body.extend_from_slice(&chunk);
     }
-    Ok(body)
 }
