@@ -191,6 +191,32 @@ async fn sessions_are_capped_and_expire() {
     srv.stop().await;
 }
 
+/// Finding 12: a table filled by `initialize` calls that are never used
+/// again locks nobody out for long: once the oldest session has been unused
+/// for `legacy.evict_idle_ms`, a new client takes its place; a session in
+/// use keeps its place.
+#[actix_rt::test]
+async fn a_full_table_evicts_the_session_unused_the_longest() {
+    let srv = TestServer::everything_with(|c| {
+        c.legacy.max_sessions = 2;
+        c.legacy.evict_idle_ms = 400;
+    });
+    let (abandoned, _) = initialize(&srv.url, "2025-11-25", json!({})).await;
+    let (active, _) = initialize(&srv.url, "2025-11-25", json!({})).await;
+    let full = lpost(&srv.url, None, &rpc(json!(1), "initialize", init_params("2025-11-25", json!({})))).await;
+    assert_eq!(full.status, 503, "nothing is evictable yet: {}", full.raw);
+    // The active client keeps using its session; the abandoned one does not.
+    for i in 0..6 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert_eq!(lpost(&srv.url, Some(&active), &rpc(json!(10 + i), "ping", json!({}))).await.status, 200);
+    }
+    let (newcomer, _) = initialize(&srv.url, "2025-11-25", json!({})).await;
+    assert_eq!(lpost(&srv.url, Some(&abandoned), &rpc(json!(2), "ping", json!({}))).await.status, 404);
+    assert_eq!(lpost(&srv.url, Some(&active), &rpc(json!(3), "ping", json!({}))).await.status, 200);
+    assert_eq!(lpost(&srv.url, Some(&newcomer), &rpc(json!(4), "ping", json!({}))).await.status, 200);
+    srv.stop().await;
+}
+
 #[actix_rt::test]
 async fn a_modern_only_server_names_its_versions() {
     let srv = TestServer::everything_with(|c| c.server.versions = vec!["2026-07-28".into()]);

@@ -135,7 +135,8 @@ impl McpServer {
             Duration::from_millis(l.idle_timeout_ms),
             Duration::from_millis(l.input_timeout_ms),
             log.new(slog::o!("actor" => "sessions")),
-        );
+        )
+        .with_eviction(Duration::from_millis(l.evict_idle_ms));
         let sessions = SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry);
         let hub = Arc::new(hub);
         let stopping = CancellationToken::new();

@@ -43,9 +43,15 @@ impl MrtrConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LegacyConfig {
-    /// Most open sessions; more `initialize` requests are refused (HTTP 503).
-    /// Default: 10000.
+    /// Most open sessions. When the table is full, a new `initialize`
+    /// evicts the session unused the longest if it has been idle for
+    /// `evict_idle_ms`, and is refused (HTTP 503) otherwise. Default: 10000.
     pub max_sessions: usize,
+    /// How long a session must have been unused before a new one may evict
+    /// it from a full table, ms: a flood of `initialize` calls then locks
+    /// nobody out for longer than this, while sessions in use keep their
+    /// place. Default: 60000 (1 min).
+    pub evict_idle_ms: u64,
     /// A session unused this long (ms) expires; its id then answers 404.
     /// Default: 1800000 (30 min).
     pub idle_timeout_ms: u64,
@@ -60,6 +66,7 @@ impl Default for LegacyConfig {
     fn default() -> Self {
         LegacyConfig {
             max_sessions: 10_000,
+            evict_idle_ms: 60_000,
             idle_timeout_ms: 1_800_000,
             input_timeout_ms: 300_000,
             max_input_rounds: 10,

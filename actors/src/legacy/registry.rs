@@ -3,11 +3,11 @@
 //! Sessions run on the registry's arbiter; each expires on its own timer.
 
 use std::collections::HashMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use mcp_protocol::legacy::SessionState;
-use slog::Logger;
+use slog::{info, Logger};
 
 use super::handle::SessionHandle;
 use super::session::Session;
@@ -21,18 +21,45 @@ pub struct SessionsFull {
 
 /// The open legacy sessions of HTTP clients.
 pub struct SessionRegistry {
-    sessions: HashMap<String, SessionHandle>,
+    /// Each session with when a request last named it.
+    sessions: HashMap<String, (SessionHandle, Instant)>,
     max: usize,
     idle: Duration,
+    evict_idle: Duration,
     input_timeout: Duration,
     log: Logger,
 }
 
 impl SessionRegistry {
     /// A registry of at most `max` sessions, each expiring after `idle`
-    /// without messages; handlers wait `input_timeout` for answers.
+    /// without messages; handlers wait `input_timeout` for answers. A full
+    /// registry lets a new session evict the one unused the longest once it
+    /// has been unused for `evict_idle`.
     pub fn new(max: usize, idle: Duration, input_timeout: Duration, log: Logger) -> Self {
-        SessionRegistry { sessions: HashMap::new(), max, idle, input_timeout, log }
+        SessionRegistry { sessions: HashMap::new(), max, idle, evict_idle: idle, input_timeout, log }
+    }
+
+    /// How long a session must be unused before a full registry evicts it.
+    #[must_use]
+    pub fn with_eviction(mut self, evict_idle: Duration) -> Self {
+        self.evict_idle = evict_idle;
+        self
+    }
+
+    /// Makes room in a full registry by ending the session unused the
+    /// longest, if it has been unused for `evict_idle`.
+    fn evict(&mut self) -> bool {
+        let oldest = self.sessions.iter().min_by_key(|(_, (_, used))| *used).map(|(id, (_, used))| (id.clone(), *used));
+        match oldest {
+            Some((id, used)) if used.elapsed() >= self.evict_idle => {
+                if let Some((s, _)) = self.sessions.remove(&id) {
+                    s.end();
+                }
+                info!(self.log, "legacy session evicted to make room"; "session" => id, "idle_ms" => used.elapsed().as_millis() as u64);
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -49,8 +76,8 @@ impl Handler<Open> for SessionRegistry {
     type Result = Result<SessionHandle, SessionsFull>;
 
     fn handle(&mut self, Open(state): Open, ctx: &mut Self::Context) -> Self::Result {
-        self.sessions.retain(|_, s| s.is_open());
-        if self.sessions.len() >= self.max {
+        self.sessions.retain(|_, (s, _)| s.is_open());
+        if self.sessions.len() >= self.max && !self.evict() {
             return Err(SessionsFull { max: self.max });
         }
         // 32 hex digits of a random UUID: visible ASCII, unguessable.
@@ -60,7 +87,7 @@ impl Handler<Open> for SessionRegistry {
         let session = Session::new(id.clone(), state, Some(self.idle), self.log.clone())
             .on_end(move |id| me.do_send(Forget(id.to_owned())));
         let handle = SessionHandle::start(session, &id, version, self.input_timeout);
-        self.sessions.insert(id, handle.clone());
+        self.sessions.insert(id, (handle.clone(), Instant::now()));
         Ok(handle)
     }
 }
@@ -74,7 +101,9 @@ impl Handler<Find> for SessionRegistry {
     type Result = Option<SessionHandle>;
 
     fn handle(&mut self, Find(id): Find, _ctx: &mut Self::Context) -> Self::Result {
-        self.sessions.get(&id).filter(|s| s.is_open()).cloned()
+        let (s, used) = self.sessions.get_mut(&id).filter(|(s, _)| s.is_open())?;
+        *used = Instant::now();
+        Some(s.clone())
     }
 }
 
@@ -101,7 +130,7 @@ impl Handler<Close> for SessionRegistry {
 
     fn handle(&mut self, Close(id): Close, _ctx: &mut Self::Context) -> bool {
         match self.sessions.remove(&id) {
-            Some(s) => {
+            Some((s, _)) => {
                 s.end();
                 true
             }
@@ -119,7 +148,7 @@ impl Handler<Count> for SessionRegistry {
     type Result = usize;
 
     fn handle(&mut self, _: Count, _ctx: &mut Self::Context) -> usize {
-        self.sessions.retain(|_, s| s.is_open());
+        self.sessions.retain(|_, (s, _)| s.is_open());
         self.sessions.len()
     }
 }
