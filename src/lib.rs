@@ -37,6 +37,8 @@
 //! assert_eq!(call.method(), "tools/list");
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod error;
 pub mod header;
 pub mod jsonrpc;

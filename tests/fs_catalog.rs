@@ -219,3 +219,70 @@ async fn search_skips_devices_and_fifos() {
     }
     srv.stop().await;
 }
+
+/// The names of the listed resources.
+async fn listed(url: &str) -> Vec<String> {
+    let r = post(url, &request(json!("l"), "resources/list", json!({}))).await;
+    r.response()["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Finding 3: a link inside the root to an excluded file (`.git/config`)
+/// is not a way around `fs.exclude`: not listed, not readable, not searched.
+#[cfg(unix)]
+#[actix_rt::test]
+async fn a_link_to_an_excluded_file_is_not_served() {
+    let dir = TempDir::new("excluded-link");
+    std::fs::create_dir_all(dir.0.join(".git")).unwrap();
+    std::fs::write(dir.0.join(".git/config"), "[core]\nsecretvalue = 1\n").unwrap();
+    std::os::unix::fs::symlink(dir.0.join(".git/config"), dir.0.join("link_git")).unwrap();
+    std::os::unix::fs::symlink(".git/config", dir.0.join("relative_link_git")).unwrap();
+    let srv = start(&dir);
+    let names = listed(&srv.url).await;
+    assert!(names.contains(&"hello.txt".to_owned()), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("link_git") || n.contains(".git")), "{names:?}");
+    for link in ["link_git", "relative_link_git"] {
+        let r = post(&srv.url, &request(json!(1), "resources/read", json!({"uri": dir.uri(link)}))).await;
+        assert!(r.response().get("error").is_some(), "{link}: {}", r.raw);
+        assert!(!r.raw.contains("secretvalue"), "{}", r.raw);
+    }
+    let r = post(&srv.url, &call(2, "search", json!({"query": "secretvalue"}))).await;
+    assert_eq!(r.response()["result"]["structuredContent"]["matches"], json!([]), "{}", r.raw);
+    srv.stop().await;
+}
+
+/// Finding 4: a link created after start to a directory (or a file) outside
+/// the root brings nothing from outside into the catalog.
+#[cfg(unix)]
+#[actix_rt::test]
+async fn links_made_after_start_to_outside_the_root_are_not_followed() {
+    let dir = TempDir::new("outside-link");
+    let outside = std::env::temp_dir().join(format!("actix-mcp-outside-{}", std::process::id()));
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("before.txt"), "outside").unwrap();
+    let srv = start(&dir);
+    std::os::unix::fs::symlink(&outside, dir.0.join("outdir")).unwrap();
+    std::os::unix::fs::symlink(outside.join("before.txt"), dir.0.join("outfile.txt")).unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    std::fs::write(outside.join("after.txt"), "outside, later").unwrap();
+    // A file made inside the root after the links: once the watcher has
+    // listed it, it has seen the links too.
+    std::fs::write(dir.0.join("sub/control.txt"), "inside").unwrap();
+    let url = srv.url.clone();
+    let mut names = Vec::new();
+    for _ in 0..200 {
+        names = listed(&url).await;
+        if names.iter().any(|n| n == "sub/control.txt") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(names.iter().any(|n| n == "sub/control.txt"), "the watcher saw the inside file: {names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("outdir") || n == "outfile.txt"), "{names:?}");
+    srv.stop().await;
+    std::fs::remove_dir_all(&outside).ok();
+}

@@ -69,8 +69,10 @@ pub(crate) fn walk(shared: &Shared, from: &Path, log: &Logger) -> Walk {
         if !shared.rules.serves(&rel) {
             continue;
         }
-        if entry.file_type().is_symlink() && shared.jail.resolve(&rel).is_err() {
-            continue; // leads outside the root
+        // A link is served only if what it leads to is: inside the root, and
+        // not excluded (a link to `.git/config` is not a way around fs.exclude).
+        if entry.file_type().is_symlink() && !shared.jail.resolve(&rel).is_ok_and(|real| served(shared, &real)) {
+            continue;
         }
         if out.files.len() >= shared.config.max_files {
             out.truncated = true;
@@ -95,6 +97,9 @@ pub(crate) fn resource_for(shared: &Arc<Shared>, path: &Path) -> Option<Resource
         let s = s.clone();
         async move {
             let path = s.jail.resolve_uri(&uri).map_err(|e| jail_error(&uri, e))?;
+            if !served(&s, &path) {
+                return Err(not_served(&uri));
+            }
             let contents =
                 files::read_contents(&path, &uri, s.config.max_file_bytes).map_err(HandlerError::invalid_params)?;
             Ok(vec![contents])
@@ -103,6 +108,17 @@ pub(crate) fn resource_for(shared: &Arc<Shared>, path: &Path) -> Option<Resource
     .with_mime_type(files::mime_of(path))
     .with_title(rel);
     Some(resource.with_size(meta.len()))
+}
+
+/// Whether a real (canonical) path inside the root is served by the
+/// include and exclude rules.
+pub(crate) fn served(shared: &Shared, real: &Path) -> bool {
+    shared.jail.relative(real).is_some_and(|rel| shared.rules.serves(&rel))
+}
+
+/// The refusal of a path the rules exclude.
+pub(crate) fn not_served(shown: &str) -> HandlerError {
+    HandlerError::invalid_params(format!("{shown} is not served (excluded by fs.include/fs.exclude)"))
 }
 
 /// A jail refusal as a protocol error.
@@ -138,15 +154,8 @@ pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
         match s.jail.resolve_uri(uri) {
             Err(JailError::NotFound(_)) => None,
             Err(e) => Some(Err(jail_error(uri, e))),
-            Ok(path) => {
-                let rel = s.jail.relative(&path)?;
-                if !s.rules.serves(&rel) {
-                    return Some(Err(HandlerError::invalid_params(format!(
-                        "{uri} is not served (excluded by fs.include/fs.exclude)"
-                    ))));
-                }
-                resource_for(&s, &path).map(Ok)
-            }
+            Ok(path) if !served(&s, &path) => Some(Err(not_served(uri))),
+            Ok(path) => resource_for(&s, &path).map(Ok),
         }
     }));
     info!(log, "serving a directory"; "root" => %shared.jail.root().display(), "files" => found.files.len());

@@ -91,7 +91,9 @@ fn apply(
         return;
     }
     let Some(rel) = shared.jail.relative(path) else { return };
-    if path.is_dir() {
+    // A real directory, not a link to one: links are never entered (as at
+    // start), so a link to a directory outside the root brings nothing in.
+    if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
         if matches!(kind, EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))) && shared.rules.enters(&rel) {
             let _ = watcher.watch(path, RecursiveMode::NonRecursive);
             // Files may have landed before the watch did.
@@ -110,7 +112,10 @@ fn apply(
     }
     let uri = shared.jail.uri_of(path);
     let present = catalog.resource(&uri).is_some();
-    match super::resource_for(shared, path) {
+    // What the path leads to must be inside the root and served (a link
+    // created later may point anywhere).
+    let inside = shared.jail.resolve(&rel).is_ok_and(|real| super::served(shared, &real));
+    match super::resource_for(shared, path).filter(|_| inside) {
         Some(resource) if !present => {
             debug!(log, "file appeared"; "path" => &rel);
             catalog.add_resource_observed(resource, &observation(path));
