@@ -149,3 +149,34 @@ async fn a_trickled_body_times_out_with_408() {
     assert!(reply.contains("-32600") && reply.contains("did not arrive within 300 ms"), "{reply}");
     srv.stop().await;
 }
+
+/// Listen streams are bounded: at most `hub.max_resource_subscriptions`
+/// distinct URIs, each at most `hub.max_uri_bytes` long (-32602), and each
+/// URI is honoured once however often it is named.
+#[actix_rt::test]
+async fn resource_subscriptions_are_capped_and_deduplicated() {
+    let srv = TestServer::everything_with(|c| {
+        c.hub.max_resource_subscriptions = 3;
+        c.hub.max_uri_bytes = 64;
+    });
+    let listen = |uris: Vec<String>| {
+        request(json!("s"), "subscriptions/listen", json!({"notifications": {"resourceSubscriptions": uris}}))
+    };
+    let four: Vec<String> = (0..4).map(|i| format!("test://r/{i}")).collect();
+    let r = post(&srv.url, &listen(four)).await;
+    assert_eq!((r.status, r.error_code()), (400, Some(-32602)), "{}", r.raw);
+    assert!(r.raw.contains("limit of 3"), "{}", r.raw);
+    let r = post(&srv.url, &listen(vec![format!("test://{}", "x".repeat(100))])).await;
+    assert_eq!((r.status, r.error_code()), (400, Some(-32602)), "{}", r.raw);
+    // Repeats count once, and the acknowledgement names each URI once.
+    let repeated: Vec<String> = ["a", "b", "a", "c", "b", "a"].iter().map(|u| format!("test://{u}")).collect();
+    let mut stream = SseReader::open(&srv.url, &listen(repeated)).await;
+    let ack = stream.next().await.unwrap();
+    assert_eq!(
+        ack["params"]["notifications"]["resourceSubscriptions"],
+        json!(["test://a", "test://b", "test://c"]),
+        "{ack}"
+    );
+    drop(stream);
+    srv.stop().await;
+}

@@ -215,12 +215,18 @@ impl McpServer {
     }
 
     /// The filter a `subscriptions/listen` request is served with: what it
-    /// asked for, of what this server can deliver.
-    pub fn listen_filter(&self, admitted: &Admitted) -> SubscriptionFilter {
-        match &admitted.request {
-            mcp_protocol::ClientRequest::Listen(p) => p.notifications.honored(&self.inner.service.supported_filter()),
-            _ => SubscriptionFilter::default(),
-        }
+    /// asked for, of what this server can deliver; its error (-32602) when
+    /// it names more URIs, or longer ones, than `hub.max_resource_subscriptions`
+    /// and `hub.max_uri_bytes` allow.
+    pub fn listen_filter(&self, admitted: &Admitted) -> Result<SubscriptionFilter, ErrorData> {
+        let mcp_protocol::ClientRequest::Listen(p) = &admitted.request else {
+            return Ok(SubscriptionFilter::default());
+        };
+        let hub = &self.inner.config.hub;
+        p.notifications
+            .check_limits(hub.max_resource_subscriptions, hub.max_uri_bytes)
+            .map_err(|e| e.to_error_data(admitted.meta.version.profile()))?;
+        Ok(p.notifications.honored(&self.inner.service.supported_filter()))
     }
 
     /// Starts a listener on the current arbiter (the sink's thread); `ready`

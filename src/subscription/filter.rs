@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Map;
 
+use crate::error::ProtocolError;
+
 use super::encode::encode_tagged_notification;
 use super::event::Event;
 use crate::jsonrpc::RequestId;
@@ -41,11 +43,32 @@ impl SubscriptionFilter {
             resource_subscriptions: if supported.resource_subscriptions.is_empty() {
                 Vec::new()
             } else {
-                let mut uris = self.resource_subscriptions.clone();
-                uris.dedup();
-                uris
+                // Each URI once, in the order first given.
+                let mut seen = std::collections::HashSet::new();
+                self.resource_subscriptions.iter().filter(|u| seen.insert(u.as_str())).cloned().collect()
             },
         }
+    }
+
+    /// Checks the size of `resourceSubscriptions` against a server's limits:
+    /// at most `max_uris` distinct URIs, each at most `max_uri_bytes` long
+    /// (-32602 otherwise, naming the limit).
+    pub fn check_limits(&self, max_uris: usize, max_uri_bytes: usize) -> Result<(), ProtocolError> {
+        if let Some(uri) = self.resource_subscriptions.iter().find(|u| u.len() > max_uri_bytes) {
+            return Err(ProtocolError::InvalidParams(format!(
+                "notifications.resourceSubscriptions: a URI of {} bytes exceeds the limit of {max_uri_bytes}",
+                uri.len()
+            )));
+        }
+        let distinct: std::collections::HashSet<&str> =
+            self.resource_subscriptions.iter().map(String::as_str).collect();
+        if distinct.len() > max_uris {
+            return Err(ProtocolError::InvalidParams(format!(
+                "notifications.resourceSubscriptions: {} URIs exceed the limit of {max_uris} per stream",
+                distinct.len()
+            )));
+        }
+        Ok(())
     }
 
     /// Whether the filter asks for nothing.
@@ -76,4 +99,29 @@ pub fn encode_ack(id: &RequestId, honored: &SubscriptionFilter) -> Vec<u8> {
     let mut params = Map::new();
     params.insert("notifications".into(), serde_json::to_value(honored).expect("filters serialize"));
     encode_tagged_notification(ACKNOWLEDGED_METHOD, params, id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uris(list: &[&str]) -> SubscriptionFilter {
+        SubscriptionFilter {
+            resource_subscriptions: list.iter().map(|u| u.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn honoured_uris_are_distinct_in_first_order() {
+        let all = uris(&["*"]);
+        assert_eq!(uris(&["a", "b", "a", "c", "b"]).honored(&all), uris(&["a", "b", "c"]));
+    }
+
+    #[test]
+    fn limits_count_distinct_uris_and_their_length() {
+        assert!(uris(&["a", "a", "b"]).check_limits(2, 10).is_ok());
+        assert!(uris(&["a", "b", "c"]).check_limits(2, 10).unwrap_err().to_string().contains("limit of 2"));
+        assert!(uris(&["abcdef"]).check_limits(5, 5).unwrap_err().to_string().contains("6 bytes"));
+    }
 }

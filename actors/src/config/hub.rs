@@ -12,6 +12,12 @@ pub struct HubConfig {
     /// channel, or its share of the stdio writer). A client that lets this
     /// fill has fallen behind and is closed. Default: 256.
     pub listener_buffer: usize,
+    /// Most distinct URIs one listen stream may name in
+    /// `resourceSubscriptions`; more → -32602. Default: 1024.
+    pub max_resource_subscriptions: usize,
+    /// Longest URI in `resourceSubscriptions`, bytes; longer → -32602.
+    /// Default: 4096.
+    pub max_uri_bytes: usize,
     /// Events queued for one thread's relay, which hands each to that
     /// thread's listeners. A full relay mailbox means the thread is not
     /// keeping up: the listeners an event was for are closed as fallen
@@ -50,6 +56,8 @@ impl Default for HubConfig {
         HubConfig {
             max_listeners: 100_000,
             listener_buffer: 256,
+            max_resource_subscriptions: 1024,
+            max_uri_bytes: 4096,
             relay_mailbox: 1024,
             mailbox: 4096,
             keep_alive_ms: 15_000,

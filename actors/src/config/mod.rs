@@ -141,6 +141,8 @@ impl Config {
             ("request.mailbox", self.request.mailbox),
             ("hub.max_listeners", self.hub.max_listeners),
             ("hub.listener_buffer", self.hub.listener_buffer),
+            ("hub.max_resource_subscriptions", self.hub.max_resource_subscriptions),
+            ("hub.max_uri_bytes", self.hub.max_uri_bytes),
             ("hub.relay_mailbox", self.hub.relay_mailbox),
             ("hub.mailbox", self.hub.mailbox),
             ("fs.max_files", self.fs.max_files),

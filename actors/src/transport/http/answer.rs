@@ -7,7 +7,7 @@ use actix_web::{HttpRequest, HttpResponse};
 use mcp_protocol::jsonrpc::{DecodeError, Incoming};
 use mcp_protocol::ErrorData;
 
-use super::error::HttpError;
+use super::error::{status_for, HttpError};
 use super::headers::HttpHeaders;
 use super::reply;
 use crate::era::Era;
@@ -61,8 +61,10 @@ fn listen(server: &McpServer, admitted: Admitted) -> Result<HttpResponse, HttpEr
         let error = ErrorData::internal(refusal.to_string());
         return Err(HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, Some(&admitted.id), error));
     }
+    let filter = server
+        .listen_filter(&admitted)
+        .map_err(|e| HttpError::with_status(status_for(Some(e.code.0)), Some(&admitted.id), e))?;
     let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
-    let filter = server.listen_filter(&admitted);
     let _ = server.start_listener(ListenerKind::Listen(admitted.id), filter, Box::new(sink));
     Ok(sse::listen_response(frames))
 }

@@ -144,12 +144,17 @@ impl StdioConnection {
     }
 
     fn listen(&mut self, a: Admitted, ctx: &mut Context<Self>) {
-        if self.claim(&a.id, ctx) {
-            let sink = StdioSink::new(self.writer.clone(), a.id.clone());
-            let kind = ListenerKind::Listen(a.id.clone());
-            let (addr, _ready) = self.server.start_listener(kind, self.server.listen_filter(&a), Box::new(sink));
-            self.listeners.insert(a.id, addr);
+        if !self.claim(&a.id, ctx) {
+            return;
         }
+        let filter = match self.server.listen_filter(&a) {
+            Ok(filter) => filter,
+            Err(e) => return self.error(Some(&a.id), &e, ctx),
+        };
+        let sink = StdioSink::new(self.writer.clone(), a.id.clone());
+        let kind = ListenerKind::Listen(a.id.clone());
+        let (addr, _ready) = self.server.start_listener(kind, filter, Box::new(sink));
+        self.listeners.insert(a.id, addr);
     }
 
     fn cancel(&mut self, id: RequestId, reason: Option<String>) {
