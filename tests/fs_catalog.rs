@@ -286,3 +286,60 @@ async fn links_made_after_start_to_outside_the_root_are_not_followed() {
     srv.stop().await;
     std::fs::remove_dir_all(&outside).ok();
 }
+
+/// Finding 11: files the watcher adds count against `fs.max_files` too.
+#[actix_rt::test]
+async fn the_file_cap_holds_for_files_added_later() {
+    let dir = TempDir::new("max-files");
+    let config =
+        FsConfig { root: dir.0.display().to_string(), max_file_bytes: 4096, max_files: 4, ..FsConfig::default() };
+    let catalog = actix_mcp::catalogs::fs::build(&config, &actix_mcp::logging::discard()).unwrap();
+    let srv = TestServer::start(catalog, test_config());
+    let before = listed(&srv.url).await.len();
+    assert!(before <= 4, "{before}");
+    let body = request(json!(1), "subscriptions/listen", json!({"notifications": {"resourcesListChanged": true}}));
+    let mut stream = SseReader::open(&srv.url, &body).await;
+    assert_eq!(stream.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
+    for i in 0..6 {
+        std::fs::write(dir.0.join(format!("new-{i}.txt")), "n").unwrap();
+    }
+    if before < 4 {
+        assert_eq!(stream.next().await.unwrap()["method"], "notifications/resources/list_changed");
+    }
+    // Give the watcher time to see every new file (debounce 100 ms), then
+    // the catalog still holds at most fs.max_files.
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    let after = listed(&srv.url).await;
+    assert!(after.len() <= 4, "{after:?}");
+    assert_eq!(srv.server.catalog().resource_count(), after.len());
+    srv.stop().await;
+}
+
+/// `list_dir` pages through a large directory: every entry once, in order.
+#[actix_rt::test]
+async fn list_dir_pages_through_a_large_directory() {
+    let dir = TempDir::new("many");
+    std::fs::create_dir_all(dir.0.join("many")).unwrap();
+    for i in 0..250 {
+        std::fs::write(dir.0.join(format!("many/f{i:03}.txt")), "x").unwrap();
+    }
+    let srv = start(&dir);
+    let mut names = Vec::new();
+    let mut cursor: Option<String> = None;
+    for page in 0..10 {
+        let mut args = json!({"path": "many"});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let r = post(&srv.url, &call(page, "list_dir", args)).await;
+        let s = &r.response()["result"]["structuredContent"];
+        names.extend(s["entries"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_owned()));
+        cursor = s["nextCursor"].as_str().map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let expected: Vec<String> = (0..250).map(|i| format!("f{i:03}.txt")).collect();
+    assert_eq!(names, expected);
+    srv.stop().await;
+}

@@ -287,6 +287,11 @@ impl Catalog {
         self.delete_resource(uri, None)
     }
 
+    /// How many resources are listed.
+    pub fn resource_count(&self) -> usize {
+        self.read().resources.len()
+    }
+
     /// Looks up a resource by exact URI.
     pub fn resource(&self, uri: &str) -> Option<Arc<Resource>> {
         self.read().resources.get(uri).cloned()

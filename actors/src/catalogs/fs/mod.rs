@@ -12,6 +12,7 @@
 
 mod files;
 mod jail;
+mod listing;
 mod tools;
 mod watch;
 
@@ -37,6 +38,8 @@ pub struct Shared {
     pub rules: FileRules,
     /// The configuration.
     pub config: FsConfig,
+    /// Directory listings `list_dir` pages through.
+    pub(crate) listings: listing::DirListings,
 }
 
 /// The result of walking a directory.
@@ -133,7 +136,7 @@ pub(crate) fn jail_error(uri: &str, e: JailError) -> HandlerError {
 pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
     let jail = Jail::new(Path::new(&config.root)).map_err(|e| format!("fs.root {:?}: {e}", config.root))?;
     let rules = FileRules::new(config)?;
-    let shared = Arc::new(Shared { jail, rules, config: config.clone() });
+    let shared = Arc::new(Shared { jail, rules, config: config.clone(), listings: listing::DirListings::new(8) });
     let catalog = Arc::new(Catalog::new());
     let found = walk(&shared, shared.jail.root(), log);
     if found.truncated {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use mcp_protocol::model::content::{Content, ResourceContents};
 use mcp_protocol::model::tools::CallToolResult;
-use mcp_protocol::pagination::paginate;
+use mcp_protocol::pagination::{decode_cursor, encode_cursor};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -67,6 +67,25 @@ fn read_file(shared: &Shared, args: ReadFileArgs) -> CallToolResult {
     }
 }
 
+/// One entry of a listing: its name, kind and size, if it is served (a
+/// directory the rules enter, a file they serve, a link that stays inside
+/// the root and leads to something served).
+fn entry_of(shared: &Shared, dir: &std::path::Path, name: &str) -> Option<(String, &'static str, u64)> {
+    let path = dir.join(name);
+    let child = shared.jail.relative(&path)?;
+    if path.symlink_metadata().ok()?.file_type().is_symlink()
+        && !shared.jail.resolve(&child).is_ok_and(|real| super::served(shared, &real) || real.is_dir())
+    {
+        return None; // leads outside the root, or to something not served
+    }
+    let meta = std::fs::metadata(&path).ok()?;
+    if meta.is_dir() {
+        shared.rules.enters(&child).then(|| (name.to_owned(), "directory", 0))
+    } else {
+        shared.rules.serves(&child).then(|| (name.to_owned(), "file", meta.len()))
+    }
+}
+
 fn list_dir(shared: &Shared, args: ListDirArgs) -> CallToolResult {
     let rel = args.path.unwrap_or_default();
     let dir = if rel.is_empty() || rel == "." {
@@ -77,31 +96,27 @@ fn list_dir(shared: &Shared, args: ListDirArgs) -> CallToolResult {
             Err(e) => return CallToolResult::error(e.to_string()),
         }
     };
-    let read = match std::fs::read_dir(&dir) {
-        Ok(r) => r,
+    let names = match shared.listings.names(&dir) {
+        Ok(names) => names,
         Err(e) => return CallToolResult::error(format!("{rel:?}: {e}")),
     };
-    let mut entries: Vec<(String, &'static str, u64)> = read
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let path = e.path();
-            let child = shared.jail.relative(&path)?;
-            if e.file_type().ok()?.is_symlink() && shared.jail.resolve(&child).is_err() {
-                return None; // leads outside the root
-            }
-            let meta = std::fs::metadata(&path).ok()?;
-            if meta.is_dir() {
-                shared.rules.enters(&child).then(|| (e.file_name().to_string_lossy().into_owned(), "directory", 0))
-            } else {
-                shared.rules.serves(&child).then(|| (e.file_name().to_string_lossy().into_owned(), "file", meta.len()))
-            }
-        })
-        .collect();
-    entries.sort();
-    let page = match paginate(&entries, |e| e.0.as_str(), args.cursor.as_deref(), LIST_PAGE) {
-        Ok(p) => p,
+    let after = match args.cursor.as_deref().map(decode_cursor).transpose() {
+        Ok(after) => after,
         Err(e) => return CallToolResult::error(e.to_string()),
     };
+    let start = after.map_or(0, |after| names.partition_point(|n| n.as_str() <= after.as_str()));
+    // Only this page's entries are looked at: stat, rules, links.
+    let mut items = Vec::with_capacity(LIST_PAGE);
+    let mut next_cursor = None;
+    for name in &names[start..] {
+        let Some(entry) = entry_of(shared, &dir, name) else { continue };
+        if items.len() == LIST_PAGE {
+            next_cursor = items.last().map(|(n, _, _): &(String, &str, u64)| encode_cursor(n));
+            break;
+        }
+        items.push(entry);
+    }
+    let page = mcp_protocol::pagination::Page { items, next_cursor };
     let text: Vec<String> = page
         .items
         .iter()

@@ -98,6 +98,10 @@ fn apply(
             let _ = watcher.watch(path, RecursiveMode::NonRecursive);
             // Files may have landed before the watch did.
             for file in super::walk(shared, path, log).files {
+                if catalog.resource_count() >= shared.config.max_files {
+                    warn!(log, "fs.max_files reached; new files are not served"; "max_files" => shared.config.max_files);
+                    break;
+                }
                 if catalog.resource(&shared.jail.uri_of(&file)).is_none() {
                     if let Some(r) = super::resource_for(shared, &file) {
                         catalog.add_resource_observed(r, &observation(&file));
@@ -116,6 +120,10 @@ fn apply(
     // created later may point anywhere).
     let inside = shared.jail.resolve(&rel).is_ok_and(|real| super::served(shared, &real));
     match super::resource_for(shared, path).filter(|_| inside) {
+        Some(_) if !present && catalog.resource_count() >= shared.config.max_files => {
+            warn!(log, "fs.max_files reached; a new file is not served"; "path" => &rel,
+                "max_files" => shared.config.max_files);
+        }
         Some(resource) if !present => {
             debug!(log, "file appeared"; "path" => &rel);
             catalog.add_resource_observed(resource, &observation(path));
