@@ -7,10 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+/// A directory, its modification time when read, and its sorted names.
+type Listing = (PathBuf, SystemTime, Arc<Vec<String>>);
+
 /// A few directories' sorted entry names (most recently used first).
 #[derive(Debug)]
 pub(crate) struct DirListings {
-    entries: Mutex<Vec<(PathBuf, SystemTime, Arc<Vec<String>>)>>,
+    entries: Mutex<Vec<Listing>>,
     capacity: usize,
 }
 
