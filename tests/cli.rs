@@ -104,3 +104,63 @@ async fn a_request_running_at_shutdown_gets_an_error_response() {
     assert!(status.success(), "{status:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Shutdown under load: SIGTERM while 256 connections each have a request
+/// running and listen streams are open. Every request gets its response or
+/// a JSON-RPC error (here: the requests outlive the shutdown timeout, so
+/// -32603 "server shutting down"), every listen stream its completion
+/// result, and the process exits cleanly.
+#[actix_rt::test]
+async fn sigterm_under_256_connections_answers_everything() {
+    let dir = std::env::temp_dir().join(format!("actix-mcp-load-stop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "[http]\nshutdown_timeout_secs = 3\n").unwrap();
+    let served = HttpChild::spawn(&["--catalog", "everything", "--config", config.to_str().unwrap()]).await;
+    let (mut child, url) = (served.child, served.url);
+    let mut listens = Vec::new();
+    for i in 0..4 {
+        let body = request(
+            json!(format!("listen-{i}")),
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true}}),
+        );
+        let mut s = SseReader::open(&url, &body).await;
+        assert_eq!(s.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
+        listens.push(s);
+    }
+    // 256 calls, each on a connection of its own, each with a progress
+    // notification as soon as it runs (so we know it is in flight).
+    let mut calls = Vec::new();
+    for i in 0..256 {
+        let mut call = request(json!(i), "tools/call", json!({"name": "sleep", "arguments": {"ms": 20000}}));
+        call["params"]["_meta"]["progressToken"] = json!(i);
+        let mut s = SseReader::open(&url, &call).await;
+        assert_eq!(s.next().await.unwrap()["method"], "notifications/progress", "call {i} runs");
+        calls.push(s);
+    }
+    let pid = child.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    for (i, mut s) in listens.into_iter().enumerate() {
+        let done = s.next().await.expect("the completion result");
+        assert_eq!(done["id"], format!("listen-{i}"), "{done}");
+        assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    }
+    let answers = futures::future::join_all(calls.into_iter().enumerate().map(|(i, mut s)| async move {
+        loop {
+            let m = s.next().await.unwrap_or_else(|| panic!("call {i}: the stream ended without a response"));
+            if m.get("id").is_some() {
+                return m;
+            }
+        }
+    }))
+    .await;
+    for (i, a) in answers.iter().enumerate() {
+        assert_eq!(a["id"], i, "{a}");
+        assert_eq!(a["error"]["code"], -32603, "{a}");
+        assert_eq!(a["error"]["message"], "server shutting down", "{a}");
+    }
+    let status = tokio::time::timeout(std::time::Duration::from_secs(20), child.wait()).await.expect("exits").unwrap();
+    assert!(status.success(), "{status:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
