@@ -78,11 +78,8 @@ fn a_port_in_use_is_a_clear_error_without_a_panic() {
 /// a cut stream with no response.
 #[actix_rt::test]
 async fn a_request_running_at_shutdown_gets_an_error_response() {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-shutdown-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("config.toml");
-    std::fs::write(&config, "[http]\nshutdown_timeout_secs = 2\n").unwrap();
-    let served = HttpChild::spawn(&["--catalog", "everything", "--config", config.to_str().unwrap()]).await;
+    let config = ConfigFile::new("shutdown", "[http]\nshutdown_timeout_secs = 2\n");
+    let served = HttpChild::spawn(&["--catalog", "everything", "--config", config.path()]).await;
     let (mut child, url) = (served.child, served.url);
     let mut call = request(json!(7), "tools/call", json!({"name": "sleep", "arguments": {"ms": 30000}}));
     call["params"]["_meta"]["progressToken"] = json!("p");
@@ -102,7 +99,6 @@ async fn a_request_running_at_shutdown_gets_an_error_response() {
     assert!(stream.next().await.is_none(), "then the stream closes");
     let status = tokio::time::timeout(std::time::Duration::from_secs(15), child.wait()).await.expect("exits").unwrap();
     assert!(status.success(), "{status:?}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Shutdown under load: SIGTERM while 256 connections each have a request
@@ -112,11 +108,8 @@ async fn a_request_running_at_shutdown_gets_an_error_response() {
 /// result, and the process exits cleanly.
 #[actix_rt::test]
 async fn sigterm_under_256_connections_answers_everything() {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-load-stop-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("config.toml");
-    std::fs::write(&config, "[http]\nshutdown_timeout_secs = 3\n").unwrap();
-    let served = HttpChild::spawn(&["--catalog", "everything", "--config", config.to_str().unwrap()]).await;
+    let config = ConfigFile::new("load-stop", "[http]\nshutdown_timeout_secs = 3\n");
+    let served = HttpChild::spawn(&["--catalog", "everything", "--config", config.path()]).await;
     let (mut child, url) = (served.child, served.url);
     let mut listens = Vec::new();
     for i in 0..4 {
@@ -162,5 +155,4 @@ async fn sigterm_under_256_connections_answers_everything() {
     }
     let status = tokio::time::timeout(std::time::Duration::from_secs(20), child.wait()).await.expect("exits").unwrap();
     assert!(status.success(), "{status:?}");
-    std::fs::remove_dir_all(&dir).ok();
 }

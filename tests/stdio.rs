@@ -216,7 +216,6 @@ async fn the_default_catalog_serves_a_directory() {
     p.send(&request(json!(2), "tools/call", json!({"name": "read_file", "arguments": {"path": "note.md"}}))).await;
     assert_eq!(p.recv().await["result"]["content"][0]["text"], "# Note\n");
     assert!(p.close().await.success());
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[actix_rt::test]
@@ -272,11 +271,8 @@ async fn a_panicking_handler_is_answered_on_stdio() {
 /// after three sleeps waits for two of them, and every request is answered.
 #[actix_rt::test]
 async fn the_in_flight_cap_holds_input_back_and_drops_nothing() {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-cap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("config.toml");
-    std::fs::write(&config, "[stdio]\nmax_in_flight = 2\n").unwrap();
-    let mut c = StdioChild::spawn(&["--config", config.to_str().unwrap()]);
+    let config = ConfigFile::new("cap", "[stdio]\nmax_in_flight = 2\n");
+    let mut c = StdioChild::spawn(&["--config", config.path()]);
     for id in 1..=3 {
         c.send(&request(json!(id), "tools/call", json!({"name": "sleep", "arguments": {"ms": 300}}))).await;
     }
@@ -291,5 +287,4 @@ async fn the_in_flight_cap_holds_input_back_and_drops_nothing() {
     }
     let pos = |id: i64| order.iter().position(|&x| x == id).unwrap();
     assert!(pos(4) > pos(1) && pos(4) > pos(2), "echo ran only after two sleeps ended: {order:?}");
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -464,3 +464,32 @@ impl SseReader {
         }
     }
 }
+
+/// A configuration file in a temporary folder of its own, removed when
+/// dropped; pass `path()` to `--config`.
+pub struct ConfigFile {
+    dir: PathBuf,
+    file: String,
+}
+
+impl ConfigFile {
+    /// Writes `toml` into `<temp>/actix-mcp-<name>-<pid>/config.toml`.
+    pub fn new(name: &str, toml: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("actix-mcp-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("config.toml");
+        std::fs::write(&file, toml).unwrap();
+        ConfigFile { file: file.to_string_lossy().into_owned(), dir }
+    }
+
+    /// The file's path, for `--config`.
+    pub fn path(&self) -> &str {
+        &self.file
+    }
+}
+
+impl Drop for ConfigFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
