@@ -130,6 +130,11 @@ impl Config {
             redis::Client::open(self.hub.redis_url.as_str())
                 .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
         }
+        self.validate_limits()
+    }
+
+    /// Every size, count and time limit is at least 1.
+    fn validate_limits(&self) -> Result<(), ConfigError> {
         for (name, value) in [
             ("server.page_size", self.server.page_size),
             ("http.max_body_bytes", self.http.max_body_bytes),

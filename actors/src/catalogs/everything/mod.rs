@@ -21,7 +21,9 @@ pub fn catalog() -> Catalog {
     let c = Catalog::new();
     content::tools(&c);
     streaming::tools(&c);
+    streaming::capability_tools(&c);
     other::tools(&c);
+    other::schema_tool(&c);
     triggers::triggers(&c);
     input::single_round(&c);
     input::multi_round(&c);

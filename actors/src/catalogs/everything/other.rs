@@ -54,6 +54,10 @@ pub(super) fn tools(c: &Catalog) {
         )
         .with_title("Sleep"),
     );
+}
+
+/// A tool whose input uses JSON Schema 2020-12 features.
+pub(super) fn schema_tool(c: &Catalog) {
     c.add_tool(Tool::raw(
         "json_schema_2020_12_tool",
         "Accepts a contact described with JSON Schema 2020-12 features",

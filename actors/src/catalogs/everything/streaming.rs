@@ -56,6 +56,10 @@ pub(super) fn tools(c: &Catalog) {
             Ok(CallToolResult::text("Tool with logging completed"))
         },
     ));
+}
+
+/// Tools that need a client capability, or stream without asking.
+pub(super) fn capability_tools(c: &Catalog) {
     c.add_tool(Tool::raw(
         "test_missing_capability",
         "Requires the client's sampling capability",

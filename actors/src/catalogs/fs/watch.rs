@@ -95,19 +95,7 @@ fn apply(
     // start), so a link to a directory outside the root brings nothing in.
     if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
         if matches!(kind, EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))) && shared.rules.enters(&rel) {
-            let _ = watcher.watch(path, RecursiveMode::NonRecursive);
-            // Files may have landed before the watch did.
-            for file in super::walk(shared, path, log).files {
-                if catalog.resource_count() >= shared.config.max_files {
-                    warn!(log, "fs.max_files reached; new files are not served"; "max_files" => shared.config.max_files);
-                    break;
-                }
-                if catalog.resource(&shared.jail.uri_of(&file)).is_none() {
-                    if let Some(r) = super::resource_for(shared, &file) {
-                        catalog.add_resource_observed(r, &observation(&file));
-                    }
-                }
-            }
+            add_directory(shared, catalog, watcher, path, log);
         }
         return;
     }
@@ -144,6 +132,23 @@ fn apply(
             catalog.remove_resource_observed(&uri, "removed");
         }
         None => {}
+    }
+}
+
+/// Watches a new directory and serves the files that landed in it before
+/// the watch did (within `fs.max_files`).
+fn add_directory(shared: &Arc<Shared>, catalog: &Catalog, watcher: &mut impl Watcher, path: &Path, log: &Logger) {
+    let _ = watcher.watch(path, RecursiveMode::NonRecursive);
+    for file in super::walk(shared, path, log).files {
+        if catalog.resource_count() >= shared.config.max_files {
+            warn!(log, "fs.max_files reached; new files are not served"; "max_files" => shared.config.max_files);
+            break;
+        }
+        if catalog.resource(&shared.jail.uri_of(&file)).is_none() {
+            if let Some(r) = super::resource_for(shared, &file) {
+                catalog.add_resource_observed(r, &observation(&file));
+            }
+        }
     }
 }
 

@@ -26,25 +26,46 @@ pub(super) fn run(
 ) -> impl std::future::Future<Output = Result<HttpResponse, HttpError>> + '_ {
     let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
     let id = admitted.id.clone();
-    let legacy = matches!(era, Era::Legacy(_));
+    let statuses = Statuses::of(&era);
     server.start_request(admitted, era, tx);
-    reply(server.config(), id, rx, legacy)
+    reply(server.config(), id, rx, statuses)
+}
+
+/// Which HTTP status a JSON-RPC error response goes with, by era.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Statuses {
+    /// Stateless: the status of its code ([`status_for`]).
+    ByCode,
+    /// A legacy session: always 200, as that era did.
+    AlwaysOk,
+}
+
+impl Statuses {
+    /// The rule of `era`.
+    pub(super) fn of(era: &Era) -> Self {
+        match era {
+            Era::Stateless => Statuses::ByCode,
+            Era::Legacy(_) => Statuses::AlwaysOk,
+        }
+    }
 }
 
 /// The response when it is ready within `stream_after_ms` and came alone,
-/// else an SSE stream. A legacy session's JSON-RPC errors go with HTTP 200,
-/// as that era did.
+/// else an SSE stream.
 pub(super) async fn reply(
     config: &Config,
     id: RequestId,
     mut rx: OutboundRx,
-    legacy: bool,
+    statuses: Statuses,
 ) -> Result<HttpResponse, HttpError> {
     let keep_alive = Duration::from_millis(config.http.sse_keep_alive_ms.max(1));
     match tokio::time::timeout(Duration::from_millis(config.http.stream_after_ms), rx.recv()).await {
         Ok(Some(first)) => Ok(match *first {
             Outbound::Final { bytes, error_code } => {
-                let status = if legacy { StatusCode::OK } else { status_for(error_code) };
+                let status = match statuses {
+                    Statuses::ByCode => status_for(error_code),
+                    Statuses::AlwaysOk => StatusCode::OK,
+                };
                 HttpResponse::build(status).content_type("application/json").body(bytes)
             }
             notification => sse::request_response(Some(notification), rx, keep_alive),

@@ -78,7 +78,7 @@ async fn in_session(server: &McpServer, session: &SessionHandle, message: Incomi
             let id = r.id.clone();
             let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
             server.session_request(session, r, tx, None).await;
-            reply::reply(server.config(), id, rx, true).await
+            reply::reply(server.config(), id, rx, reply::Statuses::AlwaysOk).await
         }
         Incoming::Response(r) => {
             session.answer(r).await;

@@ -1,0 +1,53 @@
+//! [`Listing`]: one page of a catalog map's listed definitions, with the
+//! narrowest caching hints among the page's items.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use mcp_protocol::model::CacheHints;
+use mcp_protocol::pagination::{decode_cursor, encode_cursor, Page};
+use mcp_protocol::ProtocolError;
+
+/// A page of listed definitions and the caching hints of the items in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing<T> {
+    /// The page.
+    pub page: Page<T>,
+    /// The shortest TTL and the narrowest scope among the page's items' own hints.
+    pub cache: Option<CacheHints>,
+}
+
+pub(super) fn page_of<T, D: Clone>(
+    map: &BTreeMap<String, T>,
+    cursor: Option<&str>,
+    page_size: usize,
+    listed: impl Fn(&T) -> bool,
+    def: impl Fn(&T) -> &D,
+    cache: impl Fn(&T) -> Option<CacheHints>,
+) -> Result<Listing<D>, ProtocolError> {
+    let after = cursor.map(decode_cursor).transpose()?;
+    let range = match &after {
+        Some(k) => map.range::<String, _>((Bound::Excluded(k), Bound::Unbounded)),
+        None => map.range::<String, _>(..),
+    };
+    let page_size = page_size.max(1);
+    let mut items = Vec::new();
+    let mut hints: Option<CacheHints> = None;
+    let mut next_cursor = None;
+    let mut last_key: Option<&String> = None;
+    for (key, item) in range.filter(|(_, item)| listed(item)) {
+        if items.len() == page_size {
+            next_cursor = last_key.map(|k| encode_cursor(k));
+            break;
+        }
+        if let Some(h) = cache(item) {
+            hints = Some(match hints {
+                None => h,
+                Some(prev) => CacheHints::new(prev.ttl_ms.min(h.ttl_ms), prev.cache_scope.max(h.cache_scope)),
+            });
+        }
+        items.push(def(item).clone());
+        last_key = Some(key);
+    }
+    Ok(Listing { page: Page { items, next_cursor }, cache: hints })
+}
