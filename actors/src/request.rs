@@ -47,9 +47,14 @@ pub struct RequestActor {
     id: RequestId,
     work: Option<(RequestMeta, ClientRequest)>,
     outbound: OutboundTx,
+    /// Fires when the request must stop: a [`Cancel`], the client leaving,
+    /// the timeout, an [`Abort`], or the server shutting down (it is a child
+    /// of the server's token).
     cancel: CancellationToken,
-    /// Fires at shutdown (a child of the server's token) or on [`Abort`].
-    abort: CancellationToken,
+    /// The server's token: fired, it says a cancellation was the shutdown.
+    stopping: CancellationToken,
+    /// An [`Abort`] arrived: the cancellation is answered with an error.
+    aborted: bool,
     /// A place in its connection's in-flight cap, freed when the actor stops.
     _slot: Option<OwnedSemaphorePermit>,
     timeout: Duration,
@@ -75,8 +80,11 @@ pub struct RequestSpec {
     pub mailbox: usize,
     /// The era it is served in.
     pub era: Era,
-    /// Fires when the server shuts down: the request then answers an error.
-    pub abort: CancellationToken,
+    /// The request's cancellation token: a child of `stopping`.
+    pub cancel: CancellationToken,
+    /// The server's token, fired at shutdown: the request then answers an
+    /// error instead of nothing.
+    pub stopping: CancellationToken,
     /// A place in its connection's in-flight cap (stdio), held until the
     /// actor stops.
     pub slot: Option<OwnedSemaphorePermit>,
@@ -94,8 +102,9 @@ impl RequestActor {
             id: spec.id,
             work: Some((spec.meta, spec.request)),
             outbound: spec.outbound,
-            cancel: CancellationToken::new(),
-            abort: spec.abort,
+            cancel: spec.cancel,
+            stopping: spec.stopping,
+            aborted: false,
             _slot: spec.slot,
             timeout: spec.timeout,
             mailbox: spec.mailbox,
@@ -130,8 +139,9 @@ impl Actor for RequestActor {
             self.service.catalog().clone(),
             self.era.clone(),
         );
-        let work = run(self.service.clone(), request, rctx, self.abort.clone(), self.timeout);
+        let work = run(self.service.clone(), request, rctx, self.timeout);
         ctx.spawn(work.into_actor(self).map(|ending, act, ctx| {
+            let ending = act.shutdown_answer(ending);
             match ending {
                 Ending::Answered => debug!(act.log, "request answered"; "request" => %act.id, "method" => act.method),
                 Ending::Cancelled => info!(act.log, "request cancelled"; "request" => %act.id, "method" => act.method),
@@ -153,6 +163,21 @@ impl Actor for RequestActor {
     }
 }
 
+impl RequestActor {
+    /// A request cancelled by the shutdown (or an [`Abort`]) still answers:
+    /// -32603 "server shutting down", so no stream is cut without a response.
+    fn shutdown_answer(&self, ending: Ending) -> Ending {
+        if ending != Ending::Cancelled || !(self.aborted || self.stopping.is_cancelled()) {
+            return ending;
+        }
+        let data = ErrorData::internal("server shutting down");
+        let answer = Outbound::answer(encode_error(Some(&self.id), &data), Some(data.code.0));
+        // The client may have gone, or stopped reading: then nobody waits.
+        let _ = self.outbound.try_send(answer);
+        Ending::Aborted
+    }
+}
+
 impl Handler<Cancel> for RequestActor {
     type Result = ();
 
@@ -169,13 +194,7 @@ impl Handler<Cancel> for RequestActor {
 /// timeout fires, and hands the response to the outbound channel.
 /// The handler's future is built here, in place: it is large, and moving it
 /// into this future would copy it once more per call.
-async fn run(
-    service: Arc<McpService>,
-    request: ClientRequest,
-    ctx: RequestContext,
-    abort: CancellationToken,
-    timeout: Duration,
-) -> Ending {
+async fn run(service: Arc<McpService>, request: ClientRequest, ctx: RequestContext, timeout: Duration) -> Ending {
     let (id, version) = (ctx.request_id().clone(), ctx.protocol_version());
     let (outbound, cancel) = (ctx.outbound().clone(), ctx.cancellation().clone());
     // A panicking handler is an internal error for this request only: the
@@ -191,7 +210,6 @@ async fn run(
         biased;
         _ = cancel.cancelled() => return Ending::Cancelled,
         _ = client_gone => return Ending::Cancelled,
-        _ = abort.cancelled() => Err(Ending::Aborted),
         _ = tokio::time::sleep(timeout) => Err(Ending::TimedOut),
         r = handler => Ok(r),
     };
@@ -209,11 +227,7 @@ async fn run(
             // The handler stops (its token fires, its future is dropped) and
             // the client still gets a response saying why.
             cancel.cancel();
-            let message = match ending {
-                Ending::Aborted => "server shutting down".to_owned(),
-                _ => format!("Request timed out after {} ms", timeout.as_millis()),
-            };
-            let data = ErrorData::internal(message);
+            let data = ErrorData::internal(format!("Request timed out after {} ms", timeout.as_millis()));
             (encode_error(Some(&id), &data), Some(data.code.0), ending)
         }
     };
@@ -229,7 +243,8 @@ impl Handler<Abort> for RequestActor {
 
     /// The request answers "server shutting down" and stops.
     fn handle(&mut self, _: Abort, _ctx: &mut Self::Context) {
-        self.abort.cancel();
+        self.aborted = true;
+        self.cancel.cancel();
     }
 }
 

@@ -208,7 +208,8 @@ impl McpServer {
             timeout: Duration::from_millis(c.timeout_ms),
             mailbox: c.mailbox,
             era,
-            abort: self.inner.stopping.child_token(),
+            cancel: self.inner.stopping.child_token(),
+            stopping: self.inner.stopping.clone(),
             slot,
         };
         RequestActor::start_with(self.inner.service.clone(), spec, &self.inner.log)

@@ -50,10 +50,9 @@ pub(super) async fn post(
 /// than read as JSON.
 fn check_content(req: &HttpRequest) -> Result<(), HttpError> {
     if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
-        let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
-        let media_type = ct.split(';').next().unwrap_or("").trim();
-        if media_type != "application/json" {
-            return Err(HttpError::unsupported_media_type(&ct));
+        let media_type = ct.as_bytes().split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+        if !media_type.eq_ignore_ascii_case(b"application/json") {
+            return Err(HttpError::unsupported_media_type(&String::from_utf8_lossy(ct.as_bytes())));
         }
     }
     for encoding in req.headers().get_all(header::CONTENT_ENCODING) {
