@@ -67,8 +67,7 @@ impl McpService {
     }
 
     /// Verifies `requestState` (refused → -32602, before any handler runs),
-    /// checks the shape of `inputResponses`, and opens the handler's round
-    /// with the answers the state vouches for.
+    /// checks the shape of `inputResponses`, and opens the handler's round.
     fn begin_round(
         &self,
         ctx: &RequestContext,
@@ -85,12 +84,10 @@ impl McpService {
         };
         match input_responses {
             None => {}
-            // Answers count only with the sealed state of the round that
-            // asked for them: unsolicited ones are ignored, so the handler
-            // asks (again) instead of taking answers to questions it never
-            // put to the client.
-            Some(Value::Object(current)) if request_state.is_some() => responses.extend(current),
-            Some(Value::Object(_)) => {}
+            // Answers are taken with or without a requestState: the
+            // conformance suite retries with inputResponses alone and
+            // expects them honoured (extra keys ignored).
+            Some(Value::Object(current)) => responses.extend(current),
             Some(_) => {
                 return Err(HandlerError::invalid_params(
                     "inputResponses must be an object of responses keyed like inputRequests",
