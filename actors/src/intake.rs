@@ -175,8 +175,8 @@ fn profile_of(req: &Request) -> ErrorProfile {
 
 /// Admits a stateless request.
 fn admit(conn: &Connection<'_>, request: Request) -> Result<Admitted, Refusal> {
-    let version = RequestMeta::peek_version(request.params.as_ref()).unwrap_or("").to_owned();
-    let header = match conn.headers.map(|h| header(h, McpHeader::ProtocolVersion, &version)) {
+    let version = RequestMeta::peek_version(request.params.as_ref()).unwrap_or("");
+    let header = match conn.headers.map(|h| header(h, McpHeader::ProtocolVersion, version)) {
         None => VersionHeader::NotApplicable,
         Some(Err(e)) => return Err(Refusal::new(Some(request.id.clone()), &e, profile_of(&request))),
         Some(Ok(None)) => VersionHeader::Missing,

@@ -310,6 +310,13 @@ impl McpServer {
         None
     }
 
+    /// Ends every running request with an error response (-32603 "server
+    /// shutting down"): the last step of a graceful shutdown, so that no
+    /// request is cut off without an answer.
+    pub fn abort_requests(&self) {
+        self.inner.stopping.cancel();
+    }
+
     /// Ends every subscription gracefully (each receives its completion
     /// result) and waits until they are gone, at most `hub.drain_ms`.
     /// Returns how many were open.
@@ -320,15 +327,6 @@ impl McpServer {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         open
-    }
-}
-
-impl McpServer {
-    /// Ends every running request with an error response (-32603 "server
-    /// shutting down"): the last step of a graceful shutdown, so that no
-    /// request is cut off without an answer.
-    pub fn abort_requests(&self) {
-        self.inner.stopping.cancel();
     }
 }
 
