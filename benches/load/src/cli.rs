@@ -93,6 +93,8 @@ pub(crate) enum Scenario {
         #[arg(long, value_enum, default_value_t = FanoutEvent::Resource)]
         event: FanoutEvent,
     },
+    /// Bounded mixed load against instances while sampling their RSS, files and threads.
+    Soak(Soak),
     /// Open and close listen streams continuously; sample the server's RSS.
     Churn {
         #[command(flatten)]
@@ -104,6 +106,44 @@ pub(crate) enum Scenario {
         #[arg(long, default_value_t = 10)]
         duration: u64,
     },
+}
+
+/// Options of the `soak` scenario.
+#[derive(Args, Clone)]
+pub(crate) struct Soak {
+    /// MCP endpoints (loopback), one per instance; repeat the option.
+    #[arg(long = "url", required = true)]
+    pub(crate) urls: Vec<String>,
+    /// Server processes to sample (RSS, open files, threads); repeat the option.
+    #[arg(long = "pid")]
+    pub(crate) pids: Vec<u32>,
+    /// Seconds of load.
+    #[arg(long, default_value_t = 1200)]
+    pub(crate) duration: u64,
+    /// Requests per second in all, paced over `--connections`.
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) rate: u64,
+    /// Connections sending the paced requests.
+    #[arg(long, default_value_t = 8)]
+    pub(crate) connections: usize,
+    /// Listen streams per instance held for the whole run.
+    #[arg(long, default_value_t = 250)]
+    pub(crate) listeners: usize,
+    /// Listen streams opened and closed continuously, at the same time.
+    #[arg(long, default_value_t = 8)]
+    pub(crate) churn: usize,
+    /// Milliseconds between triggered events.
+    #[arg(long, default_value_t = 500)]
+    pub(crate) trigger_ms: u64,
+    /// Seconds between samples.
+    #[arg(long, default_value_t = 10)]
+    pub(crate) sample_secs: u64,
+    /// Seconds to wait, after the load, for open files to come back to the baseline.
+    #[arg(long, default_value_t = 30)]
+    pub(crate) settle: u64,
+    /// Where the samples go (CSV).
+    #[arg(long, default_value = "soak-samples.csv")]
+    pub(crate) samples: std::path::PathBuf,
 }
 
 /// The event a fan-out run triggers (with the `everything` catalog's trigger tools).

@@ -7,10 +7,12 @@
 //! mcp-load listen  --url … --streams 10000 --pid PID [--sources 4]
 //! mcp-load fanout  --url … --streams 10000 --events 20 [--sources 4]
 //! mcp-load churn   --url … --concurrency 64 --duration 10 --pid PID
+//! mcp-load soak    --url URL_A --url URL_B --pid PID_A --pid PID_B --duration 1200
 //! ```
 
 mod cli;
 mod requests;
+mod soak;
 mod streams;
 
 use clap::Parser;
@@ -26,6 +28,7 @@ async fn main() {
         Scenario::Mixed { common } => requests(common, mixed_kind, String::new()).await,
         Scenario::Listen { streams, hold, settle } => listen(streams, hold, settle).await,
         Scenario::Fanout { streams, events, event } => fanout(streams, events, event).await,
+        Scenario::Soak(plan) => soak::soak(plan).await,
         Scenario::Churn { streams, concurrency, duration } => churn(streams, concurrency, duration).await,
     }
 }

@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::cli::{FanoutEvent, Streams};
 
 /// Opens a listen stream on its own HTTP/1.1 connection and waits for its acknowledgement.
-async fn open_listen(
+pub(crate) async fn open_listen(
     target: &Target,
     src: Option<std::net::IpAddr>,
     id: u64,
