@@ -65,6 +65,14 @@ pub struct ErrorData {
     pub data: Option<Value>,
 }
 
+impl std::fmt::Display for ErrorData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code.0)
+    }
+}
+
+impl std::error::Error for ErrorData {}
+
 impl ErrorData {
     /// An error with a code and message and no data.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {

@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::annotations::Annotations;
+
 /// Text of a resource, or its bytes in base64.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -54,6 +56,9 @@ pub enum Content {
     Text {
         /// The text.
         text: String,
+        /// Hints for the client (audience, priority, last change).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        annotations: Option<Annotations>,
     },
     /// An image, base64.
     Image {
@@ -62,6 +67,9 @@ pub enum Content {
         /// MIME type, e.g. `image/png`.
         #[serde(rename = "mimeType")]
         mime_type: String,
+        /// Hints for the client (audience, priority, last change).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        annotations: Option<Annotations>,
     },
     /// Audio, base64.
     Audio {
@@ -70,11 +78,17 @@ pub enum Content {
         /// MIME type, e.g. `audio/wav`.
         #[serde(rename = "mimeType")]
         mime_type: String,
+        /// Hints for the client (audience, priority, last change).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        annotations: Option<Annotations>,
     },
     /// An embedded resource.
     Resource {
         /// The contents.
         resource: ResourceContents,
+        /// Hints for the client (audience, priority, last change).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        annotations: Option<Annotations>,
     },
     /// A link to a resource the client may read.
     ResourceLink {
@@ -88,25 +102,59 @@ pub enum Content {
         /// MIME type.
         #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
         mime_type: Option<String>,
+        /// Hints for the client (audience, priority, last change).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        annotations: Option<Annotations>,
     },
 }
 
 impl Content {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
-        Content::Text { text: text.into() }
+        Content::Text { text: text.into(), annotations: None }
     }
     /// An image block from base64 data.
     pub fn image(data_base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Content::Image { data: data_base64.into(), mime_type: mime_type.into() }
+        Content::Image { data: data_base64.into(), mime_type: mime_type.into(), annotations: None }
     }
     /// An audio block from base64 data.
     pub fn audio(data_base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Content::Audio { data: data_base64.into(), mime_type: mime_type.into() }
+        Content::Audio { data: data_base64.into(), mime_type: mime_type.into(), annotations: None }
     }
     /// An embedded resource block.
     pub fn resource(contents: ResourceContents) -> Self {
-        Content::Resource { resource: contents }
+        Content::Resource { resource: contents, annotations: None }
+    }
+    /// A link to a resource the client may read.
+    pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Content::ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            description: None,
+            mime_type: None,
+            annotations: None,
+        }
+    }
+    /// This block with annotations (audience, priority, last change).
+    pub fn with_annotations(mut self, value: Annotations) -> Self {
+        match &mut self {
+            Content::Text { annotations, .. }
+            | Content::Image { annotations, .. }
+            | Content::Audio { annotations, .. }
+            | Content::Resource { annotations, .. }
+            | Content::ResourceLink { annotations, .. } => *annotations = Some(value),
+        }
+        self
+    }
+    /// The block's annotations, if any.
+    pub fn annotations(&self) -> Option<&Annotations> {
+        match self {
+            Content::Text { annotations, .. }
+            | Content::Image { annotations, .. }
+            | Content::Audio { annotations, .. }
+            | Content::Resource { annotations, .. }
+            | Content::ResourceLink { annotations, .. } => annotations.as_ref(),
+        }
     }
     /// A JSON value rendered as pretty text (for tools without structured output).
     pub fn json(value: &Value) -> Self {

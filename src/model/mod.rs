@@ -3,6 +3,7 @@
 //! Structs use the spec's camelCase field names; optional fields are skipped
 //! when absent so that encoded results validate against the schema.
 
+pub mod annotations;
 pub mod capabilities;
 pub mod completion;
 pub mod content;
@@ -13,8 +14,10 @@ pub mod progress;
 pub mod prompts;
 pub mod resources;
 pub mod result;
+pub mod role;
 pub mod tools;
 
+pub use annotations::Annotations;
 pub use capabilities::{ClientCapabilities, ServerCapabilities};
 pub use content::{Content, ResourceContents};
 pub use discover::{DiscoverResult, Implementation};

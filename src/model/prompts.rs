@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::content::Content;
+pub use super::role::Role;
 
 /// An argument a prompt accepts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,16 +33,6 @@ pub struct Prompt {
     /// Arguments.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub arguments: Vec<PromptArgument>,
-}
-
-/// Who speaks a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The user.
-    User,
-    /// The assistant.
-    Assistant,
 }
 
 /// One message of a prompt.
@@ -89,4 +80,33 @@ pub struct GetPromptResult {
     pub description: Option<String>,
     /// Messages.
     pub messages: Vec<PromptMessage>,
+}
+
+impl GetPromptResult {
+    /// A prompt of these messages, without a description.
+    pub fn messages(messages: Vec<PromptMessage>) -> Self {
+        GetPromptResult { description: None, messages }
+    }
+    /// A prompt of one user text message.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self::messages(vec![PromptMessage::user(Content::text(text))])
+    }
+    /// This prompt with a description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+}
+
+/// One user text message.
+impl From<String> for GetPromptResult {
+    fn from(text: String) -> Self {
+        Self::user_text(text)
+    }
+}
+
+impl From<Vec<PromptMessage>> for GetPromptResult {
+    fn from(messages: Vec<PromptMessage>) -> Self {
+        Self::messages(messages)
+    }
 }

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::annotations::Annotations;
+
 /// A resource as listed by `resources/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -22,6 +24,12 @@ pub struct Resource {
     /// Size in bytes, if known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
+    /// Metadata for clients and extensions.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Hints for the client (audience, priority, last change).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
 }
 
 /// A URI template (RFC 6570 level 1) as listed by `resources/templates/list`.
@@ -41,6 +49,9 @@ pub struct ResourceTemplate {
     /// MIME type of matching resources.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
+    /// Hints for the client (audience, priority, last change).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
 }
 
 /// Params of `resources/read`.

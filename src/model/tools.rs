@@ -23,7 +23,58 @@ pub struct Tool {
     pub output_schema: Option<Value>,
     /// Behaviour hints.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Value>,
+    pub annotations: Option<ToolAnnotations>,
+    /// Metadata for clients and extensions (e.g. an MCP Apps `ui://` link).
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// Hints about a tool's behaviour (spec: `ToolAnnotations`). Clients must
+/// treat them as untrusted unless they trust the server.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// A human-readable title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not change its environment (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// A changing tool may destroy data (default true; meaningful when not read-only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Calling it again with the same arguments has no further effect (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// It talks to an open world of external entities (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// A tool that only reads (`readOnlyHint: true`).
+    pub fn read_only() -> Self {
+        ToolAnnotations { read_only_hint: Some(true), ..Self::default() }
+    }
+    /// A tool that changes things, destructively or not.
+    pub fn changes(destructive: bool) -> Self {
+        ToolAnnotations { read_only_hint: Some(false), destructive_hint: Some(destructive), ..Self::default() }
+    }
+    /// These annotations, idempotent or not.
+    pub fn idempotent(mut self, yes: bool) -> Self {
+        self.idempotent_hint = Some(yes);
+        self
+    }
+    /// These annotations, reaching an open world (the web, other systems) or not.
+    pub fn open_world(mut self, yes: bool) -> Self {
+        self.open_world_hint = Some(yes);
+        self
+    }
+    /// These annotations with a title.
+    pub fn titled(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
 }
 
 /// Params of `tools/call`.
