@@ -21,12 +21,14 @@ struct AddArgs {
 #[actix_rt::test]
 async fn mounts_next_to_existing_routes() {
     let catalog = Catalog::new();
-    catalog.add_tool(Tool::new("add", "Adds", |x: AddArgs, _| async move {
-        Ok(CallToolResult::structured(json!({"sum": x.a + x.b})))
-    }));
+    catalog
+        .add_tool(Tool::new("add", "Adds", |x: AddArgs, _| async move {
+            Ok(CallToolResult::structured(json!({"sum": x.a + x.b})))
+        }))
+        .unwrap();
     let mut config = test_config();
     config.http.path = "/api/mcp".into();
-    let mcp = McpServer::new(Arc::new(catalog), config, logging::discard());
+    let mcp = McpServer::new(Arc::new(catalog), config, logging::discard()).unwrap();
     let server = HttpServer::new(move || {
         App::new()
             .route("/health", web::get().to(|| async { "ok" }))

@@ -6,6 +6,7 @@
 mod common;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use actix_mcp::config::FsConfig;
 use common::*;
@@ -287,31 +288,73 @@ async fn links_made_after_start_to_outside_the_root_are_not_followed() {
     std::fs::remove_dir_all(&outside).ok();
 }
 
+/// Records the `path` of every log record whose message starts with `prefix`.
+struct PathsLogged {
+    prefix: &'static str,
+    paths: Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
+}
+
+impl slog::Drain for PathsLogged {
+    type Ok = ();
+    type Err = slog::Never;
+
+    fn log(&self, record: &slog::Record<'_>, _: &slog::OwnedKVList) -> Result<(), slog::Never> {
+        struct Path(Option<String>);
+        impl slog::Serializer for Path {
+            fn emit_arguments(&mut self, key: slog::Key, val: &std::fmt::Arguments<'_>) -> slog::Result {
+                if key == "path" {
+                    self.0 = Some(val.to_string());
+                }
+                Ok(())
+            }
+        }
+        if record.msg().to_string().starts_with(self.prefix) {
+            let mut path = Path(None);
+            slog::KV::serialize(&record.kv(), record, &mut path).ok();
+            self.paths.lock().unwrap().extend(path.0);
+        }
+        Ok(())
+    }
+}
+
 /// Finding 11: files the watcher adds count against `fs.max_files` too.
 #[actix_rt::test]
 async fn the_file_cap_holds_for_files_added_later() {
     let dir = TempDir::new("max-files");
+    // hello.txt, image.png and sub/data.json are served (big.txt is over
+    // max_file_bytes, target/ is excluded, escape-link leaves the root).
     let config =
-        FsConfig { root: dir.0.display().to_string(), max_file_bytes: 4096, max_files: 4, ..FsConfig::default() };
-    let catalog = actix_mcp::catalogs::fs::build(&config, &actix_mcp::logging::discard()).unwrap();
+        FsConfig { root: dir.0.display().to_string(), max_file_bytes: 4096, max_files: 5, ..FsConfig::default() };
+    let refused = Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
+    let drain = PathsLogged { prefix: "fs.max_files reached", paths: refused.clone() };
+    let log = slog::Logger::root(slog::Drain::fuse(drain), slog::o!());
+    let catalog = actix_mcp::catalogs::fs::build(&config, &log).unwrap();
     let srv = TestServer::start(catalog, test_config());
-    let before = listed(&srv.url).await.len();
-    assert!(before <= 4, "{before}");
+    assert_eq!(listed(&srv.url).await.len(), 3);
     let body = request(json!(1), "subscriptions/listen", json!({"notifications": {"resourcesListChanged": true}}));
     let mut stream = SseReader::open(&srv.url, &body).await;
     assert_eq!(stream.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
-    for i in 0..6 {
-        std::fs::write(dir.0.join(format!("new-{i}.txt")), "n").unwrap();
+    let new: Vec<String> = (0..6).map(|i| format!("new-{i}.txt")).collect();
+    for name in &new {
+        std::fs::write(dir.0.join(name), "n").unwrap();
     }
-    if before < 4 {
-        assert_eq!(stream.next().await.unwrap()["method"], "notifications/resources/list_changed");
-    }
-    // Give the watcher time to see every new file (debounce 100 ms), then
-    // the catalog still holds at most fs.max_files.
-    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
-    let after = listed(&srv.url).await;
-    assert!(after.len() <= 4, "{after:?}");
-    assert_eq!(srv.server.catalog().resource_count(), after.len());
+    assert_eq!(stream.next().await.unwrap()["method"], "notifications/resources/list_changed");
+    // Wait until the watcher has dealt with every new file: served, or
+    // refused (and logged) because the cap was reached.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    let (served, refused) = loop {
+        let served: Vec<String> = listed(&srv.url).await.into_iter().filter(|n| n.starts_with("new-")).collect();
+        let refused = refused.lock().unwrap().clone();
+        if served.len() + refused.len() == new.len() {
+            break (served, refused);
+        }
+        assert!(tokio::time::Instant::now() < deadline, "served {served:?}, refused {refused:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert_eq!(served.len(), 2, "exactly up to fs.max_files: {served:?}");
+    assert_eq!(refused.len(), 4, "{refused:?}");
+    assert!(served.iter().all(|s| !refused.contains(s)), "{served:?} {refused:?}");
+    assert_eq!(srv.server.catalog().resource_count(), 5);
     srv.stop().await;
 }
 

@@ -54,9 +54,11 @@ async fn repeated_mcp_headers_and_origin_are_refused() {
 async fn mcp_param_integers_compare_exactly() {
     let catalog = Catalog::new();
     let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}});
-    catalog.add_tool(Tool::raw("count", "Echoes n", schema, |args, _| async move {
-        Ok(CallToolResult::text(args["n"].to_string()))
-    }));
+    catalog
+        .add_tool(Tool::raw("count", "Echoes n", schema, |args, _| async move {
+            Ok(CallToolResult::text(args["n"].to_string()))
+        }))
+        .unwrap();
     let srv = TestServer::start(Arc::new(catalog), test_config());
     for (body, header, status) in [
         (json!(9007199254740993u64), "9007199254740992", 400),

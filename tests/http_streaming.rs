@@ -69,23 +69,25 @@ fn hanging_catalog(started: Arc<AtomicUsize>, dropped: Arc<AtomicBool>, token_fi
         }
     }
     let catalog = Catalog::new();
-    catalog.add_tool(Tool::raw("hang", "never returns", json!({"type": "object"}), move |_, ctx| {
-        let started = started.clone();
-        let dropped = dropped.clone();
-        let token_fired = token_fired.clone();
-        async move {
-            let _guard = OnDrop(dropped);
-            started.fetch_add(1, Ordering::SeqCst);
-            let token = ctx.cancellation().clone();
-            actix_rt::spawn(async move {
-                token.cancelled().await;
-                token_fired.store(true, Ordering::SeqCst);
-            });
-            ctx.progress(0.0, None, Some("started")).await;
-            futures::future::pending::<()>().await;
-            Ok(CallToolResult::text("unreachable"))
-        }
-    }));
+    catalog
+        .add_tool(Tool::raw("hang", "never returns", json!({"type": "object"}), move |_, ctx| {
+            let started = started.clone();
+            let dropped = dropped.clone();
+            let token_fired = token_fired.clone();
+            async move {
+                let _guard = OnDrop(dropped);
+                started.fetch_add(1, Ordering::SeqCst);
+                let token = ctx.cancellation().clone();
+                actix_rt::spawn(async move {
+                    token.cancelled().await;
+                    token_fired.store(true, Ordering::SeqCst);
+                });
+                ctx.progress(0.0, None, Some("started")).await;
+                futures::future::pending::<()>().await;
+                Ok(CallToolResult::text("unreachable"))
+            }
+        }))
+        .unwrap();
     Arc::new(catalog)
 }
 
@@ -170,9 +172,11 @@ async fn concurrent_requests_are_independent() {
 async fn pagination_walks_a_large_catalog_in_order() {
     let catalog = Catalog::new();
     for i in 0..250 {
-        catalog.add_tool(Tool::raw(format!("tool{i:03}"), "d", json!({"type": "object"}), |_, _| async {
-            Ok(CallToolResult::text("x"))
-        }));
+        catalog
+            .add_tool(Tool::raw(format!("tool{i:03}"), "d", json!({"type": "object"}), |_, _| async {
+                Ok(CallToolResult::text("x"))
+            }))
+            .unwrap();
     }
     let srv = TestServer::start(Arc::new(catalog), test_config());
     let mut names = Vec::new();

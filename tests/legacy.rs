@@ -154,12 +154,12 @@ async fn set_level_subscribe_and_the_get_stream() {
     let unsub = rpc(json!(4), "resources/unsubscribe", json!({"uri": "test://watched-resource"}));
     assert_eq!(lpost(&srv.url, Some(&sid), &unsub).await.response()["result"], json!({}));
     srv.server.notify_resource_updated("test://watched-resource");
-    srv.server.catalog().add_tool(actix_mcp::catalog::Tool::raw(
-        "late",
-        "d",
-        json!({"type": "object"}),
-        |_, _| async { Ok(mcp_protocol::model::tools::CallToolResult::text("x")) },
-    ));
+    srv.server
+        .catalog()
+        .add_tool(actix_mcp::catalog::Tool::raw("late", "d", json!({"type": "object"}), |_, _| async {
+            Ok(mcp_protocol::model::tools::CallToolResult::text("x"))
+        }))
+        .unwrap();
     let m = stream.next().await.unwrap();
     assert_eq!(m["method"], "notifications/tools/list_changed", "the unsubscribed update never came: {m}");
     srv.stop().await;

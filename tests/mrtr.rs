@@ -65,7 +65,8 @@ fn counting_catalog(runs: Arc<AtomicUsize>) -> Arc<Catalog> {
                 )))
             }
         },
-    ));
+    ))
+    .unwrap();
     let r = runs.clone();
     c.add_prompt(Prompt::new("ask_topic", "asks a topic", move |_, ctx| {
         let r = r.clone();
@@ -81,7 +82,8 @@ fn counting_catalog(runs: Arc<AtomicUsize>) -> Arc<Catalog> {
                 )))],
             })
         }
-    }));
+    }))
+    .unwrap();
     let r = runs;
     c.add_resource(Resource::new("app://secret", "secret", move |uri, ctx| {
         let r = r.clone();
@@ -90,7 +92,8 @@ fn counting_catalog(runs: Arc<AtomicUsize>) -> Arc<Catalog> {
             let roots = ctx.list_roots("roots")?;
             Ok(vec![ResourceContents::text(uri, "text/plain", format!("{} root(s)", roots.roots.len()))])
         }
-    }));
+    }))
+    .unwrap();
     Arc::new(c)
 }
 
@@ -342,24 +345,34 @@ async fn a_retry_on_another_instance_sharing_the_key_completes() {
 async fn an_expired_state_is_refused_before_the_handler_runs() {
     let runs = Arc::new(AtomicUsize::new(0));
     let mut cfg = config_with_key();
-    cfg.mrtr.state_ttl_ms = 1;
-    let srv = TestServer::start(counting_catalog(runs.clone()), cfg);
-    let r1 = post(&srv.url, &call(1, "three_rounds", all_caps(), json!({}))).await;
-    let state = r1.response()["result"]["requestState"].clone();
-    assert_eq!(runs.load(Ordering::SeqCst), 1);
-    tokio::time::sleep(std::time::Duration::from_millis(5)).await; // past the 1 ms TTL
-    let r2 = post(
-        &srv.url,
-        &call(
-            2,
+    cfg.mrtr.state_ttl_ms = 60_000;
+    let clock = actix_mcp::clock::ManualClock::at(1_700_000_000_000);
+    let srv = TestServer::start_with_clock(counting_catalog(runs.clone()), cfg, Arc::new(clock.clone()));
+    let round_two = |id: i64, state: Value| {
+        call(
+            id,
             "three_rounds",
             all_caps(),
             json!({"inputResponses": {"first": accept(json!({"v": "a"}))}, "requestState": state}),
-        ),
-    )
-    .await;
+        )
+    };
+    let first_state = |r: &Reply| r.response()["result"]["requestState"].clone();
+
+    // A state is good until the last millisecond of its TTL...
+    let r1 = post(&srv.url, &call(1, "three_rounds", all_caps(), json!({}))).await;
+    clock.advance(59_999);
+    let r2 = post(&srv.url, &round_two(2, first_state(&r1))).await;
+    assert_eq!(r2.status, 200, "{}", r2.raw);
+    assert_eq!(r2.response()["result"]["resultType"], "input_required", "{}", r2.raw);
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+
+    // ...and refused from the TTL on, before the handler runs.
+    let r1 = post(&srv.url, &call(3, "three_rounds", all_caps(), json!({}))).await;
+    assert_eq!(runs.load(Ordering::SeqCst), 3);
+    clock.advance(60_000);
+    let r2 = post(&srv.url, &round_two(4, first_state(&r1))).await;
     assert_eq!((r2.status, r2.error_code()), (400, Some(-32602)), "{}", r2.raw);
-    assert!(r2.response()["error"]["message"].as_str().unwrap().contains("expired"));
-    assert_eq!(runs.load(Ordering::SeqCst), 1, "the handler did not run for the expired state");
+    assert!(r2.response()["error"]["message"].as_str().unwrap().contains("expired"), "{}", r2.raw);
+    assert_eq!(runs.load(Ordering::SeqCst), 3, "the handler did not run for the expired state");
     srv.stop().await;
 }

@@ -83,7 +83,7 @@ async fn ack_comes_first_and_every_message_is_tagged_with_the_listen_id() {
         assert_eq!(sub_id(&ack), &id, "the id keeps its JSON type");
         assert_eq!(ack["params"]["notifications"], json!({"toolsListChanged": true}));
     }
-    srv.server.catalog().add_tool(dummy_tool("new_tool"));
+    srv.server.catalog().add_tool(dummy_tool("new_tool")).unwrap();
     for (l, id) in [(&mut numeric, json!(7)), (&mut string, json!("7"))] {
         let m = l.next().await.unwrap();
         assert_eq!(m["method"], "notifications/tools/list_changed");
@@ -100,11 +100,13 @@ async fn only_opted_in_types_are_delivered() {
     prompts.next().await.unwrap();
     uris.next().await.unwrap();
     let catalog = srv.server.catalog();
-    catalog.add_tool(dummy_tool("t1")); // nobody asked
+    catalog.add_tool(dummy_tool("t1")).unwrap(); // nobody asked
     srv.server.notify_resource_updated("test://b"); // not subscribed
-    catalog.add_prompt(Prompt::new("p1", "d", |_, _| async {
-        Ok(GetPromptResult { description: None, messages: vec![] })
-    }));
+    catalog
+        .add_prompt(Prompt::new("p1", "d", |_, _| async {
+            Ok(GetPromptResult { description: None, messages: vec![] })
+        }))
+        .unwrap();
     srv.server.notify_resource_updated("test://a");
     let m = prompts.next().await.unwrap();
     assert_eq!(m["method"], "notifications/prompts/list_changed", "{m}");
@@ -132,7 +134,7 @@ async fn closing_the_stream_frees_the_listener() {
     listeners(&srv, 2).await;
     drop(a);
     listeners(&srv, 1).await;
-    srv.server.catalog().add_tool(dummy_tool("x"));
+    srv.server.catalog().add_tool(dummy_tool("x")).unwrap();
     assert_eq!(b.next().await.unwrap()["method"], "notifications/tools/list_changed");
     drop(b);
     listeners(&srv, 0).await;
@@ -244,7 +246,7 @@ async fn quiet_listen_streams_get_keep_alives_from_the_hub() {
     assert!(!seen.contains("data:"), "{seen}");
     stream.raw_until(": keep-alive\n\n").await;
     // Events still arrive between keep-alives, tagged.
-    srv.server.catalog().add_tool(dummy_tool("after_keep_alives"));
+    srv.server.catalog().add_tool(dummy_tool("after_keep_alives")).unwrap();
     let note = stream.next().await.expect("list_changed");
     assert_eq!(note["method"], "notifications/tools/list_changed");
     assert_eq!(note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);

@@ -7,41 +7,41 @@
 //! curl -s http://127.0.0.1:8090/health
 //! ```
 
-use std::sync::Arc;
-
-use actix_mcp::catalog::{Catalog, Resource, Tool};
-use actix_mcp::config::{Config, LogConfig};
-use actix_mcp::{logging, McpServer};
+use actix_mcp::prelude::*;
 use actix_web::{web, App, HttpServer};
-use mcp_protocol::model::tools::CallToolResult;
-use serde_json::json;
 
-/// Arguments of the `add` tool; the input schema is derived from this type.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct AddArgs {
+/// Adds two integers.
+#[derive(Deserialize, Serialize, JsonSchema)]
+pub struct AddArgs {
     /// First addend.
-    a: i64,
+    pub a: i64,
     /// Second addend.
-    b: i64,
+    pub b: i64,
 }
 
-/// The application's own catalog.
-fn catalog() -> Arc<Catalog> {
-    let catalog = Catalog::new();
-    catalog.add_tool(Tool::new("add", "Adds two integers", |args: AddArgs, ctx| async move {
-        slog::info!(ctx.logger(), "adding"; "a" => args.a, "b" => args.b);
-        Ok(CallToolResult::structured(json!({ "sum": args.a + args.b })))
-    }));
-    catalog.add_resource(Resource::text("app://motd", "motd", "text/plain", "Welcome to the app."));
-    Arc::new(catalog)
+/// The sum, as structured output (its schema becomes the tool's `outputSchema`).
+#[derive(Serialize, JsonSchema)]
+pub struct Sum {
+    /// `a + b`.
+    pub sum: i64,
+}
+
+/// The application's MCP server, mounted at `/api/mcp`.
+pub fn server() -> McpServerBuilder {
+    let mut config = Config::default();
+    config.http.path = "/api/mcp".into();
+    McpServer::builder(server_info!())
+        .config(config)
+        .tool(Tool::new("add", "", |args: AddArgs, ctx| async move {
+            slog::info!(ctx.logger(), "adding"; "a" => args.a, "b" => args.b);
+            Ok(Json(Sum { sum: args.a + args.b }))
+        }))
+        .resource(Resource::text("app://motd", "motd", "text/plain", "Welcome to the app."))
 }
 
 #[actix_web::main]
-async fn main() -> std::io::Result<()> {
-    let mut config = Config::default();
-    config.http.path = "/api/mcp".into();
-    let log = logging::root_logger(&LogConfig::default()).map_err(std::io::Error::other)?;
-    let mcp = McpServer::new(catalog(), config, log);
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mcp = server().build()?;
     eprintln!("listening on http://127.0.0.1:8090/api/mcp");
     HttpServer::new(move || {
         App::new()
@@ -50,5 +50,6 @@ async fn main() -> std::io::Result<()> {
     })
     .bind(("127.0.0.1", 8090))?
     .run()
-    .await
+    .await?;
+    Ok(())
 }

@@ -18,7 +18,10 @@ use tokio_util::sync::CancellationToken;
 use crate::catalog::Catalog;
 use crate::era::Era;
 use crate::error::HandlerError;
+use crate::facts::RequestFacts;
+use crate::identity::Identity;
 use crate::outbound::{Outbound, OutboundTx};
+use crate::request_headers::RequestHeaders;
 use mcp_protocol::ErrorData;
 
 /// The per-request context handed to every handler. Cheap to clone.
@@ -39,6 +42,8 @@ struct Inner {
     round: Mutex<InputRound>,
     /// The era: a legacy request asks the client for input through its session.
     era: Era,
+    /// Headers and extensions from the transport.
+    facts: RequestFacts,
 }
 
 /// One round of a multi round-trip request, as the handler sees it.
@@ -66,20 +71,34 @@ impl std::fmt::Debug for RequestContext {
     }
 }
 
+/// What a request context is made of (the request actor has them all).
+pub(crate) struct ContextParts {
+    pub(crate) id: RequestId,
+    pub(crate) meta: RequestMeta,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) outbound: OutboundTx,
+    pub(crate) log: slog::Logger,
+    pub(crate) catalog: Arc<Catalog>,
+    pub(crate) era: Era,
+    pub(crate) facts: RequestFacts,
+}
+
 impl RequestContext {
-    /// Builds a context (the request actor does this; tests may too).
-    pub fn new(
-        id: RequestId,
-        meta: RequestMeta,
-        cancel: CancellationToken,
-        outbound: OutboundTx,
-        log: slog::Logger,
-        catalog: Arc<Catalog>,
-        era: Era,
-    ) -> Self {
-        let round = Mutex::new(InputRound::default());
-        let child_log = std::sync::OnceLock::new();
-        RequestContext { inner: Arc::new(Inner { id, meta, cancel, outbound, log, child_log, catalog, round, era }) }
+    /// Builds a context (the request actor does this).
+    pub(crate) fn new(p: ContextParts) -> Self {
+        let inner = Inner {
+            id: p.id,
+            meta: p.meta,
+            cancel: p.cancel,
+            outbound: p.outbound,
+            log: p.log,
+            child_log: std::sync::OnceLock::new(),
+            catalog: p.catalog,
+            round: Mutex::new(InputRound::default()),
+            era: p.era,
+            facts: p.facts,
+        };
+        RequestContext { inner: Arc::new(inner) }
     }
 
     /// Where the request's notifications and response go.
@@ -250,6 +269,29 @@ impl RequestContext {
         &self.inner.catalog
     }
 
+    /// The shared value of type `S` (set with the builder's `state`, or
+    /// [`Catalog::set_state`]); an internal error when none was set.
+    pub fn state<S: Send + Sync + 'static>(&self) -> Result<Arc<S>, HandlerError> {
+        self.inner.catalog.state::<S>().ok_or_else(|| {
+            HandlerError::internal(format!("no shared state of type {} was set", std::any::type_name::<S>()))
+        })
+    }
+
+    /// The request's HTTP headers (`None` over stdio).
+    pub fn headers(&self) -> Option<&RequestHeaders> {
+        self.inner.facts.headers.as_ref()
+    }
+
+    /// The value of type `T` a middleware attached to this request.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.facts.extensions.get::<T>()
+    }
+
+    /// Who is calling, when an authenticator established it.
+    pub fn identity(&self) -> Option<&Identity> {
+        self.extension::<Identity>()
+    }
+
     /// The JSON-RPC id of the request.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.id
@@ -300,6 +342,16 @@ impl RequestContext {
     /// Whether the request has been cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancel.is_cancelled()
+    }
+
+    /// Waits `duration`, or less if the request is cancelled meanwhile
+    /// (the client went away, `notifications/cancelled`, the timeout, the
+    /// server stopping): then an error, so `?` ends the handler.
+    pub async fn sleep(&self, duration: std::time::Duration) -> Result<(), HandlerError> {
+        tokio::select! {
+            _ = self.inner.cancel.cancelled() => Err(HandlerError::internal("the request was cancelled")),
+            _ = tokio::time::sleep(duration) => Ok(()),
+        }
     }
 
     /// The request's logger (carries `request`).

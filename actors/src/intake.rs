@@ -19,6 +19,7 @@ use mcp_protocol::request::{ClientNotification, ClientRequest};
 use mcp_protocol::{ErrorCode, ErrorData, ErrorProfile, ProtocolError, ProtocolVersion, RequestId, RequestMeta};
 
 use crate::catalog::Catalog;
+use crate::facts::RequestFacts;
 
 /// A request that passed admission.
 #[derive(Debug, Clone)]
@@ -29,6 +30,8 @@ pub struct Admitted {
     pub meta: RequestMeta,
     /// The parsed request.
     pub request: ClientRequest,
+    /// What the transport knows besides the message (headers, extensions).
+    pub facts: RequestFacts,
 }
 
 /// A request refused before any handler ran.
@@ -194,7 +197,7 @@ fn admit(conn: &Connection<'_>, request: Request) -> Result<Admitted, Refusal> {
     if let Some(h) = conn.headers {
         check_name_headers(h, conn.catalog, &parsed).map_err(|e| refuse(&request_id, e))?;
     }
-    Ok(Admitted { id: request_id, meta, request: parsed })
+    Ok(Admitted { id: request_id, meta, request: parsed, facts: RequestFacts::default() })
 }
 
 fn mismatch(header: &str, header_value: Option<String>, body_value: String) -> ProtocolError {

@@ -1,3 +1,28 @@
+//! # Start here
+//!
+//! `use actix_mcp::prelude::*;` brings everything a server needs. The types
+//! you touch:
+//!
+//! - [`McpServer::builder`] → [`McpServerBuilder`](builder::McpServerBuilder):
+//!   name the server ([`server_info!`]), add [`Tool`](catalog::Tool)s,
+//!   [`Resource`](catalog::Resource)s, [`ResourceTemplate`](catalog::ResourceTemplate)s and
+//!   [`Prompt`](catalog::Prompt)s, shared state, then `run_http(addr)` /
+//!   `run_stdio()` (a program) or `build()` (inside your actix app).
+//! - [`RequestContext`]: what a handler sees besides its arguments —
+//!   progress and log notifications, cancellation, asking the client for
+//!   input, shared state, headers, extensions and the caller's identity.
+//! - [`HandlerError`]: a protocol error; a failure the model should see is a
+//!   tool result with `isError` (return a `Result` whose `Err` is `Display`).
+//! - Embedding in an existing actix-web app:
+//!   [`transport::http::configure`]; your own actors talk to the
+//!   subscription hub through [`McpServer::notifier`] and
+//!   [`McpServer::subscribe`].
+//! - Testing without sockets: [`test::TestClient`].
+//!
+//! [`protocol`] is the `mcp-protocol` crate (wire types, errors, versions);
+//! `schemars`, `serde` and `serde_json` are re-exported so their versions
+//! match this crate's.
+//!
 #![doc = include_str!("../../README.md")]
 //!
 //! # Layout of this crate
@@ -24,33 +49,64 @@
 //! - [`catalog`]: the handler API (tools, resources, templates, prompts,
 //!   completions); [`catalogs`]: the built-in catalogs (`fs`, `everything`).
 //! - [`config`], [`logging`], [`cli`]: typed configuration, the slog root
-//!   logger, the command line.
+//!   logger, the command line; [`clock`]: where token expiry reads time.
 //!
 //! Dependencies point down only: transports → actors → `mcp_protocol`, and
 //! no module imports, directly or through others, a module that imports it
 //! back.
 
+pub mod bridge;
+pub mod build_error;
+pub mod builder;
 pub mod catalog;
 pub mod catalogs;
-pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod context;
-pub mod era;
 pub mod error;
+pub mod extensions;
+pub mod facts;
 pub mod hub;
-pub mod intake;
-pub mod legacy;
-pub mod listener;
+pub mod identity;
 pub mod logging;
-pub mod msg;
-pub mod outbound;
-pub mod redis_backend;
-pub mod relay;
-pub mod request;
+pub mod prelude;
+pub mod request_headers;
+pub mod runner;
 pub mod server;
-pub mod service;
-pub mod sink;
+pub mod test;
 pub mod transport;
+
+// The machinery under the embedding API: public for the binary, the
+// project's tests and benches, not for applications.
+#[doc(hidden)]
+pub mod cli;
+#[doc(hidden)]
+pub mod era;
+#[doc(hidden)]
+pub mod intake;
+#[doc(hidden)]
+pub mod legacy;
+#[doc(hidden)]
+pub mod listener;
+#[doc(hidden)]
+pub mod msg;
+#[doc(hidden)]
+pub mod outbound;
+#[doc(hidden)]
+pub mod redis_backend;
+#[doc(hidden)]
+pub mod relay;
+#[doc(hidden)]
+pub mod request;
+#[doc(hidden)]
+pub mod service;
+#[doc(hidden)]
+pub mod sink;
+
+pub use mcp_protocol as protocol;
+pub use schemars;
+pub use serde;
+pub use serde_json;
 
 pub use context::RequestContext;
 pub use error::HandlerError;

@@ -37,6 +37,10 @@ pub enum ListenerKind {
     /// stdio): untagged events, no acknowledgement and no completion; its
     /// filter follows the session's `resources/subscribe`.
     Session,
+    /// An actor of the application ([`McpServer::subscribe`](crate::McpServer::subscribe)):
+    /// typed events, no acknowledgement and no completion result; told why
+    /// when it ends.
+    Bridge,
 }
 
 /// The part of a listener that its thread's relay delivers to, shared by
@@ -60,6 +64,7 @@ impl LocalListener for Core {
         // changes, so only it can receive an event routed by the old one.
         let pushed = match &self.kind {
             ListenerKind::Listen(id) => self.sink.push_event(encoded, id),
+            ListenerKind::Bridge => self.sink.push_typed(event),
             ListenerKind::Session => {
                 if !self.filter.borrow().wants(event) {
                     return;
@@ -156,8 +161,13 @@ impl ListenerActor {
         match reason {
             // A session stream has no completion result: that era has none.
             CloseReason::Graceful => {
-                if let ListenerKind::Listen(sub) = &core.kind {
-                    let _ = core.sink.push(Outbound::Final { bytes: encode_completion(sub).into(), error_code: None });
+                match &core.kind {
+                    ListenerKind::Listen(sub) => {
+                        let _ =
+                            core.sink.push(Outbound::Final { bytes: encode_completion(sub).into(), error_code: None });
+                    }
+                    ListenerKind::Bridge => core.sink.end("the subscription was closed by the server"),
+                    ListenerKind::Session => {}
                 }
                 info!(self.log, "subscription completed by the server"; "subscription" => id, "listener" => %self.id);
             }
@@ -180,7 +190,7 @@ impl ListenerActor {
             let error = ErrorData::new(ErrorCode::INTERNAL_ERROR, message);
             let id = match &core.kind {
                 ListenerKind::Listen(id) => Some(id),
-                ListenerKind::Session => None,
+                ListenerKind::Session | ListenerKind::Bridge => None,
             };
             let bytes = encode_error(id, &error);
             let _ = core.sink.push(Outbound::Final { bytes: bytes.into(), error_code: Some(error.code.0) });
@@ -218,6 +228,7 @@ impl Core {
         match &self.kind {
             ListenerKind::Listen(id) => id.to_string(),
             ListenerKind::Session => "session".into(),
+            ListenerKind::Bridge => "bridge".into(),
         }
     }
 }

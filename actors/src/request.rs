@@ -20,8 +20,9 @@ use slog::{debug, info, warn, Logger};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::RequestContext;
+use crate::context::{ContextParts, RequestContext};
 use crate::era::Era;
+use crate::facts::RequestFacts;
 use crate::msg::{Abort, Cancel};
 use crate::outbound::{Outbound, OutboundTx};
 use crate::service::McpService;
@@ -45,7 +46,7 @@ pub enum Ending {
 pub struct RequestActor {
     service: Arc<McpService>,
     id: RequestId,
-    work: Option<(RequestMeta, ClientRequest)>,
+    work: Option<(RequestMeta, ClientRequest, RequestFacts)>,
     outbound: OutboundTx,
     /// Fires when the request must stop: a [`Cancel`], the client leaving,
     /// the timeout, an [`Abort`], or the server shutting down (it is a child
@@ -72,6 +73,8 @@ pub struct RequestSpec {
     pub meta: RequestMeta,
     /// The parsed request.
     pub request: ClientRequest,
+    /// Its headers and extensions.
+    pub facts: RequestFacts,
     /// Where notifications and the response go.
     pub outbound: OutboundTx,
     /// Cancel after this long.
@@ -100,7 +103,7 @@ impl RequestActor {
         RequestActor {
             service,
             id: spec.id,
-            work: Some((spec.meta, spec.request)),
+            work: Some((spec.meta, spec.request, spec.facts)),
             outbound: spec.outbound,
             cancel: spec.cancel,
             stopping: spec.stopping,
@@ -121,7 +124,7 @@ impl Actor for RequestActor {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.set_mailbox_capacity(self.mailbox);
-        let Some((meta, request)) = self.work.take() else {
+        let Some((meta, request, facts)) = self.work.take() else {
             ctx.stop();
             return;
         };
@@ -130,15 +133,16 @@ impl Actor for RequestActor {
             // `notifications/cancelled` in the session reaches this actor.
             session.track(self.id.clone(), ctx.address().recipient());
         }
-        let rctx = RequestContext::new(
-            self.id.clone(),
+        let rctx = RequestContext::new(ContextParts {
+            id: self.id.clone(),
             meta,
-            self.cancel.clone(),
-            self.outbound.clone(),
-            self.log.clone(),
-            self.service.catalog().clone(),
-            self.era.clone(),
-        );
+            cancel: self.cancel.clone(),
+            outbound: self.outbound.clone(),
+            log: self.log.clone(),
+            catalog: self.service.catalog().clone(),
+            era: self.era.clone(),
+            facts,
+        });
         let work = run(self.service.clone(), request, rctx, self.timeout);
         ctx.spawn(work.into_actor(self).map(|ending, act, ctx| {
             let ending = act.shutdown_answer(ending);

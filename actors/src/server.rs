@@ -13,25 +13,30 @@
 //! use actix_mcp::{catalog::Catalog, config::Config, logging, transport, McpServer};
 //!
 //! #[actix_web::main]
-//! async fn main() -> std::io::Result<()> {
-//!     let server = McpServer::new(Arc::new(Catalog::new()), Config::default(), logging::discard());
-//!     transport::http::serve(server).await
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let server = McpServer::new(Arc::new(Catalog::new()), Config::default(), logging::discard())?;
+//!     transport::http::serve(server).await?;
+//!     Ok(())
 //! }
 //! ```
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use actix::{Actor, Addr, Arbiter};
+use actix::{Actor, Addr, Arbiter, Recipient};
 use mcp_protocol::jsonrpc::{encode_error, encode_result, Request};
 use mcp_protocol::subscription::{Event, SubscriptionFilter};
 use mcp_protocol::ErrorData;
 use tokio::sync::{oneshot, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
+use crate::bridge::{HubEvent, HubSubscription, RecipientSink};
+use crate::build_error::BuildError;
 use crate::catalog::Catalog;
-use crate::config::Config;
+use crate::clock::{Clock, SystemClock};
+use crate::config::{Config, ConfigError};
 use crate::era::Era;
+use crate::facts::RequestFacts;
 use crate::hub::{HubBackend, HubStats, MemoryBackend, Occupancy, Publish, Shutdown, Stats, SubscriptionHub};
 use crate::intake::Admitted;
 use crate::legacy::registry::{Close as EndSession, Count, Find, Open};
@@ -79,35 +84,28 @@ pub enum OpenError {
 
 impl McpServer {
     /// A server for `catalog`, with the hub backend `hub.backend` names
-    /// (`memory` or `redis`).
-    ///
-    /// # Panics
-    /// Outside a running actix system.
-    pub fn new(catalog: Arc<Catalog>, config: Config, log: slog::Logger) -> Self {
-        let backend: Box<dyn HubBackend + Send> = match config.hub.backend.as_str() {
-            "redis" => match RedisBackend::new(
-                &config.hub.redis_url,
-                &config.hub.redis_channel_prefix,
-                Duration::from_millis(config.hub.dedup_ms),
-            ) {
-                Ok(b) => Box::new(b),
-                Err(e) => {
-                    slog::error!(log, "redis backend unavailable; events stay in this process"; "error" => e);
-                    Box::new(MemoryBackend)
-                }
-            },
-            _ => Box::new(MemoryBackend),
-        };
-        Self::with_backend(catalog, config, log, backend)
+    /// (`memory` or `redis`). The configuration is validated first (an
+    /// error names the key). Needs a running actix system; the
+    /// [builder](McpServer::builder) can start one.
+    pub fn new(catalog: Arc<Catalog>, config: Config, log: slog::Logger) -> Result<Self, BuildError> {
+        config.validate()?;
+        let backend = backend_for(&config)?;
+        Self::assemble(catalog, config, log, backend, Arc::new(SystemClock))
     }
 
-    /// A server whose hub carries events through `backend`.
-    pub fn with_backend(
+    /// A server from all its parts: the hub's `backend`, and the `clock`
+    /// that `requestState` expiry reads (a [`crate::clock::ManualClock`] in
+    /// tests).
+    pub fn assemble(
         catalog: Arc<Catalog>,
         config: Config,
         log: slog::Logger,
         backend: Box<dyn HubBackend + Send>,
-    ) -> Self {
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, BuildError> {
+        if actix_rt::System::try_current().is_none() {
+            return Err(BuildError::NoSystem);
+        }
         let h = &config.hub;
         let max = listener_cap(h.max_listeners, &log);
         let (mailbox, hub_log) = (h.mailbox, log.new(slog::o!("actor" => "hub")));
@@ -121,14 +119,7 @@ impl McpServer {
         // Catalog changes are published, never dropped (`do_send` ignores the
         // mailbox cap; these are rare and small).
         catalog.watch(move |event, key| to_hub.do_send(Publish { event: event.clone(), key: key.map(str::to_owned) }));
-        let service = Arc::new(McpService::new(catalog, &config));
-        if service.sealer().generated_key() {
-            slog::warn!(
-                log,
-                "no mrtr.key configured: requestState is signed with a per-process key, \
-                so multi round-trip requests only work against this single instance"
-            );
-        }
+        let service = Arc::new(McpService::with_clock(catalog, &config, clock, &log));
         let l = &config.legacy;
         let registry = SessionRegistry::new(
             l.max_sessions,
@@ -140,7 +131,7 @@ impl McpServer {
         let sessions = SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry);
         let hub = Arc::new(hub);
         let stopping = CancellationToken::new();
-        McpServer { inner: Arc::new(Inner { service, config, log, hub, occupancy, sessions, stopping }) }
+        Ok(McpServer { inner: Arc::new(Inner { service, config, log, hub, occupancy, sessions, stopping }) })
     }
 
     /// The configuration.
@@ -204,6 +195,7 @@ impl McpServer {
             id: admitted.id,
             meta: admitted.meta,
             request: admitted.request,
+            facts: admitted.facts,
             outbound,
             timeout: Duration::from_millis(c.timeout_ms),
             mailbox: c.mailbox,
@@ -242,6 +234,30 @@ impl McpServer {
         let spec =
             ListenerSpec { kind, filter, sink, relay_mailbox: self.inner.config.hub.relay_mailbox, ready: Some(tx) };
         (ListenerActor::start_with(self.inner.hub.clone(), spec, &self.inner.log), rx)
+    }
+
+    /// Where your own actors publish changes (`Publish::local(Event::…)`):
+    /// to this instance's listeners and, through the backend, the others'.
+    pub fn notifier(&self) -> Recipient<Publish> {
+        (*self.inner.hub).clone().recipient()
+    }
+
+    /// Registers `recipient` as a listener of the hub with `filter`: it gets
+    /// a [`HubEvent`] for each matching change, bounded by its mailbox (a
+    /// full mailbox closes the subscription as lagging, like a slow stream).
+    /// Resolves once subscribed; an error when the hub refuses (at capacity,
+    /// shutting down).
+    pub async fn subscribe(
+        &self,
+        filter: SubscriptionFilter,
+        recipient: Recipient<HubEvent>,
+    ) -> Result<HubSubscription, ErrorData> {
+        let (listener, ready) = self.start_listener(ListenerKind::Bridge, filter, Box::new(RecipientSink(recipient)));
+        match ready.await {
+            Ok(Ok(())) => Ok(HubSubscription { listener }),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(ErrorData::internal("the listener stopped before it subscribed")),
+        }
     }
 
     /// Starts the listener behind a legacy session's notification stream
@@ -294,12 +310,14 @@ impl McpServer {
         &self,
         session: &SessionHandle,
         r: Request,
+        facts: RequestFacts,
         outbound: OutboundTx,
         slot: Option<OwnedSemaphorePermit>,
     ) -> Option<Addr<RequestActor>> {
         let id = r.id.clone();
         let (bytes, code) = match session.request(r).await {
-            Ok(Reply::Run(admitted)) => {
+            Ok(Reply::Run(mut admitted)) => {
+                admitted.facts = facts;
                 let era = Era::Legacy(session.clone());
                 return Some(self.start_request_in_slot(*admitted, era, outbound, slot));
             }
@@ -328,6 +346,24 @@ impl McpServer {
         }
         open
     }
+}
+
+/// The hub backend `hub.backend` names.
+pub(crate) fn backend_for(config: &Config) -> Result<Box<dyn HubBackend + Send>, BuildError> {
+    Ok(match config.hub.backend.as_str() {
+        "redis" => Box::new(
+            RedisBackend::new(
+                &config.hub.redis_url,
+                &config.hub.redis_channel_prefix,
+                Duration::from_millis(config.hub.dedup_ms),
+            )
+            .map_err(|e| BuildError::Config(ConfigError(format!("hub.redis_url: {e}"))))?,
+        ),
+        "memory" => Box::new(MemoryBackend),
+        other => {
+            return Err(BuildError::Config(ConfigError(format!("hub.backend must be memory or redis, not {other:?}"))))
+        }
+    })
 }
 
 /// `hub.max_listeners`, lowered to what the process's open-files limit can

@@ -25,6 +25,11 @@ pub trait ListenerSink: 'static {
     fn push_event(&self, event: &EventTemplate, id: &RequestId) -> Result<(), SinkError> {
         self.push(Outbound::Notification(event.encode_for(id).into()))
     }
+    /// Queues one event for a listener that takes typed events (a bridge to
+    /// an actor); others take it untagged.
+    fn push_typed(&self, event: &mcp_protocol::subscription::Event) -> Result<(), SinkError> {
+        self.push(Outbound::Notification(event.encode_untagged().into()))
+    }
     /// Calls `notify` once when the client has gone (called at most once,
     /// at the start).
     fn on_closed(&self, notify: Box<dyn FnOnce()>);

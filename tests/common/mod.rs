@@ -60,7 +60,18 @@ pub struct TestServer {
 impl TestServer {
     /// Starts `catalog` with `config` (must be called inside an actix system).
     pub fn start(catalog: Arc<Catalog>, config: Config) -> Self {
-        let server = McpServer::new(catalog, config, logging::discard());
+        Self::serve(McpServer::new(catalog, config, logging::discard()).expect("a valid test server"))
+    }
+
+    /// A server whose `requestState` expiry reads `clock`.
+    pub fn start_with_clock(catalog: Arc<Catalog>, config: Config, clock: Arc<dyn actix_mcp::clock::Clock>) -> Self {
+        let backend = Box::new(actix_mcp::hub::MemoryBackend);
+        Self::serve(
+            McpServer::assemble(catalog, config, logging::discard(), backend, clock).expect("a valid test server"),
+        )
+    }
+
+    fn serve(server: McpServer) -> Self {
         let path = server.config().http.path.clone();
         let (http, addrs) = actix_mcp::transport::http::bind(server.clone()).expect("bind");
         let handle = http.handle();
@@ -448,18 +459,25 @@ impl SseReader {
 
     /// The next JSON message; `None` when the stream ended (fails after 10 s).
     pub async fn next(&mut self) -> Option<Value> {
+        self.next_within(Duration::from_secs(10)).await.expect("an event within 10 s")
+    }
+
+    /// The next JSON message if one (or the stream's end, `Some(None)`)
+    /// comes within `wait`; `None` when the stream stayed quiet that long.
+    pub async fn next_within(&mut self, wait: Duration) -> Option<Option<Value>> {
         use futures::StreamExt;
+        let deadline = tokio::time::Instant::now() + wait;
         loop {
             while let Some(end) = self.buf.find("\n\n") {
                 let event: String = self.buf.drain(..end + 2).collect();
                 if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data:")) {
-                    return Some(serde_json::from_str(data.trim()).expect("one JSON message per event"));
+                    return Some(Some(serde_json::from_str(data.trim()).expect("one JSON message per event")));
                 }
             }
-            match tokio::time::timeout(Duration::from_secs(10), self.stream.next()).await.expect("an event within 10 s")
-            {
-                Some(Ok(bytes)) => self.buf.push_str(&String::from_utf8_lossy(&bytes)),
-                _ => return None,
+            match tokio::time::timeout_at(deadline, self.stream.next()).await {
+                Err(_) => return None,
+                Ok(Some(Ok(bytes))) => self.buf.push_str(&String::from_utf8_lossy(&bytes)),
+                Ok(_) => return Some(None),
             }
         }
     }

@@ -8,26 +8,33 @@
 //! use mcp_protocol::model::prompts::GetPromptResult;
 //!
 //! let catalog = Catalog::new();
-//! catalog.add_resource(Resource::text("memo://hello", "hello", "text/plain", "Hello!"));
+//! catalog.add_resource(Resource::text("memo://hello", "hello", "text/plain", "Hello!")).unwrap();
 //! catalog.add_prompt(Prompt::new("greet", "Greets", |_args, _ctx| async {
 //!     Ok(GetPromptResult { description: None, messages: vec![] })
-//! }));
+//! })).unwrap();
 //! assert_eq!(catalog.list_resources(None, 10).unwrap().page.items.len(), 1);
 //! ```
 
+mod body;
 mod header_params;
 mod listing;
+mod no_args;
+mod outcome;
 mod prompt;
 mod resource;
+mod state;
 mod template;
 mod tool;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
+pub use body::ResourceBody;
 pub use header_params::HeaderParam;
 use listing::page_of;
 pub use listing::Listing;
+pub use no_args::NoArgs;
+pub use outcome::{IntoToolOutcome, Json};
 pub use prompt::{Completer, Prompt, PromptArgs};
 pub use resource::Resource;
 pub use template::{ResourceTemplate, TemplateVars, UriPattern};
@@ -81,6 +88,7 @@ pub struct Catalog {
     state: RwLock<State>,
     watchers: RwLock<Vec<Watcher>>,
     resolver: RwLock<Option<ResourceResolver>>,
+    states: state::StateMap,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -99,6 +107,28 @@ impl Catalog {
     /// An empty catalog.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Shares `value` with every handler, which gets it with
+    /// [`RequestContext::state`](crate::RequestContext::state) (one value per
+    /// type; setting another replaces it).
+    pub fn set_state<S: Send + Sync + 'static>(&self, value: S) {
+        self.states.set(value);
+    }
+
+    /// Whether the catalog holds no item and no shared state.
+    pub fn is_empty(&self) -> bool {
+        let s = self.read();
+        s.tools.is_empty()
+            && s.resources.is_empty()
+            && s.templates.is_empty()
+            && s.prompts.is_empty()
+            && self.states.is_empty()
+    }
+
+    /// The shared value of type `S`, if one was set.
+    pub fn state<S: Send + Sync + 'static>(&self) -> Option<Arc<S>> {
+        self.states.get()
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
@@ -182,27 +212,35 @@ impl Catalog {
         self.emit(event);
     }
 
-    /// Adds or replaces a tool; refuses one with invalid `x-mcp-header` annotations.
-    pub fn try_add_tool(&self, tool: Tool) -> Result<Option<Arc<Tool>>, CatalogError> {
-        if let Err(e) = &tool.header_params {
-            return Err(CatalogError(format!("tool {}: {e}", tool.name())));
+    /// Adds a tool. Refused (and nothing changes) when a tool of that name
+    /// is already there (use [`Catalog::replace_tool`] to replace it), or
+    /// the tool is invalid: a name that is not 1–128 of `A-Z a-z 0-9 _ - .`
+    /// (the specification's rule), or bad `x-mcp-header` annotations.
+    pub fn add_tool(&self, tool: Tool) -> Result<(), CatalogError> {
+        check_tool(&tool)?;
+        let listed = tool.listed;
+        {
+            let mut state = self.write();
+            if state.tools.contains_key(tool.name()) {
+                return Err(CatalogError(format!(
+                    "a tool named {:?} is already there (replace_tool replaces it)",
+                    tool.name()
+                )));
+            }
+            state.tools.insert(tool.name().to_owned(), Arc::new(tool));
         }
-        if tool.name().is_empty() {
-            return Err(CatalogError("a tool needs a name".into()));
-        }
+        self.emit_if(listed, Event::ToolsListChanged);
+        Ok(())
+    }
+
+    /// Adds a tool or replaces the one of the same name (returned). Refused
+    /// when the tool is invalid (see [`Catalog::add_tool`]).
+    pub fn replace_tool(&self, tool: Tool) -> Result<Option<Arc<Tool>>, CatalogError> {
+        check_tool(&tool)?;
         let listed = tool.listed;
         let old = self.write().tools.insert(tool.name().to_owned(), Arc::new(tool));
         self.emit_if(listed || old.as_ref().is_some_and(|t| t.listed), Event::ToolsListChanged);
         Ok(old)
-    }
-
-    /// Adds or replaces a tool.
-    ///
-    /// # Panics
-    /// If the tool's definition is invalid (see [`Catalog::try_add_tool`]);
-    /// use that for tools built from untrusted input.
-    pub fn add_tool(&self, tool: Tool) -> Option<Arc<Tool>> {
-        self.try_add_tool(tool).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Removes a tool.
@@ -217,9 +255,24 @@ impl Catalog {
         self.read().tools.get(name).cloned()
     }
 
-    /// Adds or replaces a resource.
-    pub fn add_resource(&self, resource: Resource) -> Option<Arc<Resource>> {
-        self.insert_resource(resource, None)
+    /// Adds a resource. Refused when one with that URI is already there
+    /// (use [`Catalog::replace_resource`]) or the URI is empty.
+    pub fn add_resource(&self, resource: Resource) -> Result<(), CatalogError> {
+        check_uri(resource.uri())?;
+        if self.read().resources.contains_key(resource.uri()) {
+            return Err(CatalogError(format!(
+                "a resource {:?} is already there (replace_resource replaces it)",
+                resource.uri()
+            )));
+        }
+        self.insert_resource(resource, None);
+        Ok(())
+    }
+
+    /// Adds a resource or replaces the one with the same URI (returned).
+    pub fn replace_resource(&self, resource: Resource) -> Result<Option<Arc<Resource>>, CatalogError> {
+        check_uri(resource.uri())?;
+        Ok(self.insert_resource(resource, None))
     }
 
     /// Sets the resolver consulted for URIs that match no resource or template.
@@ -254,8 +307,26 @@ impl Catalog {
         self.read().resources.get(uri).cloned()
     }
 
-    /// Adds or replaces a resource template.
-    pub fn add_template(&self, template: ResourceTemplate) -> Option<Arc<ResourceTemplate>> {
+    /// Adds a resource template. Refused when the same template string is
+    /// already there (use [`Catalog::replace_template`]).
+    pub fn add_template(&self, template: ResourceTemplate) -> Result<(), CatalogError> {
+        {
+            let mut state = self.write();
+            if state.templates.contains_key(template.uri_template()) {
+                return Err(CatalogError(format!(
+                    "a template {:?} is already there (replace_template replaces it)",
+                    template.uri_template()
+                )));
+            }
+            state.templates.insert(template.uri_template().to_owned(), Arc::new(template));
+        }
+        self.emit(Event::ResourcesListChanged);
+        Ok(())
+    }
+
+    /// Adds a resource template or replaces the one with the same template
+    /// string (returned).
+    pub fn replace_template(&self, template: ResourceTemplate) -> Option<Arc<ResourceTemplate>> {
         let old = self.write().templates.insert(template.uri_template().to_owned(), Arc::new(template));
         self.emit(Event::ResourcesListChanged);
         old
@@ -278,12 +349,32 @@ impl Catalog {
         self.read().templates.values().find_map(|t| t.pattern.matches(uri).map(|v| (t.clone(), v)))
     }
 
-    /// Adds or replaces a prompt.
-    pub fn add_prompt(&self, prompt: Prompt) -> Option<Arc<Prompt>> {
+    /// Adds a prompt. Refused when a prompt of that name is already there
+    /// (use [`Catalog::replace_prompt`]) or the name is empty.
+    pub fn add_prompt(&self, prompt: Prompt) -> Result<(), CatalogError> {
+        check_name("prompt", prompt.name())?;
+        let listed = prompt.listed;
+        {
+            let mut state = self.write();
+            if state.prompts.contains_key(prompt.name()) {
+                return Err(CatalogError(format!(
+                    "a prompt named {:?} is already there (replace_prompt replaces it)",
+                    prompt.name()
+                )));
+            }
+            state.prompts.insert(prompt.name().to_owned(), Arc::new(prompt));
+        }
+        self.emit_if(listed, Event::PromptsListChanged);
+        Ok(())
+    }
+
+    /// Adds a prompt or replaces the one of the same name (returned).
+    pub fn replace_prompt(&self, prompt: Prompt) -> Result<Option<Arc<Prompt>>, CatalogError> {
+        check_name("prompt", prompt.name())?;
         let listed = prompt.listed;
         let old = self.write().prompts.insert(prompt.name().to_owned(), Arc::new(prompt));
         self.emit_if(listed || old.as_ref().is_some_and(|p| p.listed), Event::PromptsListChanged);
-        old
+        Ok(old)
     }
 
     /// Removes a prompt.
@@ -331,6 +422,33 @@ impl Catalog {
     }
 }
 
+/// The specification's rule for tool names (and ours for prompt names):
+/// 1 to 128 characters from `A-Z a-z 0-9 _ - .`.
+fn check_name(kind: &str, name: &str) -> Result<(), CatalogError> {
+    let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if name.is_empty() || name.len() > 128 || !name.chars().all(ok_char) {
+        return Err(CatalogError(format!(
+            "{kind} name {name:?}: 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'"
+        )));
+    }
+    Ok(())
+}
+
+fn check_tool(tool: &Tool) -> Result<(), CatalogError> {
+    check_name("tool", tool.name())?;
+    if let Err(e) = &tool.header_params {
+        return Err(CatalogError(format!("tool {}: {e}", tool.name())));
+    }
+    Ok(())
+}
+
+fn check_uri(uri: &str) -> Result<(), CatalogError> {
+    if uri.is_empty() || uri.chars().any(char::is_whitespace) {
+        return Err(CatalogError(format!("resource URI {uri:?}: not empty, no whitespace")));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,9 +464,9 @@ mod tests {
     fn lists_in_name_order_with_stable_cursors() {
         let c = Catalog::new();
         for n in ["c", "a", "e", "b", "d"] {
-            c.add_tool(tool(n));
+            c.add_tool(tool(n)).unwrap();
         }
-        c.add_tool(tool("hidden").unlisted());
+        c.add_tool(tool("hidden").unlisted()).unwrap();
         let p1 = c.list_tools(None, 2).unwrap().page;
         assert_eq!(p1.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         // an item removed before the next page does not shift it
@@ -368,8 +486,8 @@ mod tests {
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let s2 = seen.clone();
         c.watch(move |e, _key| s2.lock().unwrap().push(e.clone()));
-        c.add_tool(tool("a"));
-        c.add_tool(tool("hidden").unlisted());
+        c.add_tool(tool("a")).unwrap();
+        c.add_tool(tool("hidden").unlisted()).unwrap();
         c.remove_tool("hidden");
         c.remove_tool("a");
         c.remove_tool("a");
@@ -388,15 +506,31 @@ mod tests {
             json!({"type": "object", "properties": {"x": {"type": "number", "x-mcp-header": "X"}}}),
             |_, _| async { Ok(CallToolResult::text("x")) },
         );
-        assert!(Catalog::new().try_add_tool(bad).is_err());
+        assert!(Catalog::new().add_tool(bad).is_err());
+    }
+
+    #[test]
+    fn adding_refuses_a_taken_name_or_a_bad_one_and_replacing_is_explicit() {
+        let c = Catalog::new();
+        c.add_tool(tool("a")).unwrap();
+        assert!(c.add_tool(tool("a")).unwrap_err().0.contains("already there"));
+        assert!(c.replace_tool(tool("a")).unwrap().is_some(), "replace returns the old tool");
+        for bad in ["", "has space", "comma,", &"x".repeat(129)] {
+            assert!(c.add_tool(tool(bad)).is_err(), "{bad:?}");
+        }
+        assert!(c.add_tool(tool(&"x".repeat(128))).is_ok());
+        c.add_resource(Resource::text("x://1", "one", "text/plain", "1")).unwrap();
+        assert!(c.add_resource(Resource::text("x://1", "again", "text/plain", "1")).is_err());
+        assert!(c.add_resource(Resource::text("", "empty", "text/plain", "1")).is_err());
+        assert!(c.replace_resource(Resource::text("x://1", "again", "text/plain", "1")).unwrap().is_some());
     }
 
     #[test]
     fn page_hints_take_shortest_ttl_and_private_scope() {
         use mcp_protocol::model::CacheScope;
         let c = Catalog::new();
-        c.add_tool(tool("a").with_cache(CacheHints::new(1000, CacheScope::Public)));
-        c.add_tool(tool("b").with_cache(CacheHints::new(10, CacheScope::Private)));
+        c.add_tool(tool("a").with_cache(CacheHints::new(1000, CacheScope::Public))).unwrap();
+        c.add_tool(tool("b").with_cache(CacheHints::new(10, CacheScope::Private))).unwrap();
         let l = c.list_tools(None, 10).unwrap();
         assert_eq!(l.cache, Some(CacheHints::new(10, CacheScope::Private)));
     }

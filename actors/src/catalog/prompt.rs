@@ -5,8 +5,11 @@ use std::sync::Arc;
 
 use futures::future::FutureExt;
 use mcp_protocol::model::prompts::{self, GetPromptResult, PromptArgument};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::outcome::object_schema;
 use super::tool::HandlerFuture;
 use crate::context::RequestContext;
 use crate::error::HandlerError;
@@ -54,6 +57,61 @@ impl Prompt {
             completer: None,
             listed: true,
         }
+    }
+
+    /// A prompt whose arguments are the fields of `A` (strings, or
+    /// `Option<String>` for optional ones), declared from its schema with
+    /// their doc comments; the handler gets them typed and returns anything
+    /// that is `Into<GetPromptResult>` (a `String` is one user message).
+    ///
+    /// ```
+    /// use actix_mcp::prelude::*;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Review {
+    ///     /// The code to review.
+    ///     code: String,
+    ///     /// What to focus on.
+    ///     focus: Option<String>,
+    /// }
+    ///
+    /// let p = Prompt::typed("review", "Reviews code", |a: Review, _ctx| async move {
+    ///     Ok(format!("Review this, focusing on {}:\n{}", a.focus.as_deref().unwrap_or("anything"), a.code))
+    /// });
+    /// let args = &p.definition().arguments;
+    /// assert_eq!((args[0].name.as_str(), args[0].required), ("code", Some(true)));
+    /// assert_eq!((args[1].name.as_str(), args[1].required), ("focus", Some(false)));
+    /// ```
+    pub fn typed<A, F, Fut, R>(name: impl Into<String>, description: impl Into<String>, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + 'static,
+        F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, HandlerError>> + 'static,
+        R: Into<GetPromptResult> + 'static,
+    {
+        let schema = object_schema::<A>();
+        let required: Vec<&str> =
+            schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let arguments = schema["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(name, prop)| PromptArgument {
+                name: name.clone(),
+                description: prop.get("description").and_then(Value::as_str).map(str::to_owned),
+                required: Some(required.contains(&name.as_str())),
+            })
+            .collect();
+        let mut prompt = Self::new(name, description, move |args: PromptArgs, ctx| {
+            let args = Value::Object(args.into_iter().map(|(k, v)| (k, Value::String(v))).collect());
+            match serde_json::from_value::<A>(args) {
+                Ok(a) => handler(a, ctx).map(|r| r.map(Into::into)).boxed_local(),
+                Err(e) => futures::future::ready(Err(HandlerError::invalid_params(format!("prompt arguments: {e}"))))
+                    .boxed_local(),
+            }
+        });
+        prompt.def.arguments = arguments;
+        prompt
     }
 
     /// Declares an argument.

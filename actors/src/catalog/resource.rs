@@ -9,6 +9,7 @@ use mcp_protocol::model::content::ResourceContents;
 use mcp_protocol::model::resources;
 use mcp_protocol::model::result::CacheHints;
 
+use super::body::ResourceBody;
 use super::tool::HandlerFuture;
 use crate::context::RequestContext;
 use crate::error::HandlerError;
@@ -45,11 +46,47 @@ impl Resource {
                 description: None,
                 mime_type: None,
                 size: None,
+                annotations: None,
+                meta: None,
             },
             reader: Arc::new(move |uri, ctx| reader(uri, ctx).boxed_local()),
             listed: true,
             cache: None,
         }
+    }
+
+    /// A resource whose reader returns just its text (`String`, `&str`) or
+    /// bytes (`Vec<u8>`); the URI and MIME type in the contents are the
+    /// resource's own.
+    ///
+    /// ```
+    /// use actix_mcp::prelude::*;
+    ///
+    /// let motd = Resource::reading("app://motd", "motd", "text/plain", |_ctx| async {
+    ///     Ok(format!("Welcome! It is {:?}.", std::time::SystemTime::now()))
+    /// });
+    /// assert_eq!(motd.definition().mime_type.as_deref(), Some("text/plain"));
+    /// ```
+    pub fn reading<F, Fut, B>(uri: impl Into<String>, name: impl Into<String>, mime_type: &str, reader: F) -> Self
+    where
+        F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<B, HandlerError>> + 'static,
+        B: ResourceBody + 'static,
+    {
+        let mime = mime_type.to_owned();
+        let mut r = Self::new(uri, name, move |uri, ctx| {
+            let mime = mime.clone();
+            reader(ctx).map(move |body| Ok(vec![body?.into_contents(uri, Some(mime))]))
+        });
+        r.def.mime_type = Some(mime_type.to_owned());
+        r
+    }
+
+    /// Adds a `_meta` entry to the listed definition.
+    #[must_use]
+    pub fn with_meta(mut self, key: impl Into<String>, value: serde_json::Value) -> Self {
+        self.def.meta.get_or_insert_with(Default::default).insert(key.into(), value);
+        self
     }
 
     /// A resource with fixed text.
@@ -97,6 +134,13 @@ impl Resource {
     #[must_use]
     pub fn with_size(mut self, size: u64) -> Self {
         self.def.size = Some(size);
+        self
+    }
+
+    /// Sets the annotations shown with the listing (audience, priority, last change).
+    #[must_use]
+    pub fn with_annotations(mut self, a: mcp_protocol::model::Annotations) -> Self {
+        self.def.annotations = Some(a);
         self
     }
 

@@ -117,6 +117,7 @@ impl ResourceTemplate {
                 title: None,
                 description: None,
                 mime_type: None,
+                annotations: None,
             },
             reader: Arc::new(move |uri, vars, ctx| reader(uri, vars, ctx).boxed_local()),
             completer: None,
@@ -128,6 +129,13 @@ impl ResourceTemplate {
     #[must_use]
     pub fn with_description(mut self, d: impl Into<String>) -> Self {
         self.def.description = Some(d.into());
+        self
+    }
+
+    /// Sets the annotations shown with the listing (audience, priority, last change).
+    #[must_use]
+    pub fn with_annotations(mut self, a: mcp_protocol::model::Annotations) -> Self {
+        self.def.annotations = Some(a);
         self
     }
 

@@ -5,12 +5,14 @@ use std::sync::Arc;
 
 use futures::future::{FutureExt, LocalBoxFuture};
 use mcp_protocol::model::result::CacheHints;
-use mcp_protocol::model::tools::{self, CallToolResult};
+use mcp_protocol::model::tools::{self, CallToolResult, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::header_params::{header_params, HeaderParam};
+use super::no_args::NoArgs;
+use super::outcome::{object_schema, IntoToolOutcome};
 use crate::context::RequestContext;
 use crate::error::HandlerError;
 
@@ -53,26 +55,56 @@ impl Tool {
     /// A tool with typed arguments: the input schema is derived from `A`
     /// (schemars), and arguments that do not deserialize into `A` produce a
     /// tool execution error (`isError: true`) the model can correct.
-    pub fn new<A, F, Fut>(name: impl Into<String>, description: impl Into<String>, handler: F) -> Self
+    ///
+    /// The handler returns `Ok` of anything [`IntoToolOutcome`]: text, a
+    /// [`Json`](super::Json) value (then the tool's `outputSchema` is derived
+    /// from its type), content blocks, a `CallToolResult`, or a `Result` whose
+    /// `Err` becomes a tool execution error. `Err(HandlerError)` is a
+    /// protocol error. An empty `description` is taken from `A`'s doc comment.
+    pub fn new<A, F, Fut, R>(name: impl Into<String>, description: impl Into<String>, handler: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + 'static,
         F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<CallToolResult, HandlerError>> + 'static,
+        Fut: Future<Output = Result<R, HandlerError>> + 'static,
+        R: IntoToolOutcome + 'static,
     {
         let name = name.into();
-        let mut schema = serde_json::to_value(schemars::schema_for!(A)).unwrap_or_else(|_| Value::Object(Map::new()));
-        if let Some(obj) = schema.as_object_mut() {
-            obj.remove("title");
-            obj.entry("type").or_insert_with(|| Value::String("object".into()));
+        let schema = object_schema::<A>();
+        let mut description = description.into();
+        if description.is_empty() {
+            description = schema.get("description").and_then(Value::as_str).unwrap_or_default().to_owned();
         }
         let tool_name = name.clone();
-        Self::raw(name, description, schema, move |args, ctx| match serde_json::from_value::<A>(Value::Object(args)) {
-            Ok(a) => handler(a, ctx).boxed_local(),
-            Err(e) => {
-                let message = format!("Invalid arguments for tool {tool_name}: {e}");
-                futures::future::ready(Ok(CallToolResult::error(message))).boxed_local()
+        let mut tool = Self::raw(name, description, schema, move |args, ctx| {
+            match serde_json::from_value::<A>(Value::Object(args)) {
+                Ok(a) => handler(a, ctx).map(|r| r.and_then(IntoToolOutcome::into_outcome)).boxed_local(),
+                Err(e) => {
+                    let message = format!("Invalid arguments for tool {tool_name}: {e}");
+                    futures::future::ready(Ok(CallToolResult::error(message))).boxed_local()
+                }
             }
-        })
+        });
+        tool.def.output_schema = R::output_schema();
+        tool
+    }
+
+    /// A tool that takes no arguments (its input schema is an empty object).
+    ///
+    /// ```
+    /// use actix_mcp::prelude::*;
+    ///
+    /// let now = Tool::no_args("now", "The server's clock, in seconds", |_ctx| async {
+    ///     Ok(format!("{:?}", std::time::SystemTime::now()))
+    /// });
+    /// assert_eq!(now.definition().input_schema["properties"], serde_json::json!({}));
+    /// ```
+    pub fn no_args<F, Fut, R>(name: impl Into<String>, description: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, HandlerError>> + 'static,
+        R: IntoToolOutcome + 'static,
+    {
+        Self::new(name, description, move |_: NoArgs, ctx| handler(ctx))
     }
 
     /// A tool with a hand-written input schema and untyped arguments.
@@ -90,6 +122,7 @@ impl Tool {
                 input_schema,
                 output_schema: None,
                 annotations: None,
+                meta: None,
             },
             handler: Arc::new(move |args, ctx| handler(args, ctx).boxed_local()),
             listed: true,
@@ -114,8 +147,16 @@ impl Tool {
 
     /// Sets behaviour annotations (`readOnlyHint`, …).
     #[must_use]
-    pub fn with_annotations(mut self, annotations: Value) -> Self {
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.def.annotations = Some(annotations);
+        self
+    }
+
+    /// Adds a `_meta` entry to the listed definition (e.g.
+    /// `"ui/resourceUri": "ui://…"` to link an MCP Apps resource).
+    #[must_use]
+    pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.def.meta.get_or_insert_with(Map::new).insert(key.into(), value);
         self
     }
 

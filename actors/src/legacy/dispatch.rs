@@ -55,7 +55,7 @@ pub fn classify(state: &SessionState, r: Request) -> Action {
                 log_level: state.log_level,
                 progress_token: progress_token.filter(|t| t.is_string() || t.is_number()),
             };
-            Action::Reply(Reply::Run(Box::new(Admitted { id: r.id, meta, request })))
+            Action::Reply(Reply::Run(Box::new(Admitted { id: r.id, meta, request, facts: Default::default() })))
         }
         Ok(_) => now(Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {}", r.method)))),
     }

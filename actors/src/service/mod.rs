@@ -57,11 +57,24 @@ impl McpService {
     /// `mrtr.key` (which [`Config::validate`] refuses) falls back to a
     /// generated key.
     pub fn new(catalog: Arc<Catalog>, config: &Config) -> Self {
+        Self::with_clock(catalog, config, Arc::new(crate::clock::SystemClock), &crate::logging::discard())
+    }
+
+    /// A service whose `requestState` expiry reads time from `clock`; `log`
+    /// hears, once, that the `requestState` key was generated for this
+    /// process when a multi round-trip request first needs it.
+    pub fn with_clock(
+        catalog: Arc<Catalog>,
+        config: &Config,
+        clock: Arc<dyn crate::clock::Clock>,
+        log: &slog::Logger,
+    ) -> Self {
         let scope = if config.cache.scope == "private" { CacheScope::Private } else { CacheScope::Public };
         let info = Implementation::new(config.server.name.clone(), config.server.version.clone());
         let result_meta = json!({ SERVER_INFO_KEY: info });
         let sealer =
             StateSealer::from_config(&config.mrtr).unwrap_or_else(|_| StateSealer::generate(config.mrtr.state_ttl_ms));
+        let sealer = sealer.with_clock(clock).with_logger(log.clone());
         McpService {
             sealer,
             max_input_rounds: config.legacy.max_input_rounds.max(1),

@@ -5,12 +5,12 @@
 use mcp_protocol::model::tools::CallToolResult;
 use serde_json::json;
 
-use crate::catalog::{Catalog, Tool};
+use crate::catalog::{Catalog, CatalogError, Tool};
 
 use super::helpers::*;
 
 /// Sampling and roots.
-pub(super) fn sampling_and_roots(c: &Catalog) {
+pub(super) fn sampling_and_roots(c: &Catalog) -> Result<(), CatalogError> {
     c.add_tool(Tool::raw(
         "test_sampling",
         "Asks the client's model to complete a prompt",
@@ -20,7 +20,7 @@ pub(super) fn sampling_and_roots(c: &Catalog) {
             let answer = ctx.sample("sampling", &prompt, 100)?;
             Ok(CallToolResult::text(format!("LLM response: {}", answer.text().unwrap_or("(non-text content)"))))
         },
-    ));
+    ))?;
     c.add_tool(Tool::raw(
         "test_elicitation",
         "Asks the user for input",
@@ -38,11 +38,12 @@ pub(super) fn sampling_and_roots(c: &Catalog) {
                 serde_json::to_string(&answer.content).unwrap_or_default()
             )))
         },
-    ));
+    ))?;
+    Ok(())
 }
 
 /// Elicitation.
-pub(super) fn elicitation(c: &Catalog) {
+pub(super) fn elicitation(c: &Catalog) -> Result<(), CatalogError> {
     c.add_tool(mrtr_tool(
         "test_elicitation_sep1034_defaults",
         "Elicits a form whose fields have default values (SEP-1034)",
@@ -61,7 +62,7 @@ pub(super) fn elicitation(c: &Catalog) {
                 serde_json::to_string(&answer.content).unwrap_or_default()
             )))
         },
-    ));
+    ))?;
     c.add_tool(mrtr_tool(
         "test_elicitation_sep1330_enums",
         "Elicits every enum form of SEP-1330",
@@ -89,5 +90,6 @@ pub(super) fn elicitation(c: &Catalog) {
                 serde_json::to_string(&answer.content).unwrap_or_default()
             )))
         },
-    ));
+    ))?;
+    Ok(())
 }

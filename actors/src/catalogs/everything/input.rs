@@ -4,27 +4,27 @@ use mcp_protocol::model::mrtr::{CreateMessageResult, ElicitResult, InputRequest,
 use mcp_protocol::model::tools::CallToolResult;
 use serde_json::{json, Value};
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogError};
 
 use super::helpers::*;
 
 /// Tools that ask once.
-pub(super) fn single_round(c: &Catalog) {
+pub(super) fn single_round(c: &Catalog) -> Result<(), CatalogError> {
     c.add_tool(mrtr_tool("test_input_required_result_elicitation", "Asks the user's name, then greets them", |ctx| {
         let answer = ctx.elicit("user_name", "What is your name?", name_schema())?;
         Ok(match answer.string("name") {
             Some(name) => CallToolResult::text(format!("Hello, {name}!")),
             None => CallToolResult::text(format!("No name given ({:?}).", answer.action)),
         })
-    }));
+    }))?;
     c.add_tool(mrtr_tool("test_input_required_result_sampling", "Asks the client's model a question", |ctx| {
         let answer = ctx.sample("sample_request", "What is the capital of France?", 100)?;
         Ok(CallToolResult::text(format!("LLM response: {}", answer.text().unwrap_or("(non-text content)"))))
-    }));
+    }))?;
     c.add_tool(mrtr_tool("test_input_required_result_list_roots", "Asks the client for its roots", |ctx| {
         let roots = ctx.list_roots("roots_request")?;
         Ok(CallToolResult::text(format!("Found {} root(s)", roots.roots.len())))
-    }));
+    }))?;
     c.add_tool(mrtr_tool(
         "test_input_required_result_request_state",
         "Asks for confirmation, carrying requestState",
@@ -34,7 +34,7 @@ pub(super) fn single_round(c: &Catalog) {
             let ok = answer.content.as_ref().and_then(|c| c.get("ok")).and_then(Value::as_bool).unwrap_or(false);
             Ok(CallToolResult::text(format!("Confirmed: {ok}")))
         },
-    ));
+    ))?;
     c.add_tool(mrtr_tool(
         "test_input_required_result_multiple_inputs",
         "Asks for a name, a sampled greeting and the roots at once",
@@ -54,11 +54,12 @@ pub(super) fn single_round(c: &Catalog) {
                 roots.roots.len()
             )))
         },
-    ));
+    ))?;
+    Ok(())
 }
 
 /// Tools that ask over several rounds, or with handler state.
-pub(super) fn multi_round(c: &Catalog) {
+pub(super) fn multi_round(c: &Catalog) -> Result<(), CatalogError> {
     c.add_tool(mrtr_tool("test_input_required_result_multi_round", "Asks a name, then a favourite colour", |ctx| {
         let name = ctx.elicit("step1", "What is your name?", name_schema())?;
         let color_schema =
@@ -69,7 +70,7 @@ pub(super) fn multi_round(c: &Catalog) {
             name.string("name").unwrap_or("someone"),
             color.string("color").unwrap_or("no colour")
         )))
-    }));
+    }))?;
     c.add_tool(mrtr_tool(
         "test_input_required_result_tampered_state",
         "Carries an integrity-protected requestState (tampering is refused)",
@@ -78,7 +79,7 @@ pub(super) fn multi_round(c: &Catalog) {
             let answer = ctx.elicit("confirm", "Continue?", schema)?;
             Ok(CallToolResult::text(format!("Continued ({:?})", answer.action)))
         },
-    ));
+    ))?;
     c.add_tool(mrtr_tool(
         "test_input_required_result_capabilities",
         "Asks only for input kinds the client declared",
@@ -94,5 +95,6 @@ pub(super) fn multi_round(c: &Catalog) {
                 Ok(CallToolResult::text(format!("Found {} root(s)", roots.roots.len())))
             }
         },
-    ));
+    ))?;
+    Ok(())
 }

@@ -14,25 +14,29 @@ mod triggers;
 
 pub use helpers::{wav_bytes, EchoArgs, SleepArgs, PNG_BASE64};
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogError};
 
 /// Builds the catalog.
 pub fn catalog() -> Catalog {
     let c = Catalog::new();
-    content::tools(&c);
-    streaming::tools(&c);
-    streaming::capability_tools(&c);
-    other::tools(&c);
-    other::schema_tool(&c);
-    triggers::triggers(&c);
-    input::single_round(&c);
-    input::multi_round(&c);
-    client_input::sampling_and_roots(&c);
-    client_input::elicitation(&c);
-    resources::resources(&c);
-    prompts::simple(&c);
-    prompts::with_media(&c);
+    add_all(&c).expect("the fixture's names are valid and distinct");
     c
+}
+
+fn add_all(c: &Catalog) -> Result<(), CatalogError> {
+    content::tools(c)?;
+    streaming::tools(c)?;
+    streaming::capability_tools(c)?;
+    other::tools(c)?;
+    other::schema_tool(c)?;
+    triggers::triggers(c)?;
+    input::single_round(c)?;
+    input::multi_round(c)?;
+    client_input::sampling_and_roots(c)?;
+    client_input::elicitation(c)?;
+    resources::resources(c)?;
+    prompts::simple(c)?;
+    prompts::with_media(c)
 }
 
 #[cfg(test)]

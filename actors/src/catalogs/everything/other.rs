@@ -6,11 +6,11 @@ use std::time::Duration;
 use mcp_protocol::model::tools::CallToolResult;
 use serde_json::{json, Map, Value};
 
-use crate::catalog::{Catalog, Tool};
+use crate::catalog::{Catalog, CatalogError, Tool};
 
 use super::helpers::*;
 
-pub(super) fn tools(c: &Catalog) {
+pub(super) fn tools(c: &Catalog) -> Result<(), CatalogError> {
     c.add_tool(Tool::raw(
         "panic",
         "Panics: shows that a failing handler is answered with -32603 and the server carries on",
@@ -21,7 +21,7 @@ pub(super) fn tools(c: &Catalog) {
             }
             Ok(CallToolResult::text("unreachable"))
         },
-    ));
+    ))?;
     c.add_tool(Tool::raw(
         "test_custom_header",
         "Echoes a region mirrored into the Mcp-Param-Region header",
@@ -33,7 +33,7 @@ pub(super) fn tools(c: &Catalog) {
             let region = args.get("region").and_then(Value::as_str).unwrap_or("").to_owned();
             Ok(CallToolResult::text(format!("region={region}")))
         },
-    ));
+    ))?;
     c.add_tool(
         Tool::new(
             "sleep",
@@ -53,11 +53,12 @@ pub(super) fn tools(c: &Catalog) {
             },
         )
         .with_title("Sleep"),
-    );
+    )?;
+    Ok(())
 }
 
 /// A tool whose input uses JSON Schema 2020-12 features.
-pub(super) fn schema_tool(c: &Catalog) {
+pub(super) fn schema_tool(c: &Catalog) -> Result<(), CatalogError> {
     c.add_tool(Tool::raw(
         "json_schema_2020_12_tool",
         "Accepts a contact described with JSON Schema 2020-12 features",
@@ -90,5 +91,6 @@ pub(super) fn schema_tool(c: &Catalog) {
             let name = args.get("name").and_then(Value::as_str).unwrap_or("(no name)");
             Ok(CallToolResult::text(format!("Received contact for {name}")))
         },
-    ));
+    ))?;
+    Ok(())
 }

@@ -4,18 +4,18 @@ use mcp_protocol::model::content::{Content, ResourceContents};
 use mcp_protocol::model::prompts::{GetPromptResult, PromptMessage};
 use serde_json::json;
 
-use crate::catalog::{Catalog, Prompt};
+use crate::catalog::{Catalog, CatalogError, Prompt};
 
 use super::helpers::*;
 
 /// Prompts without or with plain arguments.
-pub(super) fn simple(c: &Catalog) {
+pub(super) fn simple(c: &Catalog) -> Result<(), CatalogError> {
     c.add_prompt(Prompt::new("test_simple_prompt", "A prompt without arguments", |_, _| async {
         Ok(GetPromptResult {
             description: None,
             messages: vec![text_message("This is a simple prompt for testing.".into())],
         })
-    }));
+    }))?;
     c.add_prompt(
         Prompt::new("test_prompt_with_arguments", "A prompt with two required arguments", |args, _| async move {
             let a1 = args.get("arg1").cloned().unwrap_or_default();
@@ -35,7 +35,7 @@ pub(super) fn simple(c: &Catalog) {
             };
             options.iter().filter(|o| o.starts_with(value)).map(|o| o.to_string()).collect()
         })),
-    );
+    )?;
     c.add_prompt(
         Prompt::new("test_prompt_with_embedded_resource", "A prompt embedding a resource", |args, _| async move {
             let uri = args.get("resourceUri").cloned().unwrap_or_default();
@@ -52,11 +52,12 @@ pub(super) fn simple(c: &Catalog) {
             })
         })
         .with_argument("resourceUri", "URI of the resource to embed", true),
-    );
+    )?;
+    Ok(())
 }
 
 /// Prompts that embed a resource or an image.
-pub(super) fn with_media(c: &Catalog) {
+pub(super) fn with_media(c: &Catalog) -> Result<(), CatalogError> {
     c.add_prompt(Prompt::new(
         "test_input_required_result_prompt",
         "Asks the user for context before rendering",
@@ -67,7 +68,7 @@ pub(super) fn with_media(c: &Catalog) {
             let context = answer.string("context").unwrap_or("(none)").to_owned();
             Ok(GetPromptResult { description: None, messages: vec![text_message(format!("Context: {context}"))] })
         },
-    ));
+    ))?;
     c.add_prompt(Prompt::new("test_prompt_with_image", "A prompt with an image", |_, _| async {
         Ok(GetPromptResult {
             description: None,
@@ -76,5 +77,6 @@ pub(super) fn with_media(c: &Catalog) {
                 text_message("Please analyze the image above.".into()),
             ],
         })
-    }));
+    }))?;
+    Ok(())
 }

@@ -3,11 +3,11 @@
 use mcp_protocol::model::content::ResourceContents;
 use serde_json::json;
 
-use crate::catalog::{Catalog, Resource, ResourceTemplate};
+use crate::catalog::{Catalog, CatalogError, Resource, ResourceTemplate};
 
 use super::helpers::*;
 
-pub(super) fn resources(c: &Catalog) {
+pub(super) fn resources(c: &Catalog) -> Result<(), CatalogError> {
     c.add_resource(
         Resource::text(
             "test://static-text",
@@ -16,21 +16,21 @@ pub(super) fn resources(c: &Catalog) {
             "This is the content of the static text resource.",
         )
         .with_description("A static text resource"),
-    );
+    )?;
     c.add_resource(
         Resource::blob("test://static-binary", "static-binary", "image/png", &png_bytes())
             .with_description("A 1x1 PNG"),
-    );
+    )?;
     c.add_resource(
         Resource::text("test://watched-resource", "watched-resource", "text/plain", "Watched resource content")
             .with_description("A resource for update subscriptions"),
-    );
+    )?;
     c.add_resource(Resource::text(
         "test://stateless-static-text",
         "stateless-static-text",
         "text/plain",
         "This resource is served without any session state.",
-    ));
+    ))?;
     let template = ResourceTemplate::new("test://template/{id}/data", "template-data", |uri, vars, _| async move {
         let id = vars.get("id").cloned().unwrap_or_default();
         let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string();
@@ -45,5 +45,6 @@ pub(super) fn resources(c: &Catalog) {
         }
         ["1", "2", "3", "123"].iter().filter(|v| v.starts_with(value)).map(|v| v.to_string()).collect()
     }));
-    c.add_template(template);
+    c.add_template(template)?;
+    Ok(())
 }

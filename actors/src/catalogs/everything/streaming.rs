@@ -7,11 +7,11 @@ use mcp_protocol::model::logging::LoggingLevel;
 use mcp_protocol::model::tools::CallToolResult;
 use serde_json::{json, Value};
 
-use crate::catalog::{Catalog, Tool};
+use crate::catalog::{Catalog, CatalogError, Tool};
 
 use super::helpers::*;
 
-pub(super) fn tools(c: &Catalog) {
+pub(super) fn tools(c: &Catalog) -> Result<(), CatalogError> {
     c.add_tool(Tool::raw(
         "test_tool_with_progress",
         "Reports progress 0, 50, 100 of 100, then returns the progress token",
@@ -27,7 +27,7 @@ pub(super) fn tools(c: &Catalog) {
             });
             Ok(CallToolResult::text(token))
         },
-    ));
+    ))?;
     c.add_tool(Tool::raw(
         "test_logging_tool",
         "Sends three info log messages when the request sets a log level",
@@ -43,7 +43,7 @@ pub(super) fn tools(c: &Catalog) {
             }
             Ok(CallToolResult::text("Logging test completed"))
         },
-    ));
+    ))?;
     c.add_tool(Tool::raw(
         "test_tool_with_logging",
         "Sends three info log messages about 50 ms apart",
@@ -55,11 +55,12 @@ pub(super) fn tools(c: &Catalog) {
             }
             Ok(CallToolResult::text("Tool with logging completed"))
         },
-    ));
+    ))?;
+    Ok(())
 }
 
 /// Tools that need a client capability, or stream without asking.
-pub(super) fn capability_tools(c: &Catalog) {
+pub(super) fn capability_tools(c: &Catalog) -> Result<(), CatalogError> {
     c.add_tool(Tool::raw(
         "test_missing_capability",
         "Requires the client's sampling capability",
@@ -68,7 +69,7 @@ pub(super) fn capability_tools(c: &Catalog) {
             ctx.require_capabilities(&ClientCapabilities::sampling())?;
             Ok(CallToolResult::text("The client declared the sampling capability for this request."))
         },
-    ));
+    ))?;
     c.add_tool(Tool::raw(
         "test_streaming_elicitation",
         "Streams a notification, then answers; never sends a server-to-client request",
@@ -80,5 +81,6 @@ pub(super) fn capability_tools(c: &Catalog) {
                 "Streaming response complete (elicitation declared: {declared}); input is requested through results, not requests."
             )))
         },
-    ));
+    ))?;
+    Ok(())
 }

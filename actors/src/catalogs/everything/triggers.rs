@@ -4,7 +4,7 @@ use mcp_protocol::model::prompts::GetPromptResult;
 use mcp_protocol::model::tools::CallToolResult;
 use serde_json::{json, Map, Value};
 
-use crate::catalog::{Catalog, Prompt, Tool};
+use crate::catalog::{Catalog, CatalogError, Prompt, Tool};
 
 use super::helpers::*;
 
@@ -14,23 +14,23 @@ fn toggle_tool(c: &Catalog, name: &str) -> bool {
     if c.remove_tool(name).is_some() {
         return false;
     }
-    c.add_tool(simple(name, "Appears and disappears with test_trigger_tool_change", || {
+    c.replace_tool(simple(name, "Appears and disappears with test_trigger_tool_change", || {
         CallToolResult::text("dynamic tool")
-    }));
-    true
+    }))
+    .is_ok()
 }
 
 fn toggle_prompt(c: &Catalog, name: &str) -> bool {
     if c.remove_prompt(name).is_some() {
         return false;
     }
-    c.add_prompt(Prompt::new(name, "Appears and disappears with test_trigger_prompt_change", |_, _| async {
+    c.replace_prompt(Prompt::new(name, "Appears and disappears with test_trigger_prompt_change", |_, _| async {
         Ok(GetPromptResult { description: None, messages: vec![text_message("dynamic prompt".into())] })
-    }));
-    true
+    }))
+    .is_ok()
 }
 
-pub(super) fn triggers(c: &Catalog) {
+pub(super) fn triggers(c: &Catalog) -> Result<(), CatalogError> {
     c.add_tool(
         Tool::raw(
             "test_trigger_tool_change",
@@ -42,7 +42,7 @@ pub(super) fn triggers(c: &Catalog) {
             },
         )
         .unlisted(),
-    );
+    )?;
     c.add_tool(
         Tool::raw(
             "test_trigger_prompt_change",
@@ -54,7 +54,7 @@ pub(super) fn triggers(c: &Catalog) {
             },
         )
         .unlisted(),
-    );
+    )?;
     c.add_tool(
         Tool::raw(
             "test_trigger_resource_update",
@@ -67,5 +67,6 @@ pub(super) fn triggers(c: &Catalog) {
             },
         )
         .unlisted(),
-    );
+    )?;
+    Ok(())
 }

@@ -144,10 +144,12 @@ pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
     }
     for file in &found.files {
         if let Some(r) = resource_for(&shared, file) {
-            catalog.add_resource(r);
+            if let Err(e) = catalog.add_resource(r) {
+                warn!(log, "a file is not served"; "error" => %e);
+            }
         }
     }
-    tools::add(&catalog, &shared);
+    tools::add(&catalog, &shared).map_err(|e| e.to_string())?;
     let s = shared.clone();
     catalog.set_resolver(Arc::new(move |uri| {
         // Only file:// URIs are ours; explain refusals instead of "not found".

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use mcp_protocol::model::content::{Content, ResourceContents};
-use mcp_protocol::model::tools::CallToolResult;
+use mcp_protocol::model::tools::{CallToolResult, ToolAnnotations};
 use mcp_protocol::pagination::{decode_cursor, encode_cursor};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::{files, walk, Shared};
-use crate::catalog::{Catalog, Tool};
+use crate::catalog::{Catalog, CatalogError, Tool};
 
 /// Arguments of `read_file`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -186,7 +186,7 @@ fn search(shared: &Shared, args: SearchArgs, cancel: &tokio_util::sync::Cancella
 }
 
 /// Adds the tools to `catalog`.
-pub(crate) fn add(catalog: &Catalog, shared: &Arc<Shared>) {
+pub(crate) fn add(catalog: &Catalog, shared: &Arc<Shared>) -> Result<(), CatalogError> {
     let s = shared.clone();
     catalog.add_tool(
         Tool::new(
@@ -197,8 +197,8 @@ pub(crate) fn add(catalog: &Catalog, shared: &Arc<Shared>) {
                 async move { Ok(read_file(&s, a)) }
             },
         )
-        .with_annotations(json!({"readOnlyHint": true})),
-    );
+        .with_annotations(ToolAnnotations::read_only()),
+    )?;
     let s = shared.clone();
     catalog.add_tool(
         Tool::new(
@@ -209,8 +209,8 @@ pub(crate) fn add(catalog: &Catalog, shared: &Arc<Shared>) {
                 async move { Ok(list_dir(&s, a)) }
             },
         )
-        .with_annotations(json!({"readOnlyHint": true})),
-    );
+        .with_annotations(ToolAnnotations::read_only()),
+    )?;
     let s = shared.clone();
     catalog.add_tool(
         Tool::new(
@@ -226,6 +226,7 @@ pub(crate) fn add(catalog: &Catalog, shared: &Arc<Shared>) {
                 }
             },
         )
-        .with_annotations(json!({"readOnlyHint": true})),
-    );
+        .with_annotations(ToolAnnotations::read_only()),
+    )?;
+    Ok(())
 }

@@ -3,7 +3,7 @@
 //! era (a request actor's reply, a listen stream, a refusal, 202).
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse};
 use mcp_protocol::jsonrpc::{DecodeError, Incoming};
 use mcp_protocol::ErrorData;
 
@@ -11,8 +11,11 @@ use super::error::{status_for, HttpError};
 use super::headers::HttpHeaders;
 use super::reply;
 use crate::era::Era;
+use crate::extensions::Extensions;
+use crate::facts::RequestFacts;
 use crate::intake::{self, Admitted, Route};
 use crate::listener::ListenerKind;
+use crate::request_headers::RequestHeaders;
 use crate::server::McpServer;
 use crate::transport::sse;
 
@@ -31,7 +34,23 @@ pub(super) fn route(
         headers: Some(&headers),
         in_session,
     };
-    intake::route(&conn, decoded)
+    match intake::route(&conn, decoded) {
+        Route::Run(mut admitted) => {
+            admitted.facts = facts_of(req);
+            Route::Run(admitted)
+        }
+        other => other,
+    }
+}
+
+/// The request's headers, and the [`Extensions`](crate::extensions::Extensions)
+/// a middleware attached to it (moved out of the actix-web request).
+pub(super) fn facts_of(req: &HttpRequest) -> RequestFacts {
+    let pairs = req.headers().iter().map(|(n, v)| (n.as_str(), v.as_bytes()));
+    RequestFacts {
+        headers: Some(RequestHeaders::from_pairs(pairs)),
+        extensions: req.extensions_mut().remove::<Extensions>().unwrap_or_default(),
+    }
 }
 
 /// Answers a route of the stateless era.

@@ -13,6 +13,7 @@ use super::answer::{route, stateless};
 use super::error::HttpError;
 use super::headers::{session_id, MCP_SESSION_ID};
 use super::{guard, reply};
+use crate::facts::RequestFacts;
 use crate::intake::Route;
 use crate::legacy::SessionHandle;
 use crate::outbound;
@@ -50,7 +51,7 @@ pub(super) async fn post(
     match route(req, server, decoded, true) {
         Route::Session(message) => {
             check_version(req, &session, id.as_ref())?;
-            in_session(server, &session, message).await
+            in_session(server, &session, message, super::answer::facts_of(req)).await
         }
         Route::Cancel { id, reason } => {
             session.cancel(id, reason);
@@ -72,12 +73,17 @@ fn check_version(req: &HttpRequest, session: &SessionHandle, id: Option<&Request
     Ok(())
 }
 
-async fn in_session(server: &McpServer, session: &SessionHandle, message: Incoming) -> Result<HttpResponse, HttpError> {
+async fn in_session(
+    server: &McpServer,
+    session: &SessionHandle,
+    message: Incoming,
+    facts: RequestFacts,
+) -> Result<HttpResponse, HttpError> {
     match message {
         Incoming::Request(r) => {
             let id = r.id.clone();
             let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
-            server.session_request(session, r, tx, None).await;
+            server.session_request(session, r, facts, tx, None).await;
             reply::reply(server.config(), id, rx, reply::Statuses::AlwaysOk).await
         }
         Incoming::Response(r) => {

@@ -200,7 +200,9 @@ impl StdioConnection {
                 }
                 self.with_slot(ctx, move |act, slot, ctx| {
                     let (server, writer, id) = (act.server.clone(), act.writer.clone(), r.id.clone());
-                    let served = async move { server.session_request(&session, r, writer, Some(slot)).await };
+                    let served = async move {
+                        server.session_request(&session, r, Default::default(), writer, Some(slot)).await
+                    };
                     // `wait`: a subscribe is routed before the next line is read.
                     ctx.wait(served.into_actor(act).map(move |started, act, _| {
                         if let Some(addr) = started {

@@ -1,0 +1,60 @@
+//! [`RequestHeaders`]: the HTTP headers a request came with, as a handler
+//! sees them (stdio requests have none).
+
+/// A request's HTTP headers, names lowercase, values that are valid UTF-8
+/// (others are left out). Kept in one buffer: one allocation per request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestHeaders {
+    /// `name\0value\0` pairs.
+    buf: Box<str>,
+}
+
+impl RequestHeaders {
+    /// Headers from `(name, value)` pairs.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Self {
+        let mut buf = String::new();
+        for (name, value) in pairs {
+            let Ok(value) = std::str::from_utf8(value) else { continue };
+            if name.contains('\0') || value.contains('\0') {
+                continue;
+            }
+            buf.extend(name.chars().map(|c| c.to_ascii_lowercase()));
+            buf.push('\0');
+            buf.push_str(value);
+            buf.push('\0');
+        }
+        RequestHeaders { buf: buf.into_boxed_str() }
+    }
+
+    /// Every `(name, value)`, in the order received (a repeated header once
+    /// per value).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        let mut parts = self.buf.split('\0');
+        std::iter::from_fn(move || Some((parts.next().filter(|n| !n.is_empty())?, parts.next()?)))
+    }
+
+    /// The first value of header `name` (any case).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookups_ignore_case_and_skip_values_that_are_not_text() {
+        let h = RequestHeaders::from_pairs([
+            ("X-Tenant", &b"acme"[..]),
+            ("x-binary", &[0xff, 0xfe][..]),
+            ("Accept", &b"application/json, text/event-stream"[..]),
+            ("x-tenant", &b"second"[..]),
+        ]);
+        assert_eq!(h.get("x-tenant"), Some("acme"));
+        assert_eq!(h.get("ACCEPT"), Some("application/json, text/event-stream"));
+        assert_eq!(h.get("x-binary"), None);
+        assert_eq!(h.iter().count(), 3);
+        assert_eq!(RequestHeaders::default().iter().count(), 0);
+    }
+}

@@ -1,0 +1,287 @@
+//! [`TestClient`]: an in-process client for tests — no sockets, like
+//! actix-web's `test::init_service` — that speaks the 2026-07-28 wire to a
+//! server through its real HTTP endpoint: discover, lists, calls, reads,
+//! prompts, listen streams as async streams of notifications, and
+//! multi round-trip input answered by a callback.
+//!
+//! ```
+//! use actix_mcp::prelude::*;
+//! use actix_mcp::test::TestClient;
+//!
+//! # actix_rt::System::new().block_on(async {
+//! let server = McpServer::builder(server_info!())
+//!     .tool(Tool::no_args("ping", "Answers pong", |_ctx| async { Ok("pong") }))
+//!     .build()
+//!     .unwrap();
+//! let client = TestClient::new(server).await;
+//! let result = client.call("ping", json!({})).await.unwrap();
+//! assert_eq!(result.content, vec![Content::text("pong")]);
+//! # });
+//! ```
+
+mod input;
+mod listen;
+mod wire;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use actix_web::body::BoxBody;
+use actix_web::dev::{Service, ServiceResponse};
+use actix_web::{test as web_test, App};
+use futures::future::LocalBoxFuture;
+use mcp_protocol::model::content::ResourceContents;
+use mcp_protocol::model::discover::DiscoverResult;
+use mcp_protocol::model::prompts::{GetPromptResult, Prompt};
+use mcp_protocol::model::resources::{Resource, ResourceTemplate};
+use mcp_protocol::model::tools::{CallToolResult, Tool};
+use mcp_protocol::ErrorData;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+
+pub use input::InputAnswer;
+pub use listen::Notifications;
+
+use crate::server::McpServer;
+
+type Call = Rc<dyn Fn(actix_http::Request) -> LocalBoxFuture<'static, ServiceResponse<BoxBody>>>;
+
+/// Why a test client call failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientError {
+    /// The server answered a JSON-RPC error (with the HTTP status).
+    Rpc {
+        /// The HTTP status of the answer.
+        status: u16,
+        /// The error.
+        error: ErrorData,
+    },
+    /// The answer was not what the protocol allows (the message says how).
+    Protocol(String),
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientError::Rpc { status, error } => write!(f, "HTTP {status}: {} ({})", error.message, error.code.0),
+            ClientError::Protocol(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+impl ClientError {
+    /// The JSON-RPC error code, if the server answered one.
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            ClientError::Rpc { error, .. } => Some(error.code.0),
+            ClientError::Protocol(_) => None,
+        }
+    }
+}
+
+/// An in-process MCP client of one server (see the [module](self)).
+pub struct TestClient {
+    call: Call,
+    path: String,
+    capabilities: Value,
+    answer: Option<input::Answerer>,
+    next_id: RefCell<i64>,
+    /// `Mcp-Param-*` headers of each tool, learned from `tools/list`.
+    header_params: RefCell<Option<ToolHeaders>>,
+    notifications: RefCell<Vec<Value>>,
+}
+
+impl std::fmt::Debug for TestClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestClient").field("path", &self.path).field("capabilities", &self.capabilities).finish()
+    }
+}
+
+impl TestClient {
+    /// A client of `server`'s HTTP endpoint, served in process.
+    pub async fn new(server: McpServer) -> Self {
+        let path = server.config().http.path.clone();
+        let app = web_test::init_service(App::new().configure(crate::transport::http::configure(server))).await;
+        let app = Rc::new(app);
+        let call: Call = Rc::new(move |req| {
+            let app = app.clone();
+            Box::pin(async move {
+                match app.call(req).await {
+                    Ok(resp) => resp.map_into_boxed_body(),
+                    Err(e) => panic!("the endpoint failed outside the protocol: {e}"),
+                }
+            })
+        });
+        TestClient {
+            call,
+            path,
+            capabilities: json!({}),
+            answer: None,
+            next_id: RefCell::new(0),
+            header_params: RefCell::new(None),
+            notifications: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// This client answering the server's input requests (elicitation,
+    /// sampling, roots) with `answer`, and declaring those capabilities.
+    pub fn answering(mut self, answer: impl Fn(&str, &Value) -> InputAnswer + 'static) -> Self {
+        self.capabilities = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}});
+        self.answer = Some(Rc::new(answer));
+        self
+    }
+
+    /// This client declaring `capabilities` (`clientCapabilities`).
+    pub fn with_capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Notifications (progress, log messages) that came on the streams of
+    /// earlier requests, taken.
+    pub fn take_notifications(&self) -> Vec<Value> {
+        std::mem::take(&mut *self.notifications.borrow_mut())
+    }
+
+    /// `server/discover`.
+    pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
+        self.typed("server/discover", json!({})).await
+    }
+
+    /// `tools/list`, every page.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let tools: Vec<Tool> = self.all_pages("tools/list", "tools").await?;
+        let params = tools.iter().map(|t| (t.name.clone(), wire::header_params(&t.input_schema))).collect();
+        *self.header_params.borrow_mut() = Some(params);
+        Ok(tools)
+    }
+
+    /// `resources/list`, every page.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        self.all_pages("resources/list", "resources").await
+    }
+
+    /// `resources/templates/list`, every page.
+    pub async fn list_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        self.all_pages("resources/templates/list", "resourceTemplates").await
+    }
+
+    /// `prompts/list`, every page.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        self.all_pages("prompts/list", "prompts").await
+    }
+
+    /// `tools/call` of `name` with `arguments`, input rounds answered by the
+    /// callback given to [`TestClient::answering`].
+    pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
+        if self.header_params.borrow().is_none() {
+            self.list_tools().await?;
+        }
+        let headers = self
+            .header_params
+            .borrow()
+            .as_ref()
+            .and_then(|m| m.get(name))
+            .map(|params| wire::param_headers(params, &arguments))
+            .unwrap_or_default();
+        let params = json!({"name": name, "arguments": arguments});
+        let result = self.rounds("tools/call", Some(name), params, &headers).await?;
+        decode(result)
+    }
+
+    /// `resources/read` of `uri`.
+    pub async fn read(&self, uri: &str) -> Result<Vec<ResourceContents>, ClientError> {
+        let result = self.rounds("resources/read", Some(uri), json!({"uri": uri}), &[]).await?;
+        decode(result.get("contents").cloned().unwrap_or(Value::Null))
+    }
+
+    /// `prompts/get` of `name` with string `arguments`.
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, ClientError> {
+        let result = self.rounds("prompts/get", Some(name), json!({"name": name, "arguments": arguments}), &[]).await?;
+        decode(result)
+    }
+
+    /// `subscriptions/listen` with `notifications` (e.g.
+    /// `{"toolsListChanged": true}`): the acknowledgement is checked, then
+    /// the stream yields each notification.
+    pub async fn listen(&self, notifications: Value) -> Result<Notifications, ClientError> {
+        let id = self.id();
+        let body = wire::body(&id, "subscriptions/listen", json!({"notifications": notifications}), &self.capabilities);
+        let resp = (self.call)(wire::post(&self.path, "subscriptions/listen", None, &[], &body)).await;
+        Notifications::open(resp).await
+    }
+
+    /// Any request, its input rounds answered; the result object.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        self.rounds(method, None, params, &[]).await
+    }
+
+    fn id(&self) -> Value {
+        let mut n = self.next_id.borrow_mut();
+        *n += 1;
+        json!(*n)
+    }
+
+    async fn typed<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, ClientError> {
+        decode(self.rounds(method, None, params, &[]).await?)
+    }
+
+    async fn all_pages<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, ClientError> {
+        let mut out = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..10_000 {
+            let params = cursor.as_ref().map_or_else(|| json!({}), |c| json!({"cursor": c}));
+            let page = self.rounds(method, None, params, &[]).await?;
+            out.extend(decode::<Vec<T>>(page.get(key).cloned().unwrap_or(Value::Null))?);
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(c) => cursor = Some(c.to_owned()),
+                None => return Ok(out),
+            }
+        }
+        Err(ClientError::Protocol(format!("{method}: more than 10,000 pages")))
+    }
+
+    /// Sends a request, answering `input_required` results (at most 16 rounds).
+    async fn rounds(
+        &self,
+        method: &str,
+        name: Option<&str>,
+        mut params: Value,
+        headers: &[(String, String)],
+    ) -> Result<Value, ClientError> {
+        for _ in 0..16 {
+            let id = self.id();
+            let body = wire::body(&id, method, params.clone(), &self.capabilities);
+            let resp = (self.call)(wire::post(&self.path, method, name, headers, &body)).await;
+            let (result, notes) = wire::answer(resp, &id).await?;
+            self.notifications.borrow_mut().extend(notes);
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let Some(answer) = &self.answer else {
+                return Err(ClientError::Protocol(format!("{method}: the server asked for input; use answering()")));
+            };
+            let responses = input::answer_all(answer, &result)?;
+            let p = params.as_object_mut().ok_or_else(|| ClientError::Protocol("params are not an object".into()))?;
+            p.insert("inputResponses".into(), Value::Object(responses));
+            match result.get("requestState") {
+                Some(state) => p.insert("requestState".into(), state.clone()),
+                None => p.remove("requestState"),
+            };
+        }
+        Err(ClientError::Protocol(format!("{method}: more than 16 input rounds")))
+    }
+}
+
+fn decode<T: DeserializeOwned>(v: Value) -> Result<T, ClientError> {
+    serde_json::from_value(v).map_err(|e| ClientError::Protocol(format!("unexpected result shape: {e}")))
+}
+
+/// `(argument, header name)` of each `Mcp-Param-*` header, by tool name.
+type ToolHeaders = HashMap<String, Vec<(String, String)>>;
+
+/// A map of `inputResponses`.
+type Responses = Map<String, Value>;
