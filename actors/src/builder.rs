@@ -47,6 +47,7 @@ pub struct McpServerBuilder {
     log: Option<Logger>,
     backend: Option<Box<dyn HubBackend + Send>>,
     clock: Arc<dyn Clock>,
+    authenticator: Option<Arc<dyn crate::auth::Authenticator>>,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -73,6 +74,7 @@ impl McpServer {
             log: None,
             backend: None,
             clock: Arc::new(SystemClock),
+            authenticator: None,
         }
     }
 }
@@ -160,6 +162,15 @@ impl McpServerBuilder {
         self
     }
 
+    /// Authorizes HTTP requests with `authenticator` (your own, or an
+    /// [`ApiKeyAuthenticator`](crate::auth::ApiKeyAuthenticator) built in
+    /// code) instead of the one `auth.mode` names; the scopes and metadata
+    /// of `[auth]` still apply.
+    pub fn authenticator(mut self, authenticator: impl crate::auth::Authenticator) -> Self {
+        self.authenticator = Some(Arc::new(authenticator));
+        self
+    }
+
     /// Reads token-expiry time from `clock` (tests: a [`ManualClock`](crate::clock::ManualClock)).
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
@@ -197,7 +208,11 @@ impl McpServerBuilder {
             Some(backend) => backend,
             None => crate::server::backend_for(&self.config)?,
         };
-        McpServer::assemble(self.catalog, self.config, log, backend, self.clock)
+        let server = McpServer::assemble(self.catalog, self.config, log, backend, self.clock)?;
+        match self.authenticator {
+            Some(a) => server.with_authenticator(a),
+            None => Ok(server),
+        }
     }
 
     /// Serves Streamable HTTP on `addr` (e.g. `"127.0.0.1:8080"`) until

@@ -287,9 +287,16 @@ impl RequestContext {
         self.inner.facts.extensions.get::<T>()
     }
 
-    /// Who is calling, when an authenticator established it.
+    /// Who is calling — subject, client id, scopes and the validated
+    /// claims — when authorization is on (or a middleware attached an
+    /// [`Identity`]); `None` otherwise.
+    pub fn auth(&self) -> Option<&Identity> {
+        self.inner.facts.identity()
+    }
+
+    /// The same as [`auth`](Self::auth).
     pub fn identity(&self) -> Option<&Identity> {
-        self.extension::<Identity>()
+        self.auth()
     }
 
     /// The JSON-RPC id of the request.

@@ -1,7 +1,11 @@
 //! [`RequestFacts`]: what the transport knows of a request besides its
-//! message — its HTTP headers and the extensions a middleware attached.
+//! message — its HTTP headers, the caller's identity and the extensions a
+//! middleware attached.
+
+use std::sync::Arc;
 
 use crate::extensions::Extensions;
+use crate::identity::Identity;
 use crate::request_headers::RequestHeaders;
 
 /// The transport's facts about one request, carried to its handler.
@@ -9,6 +13,16 @@ use crate::request_headers::RequestHeaders;
 pub struct RequestFacts {
     /// The HTTP headers (`None` over stdio).
     pub headers: Option<RequestHeaders>,
+    /// The caller, when the server's authenticator established it.
+    pub identity: Option<Arc<Identity>>,
     /// Values a middleware attached (the caller's identity, a tenant…).
     pub extensions: Extensions,
+}
+
+impl RequestFacts {
+    /// The caller: the authenticator's identity, else one a middleware
+    /// attached as an extension.
+    pub fn identity(&self) -> Option<&Identity> {
+        self.identity.as_deref().or_else(|| self.extensions.get::<Identity>())
+    }
 }

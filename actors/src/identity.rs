@@ -1,5 +1,5 @@
 //! [`Identity`]: who is calling, as an authenticator established it. A
-//! handler reads it with [`RequestContext::identity`](crate::RequestContext::identity);
+//! handler reads it with [`RequestContext::auth`](crate::RequestContext::auth);
 //! without authentication there is none.
 
 use serde_json::{Map, Value};
@@ -15,6 +15,9 @@ pub struct Identity {
     pub issuer: Option<String>,
     /// The scopes granted.
     pub scopes: Vec<String>,
+    /// When the credentials expire, in seconds since the Unix epoch
+    /// (`exp`); `None`: they do not.
+    pub expires_at: Option<u64>,
     /// Every claim of the token (or introspection answer), for what the
     /// fields above do not cover.
     pub claims: Map<String, Value>,
@@ -26,7 +29,15 @@ impl Identity {
         Identity { subject: subject.into(), ..Self::default() }
     }
 
-    /// Whether scope `scope` was granted.
+    /// This identity with `scopes` granted.
+    #[must_use]
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether scope `scope` was granted (literally; hierarchies are the
+    /// server's [`ScopePolicy`](crate::auth::ScopePolicy)).
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes.iter().any(|s| s == scope)
     }

@@ -55,6 +55,7 @@
 //! no module imports, directly or through others, a module that imports it
 //! back.
 
+pub mod auth;
 pub mod bridge;
 pub mod build_error;
 pub mod builder;

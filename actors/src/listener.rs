@@ -99,6 +99,7 @@ pub struct ListenerActor {
     hub: Arc<Addr<SubscriptionHub>>,
     relay: RelayHandle,
     ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
+    expires_in: Option<std::time::Duration>,
     ended: Option<CloseReason>,
     log: Logger,
 }
@@ -116,6 +117,8 @@ pub struct ListenerSpec {
     pub relay_mailbox: usize,
     /// Told `Ok` once subscribed and acknowledged, or the refusal.
     pub ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
+    /// When the credentials that opened it expire, the stream ends then.
+    pub expires_in: Option<std::time::Duration>,
 }
 
 impl ListenerActor {
@@ -137,6 +140,7 @@ impl ListenerActor {
                 hub,
                 relay,
                 ready: spec.ready,
+                expires_in: spec.expires_in,
                 ended: None,
                 // No child logger per listener (each would cost allocations
                 // for every open stream): lines carry the subscription id inline.
@@ -160,7 +164,7 @@ impl ListenerActor {
         let id = core.subscription();
         match reason {
             // A session stream has no completion result: that era has none.
-            CloseReason::Graceful => {
+            CloseReason::Graceful | CloseReason::CredentialsExpired => {
                 match &core.kind {
                     ListenerKind::Listen(sub) => {
                         let _ =
@@ -169,7 +173,8 @@ impl ListenerActor {
                     ListenerKind::Bridge => core.sink.end("the subscription was closed by the server"),
                     ListenerKind::Session => {}
                 }
-                info!(self.log, "subscription completed by the server"; "subscription" => id, "listener" => %self.id);
+                let why = if reason == CloseReason::Graceful { "server" } else { "credentials expired" };
+                info!(self.log, "subscription completed by the server"; "subscription" => id, "listener" => %self.id, "why" => why);
             }
             CloseReason::Lagged | CloseReason::LaggedAtHub => {
                 core.sink.end("subscriber fell behind its buffer; re-send subscriptions/listen");
@@ -255,6 +260,9 @@ impl Actor for ListenerActor {
                 addr.do_send(Close { reason: CloseReason::ClientGone });
             }
         }));
+        if let Some(left) = self.expires_in {
+            ctx.run_later(left, |act, ctx| act.close(CloseReason::CredentialsExpired, ctx));
+        }
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
@@ -305,6 +313,7 @@ mod tests {
             sink,
             relay_mailbox: 8,
             ready: None,
+            expires_in: None,
         }
     }
 

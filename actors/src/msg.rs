@@ -11,6 +11,9 @@ use mcp_protocol::subscription::SubscriptionFilter;
 pub enum CloseReason {
     /// Server shutdown: send the completion result, then close.
     Graceful,
+    /// The credentials that opened the stream expired: send the completion
+    /// result (the client reopens it with a fresh token), then close.
+    CredentialsExpired,
     /// The listener fell behind its buffer (its sink was full).
     Lagged,
     /// The hub could not queue an event for it: its thread's relay had

@@ -20,6 +20,7 @@
 //! }
 //! ```
 
+use crate::auth::{Authenticator, Authorizer};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -65,6 +66,8 @@ struct Inner {
     /// Fires when running requests must end (every request actor holds a
     /// child token).
     stopping: CancellationToken,
+    /// Authorization of HTTP requests (`None`: every request is served).
+    auth: Option<Arc<Authorizer>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -131,7 +134,26 @@ impl McpServer {
         let sessions = SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry);
         let hub = Arc::new(hub);
         let stopping = CancellationToken::new();
-        Ok(McpServer { inner: Arc::new(Inner { service, config, log, hub, occupancy, sessions, stopping }) })
+        let auth = Authorizer::from_config(&config)?.map(Arc::new);
+        Ok(McpServer { inner: Arc::new(Inner { service, config, log, hub, occupancy, sessions, stopping, auth }) })
+    }
+
+    /// This server with requests authorized by `authenticator` (instead of
+    /// the one `auth.mode` names), under the scopes and metadata of
+    /// `[auth]`. Must be called before the server is cloned (as the
+    /// builder's [`authenticator`](crate::builder::McpServerBuilder::authenticator) does).
+    pub fn with_authenticator(mut self, authenticator: Arc<dyn Authenticator>) -> Result<Self, BuildError> {
+        let auth = Arc::new(Authorizer::new(authenticator, &self.inner.config));
+        let inner = Arc::get_mut(&mut self.inner).ok_or_else(|| {
+            BuildError::Config(crate::config::ConfigError("with_authenticator: the server is already shared".into()))
+        })?;
+        inner.auth = Some(auth);
+        Ok(self)
+    }
+
+    /// The server's authorization, when it has one.
+    pub fn authorizer(&self) -> Option<&Arc<Authorizer>> {
+        self.inner.auth.as_ref()
     }
 
     /// The configuration.
@@ -230,9 +252,22 @@ impl McpServer {
         filter: SubscriptionFilter,
         sink: Box<dyn ListenerSink>,
     ) -> (Addr<ListenerActor>, oneshot::Receiver<Result<(), ErrorData>>) {
+        self.start_listener_until(kind, filter, sink, None)
+    }
+
+    /// [`start_listener`](Self::start_listener) for a stream that ends with
+    /// its completion result after `expires_in` (when the credentials that
+    /// opened it expire).
+    pub fn start_listener_until(
+        &self,
+        kind: ListenerKind,
+        filter: SubscriptionFilter,
+        sink: Box<dyn ListenerSink>,
+        expires_in: Option<Duration>,
+    ) -> (Addr<ListenerActor>, oneshot::Receiver<Result<(), ErrorData>>) {
         let (tx, rx) = oneshot::channel();
-        let spec =
-            ListenerSpec { kind, filter, sink, relay_mailbox: self.inner.config.hub.relay_mailbox, ready: Some(tx) };
+        let relay_mailbox = self.inner.config.hub.relay_mailbox;
+        let spec = ListenerSpec { kind, filter, sink, relay_mailbox, ready: Some(tx), expires_in };
         (ListenerActor::start_with(self.inner.hub.clone(), spec, &self.inner.log), rx)
     }
 

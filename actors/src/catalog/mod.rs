@@ -391,7 +391,18 @@ impl Catalog {
 
     /// A page of listed tools.
     pub fn list_tools(&self, cursor: Option<&str>, page_size: usize) -> Result<Listing<tools::Tool>, ProtocolError> {
-        page_of(&self.read().tools, cursor, page_size, |t| t.listed, |t| &t.def, |t| t.cache)
+        self.list_tools_for(cursor, page_size, &|_| true)
+    }
+
+    /// A page of the listed tools whose scopes pass `visible` (the
+    /// caller's token grants them).
+    pub fn list_tools_for(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        visible: &dyn Fn(&[String]) -> bool,
+    ) -> Result<Listing<tools::Tool>, ProtocolError> {
+        page_of(&self.read().tools, cursor, page_size, |t| t.listed && visible(&t.scopes), |t| &t.def, |t| t.cache)
     }
 
     /// A page of listed resources.
@@ -400,7 +411,17 @@ impl Catalog {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<Listing<resources::Resource>, ProtocolError> {
-        page_of(&self.read().resources, cursor, page_size, |r| r.listed, |r| &r.def, |r| r.cache)
+        self.list_resources_for(cursor, page_size, &|_| true)
+    }
+
+    /// A page of the listed resources whose scopes pass `visible`.
+    pub fn list_resources_for(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        visible: &dyn Fn(&[String]) -> bool,
+    ) -> Result<Listing<resources::Resource>, ProtocolError> {
+        page_of(&self.read().resources, cursor, page_size, |r| r.listed && visible(&r.scopes), |r| &r.def, |r| r.cache)
     }
 
     /// A page of resource templates.
@@ -409,7 +430,17 @@ impl Catalog {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<Listing<resources::ResourceTemplate>, ProtocolError> {
-        page_of(&self.read().templates, cursor, page_size, |_| true, |t| &t.def, |t| t.cache)
+        self.list_templates_for(cursor, page_size, &|_| true)
+    }
+
+    /// A page of the resource templates whose scopes pass `visible`.
+    pub fn list_templates_for(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        visible: &dyn Fn(&[String]) -> bool,
+    ) -> Result<Listing<resources::ResourceTemplate>, ProtocolError> {
+        page_of(&self.read().templates, cursor, page_size, |t| visible(&t.scopes), |t| &t.def, |t| t.cache)
     }
 
     /// A page of listed prompts.
@@ -418,7 +449,52 @@ impl Catalog {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<Listing<prompts::Prompt>, ProtocolError> {
-        page_of(&self.read().prompts, cursor, page_size, |p| p.listed, |p| &p.def, |_| None)
+        self.list_prompts_for(cursor, page_size, &|_| true)
+    }
+
+    /// A page of the listed prompts whose scopes pass `visible`.
+    pub fn list_prompts_for(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        visible: &dyn Fn(&[String]) -> bool,
+    ) -> Result<Listing<prompts::Prompt>, ProtocolError> {
+        page_of(&self.read().prompts, cursor, page_size, |p| p.listed && visible(&p.scopes), |p| &p.def, |_| None)
+    }
+
+    /// Every scope some item asks for (`with_scopes`), for the
+    /// protected-resource metadata.
+    pub fn scopes_in_use(&self) -> std::collections::BTreeSet<String> {
+        let s = self.read();
+        let tools = s.tools.values().flat_map(|t| t.scopes.iter());
+        let resources = s.resources.values().flat_map(|r| r.scopes.iter());
+        let templates = s.templates.values().flat_map(|t| t.scopes.iter());
+        let prompts = s.prompts.values().flat_map(|p| p.scopes.iter());
+        tools.chain(resources).chain(templates).chain(prompts).cloned().collect()
+    }
+
+    /// The scopes of the item a request uses: the tool of `tools/call`,
+    /// the prompt of `prompts/get`, the resource (or the template matching
+    /// its URI) of `resources/read` and `resources/subscribe`. Empty for
+    /// other methods and for unknown items (they fail on their own).
+    pub fn scopes_for(&self, method: &str, params: Option<&serde_json::Map<String, serde_json::Value>>) -> Vec<String> {
+        let field = |k: &str| params.and_then(|p| p.get(k)).and_then(serde_json::Value::as_str);
+        match method {
+            "tools/call" => field("name").and_then(|n| self.tool(n)).map(|t| t.scopes.clone()).unwrap_or_default(),
+            "prompts/get" => field("name").and_then(|n| self.prompt(n)).map(|p| p.scopes.clone()).unwrap_or_default(),
+            "resources/read" | "resources/subscribe" => field("uri").map(|u| self.read_scopes(u)).unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The scopes needed to read `uri`: its resource's, or those of the
+    /// template matching it.
+    pub fn read_scopes(&self, uri: &str) -> Vec<String> {
+        let s = self.read();
+        match s.resources.get(uri) {
+            Some(r) => r.scopes.clone(),
+            None => s.templates.values().find(|t| t.pattern.matches(uri).is_some()).map(|t| t.scopes.clone()).unwrap_or_default(),
+        }
     }
 }
 

@@ -30,6 +30,7 @@ pub struct Prompt {
     pub(crate) handler: Arc<PromptFn>,
     pub(crate) completer: Option<Completer>,
     pub(crate) listed: bool,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl std::fmt::Debug for Prompt {
@@ -56,6 +57,7 @@ impl Prompt {
             handler: Arc::new(move |args, ctx| handler(args, ctx).boxed_local()),
             completer: None,
             listed: true,
+            scopes: Vec::new(),
         }
     }
 
@@ -138,6 +140,21 @@ impl Prompt {
         self.completer = Some(completer);
         self
     }
+    /// Scopes a caller's token must grant (besides `auth.required_scopes`)
+    /// to use this prompt; without them the request gets 403 with a
+    /// step-up challenge, and lists leave the prompt out. A broader scope
+    /// configured in `auth.scope_implies` satisfies a narrower one.
+    #[must_use]
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The scopes set with [`with_scopes`](Self::with_scopes).
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+
 
     /// Keeps the prompt usable but out of `prompts/list`.
     #[must_use]

@@ -22,6 +22,7 @@ pub struct Resource {
     pub(crate) def: resources::Resource,
     pub(crate) reader: Arc<ReadFn>,
     pub(crate) listed: bool,
+    pub(crate) scopes: Vec<String>,
     pub(crate) cache: Option<CacheHints>,
 }
 
@@ -51,6 +52,7 @@ impl Resource {
             },
             reader: Arc::new(move |uri, ctx| reader(uri, ctx).boxed_local()),
             listed: true,
+            scopes: Vec::new(),
             cache: None,
         }
     }
@@ -150,6 +152,21 @@ impl Resource {
         self.def.title = Some(t.into());
         self
     }
+    /// Scopes a caller's token must grant (besides `auth.required_scopes`)
+    /// to use this resource; without them the request gets 403 with a
+    /// step-up challenge, and lists leave the resource out. A broader scope
+    /// configured in `auth.scope_implies` satisfies a narrower one.
+    #[must_use]
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The scopes set with [`with_scopes`](Self::with_scopes).
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+
 
     /// Caching hints for `resources/read` of this resource.
     #[must_use]

@@ -93,6 +93,7 @@ pub struct ResourceTemplate {
     pub(crate) reader: Arc<TemplateReadFn>,
     pub(crate) completer: Option<Completer>,
     pub(crate) cache: Option<CacheHints>,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl std::fmt::Debug for ResourceTemplate {
@@ -122,6 +123,7 @@ impl ResourceTemplate {
             reader: Arc::new(move |uri, vars, ctx| reader(uri, vars, ctx).boxed_local()),
             completer: None,
             cache: None,
+            scopes: Vec::new(),
         })
     }
 
@@ -152,6 +154,21 @@ impl ResourceTemplate {
         self.completer = Some(completer);
         self
     }
+    /// Scopes a caller's token must grant (besides `auth.required_scopes`)
+    /// to use this template; without them the request gets 403 with a
+    /// step-up challenge, and lists leave the template out. A broader scope
+    /// configured in `auth.scope_implies` satisfies a narrower one.
+    #[must_use]
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The scopes set with [`with_scopes`](Self::with_scopes).
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+
 
     /// Caching hints for reads of matching URIs.
     #[must_use]

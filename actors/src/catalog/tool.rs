@@ -41,6 +41,7 @@ pub struct Tool {
     pub(crate) def: tools::Tool,
     pub(crate) handler: Arc<ToolFn>,
     pub(crate) listed: bool,
+    pub(crate) scopes: Vec<String>,
     pub(crate) cache: Option<CacheHints>,
     pub(crate) header_params: Result<Vec<HeaderParam>, String>,
 }
@@ -126,6 +127,7 @@ impl Tool {
             },
             handler: Arc::new(move |args, ctx| handler(args, ctx).boxed_local()),
             listed: true,
+            scopes: Vec::new(),
             cache: None,
             header_params,
         }
@@ -166,6 +168,21 @@ impl Tool {
         self.listed = false;
         self
     }
+    /// Scopes a caller's token must grant (besides `auth.required_scopes`)
+    /// to use this tool; without them the request gets 403 with a
+    /// step-up challenge, and lists leave the tool out. A broader scope
+    /// configured in `auth.scope_implies` satisfies a narrower one.
+    #[must_use]
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The scopes set with [`with_scopes`](Self::with_scopes).
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+
 
     /// Caching hints for list pages that contain this tool.
     #[must_use]

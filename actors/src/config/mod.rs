@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+mod auth;
 mod error;
 mod fs;
 mod hub;
@@ -15,13 +16,14 @@ mod server;
 mod session;
 mod transport;
 
+pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ASYMMETRIC_ALGORITHMS};
 pub use error::ConfigError;
 pub use fs::FsConfig;
 pub use hub::HubConfig;
 pub use log::{parse_level, LogConfig};
 pub use server::{CacheConfig, CatalogConfig, ServerConfig};
 pub use session::{LegacyConfig, MrtrConfig};
-pub use transport::{HttpConfig, RequestConfig, StdioConfig};
+pub use transport::{HttpConfig, RequestConfig, StdioConfig, TlsConfig};
 
 /// The whole configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -49,6 +51,8 @@ pub struct Config {
     pub mrtr: MrtrConfig,
     /// Legacy (`initialize`) sessions.
     pub legacy: LegacyConfig,
+    /// Authorization of HTTP requests.
+    pub auth: AuthConfig,
 }
 
 impl Config {
@@ -84,6 +88,18 @@ impl Config {
                 "ACTIX_MCP_WORKERS" => self.http.workers = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_H2C" => self.http.h2c = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_MAX_CONNECTIONS" => self.http.max_connections = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_PUBLIC_URL" => self.http.public_url = value,
+                "ACTIX_MCP_TLS_CERT" => self.http.tls.cert = value,
+                "ACTIX_MCP_TLS_KEY" => self.http.tls.key = value,
+                "ACTIX_MCP_BEHIND_TLS_PROXY" => self.http.behind_tls_proxy = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_AUTH_MODE" => self.auth.mode = value,
+                "ACTIX_MCP_AUTH_RESOURCE" => self.auth.resource = value,
+                "ACTIX_MCP_AUTH_ISSUERS" => self.auth.issuers = list(&value),
+                "ACTIX_MCP_AUTH_JWKS_URI" => self.auth.jwks_uri = value,
+                "ACTIX_MCP_AUTH_REQUIRED_SCOPES" => self.auth.required_scopes = list(&value),
+                "ACTIX_MCP_AUTH_INTROSPECTION_ENDPOINT" => self.auth.introspection.endpoint = value,
+                "ACTIX_MCP_AUTH_INTROSPECTION_CLIENT_ID" => self.auth.introspection.client_id = value,
+                "ACTIX_MCP_AUTH_INTROSPECTION_SECRET" => self.auth.introspection.client_secret = value,
                 _ => {}
             }
         }
@@ -130,7 +146,44 @@ impl Config {
             redis::Client::open(self.hub.redis_url.as_str())
                 .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
         }
+        self.auth.validate()?;
+        self.validate_transport_security()?;
         self.validate_limits()
+    }
+
+    /// With authorization on, tokens must not cross a network in the clear:
+    /// a non-loopback address needs `http.tls` or `http.behind_tls_proxy`.
+    fn validate_transport_security(&self) -> Result<(), ConfigError> {
+        let tls = &self.http.tls;
+        if tls.cert.is_empty() != tls.key.is_empty() {
+            return Err(ConfigError("http.tls needs both cert and key".into()));
+        }
+        if !self.http.public_url.is_empty() {
+            url::Url::parse(&self.http.public_url)
+                .map_err(|e| ConfigError(format!("http.public_url {:?}: {e}", self.http.public_url)))?;
+        }
+        let loopback = self.http.bind.parse::<SocketAddr>().map(|a| a.ip().is_loopback()).unwrap_or(false);
+        if self.auth.enabled() && !loopback && !tls.enabled() && !self.http.behind_tls_proxy {
+            return Err(ConfigError(format!(
+                "auth is on and http.bind {} is not loopback: set http.tls.cert and http.tls.key, \
+                 or http.behind_tls_proxy = true when a proxy terminates TLS (tokens must not travel in the clear)",
+                self.http.bind
+            )));
+        }
+        Ok(())
+    }
+
+    /// The canonical URI of the MCP endpoint: `auth.resource`, else
+    /// `http.public_url`, else derived from `http.bind` and `http.path`.
+    pub fn canonical_resource(&self) -> String {
+        if !self.auth.resource.is_empty() {
+            return self.auth.resource.trim_end_matches('/').to_owned();
+        }
+        if !self.http.public_url.is_empty() {
+            return self.http.public_url.trim_end_matches('/').to_owned();
+        }
+        let scheme = if self.http.tls.enabled() || self.http.behind_tls_proxy { "https" } else { "http" };
+        format!("{scheme}://{}{}", self.http.bind, self.http.path)
     }
 
     /// Every size, count and time limit is at least 1.
@@ -167,6 +220,11 @@ impl Config {
     }
 }
 
+/// A comma-separated list, items trimmed, empty items dropped.
+fn list(value: &str) -> Vec<String> {
+    value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,5 +256,21 @@ mod tests {
         c.apply_env([("ACTIX_MCP_BIND".to_string(), "127.0.0.1:0".to_string())]).unwrap();
         assert_eq!(c.http.bind, "127.0.0.1:0");
         assert!(c.apply_env([("ACTIX_MCP_WORKERS".to_string(), "many".to_string())]).is_err());
+        let vars = [("ACTIX_MCP_AUTH_MODE", "oauth"), ("ACTIX_MCP_AUTH_ISSUERS", "http://127.0.0.1:1, https://id.example")];
+        c.apply_env(vars.map(|(k, v)| (k.to_string(), v.to_string()))).unwrap();
+        assert_eq!(c.auth.issuers, ["http://127.0.0.1:1", "https://id.example"]);
+    }
+
+    #[test]
+    fn auth_off_loopback_needs_tls_or_a_proxy() {
+        let on = "[auth]\nmode = \"oauth\"\nissuers = [\"https://id.example.com\"]\n";
+        assert!(Config::from_toml(on).is_ok());
+        let public = format!("{on}[http]\nbind = \"0.0.0.0:8080\"\n");
+        assert!(Config::from_toml(&public).unwrap_err().0.contains("http.tls"));
+        assert!(Config::from_toml(&format!("{public}behind_tls_proxy = true\n")).is_ok());
+        let tls = format!("{public}[http.tls]\ncert = \"c.pem\"\nkey = \"k.pem\"\n");
+        let c = Config::from_toml(&tls).unwrap();
+        assert_eq!(c.canonical_resource(), "https://0.0.0.0:8080/mcp");
+        assert!(Config::from_toml("[http.tls]\ncert = \"c.pem\"\n").is_err());
     }
 }

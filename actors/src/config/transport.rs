@@ -40,6 +40,33 @@ pub struct HttpConfig {
     pub h2c: bool,
     /// Open connections per worker; more wait to be accepted. Default: 25000.
     pub max_connections: usize,
+    /// The URL clients use to reach the MCP endpoint (behind a proxy or
+    /// load balancer), e.g. `https://mcp.example.com/mcp`. Used for the
+    /// canonical resource URI and the metadata URL of authorization.
+    /// Empty (default): derived from `bind` and `path`.
+    pub public_url: String,
+    /// TLS: serve HTTPS with this certificate and key.
+    pub tls: TlsConfig,
+    /// A proxy in front terminates TLS: with authorization on, the server
+    /// then starts on a non-loopback address without `http.tls`. Default: false.
+    pub behind_tls_proxy: bool,
+}
+
+/// `[http.tls]`: both or neither.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TlsConfig {
+    /// PEM file with the certificate chain, leaf first. Empty (default): plain HTTP.
+    pub cert: String,
+    /// PEM file with the private key (PKCS#8, PKCS#1 or SEC1).
+    pub key: String,
+}
+
+impl TlsConfig {
+    /// Whether TLS is configured.
+    pub fn enabled(&self) -> bool {
+        !self.cert.is_empty()
+    }
 }
 
 impl Default for HttpConfig {
@@ -58,6 +85,9 @@ impl Default for HttpConfig {
             shutdown_timeout_secs: 5,
             h2c: false,
             max_connections: 25_000,
+            public_url: String::new(),
+            tls: TlsConfig::default(),
+            behind_tls_proxy: false,
         }
     }
 }

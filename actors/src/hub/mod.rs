@@ -312,6 +312,7 @@ mod tests {
             sink: Box::new(tx),
             relay_mailbox: 2,
             ready: None,
+            expires_in: None,
         };
         ListenerActor::start_with(hub.clone(), spec, &log);
         assert!(std::str::from_utf8(&frames.next().await.unwrap()).unwrap().contains("subscriptions/acknowledged"));

@@ -49,6 +49,7 @@ pub(super) fn facts_of(req: &HttpRequest) -> RequestFacts {
     let pairs = req.headers().iter().map(|(n, v)| (n.as_str(), v.as_bytes()));
     RequestFacts {
         headers: Some(RequestHeaders::from_pairs(pairs)),
+        identity: req.extensions_mut().remove::<std::sync::Arc<crate::identity::Identity>>(),
         extensions: req.extensions_mut().remove::<Extensions>().unwrap_or_default(),
     }
 }

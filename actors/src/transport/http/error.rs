@@ -29,21 +29,23 @@ pub struct HttpError {
     error: ErrorData,
     /// 405: the `Allow` header goes with it.
     allow: bool,
+    /// 401/403: the `WWW-Authenticate` challenge.
+    challenge: Option<String>,
 }
 
 impl HttpError {
     fn new(status: StatusCode, id: Option<&RequestId>, code: ErrorCode, message: impl Into<String>) -> Self {
-        HttpError { status, id: id.cloned(), error: ErrorData::new(code, message), allow: false }
+        HttpError { status, id: id.cloned(), error: ErrorData::new(code, message), allow: false, challenge: None }
     }
 
     /// A request refused by admission, with the status of its code.
     pub fn refused(r: Refusal) -> Self {
-        HttpError { status: status_for(Some(r.error.code.0)), id: r.id, error: r.error, allow: false }
+        HttpError { status: status_for(Some(r.error.code.0)), id: r.id, error: r.error, allow: false, challenge: None }
     }
 
     /// An error with an explicit status (503 for a full hub, 400 for a refused `initialize`).
     pub fn with_status(status: StatusCode, id: Option<&RequestId>, error: ErrorData) -> Self {
-        HttpError { status, id: id.cloned(), error, allow: false }
+        HttpError { status, id: id.cloned(), error, allow: false, challenge: None }
     }
 
     /// 403: the Host/Origin guard refused the request.
@@ -99,6 +101,13 @@ impl HttpError {
         }
     }
 
+    /// An authorization refusal: its status (401, 403, 400 or 503), the
+    /// request's id when the body could be read, and the challenge.
+    pub fn unauthorized(status: StatusCode, id: Option<&RequestId>, message: String, challenge: String) -> Self {
+        let code = if status == StatusCode::SERVICE_UNAVAILABLE { ErrorCode::INTERNAL_ERROR } else { ErrorCode::INVALID_REQUEST };
+        HttpError { challenge: Some(challenge), ..Self::new(status, id, code, message) }
+    }
+
     /// 500.
     pub fn internal(id: Option<&RequestId>, message: impl Into<String>) -> Self {
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, id, ErrorCode::INTERNAL_ERROR, message)
@@ -120,6 +129,9 @@ impl ResponseError for HttpError {
         let mut res = HttpResponse::build(self.status)
             .content_type("application/json")
             .body(encode_error(self.id.as_ref(), &self.error));
+        if let Some(c) = self.challenge.as_deref().and_then(|c| header::HeaderValue::from_str(c).ok()) {
+            res.headers_mut().insert(header::WWW_AUTHENTICATE, c);
+        }
         if self.allow {
             res.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("POST, GET, DELETE"));
         }

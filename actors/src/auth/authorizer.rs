@@ -1,0 +1,138 @@
+//! [`Authorizer`]: the server's authorization — its authenticator, the
+//! scope policy and the protected-resource metadata — and the challenges
+//! it answers refusals with.
+
+use std::sync::Arc;
+
+use actix_web::dev::RequestHead;
+use serde_json::Value;
+
+use super::{ApiKeyAuthenticator, AuthError, Authenticator, OAuthAuthenticator, ProtectedResource, ScopePolicy};
+use crate::catalog::Catalog;
+use crate::config::{Config, ConfigError};
+use crate::identity::Identity;
+
+/// Authorization as a server applies it.
+#[derive(Clone)]
+pub struct Authorizer {
+    authenticator: Arc<dyn Authenticator>,
+    policy: ScopePolicy,
+    resource: ProtectedResource,
+    advertised: Vec<String>,
+}
+
+impl std::fmt::Debug for Authorizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authorizer").field("resource", &self.resource).field("policy", &self.policy).finish()
+    }
+}
+
+impl Authorizer {
+    /// The authorization `config.auth` sets up; `None` for `mode = "none"`.
+    pub fn from_config(config: &Config) -> Result<Option<Self>, ConfigError> {
+        let authenticator: Arc<dyn Authenticator> = match config.auth.mode.as_str() {
+            "none" => return Ok(None),
+            "oauth" => Arc::new(OAuthAuthenticator::new(&config.canonical_resource(), &config.auth)?),
+            "api_key" => Arc::new(ApiKeyAuthenticator::from_config(&config.auth.api_keys)?),
+            other => return Err(ConfigError(format!("auth.mode must be none, oauth or api_key, not {other:?}"))),
+        };
+        Ok(Some(Self::new(authenticator, config)))
+    }
+
+    /// Authorization by `authenticator`, with the scopes, hierarchy and
+    /// metadata of `config.auth`.
+    pub fn new(authenticator: Arc<dyn Authenticator>, config: &Config) -> Self {
+        let a = &config.auth;
+        Authorizer {
+            authenticator,
+            policy: ScopePolicy::new(a.required_scopes.clone(), &a.scope_implies),
+            resource: ProtectedResource::new(&config.canonical_resource(), a.issuers.clone()),
+            advertised: a.required_scopes.iter().chain(&a.scopes_supported).cloned().collect(),
+        }
+    }
+
+    /// The caller of a request, holding the scopes every request needs.
+    pub async fn authenticate(&self, head: &RequestHead) -> Result<Arc<Identity>, AuthError> {
+        let identity = self.authenticator.authenticate(head).await?;
+        self.permit(&identity, &[])?;
+        Ok(identity)
+    }
+
+    /// Whether `identity` may use an item needing `scopes` (besides the
+    /// required ones): a 403 naming every scope the operation needs if not.
+    pub fn permit(&self, identity: &Identity, scopes: &[String]) -> Result<(), AuthError> {
+        match self.policy.insufficient(&identity.scopes, scopes) {
+            None => Ok(()),
+            Some(needed) => Err(AuthError::InsufficientScope(needed)),
+        }
+    }
+
+    /// Whether a caller granted `granted` sees an item needing `scopes` in lists.
+    pub fn visible(&self, granted: &[String], scopes: &[String]) -> bool {
+        scopes.iter().all(|s| self.policy.grants(granted, s))
+    }
+
+    /// The protected-resource metadata.
+    pub fn protected_resource(&self) -> &ProtectedResource {
+        &self.resource
+    }
+
+    /// The metadata document: the configured scopes and every scope an
+    /// item of `catalog` asks for.
+    pub fn document(&self, catalog: &Catalog) -> Value {
+        self.resource.document(self.advertised.iter().cloned().chain(catalog.scopes_in_use()))
+    }
+
+    /// The `WWW-Authenticate` value for a refusal (RFC 6750 §3, RFC 9728
+    /// §5.1): the metadata URL, the scopes (those every request needs for
+    /// a 401, all those the operation needs for a 403), and for a presented
+    /// token the error code with a description.
+    pub fn challenge(&self, e: &AuthError) -> String {
+        let mut out = format!("Bearer resource_metadata=\"{}\"", self.resource.metadata_url());
+        let scopes = match e {
+            AuthError::InsufficientScope(needed) => needed.as_slice(),
+            _ => self.policy.required(),
+        };
+        if !scopes.is_empty() {
+            out.push_str(&format!(", scope=\"{}\"", quoted(&scopes.join(" "))));
+        }
+        if let Some(code) = e.code() {
+            out.push_str(&format!(", error=\"{code}\", error_description=\"{}\"", quoted(&e.to_string())));
+        }
+        out
+    }
+}
+
+/// Text safe inside an RFC 6750 quoted string: printable ASCII without
+/// `"` and `\`.
+fn quoted(text: &str) -> String {
+    text.chars().filter(|c| matches!(c, ' ' | '!' | '#'..='[' | ']'..='~')).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ApiKeyConfig;
+
+    fn authorizer() -> Authorizer {
+        let mut c = Config::default();
+        c.auth.mode = "api_key".into();
+        c.auth.resource = "https://mcp.example.com/mcp".into();
+        c.auth.required_scopes = vec!["mcp".into()];
+        c.auth.api_keys = vec![ApiKeyConfig { sha256: "0".repeat(64), subject: "s".into(), ..Default::default() }];
+        Authorizer::from_config(&c).unwrap().unwrap()
+    }
+
+    #[test]
+    fn challenges_name_metadata_scopes_and_error() {
+        let a = authorizer();
+        let md = "resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\"";
+        assert_eq!(a.challenge(&AuthError::Missing), format!("Bearer {md}, scope=\"mcp\""));
+        let c = a.challenge(&AuthError::invalid("the \"token\" has expired"));
+        assert!(c.contains("error=\"invalid_token\"") && c.contains("error_description=\"invalid token: the token has expired\""), "{c}");
+        let e = a.permit(&Identity::new("u").with_scopes(["mcp"]), &["files:write".into()]).unwrap_err();
+        let c = a.challenge(&e);
+        assert!(c.contains("scope=\"mcp files:write\"") && c.contains("error=\"insufficient_scope\""), "{c}");
+        assert!(a.permit(&Identity::new("u").with_scopes(["mcp", "files:write"]), &["files:write".into()]).is_ok());
+    }
+}

@@ -1,0 +1,106 @@
+//! Authorization of HTTP requests: the server as an OAuth 2.1 resource
+//! server (RFC 9728 metadata, audience-bound JWTs and RFC 7662
+//! introspection, scopes per tool, resource and prompt), or static API
+//! keys, or an [`Authenticator`] of the embedder's own.
+//!
+//! The transport asks the [`Authorizer`] for the caller of each request
+//! once its body is read (so that a refusal carries the request's id),
+//! then for the scopes the operation needs; handlers read the result with
+//! [`RequestContext::auth`](crate::RequestContext::auth). stdio is never
+//! authorized: the spec has it take credentials from the environment.
+
+mod api_key;
+mod authorizer;
+mod error;
+mod fetch;
+mod introspection;
+mod issuer;
+mod jwt;
+mod metadata;
+mod oauth;
+mod scopes;
+mod token_cache;
+
+pub use api_key::ApiKeyAuthenticator;
+pub use authorizer::Authorizer;
+pub use error::AuthError;
+pub use metadata::ProtectedResource;
+pub use oauth::OAuthAuthenticator;
+pub use scopes::ScopePolicy;
+
+use std::sync::Arc;
+
+use actix_web::dev::RequestHead;
+use futures::future::LocalBoxFuture;
+
+use crate::identity::Identity;
+
+/// Turns a request head into the caller's [`Identity`], or says why not.
+/// The server's built-ins are [`OAuthAuthenticator`] (`auth.mode = "oauth"`)
+/// and [`ApiKeyAuthenticator`] (`"api_key"`); an embedder supplies its own
+/// with [`McpServerBuilder::authenticator`](crate::builder::McpServerBuilder::authenticator).
+///
+/// It runs on the HTTP worker that took the request; one value serves all
+/// workers. Per-operation scopes are checked after it, by the server.
+pub trait Authenticator: Send + Sync + 'static {
+    /// The caller of the request with this head.
+    fn authenticate<'a>(&'a self, head: &'a RequestHead) -> LocalBoxFuture<'a, Result<Arc<Identity>, AuthError>>;
+}
+
+/// The bearer token of a request: `Ok(None)` without an `Authorization`
+/// header; an error for a second header, another scheme, or a token in the
+/// query string (OAuth 2.1 forbids it there).
+pub fn bearer_token(head: &RequestHead) -> Result<Option<&str>, AuthError> {
+    let query = head.uri.query().unwrap_or_default();
+    if query.split('&').any(|pair| pair.split('=').next() == Some("access_token")) {
+        return Err(AuthError::InvalidRequest("tokens are accepted in the Authorization header only".into()));
+    }
+    let mut values = head.headers.get_all(actix_web::http::header::AUTHORIZATION);
+    let Some(value) = values.next() else { return Ok(None) };
+    if values.next().is_some() {
+        return Err(AuthError::InvalidRequest("more than one Authorization header".into()));
+    }
+    let value = value.to_str().map_err(|_| AuthError::invalid("the Authorization header is not ASCII"))?;
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(AuthError::invalid(format!("the {scheme:?} scheme is not accepted; use Bearer")));
+    }
+    let token = token.trim();
+    if token.is_empty() || !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(AuthError::invalid("the bearer token is empty or malformed"));
+    }
+    Ok(Some(token))
+}
+
+/// Seconds since the Unix epoch.
+pub(crate) fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::test::TestRequest;
+
+    #[test]
+    fn bearer_tokens_from_the_header_only() {
+        let head = |r: TestRequest| r.to_http_request().head().clone();
+        assert_eq!(bearer_token(&head(TestRequest::default())), Ok(None));
+        let h = head(TestRequest::default().insert_header(("Authorization", "Bearer abc.def")));
+        assert_eq!(bearer_token(&h), Ok(Some("abc.def")));
+        let h = head(TestRequest::default().insert_header(("Authorization", "bearer  xyz ")));
+        assert_eq!(bearer_token(&h), Ok(Some("xyz")));
+        let h = head(TestRequest::default().insert_header(("Authorization", "Basic dXNlcjpwdw==")));
+        assert!(matches!(bearer_token(&h), Err(AuthError::InvalidToken(_))));
+        let h = head(TestRequest::default().insert_header(("Authorization", "Bearer ")));
+        assert!(matches!(bearer_token(&h), Err(AuthError::InvalidToken(_))));
+        let h = head(TestRequest::with_uri("/mcp?access_token=abc"));
+        assert!(matches!(bearer_token(&h), Err(AuthError::InvalidRequest(_))));
+        let h = head(
+            TestRequest::default()
+                .append_header(("Authorization", "Bearer a"))
+                .append_header(("Authorization", "Bearer b")),
+        );
+        assert!(matches!(bearer_token(&h), Err(AuthError::InvalidRequest(_))));
+    }
+}
