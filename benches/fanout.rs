@@ -59,6 +59,7 @@ fn fanout(c: &mut Criterion) {
                     sink: Box::new(sink),
                     relay_mailbox: 1024,
                     ready: None,
+                    expires_in: None,
                 };
                 ListenerActor::start_with(hub.clone(), spec, &actix_mcp::logging::discard());
             }

@@ -72,6 +72,21 @@ impl Binding {
         let digest = Sha256::digest(canonical.as_bytes());
         Binding { method: method.to_owned(), name: name.to_owned(), args_digest: hex(&digest) }
     }
+
+    /// This binding, also bound to the authenticated `subject` (when there
+    /// is one): a state issued to one subject fails verification for any
+    /// other, so it cannot be replayed across users.
+    #[must_use]
+    pub fn for_subject(mut self, subject: Option<&str>) -> Self {
+        if let Some(subject) = subject {
+            let mut h = Sha256::new();
+            h.update(self.args_digest.as_bytes());
+            h.update([0u8]);
+            h.update(subject.as_bytes());
+            self.args_digest = hex(&h.finalize());
+        }
+        self
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -199,6 +214,17 @@ mod tests {
         p.responses.insert("step1".into(), json!({"action": "accept", "content": {"name": "Alice"}}));
         p.state = Some(json!({"count": 1}));
         (seal(&p, &key()), b)
+    }
+
+    #[test]
+    fn bound_to_the_subject() {
+        let b = || Binding::new("tools/call", "weather", None);
+        let p = StatePayload::new(&b().for_subject(Some("alice")), 1000, 10_000, "n".into());
+        let token = seal(&p, &key());
+        assert!(open(&token, &key(), &b().for_subject(Some("alice")), 10_001).is_ok());
+        assert_eq!(open(&token, &key(), &b().for_subject(Some("bob")), 10_001), Err(StateError::WrongRequest));
+        assert_eq!(open(&token, &key(), &b(), 10_001), Err(StateError::WrongRequest));
+        assert_eq!(b().for_subject(None), b());
     }
 
     #[test]

@@ -5,29 +5,13 @@
 
 mod common;
 
-use std::process::Stdio;
 use std::time::Duration;
 
+use common::nginx::{quiet, wait_for_port, Nginx};
 use common::*;
 use serde_json::{json, Value};
 
 const KEY: &str = "Y2x1c3Rlci10ZXN0LWtleS1zaGFyZWQtYnktaW5zdGFuY2Vz"; // 36 bytes
-
-/// `binary` with `args`, its output discarded, killed when dropped.
-fn quiet(binary: &str, args: &[&str]) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(program(binary));
-    cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null()).kill_on_drop(true);
-    cmd
-}
-
-/// Waits until something listens on the loopback `port` (fails after 10 s).
-async fn wait_for_port(port: u16, what: &str) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        assert!(tokio::time::Instant::now() < deadline, "{what} did not listen on {port}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
 
 struct Redis {
     child: tokio::process::Child,
@@ -154,54 +138,6 @@ async fn notifications_cross_instances_exactly_once_and_survive_a_redis_restart(
     assert!(list_changed <= 1, "at most the outage's change, late: {list_changed} list_changed");
     redis.stop().await;
     let _ = redis.port;
-}
-
-struct Nginx {
-    child: tokio::process::Child,
-    url: String,
-}
-
-impl Nginx {
-    async fn start(upstreams: &[&str]) -> Self {
-        let port = free_port();
-        let dir = std::env::temp_dir().join(format!("actix-mcp-nginx-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(dir.join("logs")).unwrap();
-        let servers: String = upstreams.iter().map(|u| format!("server {u};\n")).collect();
-        let conf = format!(
-            "worker_processes 1;\nerror_log {d}/logs/error.log;\npid {d}/nginx.pid;\nevents {{}}\n\
-             http {{\n access_log off;\n client_body_temp_path {d}/body;\n proxy_temp_path {d}/proxy;\n\
-             fastcgi_temp_path {d}/fastcgi;\n uwsgi_temp_path {d}/uwsgi;\n scgi_temp_path {d}/scgi;\n\
-             upstream mcp {{\n{servers} keepalive 16;\n}}\n server {{\n listen 127.0.0.1:{port};\n\
-             location /mcp {{\n proxy_pass http://mcp;\n proxy_http_version 1.1;\n proxy_set_header Connection \"\";\n\
-             proxy_set_header Host $host;\n proxy_buffering off;\n proxy_cache off;\n proxy_read_timeout 1h;\n }}\n }}\n}}\n",
-            d = dir.display()
-        );
-        std::fs::write(dir.join("nginx.conf"), conf).unwrap();
-        let child = quiet(
-            "nginx",
-            &["-p", dir.to_str().unwrap(), "-c", dir.join("nginx.conf").to_str().unwrap(), "-g", "daemon off;"],
-        )
-        .spawn()
-        .expect("nginx starts");
-        wait_for_port(port, "nginx").await;
-        Nginx { child, url: format!("http://127.0.0.1:{port}/mcp") }
-    }
-}
-
-impl Drop for Nginx {
-    /// Asks the master to stop its workers and exit (a killed master leaves
-    /// its workers running), and waits for it a little.
-    fn drop(&mut self) {
-        if let Some(pid) = self.child.id() {
-            let _ = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status();
-            for _ in 0..100 {
-                if matches!(self.child.try_wait(), Ok(Some(_))) {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-    }
 }
 
 fn server_name(r: &Reply) -> String {

@@ -308,11 +308,12 @@ impl McpServer {
         Ok(ready)
     }
 
-    /// Answers a legacy client's `initialize` and opens its HTTP session.
-    pub async fn open_session(&self, r: &Request) -> Result<(SessionHandle, Vec<u8>), OpenError> {
+    /// Answers a legacy client's `initialize` and opens its HTTP session,
+    /// which only `owner` may use when it is given (the authenticated subject).
+    pub async fn open_session(&self, r: &Request, owner: Option<&str>) -> Result<(SessionHandle, Vec<u8>), OpenError> {
         let (state, result) = self.inner.service.initialize(r).map_err(OpenError::Refused)?;
         let (version, client) = (state.version, state.client_info.name.clone());
-        let opened = self.inner.sessions.send(Open(state)).await;
+        let opened = self.inner.sessions.send(Open(state, owner.map(Arc::from))).await;
         let session = match opened {
             Ok(Ok(s)) => s,
             Ok(Err(full)) => return Err(OpenError::Full(full)),

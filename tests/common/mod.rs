@@ -3,7 +3,9 @@
 //! builders for the 2026-07-28 wire.
 #![allow(dead_code, unreachable_pub, unused_imports)]
 
+pub mod auth_server;
 mod external;
+pub mod nginx;
 pub use external::*;
 
 use std::path::PathBuf;
@@ -71,7 +73,8 @@ impl TestServer {
         )
     }
 
-    fn serve(server: McpServer) -> Self {
+    /// Serves `server` on its configured (test) address.
+    pub fn serve(server: McpServer) -> Self {
         let path = server.config().http.path.clone();
         let (http, addrs) = actix_mcp::transport::http::bind(server.clone()).expect("bind");
         let handle = http.handle();

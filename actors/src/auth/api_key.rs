@@ -36,8 +36,9 @@ impl ApiKeyAuthenticator {
                 }
                 d
             } else {
-                let key = std::env::var(&k.env)
-                    .map_err(|_| ConfigError(format!("auth.api_keys[{i}]: environment variable {} is not set", k.env)))?;
+                let key = std::env::var(&k.env).map_err(|_| {
+                    ConfigError(format!("auth.api_keys[{i}]: environment variable {} is not set", k.env))
+                })?;
                 Sha256::digest(key.trim().as_bytes()).into()
             };
             let identity = Identity::new(k.subject.clone()).with_scopes(k.scopes.iter().cloned());

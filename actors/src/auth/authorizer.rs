@@ -129,7 +129,11 @@ mod tests {
         let md = "resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\"";
         assert_eq!(a.challenge(&AuthError::Missing), format!("Bearer {md}, scope=\"mcp\""));
         let c = a.challenge(&AuthError::invalid("the \"token\" has expired"));
-        assert!(c.contains("error=\"invalid_token\"") && c.contains("error_description=\"invalid token: the token has expired\""), "{c}");
+        assert!(
+            c.contains("error=\"invalid_token\"")
+                && c.contains("error_description=\"invalid token: the token has expired\""),
+            "{c}"
+        );
         let e = a.permit(&Identity::new("u").with_scopes(["mcp"]), &["files:write".into()]).unwrap_err();
         let c = a.challenge(&e);
         assert!(c.contains("scope=\"mcp files:write\"") && c.contains("error=\"insufficient_scope\""), "{c}");

@@ -76,5 +76,12 @@ async fn json_of(url: &str, res: reqwest::Response) -> Result<Value, AuthError> 
 }
 
 fn unavailable(url: &str, e: &reqwest::Error) -> AuthError {
-    AuthError::Unavailable(format!("{url}: {e}"))
+    // reqwest's own text is generic; its sources say what failed.
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    AuthError::Unavailable(format!("{url}: {text}"))
 }

@@ -27,7 +27,11 @@ impl Introspector {
 
     /// The introspection answer for an active token; an error for an
     /// inactive (revoked, expired, unknown) one.
-    pub(super) async fn introspect(&self, token: &str, fetcher: &Fetcher) -> Result<serde_json::Map<String, Value>, AuthError> {
+    pub(super) async fn introspect(
+        &self,
+        token: &str,
+        fetcher: &Fetcher,
+    ) -> Result<serde_json::Map<String, Value>, AuthError> {
         let basic = (!self.client_id.is_empty()).then_some((self.client_id.as_str(), self.client_secret.as_str()));
         let form = [("token", token), ("token_type_hint", "access_token")];
         let answer = fetcher.post_form(&self.endpoint, &form, basic).await?;

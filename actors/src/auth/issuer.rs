@@ -119,10 +119,8 @@ impl Issuer {
             Some(u) => u,
             None => self.discover(fetcher).await?,
         };
-        let doc = fetcher
-            .get(&jwks_uri)
-            .await?
-            .ok_or_else(|| AuthError::Unavailable(format!("{jwks_uri} answered 404")))?;
+        let doc =
+            fetcher.get(&jwks_uri).await?.ok_or_else(|| AuthError::Unavailable(format!("{jwks_uri} answered 404")))?;
         let set: JwkSet = serde_json::from_value(doc)
             .map_err(|e| AuthError::Unavailable(format!("{jwks_uri} is not a JWK set: {e}")))?;
         let keys = set
@@ -157,10 +155,7 @@ impl Issuer {
             let Some(doc) = fetcher.get(candidate).await? else { continue };
             let named = doc.get("issuer").and_then(Value::as_str).map(|s| s.trim_end_matches('/'));
             if named != Some(self.id.as_str()) {
-                return Err(AuthError::Unavailable(format!(
-                    "{candidate} names issuer {named:?}, not {:?}",
-                    self.id
-                )));
+                return Err(AuthError::Unavailable(format!("{candidate} names issuer {named:?}, not {:?}", self.id)));
             }
             return doc
                 .get("jwks_uri")
@@ -168,7 +163,11 @@ impl Issuer {
                 .map(str::to_owned)
                 .ok_or_else(|| AuthError::Unavailable(format!("{candidate} has no jwks_uri")));
         }
-        Err(AuthError::Unavailable(format!("no authorization server metadata for {} ({})", self.id, candidates.join(", "))))
+        Err(AuthError::Unavailable(format!(
+            "no authorization server metadata for {} ({})",
+            self.id,
+            candidates.join(", ")
+        )))
     }
 }
 

@@ -85,7 +85,11 @@ mod tests {
         assert_eq!(p.metadata_url(), "https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp");
         assert_eq!(
             p.paths("/mcp"),
-            [WELL_KNOWN, "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource/public/mcp"]
+            [
+                WELL_KNOWN,
+                "/.well-known/oauth-protected-resource/mcp",
+                "/.well-known/oauth-protected-resource/public/mcp"
+            ]
         );
         let doc = p.document(["mcp".to_string(), "offline_access".to_string(), "mcp".to_string()]);
         assert_eq!(doc["scopes_supported"], json!(["mcp"]));

@@ -72,8 +72,8 @@ pub fn bearer_token(head: &RequestHead) -> Result<Option<&str>, AuthError> {
     Ok(Some(token))
 }
 
-/// Seconds since the Unix epoch.
-pub(crate) fn now_secs() -> u64 {
+/// Seconds since the Unix epoch (the time scale of `exp`).
+pub fn now_secs() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 

@@ -38,7 +38,10 @@ pub struct OAuthAuthenticator {
 
 impl std::fmt::Debug for OAuthAuthenticator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuthAuthenticator").field("resource", &self.resource.as_str()).field("issuers", &self.issuers).finish()
+        f.debug_struct("OAuthAuthenticator")
+            .field("resource", &self.resource.as_str())
+            .field("issuers", &self.issuers)
+            .finish()
     }
 }
 
@@ -92,13 +95,17 @@ impl OAuthAuthenticator {
     }
 
     async fn validate_jwt(&self, token: &str, now: u64) -> Result<Identity, AuthError> {
-        let header = jsonwebtoken::decode_header(token).map_err(|e| AuthError::invalid(format!("malformed token: {e}")))?;
+        let header =
+            jsonwebtoken::decode_header(token).map_err(|e| AuthError::invalid(format!("malformed token: {e}")))?;
         if !self.algorithms.contains(&header.alg) {
             return Err(AuthError::invalid(format!("algorithm {:?} is not accepted", header.alg)));
         }
         let unverified: Map<String, Value> = jsonwebtoken::dangerous::insecure_decode_claims(token)
             .map_err(|e| AuthError::invalid(format!("malformed token claims: {e}")))?;
-        let iss = unverified.get("iss").and_then(Value::as_str).ok_or_else(|| AuthError::invalid("the token has no iss claim"))?;
+        let iss = unverified
+            .get("iss")
+            .and_then(Value::as_str)
+            .ok_or_else(|| AuthError::invalid("the token has no iss claim"))?;
         let issuer = self
             .issuers
             .iter()

@@ -493,7 +493,12 @@ impl Catalog {
         let s = self.read();
         match s.resources.get(uri) {
             Some(r) => r.scopes.clone(),
-            None => s.templates.values().find(|t| t.pattern.matches(uri).is_some()).map(|t| t.scopes.clone()).unwrap_or_default(),
+            None => s
+                .templates
+                .values()
+                .find(|t| t.pattern.matches(uri).is_some())
+                .map(|t| t.scopes.clone())
+                .unwrap_or_default(),
         }
     }
 }

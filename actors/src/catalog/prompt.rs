@@ -155,7 +155,6 @@ impl Prompt {
         &self.scopes
     }
 
-
     /// Keeps the prompt usable but out of `prompts/list`.
     #[must_use]
     pub fn unlisted(mut self) -> Self {

@@ -167,7 +167,6 @@ impl Resource {
         &self.scopes
     }
 
-
     /// Caching hints for `resources/read` of this resource.
     #[must_use]
     pub fn with_cache(mut self, hints: CacheHints) -> Self {

@@ -169,7 +169,6 @@ impl ResourceTemplate {
         &self.scopes
     }
 
-
     /// Caching hints for reads of matching URIs.
     #[must_use]
     pub fn with_cache(mut self, hints: CacheHints) -> Self {

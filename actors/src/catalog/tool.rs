@@ -183,7 +183,6 @@ impl Tool {
         &self.scopes
     }
 
-
     /// Caching hints for list pages that contain this tool.
     #[must_use]
     pub fn with_cache(mut self, hints: CacheHints) -> Self {

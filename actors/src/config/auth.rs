@@ -165,7 +165,8 @@ impl AuthConfig {
             return Err(ConfigError("auth.algorithms must name at least one algorithm".into()));
         }
         if !self.resource.is_empty() {
-            url::Url::parse(&self.resource).map_err(|e| ConfigError(format!("auth.resource {:?}: {e}", self.resource)))?;
+            url::Url::parse(&self.resource)
+                .map_err(|e| ConfigError(format!("auth.resource {:?}: {e}", self.resource)))?;
         }
         for (name, value) in [
             ("auth.token_cache", self.token_cache as u64),

@@ -256,7 +256,8 @@ mod tests {
         c.apply_env([("ACTIX_MCP_BIND".to_string(), "127.0.0.1:0".to_string())]).unwrap();
         assert_eq!(c.http.bind, "127.0.0.1:0");
         assert!(c.apply_env([("ACTIX_MCP_WORKERS".to_string(), "many".to_string())]).is_err());
-        let vars = [("ACTIX_MCP_AUTH_MODE", "oauth"), ("ACTIX_MCP_AUTH_ISSUERS", "http://127.0.0.1:1, https://id.example")];
+        let vars =
+            [("ACTIX_MCP_AUTH_MODE", "oauth"), ("ACTIX_MCP_AUTH_ISSUERS", "http://127.0.0.1:1, https://id.example")];
         c.apply_env(vars.map(|(k, v)| (k.to_string(), v.to_string()))).unwrap();
         assert_eq!(c.auth.issuers, ["http://127.0.0.1:1", "https://id.example"]);
     }

@@ -24,6 +24,8 @@ pub struct SessionHandle {
     version: ProtocolVersion,
     input_timeout: Duration,
     addr: Addr<Session>,
+    /// The subject whose credentials opened the session: only it may use it.
+    owner: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -39,7 +41,23 @@ fn gone(_: MailboxError) -> ErrorData {
 impl SessionHandle {
     /// Starts `session` on the current arbiter.
     pub fn start(session: Session, id: &str, version: ProtocolVersion, input_timeout: Duration) -> Self {
-        SessionHandle { id: id.into(), version, input_timeout, addr: session.start() }
+        SessionHandle { id: id.into(), version, input_timeout, addr: session.start(), owner: None }
+    }
+
+    /// This handle for a session only `owner` may use.
+    #[must_use]
+    pub fn with_owner(mut self, owner: Option<Arc<str>>) -> Self {
+        self.owner = owner;
+        self
+    }
+
+    /// Whether a request by `subject` (`None`: unauthenticated) may use
+    /// the session: a session opened with credentials is its subject's alone.
+    pub fn usable_by(&self, subject: Option<&str>) -> bool {
+        match &self.owner {
+            None => true,
+            Some(owner) => subject == Some(&**owner),
+        }
     }
 
     /// The session id (`Mcp-Session-Id` on HTTP).

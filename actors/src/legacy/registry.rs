@@ -67,15 +67,16 @@ impl Actor for SessionRegistry {
     type Context = Context<Self>;
 }
 
-/// Opens a session with the state `initialize` negotiated.
+/// Opens a session with the state `initialize` negotiated, owned by the
+/// subject that opened it (when requests are authorized).
 #[derive(Message)]
 #[rtype(result = "Result<SessionHandle, SessionsFull>")]
-pub struct Open(pub SessionState);
+pub struct Open(pub SessionState, pub Option<std::sync::Arc<str>>);
 
 impl Handler<Open> for SessionRegistry {
     type Result = Result<SessionHandle, SessionsFull>;
 
-    fn handle(&mut self, Open(state): Open, ctx: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, Open(state, owner): Open, ctx: &mut Self::Context) -> Self::Result {
         self.sessions.retain(|_, (s, _)| s.is_open());
         if self.sessions.len() >= self.max && !self.evict() {
             return Err(SessionsFull { max: self.max });
@@ -86,7 +87,7 @@ impl Handler<Open> for SessionRegistry {
         let me = ctx.address();
         let session = Session::new(id.clone(), state, Some(self.idle), self.log.clone())
             .on_end(move |id| me.do_send(Forget(id.to_owned())));
-        let handle = SessionHandle::start(session, &id, version, self.input_timeout);
+        let handle = SessionHandle::start(session, &id, version, self.input_timeout).with_owner(owner);
         self.sessions.insert(id, (handle.clone(), Instant::now()));
         Ok(handle)
     }

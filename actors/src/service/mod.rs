@@ -45,6 +45,8 @@ pub struct McpService {
     /// The stateless subset of `versions`, checked on every request.
     stateless: Vec<ProtocolVersion>,
     page_size: usize,
+    /// Which items a caller's scopes let it see in lists.
+    scopes: crate::auth::ScopePolicy,
     list_cache: CacheHints,
     read_cache: CacheHints,
     result_meta: Value,
@@ -84,10 +86,31 @@ impl McpService {
             versions: config.protocol_versions(),
             stateless: config.protocol_versions().into_iter().filter(|v| v.is_stateless()).collect(),
             page_size: config.server.page_size,
+            scopes: crate::auth::ScopePolicy::new(config.auth.required_scopes.clone(), &config.auth.scope_implies),
             list_cache: CacheHints::new(config.cache.list_ttl_ms, scope),
             read_cache: CacheHints::new(config.cache.read_ttl_ms, scope),
             result_meta,
         }
+    }
+
+    /// Whether a list shows the caller an item needing `scopes`: always
+    /// without an authenticated caller, else when its token grants them
+    /// ("the tools currently available to the requesting client").
+    fn visible(&self, ctx: &RequestContext, scopes: &[String]) -> bool {
+        match ctx.auth() {
+            None => true,
+            Some(id) => scopes.iter().all(|s| self.scopes.grants(&id.scopes, s)),
+        }
+    }
+
+    /// A list page's caching hints: the items' own or the configured ones,
+    /// private when the page was chosen for an authenticated caller.
+    fn list_hints(&self, ctx: &RequestContext, own: Option<CacheHints>) -> CacheHints {
+        let mut hints = own.unwrap_or(self.list_cache);
+        if ctx.auth().is_some() {
+            hints.cache_scope = mcp_protocol::model::CacheScope::Private;
+        }
+        hints
     }
 
     /// The catalog served.
@@ -158,10 +181,10 @@ impl McpService {
     async fn answer(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
         match request {
             ClientRequest::Discover => self.discover(&ctx),
-            ClientRequest::ListTools(p) => self.list_tools(p),
-            ClientRequest::ListResources(p) => self.list_resources(p),
-            ClientRequest::ListResourceTemplates(p) => self.list_templates(p),
-            ClientRequest::ListPrompts(p) => self.list_prompts(p),
+            ClientRequest::ListTools(p) => self.list_tools(p, &ctx),
+            ClientRequest::ListResources(p) => self.list_resources(p, &ctx),
+            ClientRequest::ListResourceTemplates(p) => self.list_templates(p, &ctx),
+            ClientRequest::ListPrompts(p) => self.list_prompts(p, &ctx),
             ClientRequest::CallTool(p) => self.call_tool(p, ctx).await,
             ClientRequest::ReadResource(p) => self.read_resource(p, ctx).await,
             ClientRequest::GetPrompt(p) => self.get_prompt(p, ctx).await,

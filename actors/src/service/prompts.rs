@@ -10,9 +10,10 @@ use crate::context::RequestContext;
 use crate::error::HandlerError;
 
 impl McpService {
-    pub(super) fn list_prompts(&self, p: ListParams) -> Result<Value, HandlerError> {
-        let l = self.catalog.list_prompts(p.cursor.as_deref(), self.page_size)?;
-        self.finish_page("prompts", l.page, Some(l.cache.unwrap_or(self.list_cache)))
+    pub(super) fn list_prompts(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let visible = |scopes: &[String]| self.visible(ctx, scopes);
+        let l = self.catalog.list_prompts_for(p.cursor.as_deref(), self.page_size, &visible)?;
+        self.finish_page("prompts", l.page, Some(self.list_hints(ctx, l.cache)))
     }
 
     pub(super) async fn get_prompt(&self, p: GetPromptParams, ctx: RequestContext) -> Result<Value, HandlerError> {
@@ -21,7 +22,8 @@ impl McpService {
             .prompt(&p.name)
             .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)))?;
         let args = p.arguments;
-        let binding = || Binding::new("prompts/get", &p.name, args.as_ref());
+        let subject = ctx.auth().map(|i| i.subject.as_str());
+        let binding = || Binding::new("prompts/get", &p.name, args.as_ref()).for_subject(subject);
         let run = || prompt.get(args.clone(), ctx.clone());
         let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
         self.complete_with(out, None)

@@ -16,14 +16,16 @@ use crate::error::HandlerError;
 type Reader = Box<dyn Fn() -> HandlerFuture<Vec<ResourceContents>>>;
 
 impl McpService {
-    pub(super) fn list_resources(&self, p: ListParams) -> Result<Value, HandlerError> {
-        let l = self.catalog.list_resources(p.cursor.as_deref(), self.page_size)?;
-        self.finish_page("resources", l.page, Some(l.cache.unwrap_or(self.list_cache)))
+    pub(super) fn list_resources(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let visible = |scopes: &[String]| self.visible(ctx, scopes);
+        let l = self.catalog.list_resources_for(p.cursor.as_deref(), self.page_size, &visible)?;
+        self.finish_page("resources", l.page, Some(self.list_hints(ctx, l.cache)))
     }
 
-    pub(super) fn list_templates(&self, p: ListParams) -> Result<Value, HandlerError> {
-        let l = self.catalog.list_templates(p.cursor.as_deref(), self.page_size)?;
-        self.finish_page("resourceTemplates", l.page, Some(l.cache.unwrap_or(self.list_cache)))
+    pub(super) fn list_templates(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let visible = |scopes: &[String]| self.visible(ctx, scopes);
+        let l = self.catalog.list_templates_for(p.cursor.as_deref(), self.page_size, &visible)?;
+        self.finish_page("resourceTemplates", l.page, Some(self.list_hints(ctx, l.cache)))
     }
 
     pub(super) async fn read_resource(
@@ -31,7 +33,8 @@ impl McpService {
         p: ReadResourceParams,
         ctx: RequestContext,
     ) -> Result<Value, HandlerError> {
-        let binding = || Binding::new("resources/read", &p.uri, None);
+        let subject = ctx.auth().map(|i| i.subject.as_str());
+        let binding = || Binding::new("resources/read", &p.uri, None).for_subject(subject);
         let (reader, cache) = self.reader(&p.uri, &ctx)?;
         let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), reader).await?;
         let out = out.map(|contents| json!({ "contents": contents }));

@@ -10,9 +10,10 @@ use crate::context::RequestContext;
 use crate::error::HandlerError;
 
 impl McpService {
-    pub(super) fn list_tools(&self, p: ListParams) -> Result<Value, HandlerError> {
-        let l = self.catalog.list_tools(p.cursor.as_deref(), self.page_size)?;
-        self.finish_page("tools", l.page, Some(l.cache.unwrap_or(self.list_cache)))
+    pub(super) fn list_tools(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let visible = |scopes: &[String]| self.visible(ctx, scopes);
+        let l = self.catalog.list_tools_for(p.cursor.as_deref(), self.page_size, &visible)?;
+        self.finish_page("tools", l.page, Some(self.list_hints(ctx, l.cache)))
     }
 
     pub(super) async fn call_tool(&self, p: CallToolParams, ctx: RequestContext) -> Result<Value, HandlerError> {
@@ -23,7 +24,8 @@ impl McpService {
         let args = p.arguments.unwrap_or_default();
         // The state binding is computed only when a round needs it (a
         // requestState came in, or the handler asks): plain calls skip it.
-        let binding = || Binding::new("tools/call", &p.name, Some(&args));
+        let subject = ctx.auth().map(|i| i.subject.as_str());
+        let binding = || Binding::new("tools/call", &p.name, Some(&args)).for_subject(subject);
         let run = || tool.call(args.clone(), ctx.clone());
         let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
         self.complete_with(out, None)

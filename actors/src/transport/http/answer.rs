@@ -2,6 +2,8 @@
 //! with this request's headers, and answering the routes of the stateless
 //! era (a request actor's reply, a listen stream, a refusal, 202).
 
+use std::time::Duration;
+
 use actix_web::http::StatusCode;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
 use mcp_protocol::jsonrpc::{DecodeError, Incoming};
@@ -36,8 +38,12 @@ pub(super) fn route(
     };
     match intake::route(&conn, decoded) {
         Route::Run(mut admitted) => {
-            admitted.facts = facts_of(req);
+            admitted.facts = facts_of(req, server);
             Route::Run(admitted)
+        }
+        Route::Listen(mut admitted) => {
+            admitted.facts = facts_of(req, server);
+            Route::Listen(admitted)
         }
         other => other,
     }
@@ -45,13 +51,21 @@ pub(super) fn route(
 
 /// The request's headers, and the [`Extensions`](crate::extensions::Extensions)
 /// a middleware attached to it (moved out of the actix-web request).
-pub(super) fn facts_of(req: &HttpRequest) -> RequestFacts {
-    let pairs = req.headers().iter().map(|(n, v)| (n.as_str(), v.as_bytes()));
-    RequestFacts {
-        headers: Some(RequestHeaders::from_pairs(pairs)),
-        identity: req.extensions_mut().remove::<std::sync::Arc<crate::identity::Identity>>(),
-        extensions: req.extensions_mut().remove::<Extensions>().unwrap_or_default(),
-    }
+///
+/// With authorization on, the `Authorization` header is left out: the
+/// server consumed the token, and a handler must not pass it on.
+pub(super) fn facts_of(req: &HttpRequest, server: &McpServer) -> RequestFacts {
+    let authorized = server.authorizer().is_some();
+    let pairs = req
+        .headers()
+        .iter()
+        .filter(|(n, _)| !(authorized && *n == actix_web::http::header::AUTHORIZATION))
+        .map(|(n, v)| (n.as_str(), v.as_bytes()));
+    let headers = Some(RequestHeaders::from_pairs(pairs));
+    let mut ext = req.extensions_mut();
+    let identity = ext.remove::<std::sync::Arc<crate::identity::Identity>>();
+    let extensions = ext.remove::<Extensions>().unwrap_or_default();
+    RequestFacts { headers, identity, extensions }
 }
 
 /// Answers a route of the stateless era.
@@ -84,7 +98,21 @@ fn listen(server: &McpServer, admitted: Admitted) -> Result<HttpResponse, HttpEr
     let filter = server
         .listen_filter(&admitted)
         .map_err(|e| HttpError::with_status(status_for(Some(e.code.0)), Some(&admitted.id), e))?;
+    // With authorization on: only resources the token may read, and the
+    // stream ends (with its completion result) when the token expires.
+    let mut expires_in = None;
+    if let (Some(auth), Some(identity)) = (server.authorizer(), admitted.facts.identity.as_deref()) {
+        let catalog = server.service().catalog();
+        for uri in &filter.resource_subscriptions {
+            let scopes = catalog.read_scopes(uri);
+            if !scopes.is_empty() {
+                auth.permit(identity, &scopes).map_err(|e| super::auth::refusal(auth, Some(&admitted.id), &e))?;
+            }
+        }
+        expires_in = identity.expires_at.map(|exp| Duration::from_secs(exp.saturating_sub(crate::auth::now_secs())));
+    }
     let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
-    let _ = server.start_listener(ListenerKind::Listen(admitted.id), filter, Box::new(sink));
+    let kind = ListenerKind::Listen(admitted.id);
+    let _ = server.start_listener_until(kind, filter, Box::new(sink), expires_in);
     Ok(sse::listen_response(frames))
 }

@@ -104,7 +104,11 @@ impl HttpError {
     /// An authorization refusal: its status (401, 403, 400 or 503), the
     /// request's id when the body could be read, and the challenge.
     pub fn unauthorized(status: StatusCode, id: Option<&RequestId>, message: String, challenge: String) -> Self {
-        let code = if status == StatusCode::SERVICE_UNAVAILABLE { ErrorCode::INTERNAL_ERROR } else { ErrorCode::INVALID_REQUEST };
+        let code = if status == StatusCode::SERVICE_UNAVAILABLE {
+            ErrorCode::INTERNAL_ERROR
+        } else {
+            ErrorCode::INVALID_REQUEST
+        };
         HttpError { challenge: Some(challenge), ..Self::new(status, id, code, message) }
     }
 

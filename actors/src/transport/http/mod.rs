@@ -5,12 +5,14 @@
 //! it until SIGINT/SIGTERM with graceful shutdown.
 
 mod answer;
+mod auth;
 pub mod error;
 pub mod guard;
 mod headers;
 mod post;
 mod reply;
 mod session;
+pub mod tls;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -28,12 +30,24 @@ use crate::server::{shutdown_signal, McpServer};
 const ABORT_MARGIN: Duration = Duration::from_millis(500);
 
 /// Registers the MCP endpoint of `server` at its configured path, for
-/// embedding (`App::new().configure(transport::http::configure(server))`).
+/// embedding (`App::new().configure(transport::http::configure(server))`),
+/// and with authorization on, the protected-resource metadata at
+/// `/.well-known/oauth-protected-resource` and its path-inserted forms.
 /// Set `HttpServer::h1_allow_half_closed(false)` on the embedding server
 /// too, so that a client closing its connection cancels at once.
 pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone {
     move |cfg: &mut web::ServiceConfig| {
         let path = server.config().http.path.clone();
+        if let Some(auth) = server.authorizer() {
+            for p in auth.protected_resource().paths(&path) {
+                cfg.service(
+                    web::resource(p)
+                        .app_data(web::Data::new(server.clone()))
+                        .route(web::get().to(auth::metadata))
+                        .route(web::head().to(auth::metadata)),
+                );
+            }
+        }
         cfg.service(
             web::resource(path)
                 .app_data(web::Data::new(server.clone()))
@@ -61,10 +75,15 @@ pub fn bind(server: McpServer) -> std::io::Result<(actix_web::dev::Server, Vec<S
         // its subscription now rather than at the next keep-alive write.
         .h1_allow_half_closed(false)
         .disable_signals();
-    #[cfg(feature = "h2c")]
-    let mut builder = if c.h2c { builder.bind_auto_h2c(&c.bind)? } else { builder.bind(&c.bind)? };
-    #[cfg(not(feature = "h2c"))]
-    let mut builder = builder.bind(&c.bind)?;
+    let mut builder = if c.tls.enabled() {
+        builder.bind_rustls_0_23(&c.bind, tls::server_config(&c.tls)?)?
+    } else {
+        #[cfg(feature = "h2c")]
+        let bound = if c.h2c { builder.bind_auto_h2c(&c.bind)? } else { builder.bind(&c.bind)? };
+        #[cfg(not(feature = "h2c"))]
+        let bound = builder.bind(&c.bind)?;
+        bound
+    };
     if c.workers > 0 {
         builder = builder.workers(c.workers);
     }
@@ -73,7 +92,7 @@ pub fn bind(server: McpServer) -> std::io::Result<(actix_web::dev::Server, Vec<S
 }
 
 /// Serves HTTP until SIGINT or SIGTERM, printing
-/// `listening on http://ADDR/PATH` on stderr. At the signal every
+/// `listening on http://ADDR/PATH` (`https://` with TLS) on stderr. At the signal every
 /// subscription gets its completion result, running requests get
 /// `http.shutdown_timeout_secs` to finish (those still running then answer
 /// -32603 "server shutting down"), then the server stops.
@@ -82,7 +101,8 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
     let (http, addrs) = bind(server.clone())?;
     for addr in &addrs {
         // One write, so the line cannot interleave with log output.
-        let line = format!("listening on http://{addr}{path}\n");
+        let scheme = if server.config().http.tls.enabled() { "https" } else { "http" };
+        let line = format!("listening on {scheme}://{addr}{path}\n");
         let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
     }
     info!(server.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path);

@@ -1,7 +1,8 @@
 //! POST: every JSON-RPC message a client sends.
 //!
 //! Per request, in order: `Host`/`Origin` (403) → `Content-Type` (415) →
-//! body size (413) → the dispatcher: JSON-RPC envelope (-32700/-32600, 400)
+//! body size (413) → with authorization on, the caller (401, 400, 503) and
+//! the scopes of the item the request uses (403) → the dispatcher: JSON-RPC envelope (-32700/-32600, 400)
 //! → `_meta` (-32602 / HeaderMismatch / UnsupportedProtocolVersion, 400) →
 //! `Mcp-Method` (HeaderMismatch, 400) → method (-32601, 404) → params
 //! (-32602, 400) → `Mcp-Name` and `Mcp-Param-*` (HeaderMismatch, 400) → a
@@ -19,7 +20,7 @@ use mcp_protocol::jsonrpc;
 use super::answer::{route, stateless};
 use super::error::HttpError;
 use super::headers::session_id;
-use super::{guard, session};
+use super::{auth, guard, session};
 use crate::intake::Route;
 use crate::server::McpServer;
 
@@ -34,13 +35,15 @@ pub(super) async fn post(
     let http = &server.config().http;
     let body = read_body(&req, payload, http.max_body_bytes, Duration::from_millis(http.body_timeout_ms)).await?;
     let decoded = jsonrpc::decode(&body);
+    let identity = auth::caller(&req, &server, auth::request_id(&decoded)).await?;
+    auth::permit_message(&server, identity.as_deref(), &decoded)?;
     // The legacy paths are boxed: their futures are large and rare, and the
     // stateless path's future stays small enough for the allocator's caches.
     if let Some(sid) = session_id(&req) {
-        return Box::pin(session::post(&req, &server, sid, decoded)).await;
+        return Box::pin(session::post(&req, &server, sid, decoded, identity.as_deref())).await;
     }
     match route(&req, &server, decoded, false) {
-        Route::Initialize(r) => Box::pin(session::initialize(&server, r)).await,
+        Route::Initialize(r) => Box::pin(session::initialize(&server, r, identity.as_deref())).await,
         other => stateless(&server, other).await,
     }
 }

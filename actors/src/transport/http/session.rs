@@ -12,8 +12,9 @@ use mcp_protocol::RequestId;
 use super::answer::{route, stateless};
 use super::error::HttpError;
 use super::headers::{session_id, MCP_SESSION_ID};
-use super::{guard, reply};
+use super::{auth, guard, reply};
 use crate::facts::RequestFacts;
+use crate::identity::Identity;
 use crate::intake::Route;
 use crate::legacy::SessionHandle;
 use crate::outbound;
@@ -21,8 +22,12 @@ use crate::server::{McpServer, OpenError};
 use crate::transport::sse;
 
 /// `initialize` without stateless `_meta`: negotiates and opens a session.
-pub(super) async fn initialize(server: &McpServer, r: Request) -> Result<HttpResponse, HttpError> {
-    match server.open_session(&r).await {
+pub(super) async fn initialize(
+    server: &McpServer,
+    r: Request,
+    identity: Option<&Identity>,
+) -> Result<HttpResponse, HttpError> {
+    match server.open_session(&r, identity.map(|i| i.subject.as_str())).await {
         Ok((session, body)) => Ok(HttpResponse::Ok()
             .content_type("application/json")
             .insert_header((MCP_SESSION_ID, session.id().to_owned()))
@@ -42,16 +47,17 @@ pub(super) async fn post(
     server: &McpServer,
     sid: &str,
     decoded: Result<Incoming, DecodeError>,
+    identity: Option<&Identity>,
 ) -> Result<HttpResponse, HttpError> {
     let id = match &decoded {
         Ok(Incoming::Request(r)) => Some(r.id.clone()),
         _ => None,
     };
-    let Some(session) = server.find_session(sid).await else { return Err(HttpError::no_session(id.as_ref())) };
+    let Some(session) = find(server, sid, identity).await else { return Err(HttpError::no_session(id.as_ref())) };
     match route(req, server, decoded, true) {
         Route::Session(message) => {
             check_version(req, &session, id.as_ref())?;
-            in_session(server, &session, message, super::answer::facts_of(req)).await
+            in_session(server, &session, message, super::answer::facts_of(req, server)).await
         }
         Route::Cancel { id, reason } => {
             session.cancel(id, reason);
@@ -60,6 +66,14 @@ pub(super) async fn post(
         // A request that names a stateless version is served statelessly.
         other => stateless(server, other).await,
     }
+}
+
+/// The session `sid`, if it is open and the caller may use it: a session
+/// opened with credentials is answered 404 for any other subject, as if it
+/// did not exist.
+async fn find(server: &McpServer, sid: &str, identity: Option<&Identity>) -> Option<SessionHandle> {
+    let session = server.find_session(sid).await?;
+    session.usable_by(identity.map(|i| i.subject.as_str())).then_some(session)
 }
 
 /// `MCP-Protocol-Version`, when sent, must be the session's.
@@ -105,7 +119,8 @@ pub(super) async fn get(req: HttpRequest, server: web::Data<McpServer>) -> Resul
             "GET needs an Mcp-Session-Id (legacy sessions only); stateless clients use subscriptions/listen",
         ));
     };
-    let Some(session) = server.find_session(sid).await else { return Err(HttpError::no_session(None)) };
+    let identity = auth::caller(&req, &server, None).await?;
+    let Some(session) = find(&server, sid, identity.as_deref()).await else { return Err(HttpError::no_session(None)) };
     let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
     let ready = server
         .start_session_stream(&session, Box::new(sink))
@@ -124,7 +139,8 @@ pub(super) async fn delete(req: HttpRequest, server: web::Data<McpServer>) -> Re
     let Some(sid) = session_id(&req) else {
         return Err(HttpError::method_not_allowed("DELETE needs an Mcp-Session-Id (legacy sessions only)"));
     };
-    if !server.end_session(sid).await {
+    let identity = auth::caller(&req, &server, None).await?;
+    if find(&server, sid, identity.as_deref()).await.is_none() || !server.end_session(sid).await {
         return Err(HttpError::no_session(None));
     }
     slog::info!(server.logger(), "legacy session ended by the client"; "session" => sid);

@@ -1,0 +1,75 @@
+//! Authorization on the HTTP endpoint: the caller of each request (401
+//! with a challenge when there is none), the scopes of the item a request
+//! uses (403 with a step-up challenge), and the protected-resource metadata
+//! document (RFC 9728), served without authorization.
+
+use std::sync::Arc;
+
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
+use mcp_protocol::jsonrpc::{DecodeError, Incoming};
+use mcp_protocol::RequestId;
+
+use super::error::HttpError;
+use crate::auth::{AuthError, Authorizer};
+use crate::identity::Identity;
+use crate::server::McpServer;
+
+/// The caller of a request when authorization is on (`Ok(None)` when it is
+/// off), also left in the request's extensions for the request context.
+/// A refusal carries the request's id when the body could be read.
+pub(super) async fn caller(
+    req: &HttpRequest,
+    server: &McpServer,
+    id: Option<&RequestId>,
+) -> Result<Option<Arc<Identity>>, HttpError> {
+    let Some(auth) = server.authorizer() else { return Ok(None) };
+    let identity = auth.authenticate(req.head()).await.map_err(|e| refusal(auth, id, &e))?;
+    req.extensions_mut().insert(identity.clone());
+    Ok(Some(identity))
+}
+
+/// A message's scopes: the item its request uses must be one the caller's
+/// token grants.
+pub(super) fn permit_message(
+    server: &McpServer,
+    identity: Option<&Identity>,
+    decoded: &Result<Incoming, DecodeError>,
+) -> Result<(), HttpError> {
+    let (Some(auth), Some(identity), Ok(Incoming::Request(r))) = (server.authorizer(), identity, decoded) else {
+        return Ok(());
+    };
+    let scopes = server.service().catalog().scopes_for(&r.method, r.params.as_ref());
+    if scopes.is_empty() {
+        return Ok(());
+    }
+    auth.permit(identity, &scopes).map_err(|e| refusal(auth, Some(&r.id), &e))
+}
+
+/// The HTTP answer to an authorization refusal.
+pub(super) fn refusal(auth: &Authorizer, id: Option<&RequestId>, e: &AuthError) -> HttpError {
+    let (status, prefix) = match e {
+        AuthError::Missing | AuthError::InvalidToken(_) => (StatusCode::UNAUTHORIZED, "Unauthorized"),
+        AuthError::InvalidRequest(_) => (StatusCode::BAD_REQUEST, "Bad request"),
+        AuthError::InsufficientScope(_) => (StatusCode::FORBIDDEN, "Forbidden"),
+        AuthError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "Unavailable"),
+    };
+    HttpError::unauthorized(status, id, format!("{prefix}: {e}"), auth.challenge(e))
+}
+
+/// The id of a decoded request, for a refusal's body.
+pub(super) fn request_id(decoded: &Result<Incoming, DecodeError>) -> Option<&RequestId> {
+    match decoded {
+        Ok(Incoming::Request(r)) => Some(&r.id),
+        _ => None,
+    }
+}
+
+/// GET of the protected-resource metadata (any origin may read it).
+pub(super) async fn metadata(server: web::Data<McpServer>) -> HttpResponse {
+    let Some(auth) = server.authorizer() else { return HttpResponse::NotFound().finish() };
+    HttpResponse::Ok()
+        .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
+        .insert_header((header::CACHE_CONTROL, "max-age=300"))
+        .json(auth.document(server.service().catalog()))
+}
