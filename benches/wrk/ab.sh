@@ -6,6 +6,11 @@
 # (of the medians, and per round: A and B run back to back in each round).
 #
 #   bash benches/wrk/ab.sh BIN_A BIN_B   (ROUNDS=5 DURATION=5 CONNS="16 256")
+#
+# A_ENV / B_ENV: environment settings (VAR=VALUE …) for each side's server,
+# so that one binary can be compared with itself under two configurations;
+# MCP_BEARER: a token wrk sends in `Authorization` (both sides). Each run
+# also prints wrk's own CPU use, to show the generator was not saturated.
 # Loopback only; every run is bounded by DURATION.
 set -euo pipefail
 A="$1"; B="$2"
@@ -15,9 +20,10 @@ command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; e
 TICK=$(getconf CLK_TCK)
 OUT="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
 
-start() { # BIN -> "PID URL"
+start() { # BIN ENV -> "PID URL"
   local log="$OUT/server.log"
-  taskset -c 0 "$1" serve --catalog everything --bind 127.0.0.1:0 --log-level warning 2>"$log" &
+  # shellcheck disable=SC2086
+  env $2 taskset -c 0 "$1" serve --catalog everything --bind 127.0.0.1:0 --log-level warning 2>"$log" &
   local pid=$! url=""
   for _ in $(seq 1 100); do
     url="$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$log" | head -n1)"; [ -n "$url" ] && break; sleep 0.05
@@ -30,19 +36,22 @@ cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
 for c in $CONNS; do
   for r in $(seq 1 "$ROUNDS"); do
     for side in A B; do
-      bin=$A; [ "$side" = B ] && bin=$B
-      read -r pid url < <(start "$bin")
+      bin=$A; envs="${A_ENV:-}"; [ "$side" = B ] && { bin=$B; envs="${B_ENV:-}"; }
+      read -r pid url < <(start "$bin" "$envs")
       taskset -c 1 wrk -t1 -c"$c" -d1s -s "$HERE/call.lua" "$url" >/dev/null   # warm-up
       t0=$(cpu "$pid")
-      taskset -c 1 wrk -t1 -c"$c" -d"${DURATION}s" --latency -s "$HERE/call.lua" "$url" >"$OUT/wrk.txt"
+      # wrk's CPU: the subshell's children's times (taskset execs wrk).
+      (taskset -c 1 wrk -t1 -c"$c" -d"${DURATION}s" --latency -s "$HERE/call.lua" "$url" >"$OUT/wrk.txt"; times >"$OUT/times.txt")
       t1=$(cpu "$pid")
+      gen=$(awk -v d="$DURATION" 'NR==2 {split($1,u,"m"); split($2,s,"m"); sub("s","",u[2]); sub("s","",s[2]);
+        printf "%.0f", (u[1]*60+u[2]+s[1]*60+s[2])/d*100}' "$OUT/times.txt")
       kill "$pid"; wait "$pid" 2>/dev/null || true
       if grep -q "Non-2xx" "$OUT/wrk.txt"; then cat "$OUT/wrk.txt" >&2; echo "non-2xx replies" >&2; exit 1; fi
       rps=$(awk '/^Requests\/sec/ {print $2}' "$OUT/wrk.txt")
       n=$(awk '/requests in/ {print $1}' "$OUT/wrk.txt")
       p99=$(awk '$1=="99%" {print $2}' "$OUT/wrk.txt")
       us=$(awk -v t0="$t0" -v t1="$t1" -v n="$n" -v k="$TICK" 'BEGIN {printf "%.1f", (t1-t0)/k*1e6/n}')
-      echo "conns=$c round=$r side=$side req/s=$rps p99=$p99 cpu_us_per_call=$us"
+      echo "conns=$c round=$r side=$side req/s=$rps p99=$p99 cpu_us_per_call=$us wrk_cpu=${gen}%"
       echo "$c $side $rps $p99 $us $r" >>"$OUT/all.txt"
     done
   done

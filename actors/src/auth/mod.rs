@@ -51,25 +51,30 @@ pub trait Authenticator: Send + Sync + 'static {
 /// header; an error for a second header, another scheme, or a token in the
 /// query string (OAuth 2.1 forbids it there).
 pub fn bearer_token(head: &RequestHead) -> Result<Option<&str>, AuthError> {
-    let query = head.uri.query().unwrap_or_default();
-    if query.split('&').any(|pair| pair.split('=').next() == Some("access_token")) {
-        return Err(AuthError::InvalidRequest("tokens are accepted in the Authorization header only".into()));
+    if let Some(query) = head.uri.query() {
+        if query.split('&').any(|pair| pair.split('=').next() == Some("access_token")) {
+            return Err(AuthError::InvalidRequest("tokens are accepted in the Authorization header only".into()));
+        }
     }
     let mut values = head.headers.get_all(actix_web::http::header::AUTHORIZATION);
     let Some(value) = values.next() else { return Ok(None) };
     if values.next().is_some() {
         return Err(AuthError::InvalidRequest("more than one Authorization header".into()));
     }
-    let value = value.to_str().map_err(|_| AuthError::invalid("the Authorization header is not ASCII"))?;
-    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
-    if !scheme.eq_ignore_ascii_case("bearer") {
+    // Bytes, not `to_str`: a token is long and this runs for every request.
+    // The HTTP parser already refused control characters; UTF-8 validation
+    // is word-at-a-time for ASCII.
+    let value = value.as_bytes();
+    let scheme_end = value.iter().position(|&b| b == b' ').unwrap_or(value.len());
+    if !value[..scheme_end].eq_ignore_ascii_case(b"bearer") {
+        let scheme = String::from_utf8_lossy(&value[..scheme_end]);
         return Err(AuthError::invalid(format!("the {scheme:?} scheme is not accepted; use Bearer")));
     }
-    let token = token.trim();
-    if token.is_empty() || !token.bytes().all(|b| b.is_ascii_graphic()) {
+    let token = value[scheme_end..].trim_ascii();
+    if token.is_empty() || token.contains(&b' ') {
         return Err(AuthError::invalid("the bearer token is empty or malformed"));
     }
-    Ok(Some(token))
+    std::str::from_utf8(token).map(Some).map_err(|_| AuthError::invalid("the bearer token is not ASCII"))
 }
 
 /// Seconds since the Unix epoch (the time scale of `exp`).

@@ -3,7 +3,9 @@
 //! Bounded: when full, expired entries go first, then the entry that
 //! expires soonest.
 
+use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, Mutex};
 
 use crate::identity::Identity;
@@ -11,8 +13,37 @@ use crate::identity::Identity;
 /// Tokens already validated.
 #[derive(Debug)]
 pub(super) struct TokenCache {
-    map: Mutex<HashMap<Box<str>, Entry>>,
+    map: Mutex<HashMap<Box<str>, Entry, TailHash>>,
     capacity: usize,
+}
+
+/// Hashes a token by its length and last 32 bytes (a JWT's signature, an
+/// opaque token's randomness) with a per-process random key: a lookup costs
+/// a short hash instead of one over the whole (often kilobyte) token, and
+/// equality is still checked on the whole token. Only validated tokens are
+/// stored, so no one can fill a bucket with made-up collisions.
+#[derive(Debug, Clone, Default)]
+struct TailHash(RandomState);
+
+impl BuildHasher for TailHash {
+    type Hasher = Tail;
+
+    fn build_hasher(&self) -> Tail {
+        Tail(self.0.build_hasher())
+    }
+}
+
+struct Tail(std::collections::hash_map::DefaultHasher);
+
+impl Hasher for Tail {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write_usize(bytes.len());
+        self.0.write(&bytes[bytes.len().saturating_sub(32)..]);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0.finish()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -25,7 +56,7 @@ struct Entry {
 impl TokenCache {
     /// A cache of at most `capacity` tokens.
     pub(super) fn new(capacity: usize) -> Self {
-        TokenCache { map: Mutex::new(HashMap::new()), capacity: capacity.max(1) }
+        TokenCache { map: Mutex::new(HashMap::default()), capacity: capacity.max(1) }
     }
 
     /// The identity of `token` if it was validated and is still good at `now`.

@@ -89,6 +89,9 @@ pub struct Catalog {
     watchers: RwLock<Vec<Watcher>>,
     resolver: RwLock<Option<ResourceResolver>>,
     states: state::StateMap,
+    /// Whether any item ever added asks for scopes: until one does, a
+    /// request needs no per-item scope lookup.
+    scoped: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -173,6 +176,7 @@ impl Catalog {
 
     fn insert_resource(&self, resource: Resource, key: Option<&str>) -> Option<Arc<Resource>> {
         let listed = resource.listed;
+        self.note_scopes(&resource.scopes);
         let old = self.write().resources.insert(resource.uri().to_owned(), Arc::new(resource));
         if listed || old.as_ref().is_some_and(|r| r.listed) {
             self.emit_keyed(Event::ResourcesListChanged, key);
@@ -227,6 +231,7 @@ impl Catalog {
                     tool.name()
                 )));
             }
+            self.note_scopes(&tool.scopes);
             state.tools.insert(tool.name().to_owned(), Arc::new(tool));
         }
         self.emit_if(listed, Event::ToolsListChanged);
@@ -238,6 +243,7 @@ impl Catalog {
     pub fn replace_tool(&self, tool: Tool) -> Result<Option<Arc<Tool>>, CatalogError> {
         check_tool(&tool)?;
         let listed = tool.listed;
+        self.note_scopes(&tool.scopes);
         let old = self.write().tools.insert(tool.name().to_owned(), Arc::new(tool));
         self.emit_if(listed || old.as_ref().is_some_and(|t| t.listed), Event::ToolsListChanged);
         Ok(old)
@@ -248,6 +254,17 @@ impl Catalog {
         let old = self.write().tools.remove(name);
         self.emit_if(old.as_ref().is_some_and(|t| t.listed), Event::ToolsListChanged);
         old
+    }
+
+    fn note_scopes(&self, scopes: &[String]) {
+        if !scopes.is_empty() {
+            self.scoped.store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// Whether any item asks for scopes (`with_scopes`).
+    pub fn has_scoped_items(&self) -> bool {
+        self.scoped.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Looks up a tool (listed or not).
@@ -289,6 +306,7 @@ impl Catalog {
     /// Replaces a resource's definition without publishing a list change (its
     /// URI and listing are unchanged; e.g. only its size changed).
     pub fn replace_resource_quietly(&self, resource: Resource) -> Option<Arc<Resource>> {
+        self.note_scopes(&resource.scopes);
         self.write().resources.insert(resource.uri().to_owned(), Arc::new(resource))
     }
 
@@ -318,6 +336,7 @@ impl Catalog {
                     template.uri_template()
                 )));
             }
+            self.note_scopes(&template.scopes);
             state.templates.insert(template.uri_template().to_owned(), Arc::new(template));
         }
         self.emit(Event::ResourcesListChanged);
@@ -327,6 +346,7 @@ impl Catalog {
     /// Adds a resource template or replaces the one with the same template
     /// string (returned).
     pub fn replace_template(&self, template: ResourceTemplate) -> Option<Arc<ResourceTemplate>> {
+        self.note_scopes(&template.scopes);
         let old = self.write().templates.insert(template.uri_template().to_owned(), Arc::new(template));
         self.emit(Event::ResourcesListChanged);
         old
@@ -362,6 +382,7 @@ impl Catalog {
                     prompt.name()
                 )));
             }
+            self.note_scopes(&prompt.scopes);
             state.prompts.insert(prompt.name().to_owned(), Arc::new(prompt));
         }
         self.emit_if(listed, Event::PromptsListChanged);
@@ -372,6 +393,7 @@ impl Catalog {
     pub fn replace_prompt(&self, prompt: Prompt) -> Result<Option<Arc<Prompt>>, CatalogError> {
         check_name("prompt", prompt.name())?;
         let listed = prompt.listed;
+        self.note_scopes(&prompt.scopes);
         let old = self.write().prompts.insert(prompt.name().to_owned(), Arc::new(prompt));
         self.emit_if(listed || old.as_ref().is_some_and(|p| p.listed), Event::PromptsListChanged);
         Ok(old)
@@ -478,6 +500,9 @@ impl Catalog {
     /// its URI) of `resources/read` and `resources/subscribe`. Empty for
     /// other methods and for unknown items (they fail on their own).
     pub fn scopes_for(&self, method: &str, params: Option<&serde_json::Map<String, serde_json::Value>>) -> Vec<String> {
+        if !self.has_scoped_items() {
+            return Vec::new();
+        }
         let field = |k: &str| params.and_then(|p| p.get(k)).and_then(serde_json::Value::as_str);
         match method {
             "tools/call" => field("name").and_then(|n| self.tool(n)).map(|t| t.scopes.clone()).unwrap_or_default(),

@@ -242,6 +242,13 @@ mod tests {
     }
 
     #[test]
+    fn the_auth_example_loads() {
+        let c = Config::from_toml(include_str!("../../../config/auth.toml")).unwrap();
+        assert_eq!(c.auth.mode, "oauth");
+        assert_eq!(c.canonical_resource(), "https://mcp.example.com/mcp");
+    }
+
+    #[test]
     fn rejects_unknown_keys_and_bad_values() {
         assert!(Config::from_toml("[http]\nbindd = \"x\"").is_err());
         assert!(Config::from_toml("[log]\nformat = \"xml\"").is_err());

@@ -2,6 +2,7 @@
 //! with this request's headers, and answering the routes of the stateless
 //! era (a request actor's reply, a listen stream, a refusal, 202).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::http::StatusCode;
@@ -15,6 +16,7 @@ use super::reply;
 use crate::era::Era;
 use crate::extensions::Extensions;
 use crate::facts::RequestFacts;
+use crate::identity::Identity;
 use crate::intake::{self, Admitted, Route};
 use crate::listener::ListenerKind;
 use crate::request_headers::RequestHeaders;
@@ -27,6 +29,7 @@ pub(super) fn route(
     server: &McpServer,
     decoded: Result<Incoming, DecodeError>,
     in_session: bool,
+    identity: Option<&Arc<Identity>>,
 ) -> Route {
     let service = server.service();
     let headers = HttpHeaders(req);
@@ -38,23 +41,25 @@ pub(super) fn route(
     };
     match intake::route(&conn, decoded) {
         Route::Run(mut admitted) => {
-            admitted.facts = facts_of(req, server);
+            admitted.facts = facts_of(req, server, identity);
             Route::Run(admitted)
         }
         Route::Listen(mut admitted) => {
-            admitted.facts = facts_of(req, server);
+            admitted.facts = facts_of(req, server, identity);
             Route::Listen(admitted)
         }
         other => other,
     }
 }
 
-/// The request's headers, and the [`Extensions`](crate::extensions::Extensions)
-/// a middleware attached to it (moved out of the actix-web request).
+/// The request's headers, the caller the server authenticated, and the
+/// [`Extensions`](crate::extensions::Extensions) a middleware attached to
+/// it (moved out of the actix-web request; so is an `Arc<Identity>` a
+/// middleware attached, when the server authenticated no one).
 ///
 /// With authorization on, the `Authorization` header is left out: the
 /// server consumed the token, and a handler must not pass it on.
-pub(super) fn facts_of(req: &HttpRequest, server: &McpServer) -> RequestFacts {
+pub(super) fn facts_of(req: &HttpRequest, server: &McpServer, identity: Option<&Arc<Identity>>) -> RequestFacts {
     let authorized = server.authorizer().is_some();
     let pairs = req
         .headers()
@@ -62,10 +67,18 @@ pub(super) fn facts_of(req: &HttpRequest, server: &McpServer) -> RequestFacts {
         .filter(|(n, _)| !(authorized && *n == actix_web::http::header::AUTHORIZATION))
         .map(|(n, v)| (n.as_str(), v.as_bytes()));
     let headers = Some(RequestHeaders::from_pairs(pairs));
+    // Most requests carry no extensions: look before borrowing mutably.
+    let attached = {
+        let e = req.extensions();
+        e.contains::<Extensions>() || e.contains::<Arc<Identity>>()
+    };
+    if !attached {
+        return RequestFacts { headers, identity: identity.cloned(), extensions: Extensions::default() };
+    }
     let mut ext = req.extensions_mut();
-    let identity = ext.remove::<std::sync::Arc<crate::identity::Identity>>();
+    let attached = ext.remove::<Arc<Identity>>();
     let extensions = ext.remove::<Extensions>().unwrap_or_default();
-    RequestFacts { headers, identity, extensions }
+    RequestFacts { headers, identity: identity.cloned().or(attached), extensions }
 }
 
 /// Answers a route of the stateless era.

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use actix_web::http::{header, StatusCode};
-use actix_web::{web, HttpMessage, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use mcp_protocol::jsonrpc::{DecodeError, Incoming};
 use mcp_protocol::RequestId;
 
@@ -16,17 +16,14 @@ use crate::identity::Identity;
 use crate::server::McpServer;
 
 /// The caller of a request when authorization is on (`Ok(None)` when it is
-/// off), also left in the request's extensions for the request context.
-/// A refusal carries the request's id when the body could be read.
+/// off). A refusal carries the request's id when the body could be read.
 pub(super) async fn caller(
     req: &HttpRequest,
     server: &McpServer,
     id: Option<&RequestId>,
 ) -> Result<Option<Arc<Identity>>, HttpError> {
     let Some(auth) = server.authorizer() else { return Ok(None) };
-    let identity = auth.authenticate(req.head()).await.map_err(|e| refusal(auth, id, &e))?;
-    req.extensions_mut().insert(identity.clone());
-    Ok(Some(identity))
+    auth.authenticate(req.head()).await.map(Some).map_err(|e| refusal(auth, id, &e))
 }
 
 /// A message's scopes: the item its request uses must be one the caller's

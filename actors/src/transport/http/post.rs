@@ -40,9 +40,9 @@ pub(super) async fn post(
     // The legacy paths are boxed: their futures are large and rare, and the
     // stateless path's future stays small enough for the allocator's caches.
     if let Some(sid) = session_id(&req) {
-        return Box::pin(session::post(&req, &server, sid, decoded, identity.as_deref())).await;
+        return Box::pin(session::post(&req, &server, sid, decoded, identity.as_ref())).await;
     }
-    match route(&req, &server, decoded, false) {
+    match route(&req, &server, decoded, false, identity.as_ref()) {
         Route::Initialize(r) => Box::pin(session::initialize(&server, r, identity.as_deref())).await,
         other => stateless(&server, other).await,
     }

@@ -4,6 +4,8 @@
 //! client requests (sampling, elicitation, roots) go out on the POST's SSE
 //! stream and the client POSTs its answers back.
 
+use std::sync::Arc;
+
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use mcp_protocol::jsonrpc::{DecodeError, Incoming, Request};
@@ -47,17 +49,19 @@ pub(super) async fn post(
     server: &McpServer,
     sid: &str,
     decoded: Result<Incoming, DecodeError>,
-    identity: Option<&Identity>,
+    identity: Option<&Arc<Identity>>,
 ) -> Result<HttpResponse, HttpError> {
     let id = match &decoded {
         Ok(Incoming::Request(r)) => Some(r.id.clone()),
         _ => None,
     };
-    let Some(session) = find(server, sid, identity).await else { return Err(HttpError::no_session(id.as_ref())) };
-    match route(req, server, decoded, true) {
+    let Some(session) = find(server, sid, identity.map(|i| &**i)).await else {
+        return Err(HttpError::no_session(id.as_ref()));
+    };
+    match route(req, server, decoded, true, identity) {
         Route::Session(message) => {
             check_version(req, &session, id.as_ref())?;
-            in_session(server, &session, message, super::answer::facts_of(req, server)).await
+            in_session(server, &session, message, super::answer::facts_of(req, server, identity)).await
         }
         Route::Cancel { id, reason } => {
             session.cancel(id, reason);
