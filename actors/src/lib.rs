@@ -18,6 +18,9 @@
 //!   subscription hub through [`McpServer::notifier`] and
 //!   [`McpServer::subscribe`].
 //! - Testing without sockets: [`test::TestClient`].
+//! - Authorization (`[auth]`): OAuth 2.1 bearer tokens, API keys or your
+//!   own [`auth::Authenticator`]; handlers read the caller with
+//!   [`RequestContext::auth`]; items ask for scopes with `with_scopes`.
 //!
 //! [`protocol`] is the `mcp-protocol` crate (wire types, errors, versions);
 //! `schemars`, `serde` and `serde_json` are re-exported so their versions
@@ -30,7 +33,8 @@
 //! - [`transport`]: Streamable HTTP ([`transport::http`]: `configure`,
 //!   `bind`, `serve`; `HttpError`), its SSE wire format
 //!   ([`transport::sse`]), and stdio ([`transport::stdio`]: a connection
-//!   actor per stream). Only these files name actix-web or stdin/stdout.
+//!   actor per stream). Only these files name actix-web or stdin/stdout,
+//!   besides [`auth`], whose authenticators read an HTTP request head.
 //! - [`intake`]: the one dispatcher: each incoming message becomes a
 //!   [`intake::Route`], and the era is decided there.
 //! - [`server`]: [`McpServer`], the service, the hub and the sessions, with
@@ -48,6 +52,8 @@
 //! - [`msg`]: control messages several actors share.
 //! - [`catalog`]: the handler API (tools, resources, templates, prompts,
 //!   completions); [`catalogs`]: the built-in catalogs (`fs`, `everything`).
+//! - [`auth`]: authorization of HTTP requests — authenticators, scope
+//!   policy, protected-resource metadata.
 //! - [`config`], [`logging`], [`cli`]: typed configuration, the slog root
 //!   logger, the command line; [`clock`]: where token expiry reads time.
 //!
