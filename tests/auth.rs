@@ -397,6 +397,8 @@ async fn two_instances_behind_nginx_accept_the_same_token() {
         let r = post_as(&lb.url, &token, &request(json!(i), "server/discover", json!({}))).await;
         assert_eq!(r.status, 200, "{}", r.raw);
         served_by.insert(r.response()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].to_string());
+    }
+    for i in 0..2 {
         assert_eq!(post(&lb.url, &request(json!(i), "server/discover", json!({}))).await.status, 401);
     }
     assert_eq!(served_by.len(), 2, "both instances answered: {served_by:?}");

@@ -241,3 +241,42 @@ async fn a_change_in_a_shared_directory_is_delivered_once() {
     std::fs::remove_dir_all(&dir).ok();
     redis.stop().await;
 }
+
+/// `GET` of a health endpoint next to the MCP endpoint at `url`: status and body.
+async fn health(url: &str, path: &str) -> (u16, Value) {
+    let res = client().get(url.replace("/mcp", path)).send().await.unwrap();
+    (res.status().as_u16(), res.json().await.unwrap())
+}
+
+#[actix_rt::test]
+async fn readiness_follows_the_redis_link_when_required() {
+    let Some(_) = external("cluster::readiness_follows_the_redis_link", &["redis-server"]) else { return };
+    let port = free_fixed_port();
+    let redis = Redis::start(port).await;
+    let cfg = config_file_with("node-r", port, "[catalog]\nname = \"everything\"\n");
+    let text = std::fs::read_to_string(&cfg).unwrap().replace("[hub]\n", "[hub]\nrequire_backend = true\n");
+    std::fs::write(&cfg, text).unwrap();
+    let node = started(cfg).await;
+    assert_eq!(health(&node.url, "/readyz").await, (200, json!({"ready": true})));
+
+    // Redis goes away: not ready (liveness holds), until it is back.
+    redis.stop().await;
+    let until = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, body) = health(&node.url, "/readyz").await;
+        if status == 503 {
+            assert_eq!(body["reasons"], json!(["the hub backend (Redis) is unreachable"]));
+            break;
+        }
+        assert!(tokio::time::Instant::now() < until, "still ready 10 s after Redis stopped");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(health(&node.url, "/healthz").await, (200, json!({"status": "ok"})));
+    let redis = Redis::start(port).await;
+    let until = tokio::time::Instant::now() + Duration::from_secs(15);
+    while health(&node.url, "/readyz").await.0 != 200 {
+        assert!(tokio::time::Instant::now() < until, "not ready 15 s after Redis came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    redis.stop().await;
+}

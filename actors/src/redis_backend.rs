@@ -43,6 +43,8 @@ pub struct RedisStats {
     pub outages: AtomicU64,
     /// Resyncs requested after reconnecting.
     pub resyncs: AtomicU64,
+    /// Whether the subscription to the hub channel is up now.
+    pub connected: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The Redis pub/sub hub backend.
@@ -160,6 +162,7 @@ async fn subscriber(
         match subscribed.await {
             Ok(pubsub) => {
                 backoff = Duration::from_millis(100);
+                stats.connected.store(true, Ordering::Release);
                 if missed {
                     stats.resyncs.fetch_add(1, Ordering::Relaxed);
                     info!(log, "redis subscription restored; resyncing local listeners"; "channel" => &channel);
@@ -187,6 +190,7 @@ async fn subscriber(
             }
         }
         missed = true;
+        stats.connected.store(false, Ordering::Release);
         stats.outages.fetch_add(1, Ordering::Relaxed);
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(Duration::from_secs(5));
@@ -194,6 +198,10 @@ async fn subscriber(
 }
 
 impl HubBackend for RedisBackend {
+    fn link(&self) -> Option<Arc<std::sync::atomic::AtomicBool>> {
+        Some(self.stats.connected.clone())
+    }
+
     fn start(&mut self, hub: HubInbox, log: &Logger) {
         let (tx, rx) = mpsc::channel(4096);
         self.outbox = Some(tx);

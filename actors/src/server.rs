@@ -68,6 +68,10 @@ struct Inner {
     stopping: CancellationToken,
     /// Authorization of HTTP requests (`None`: every request is served).
     auth: Option<Arc<Authorizer>>,
+    /// Set when shutdown begins: readiness answers 503 from then on.
+    draining: std::sync::atomic::AtomicBool,
+    /// The hub backend's link to other instances, when it has one.
+    backend_link: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -114,6 +118,7 @@ impl McpServer {
         let (mailbox, hub_log) = (h.mailbox, log.new(slog::o!("actor" => "hub")));
         let trim = Duration::from_millis(h.memory_trim_ms);
         let keep_alive = Duration::from_millis(h.keep_alive_ms.max(1));
+        let backend_link = backend.link();
         let hub =
             SubscriptionHub::new(backend, max, mailbox, hub_log).with_memory_trim(trim).with_keep_alive(keep_alive);
         let occupancy = hub.occupancy();
@@ -135,7 +140,9 @@ impl McpServer {
         let hub = Arc::new(hub);
         let stopping = CancellationToken::new();
         let auth = Authorizer::from_config(&config)?.map(Arc::new);
-        Ok(McpServer { inner: Arc::new(Inner { service, config, log, hub, occupancy, sessions, stopping, auth }) })
+        let draining = std::sync::atomic::AtomicBool::new(false);
+        let inner = Inner { service, config, log, hub, occupancy, sessions, stopping, auth, draining, backend_link };
+        Ok(McpServer { inner: Arc::new(inner) })
     }
 
     /// This server with requests authorized by `authenticator` (instead of
@@ -149,6 +156,31 @@ impl McpServer {
         })?;
         inner.auth = Some(auth);
         Ok(self)
+    }
+
+    /// Whether this instance should get traffic, and if not, why: it is
+    /// draining at shutdown, its hub is at capacity, or (with
+    /// `hub.require_backend`) its link to the other instances is down.
+    pub fn readiness(&self) -> Result<(), Vec<&'static str>> {
+        let mut why = Vec::new();
+        if self.inner.draining.load(std::sync::atomic::Ordering::Acquire) {
+            why.push("draining: the server is shutting down");
+        }
+        if matches!(self.inner.occupancy.check(), Err(crate::hub::HubError::Full { .. })) {
+            why.push("the subscription hub is at capacity");
+        }
+        if self.inner.config.hub.require_backend {
+            if let Some(link) = &self.inner.backend_link {
+                if !link.load(std::sync::atomic::Ordering::Acquire) {
+                    why.push("the hub backend (Redis) is unreachable");
+                }
+            }
+        }
+        if why.is_empty() {
+            Ok(())
+        } else {
+            Err(why)
+        }
     }
 
     /// The server's authorization, when it has one.
@@ -375,6 +407,9 @@ impl McpServer {
     /// result) and waits until they are gone, at most `hub.drain_ms`.
     /// Returns how many were open.
     pub async fn shutdown(&self) -> usize {
+        // Readiness fails first, so a load balancer stops sending new work
+        // before the listeners get their completion result.
+        self.inner.draining.store(true, std::sync::atomic::Ordering::Release);
         let open = self.inner.hub.send(Shutdown).await.unwrap_or(0);
         let deadline = Instant::now() + Duration::from_millis(self.inner.config.hub.drain_ms);
         while Instant::now() < deadline && self.hub_stats().await.listeners > 0 {

@@ -49,6 +49,11 @@ pub struct HubConfig {
     /// the `actix-mcp` binary uses jemalloc, which returns memory itself).
     /// 0 disables it. Default: 5000.
     pub memory_trim_ms: u64,
+    /// With `backend = "redis"`: report not ready (`/readyz` 503) while the
+    /// link to Redis is down, so that a load balancer sends traffic to
+    /// instances whose listen streams hear every instance's changes.
+    /// Default: false (local delivery continues through an outage).
+    pub require_backend: bool,
 }
 
 impl Default for HubConfig {
@@ -66,6 +71,7 @@ impl Default for HubConfig {
             redis_url: "redis://127.0.0.1:6379/".into(),
             redis_channel_prefix: "actix-mcp".into(),
             dedup_ms: 2000,
+            require_backend: false,
             memory_trim_ms: 5000,
         }
     }

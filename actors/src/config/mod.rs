@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 mod auth;
 mod error;
 mod fs;
+mod health;
 mod hub;
 mod log;
 mod server;
@@ -19,6 +20,7 @@ mod transport;
 pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ASYMMETRIC_ALGORITHMS};
 pub use error::ConfigError;
 pub use fs::FsConfig;
+pub use health::HealthConfig;
 pub use hub::HubConfig;
 pub use log::{parse_level, LogConfig};
 pub use server::{CacheConfig, CatalogConfig, ServerConfig};
@@ -53,6 +55,8 @@ pub struct Config {
     pub legacy: LegacyConfig,
     /// Authorization of HTTP requests.
     pub auth: AuthConfig,
+    /// Liveness and readiness endpoints.
+    pub health: HealthConfig,
 }
 
 impl Config {
@@ -92,6 +96,7 @@ impl Config {
                 "ACTIX_MCP_TLS_CERT" => self.http.tls.cert = value,
                 "ACTIX_MCP_TLS_KEY" => self.http.tls.key = value,
                 "ACTIX_MCP_BEHIND_TLS_PROXY" => self.http.behind_tls_proxy = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_REQUIRE_BACKEND" => self.hub.require_backend = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_AUTH_MODE" => self.auth.mode = value,
                 "ACTIX_MCP_AUTH_RESOURCE" => self.auth.resource = value,
                 "ACTIX_MCP_AUTH_ISSUERS" => self.auth.issuers = list(&value),
@@ -114,6 +119,14 @@ impl Config {
         parse_level(&self.log.level)?;
         if !["public", "private"].contains(&self.cache.scope.as_str()) {
             return Err(ConfigError(format!("cache.scope must be public or private, not {:?}", self.cache.scope)));
+        }
+        for (key, path) in [
+            ("health.liveness_path", &self.health.liveness_path),
+            ("health.readiness_path", &self.health.readiness_path),
+        ] {
+            if !path.starts_with('/') || *path == self.http.path {
+                return Err(ConfigError(format!("{key} must start with '/' and differ from http.path, not {path:?}")));
+            }
         }
         if !self.http.path.starts_with('/') {
             return Err(ConfigError(format!("http.path must start with '/', not {:?}", self.http.path)));

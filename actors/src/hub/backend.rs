@@ -19,6 +19,12 @@ pub trait HubBackend: Unpin + 'static {
     /// locally now.
     fn publish(&mut self, event: Event, key: Option<&str>) -> Vec<Event>;
 
+    /// For a backend that links instances: a flag that is true while the
+    /// link is up (readiness reads it). `None`: nothing to be linked to.
+    fn link(&self) -> Option<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+        None
+    }
+
     /// Whether an event from another instance should be delivered locally
     /// (a backend drops a second copy of the same keyed observation).
     fn accept_remote(&mut self, event: &Event, key: Option<&str>) -> bool {

@@ -9,6 +9,7 @@ mod auth;
 pub mod error;
 pub mod guard;
 mod headers;
+mod health;
 mod post;
 mod reply;
 mod session;
@@ -31,13 +32,23 @@ const ABORT_MARGIN: Duration = Duration::from_millis(500);
 
 /// Registers the MCP endpoint of `server` at its configured path, for
 /// embedding (`App::new().configure(transport::http::configure(server))`),
-/// and with authorization on, the protected-resource metadata at
+/// the liveness and readiness endpoints (`[health]`), and with authorization
+/// on, the protected-resource metadata at
 /// `/.well-known/oauth-protected-resource` and its path-inserted forms.
 /// Set `HttpServer::h1_allow_half_closed(false)` on the embedding server
 /// too, so that a client closing its connection cancels at once.
 pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone {
     move |cfg: &mut web::ServiceConfig| {
         let path = server.config().http.path.clone();
+        let health = &server.config().health;
+        if health.enabled {
+            cfg.service(web::resource(health.liveness_path.clone()).route(web::get().to(health::liveness)));
+            cfg.service(
+                web::resource(health.readiness_path.clone())
+                    .app_data(web::Data::new(server.clone()))
+                    .route(web::get().to(health::readiness)),
+            );
+        }
         if let Some(auth) = server.authorizer() {
             for p in auth.protected_resource().paths(&path) {
                 cfg.service(

@@ -1,0 +1,24 @@
+//! Liveness and readiness for load balancers (`[health]`): `GET /healthz`
+//! answers 200 while the process answers; `GET /readyz` answers 200 when
+//! the instance should get traffic and 503 with the reasons when not. Both
+//! bypass the Origin check and authorization, and are never cached.
+
+use actix_web::http::header;
+use actix_web::{web, HttpResponse};
+use serde_json::json;
+
+use crate::server::McpServer;
+
+/// `GET` liveness.
+pub(super) async fn liveness() -> HttpResponse {
+    HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(json!({"status": "ok"}))
+}
+
+/// `GET` readiness.
+pub(super) async fn readiness(server: web::Data<McpServer>) -> HttpResponse {
+    let (mut res, body) = match server.readiness() {
+        Ok(()) => (HttpResponse::Ok(), json!({"ready": true})),
+        Err(why) => (HttpResponse::ServiceUnavailable(), json!({"ready": false, "reasons": why})),
+    };
+    res.insert_header((header::CACHE_CONTROL, "no-store")).json(body)
+}
