@@ -56,6 +56,9 @@ pub struct RequestMeta {
     pub log_level: Option<LoggingLevel>,
     /// The progress token, if progress notifications are wanted.
     pub progress_token: Option<Value>,
+    /// The W3C trace context in `_meta` (`traceparent`, `tracestate`,
+    /// `baggage`), when well-formed; a malformed one is ignored.
+    pub trace: Option<crate::trace::TraceContext>,
 }
 
 impl RequestMeta {
@@ -122,7 +125,8 @@ impl RequestMeta {
             Some(v @ (Value::String(_) | Value::Number(_))) => Some(v.clone()),
             Some(_) => return Err(ProtocolError::InvalidMeta("progressToken must be a string or number".into())),
         };
-        Ok(RequestMeta { version, client_info, client_capabilities, log_level, progress_token })
+        let trace = if meta.contains_key("traceparent") { crate::trace::TraceContext::from_meta(meta) } else { None };
+        Ok(RequestMeta { version, client_info, client_capabilities, log_level, progress_token, trace })
     }
 
     /// The protocol version string of a request, if it has one, for choosing an

@@ -299,6 +299,13 @@ impl RequestContext {
         self.auth()
     }
 
+    /// The request's W3C trace context: from its `_meta` (`traceparent`,
+    /// `tracestate`, `baggage`), else from its HTTP headers; `None` when
+    /// neither carried a well-formed one.
+    pub fn trace_context(&self) -> Option<&mcp_protocol::trace::TraceContext> {
+        self.inner.meta.trace.as_ref().or(self.inner.facts.trace.as_ref())
+    }
+
     /// The JSON-RPC id of the request.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.id

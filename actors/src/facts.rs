@@ -17,6 +17,9 @@ pub struct RequestFacts {
     pub identity: Option<Arc<Identity>>,
     /// Values a middleware attached (the caller's identity, a tenant…).
     pub extensions: Extensions,
+    /// The W3C trace context of the HTTP headers (`traceparent`,
+    /// `tracestate`, `baggage`), when well-formed.
+    pub trace: Option<mcp_protocol::trace::TraceContext>,
 }
 
 impl RequestFacts {

@@ -98,7 +98,12 @@ impl RequestActor {
     pub fn start_with(service: Arc<McpService>, spec: RequestSpec, log: &Logger) -> Addr<RequestActor> {
         // The parent logger: the actor's own lines carry request and method
         // inline, and the handler's child logger is built only if used.
-        let log = log.clone();
+        // A traced request's lines (its own and its handler's) carry the trace id.
+        let trace = spec.meta.trace.as_ref().or(spec.facts.trace.as_ref());
+        let log = match trace {
+            Some(t) => log.new(slog::o!("trace_id" => t.trace_id().to_owned())),
+            None => log.clone(),
+        };
         let method = spec.request.method();
         RequestActor {
             service,

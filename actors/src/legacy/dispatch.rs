@@ -35,8 +35,9 @@ pub enum Action {
 /// Decides what a session in `state` does with `r`.
 pub fn classify(state: &SessionState, r: Request) -> Action {
     let profile = state.version.profile();
-    let progress_token =
-        r.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(PROGRESS_TOKEN_KEY)).cloned();
+    let meta = r.params.as_ref().and_then(|p| p.get("_meta")).and_then(serde_json::Value::as_object);
+    let progress_token = meta.and_then(|m| m.get(PROGRESS_TOKEN_KEY)).cloned();
+    let trace = meta.and_then(mcp_protocol::trace::TraceContext::from_meta);
     let now = |result| Action::Reply(Reply::Now(result));
     match LegacyRequest::from_parts(&r.method, r.params) {
         Err(e) => now(Err(e.to_error_data(profile))),
@@ -54,6 +55,7 @@ pub fn classify(state: &SessionState, r: Request) -> Action {
                 client_capabilities: state.client_capabilities.clone(),
                 log_level: state.log_level,
                 progress_token: progress_token.filter(|t| t.is_string() || t.is_number()),
+                trace,
             };
             Action::Reply(Reply::Run(Box::new(Admitted { id: r.id, meta, request, facts: Default::default() })))
         }

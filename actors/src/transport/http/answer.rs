@@ -67,18 +67,27 @@ pub(super) fn facts_of(req: &HttpRequest, server: &McpServer, identity: Option<&
         .filter(|(n, _)| !(authorized && *n == actix_web::http::header::AUTHORIZATION))
         .map(|(n, v)| (n.as_str(), v.as_bytes()));
     let headers = Some(RequestHeaders::from_pairs(pairs));
+    let trace = trace_of(req);
     // Most requests carry no extensions: look before borrowing mutably.
     let attached = {
         let e = req.extensions();
         e.contains::<Extensions>() || e.contains::<Arc<Identity>>()
     };
     if !attached {
-        return RequestFacts { headers, identity: identity.cloned(), extensions: Extensions::default() };
+        return RequestFacts { headers, identity: identity.cloned(), extensions: Extensions::default(), trace };
     }
     let mut ext = req.extensions_mut();
     let attached = ext.remove::<Arc<Identity>>();
     let extensions = ext.remove::<Extensions>().unwrap_or_default();
-    RequestFacts { headers, identity: identity.cloned().or(attached), extensions }
+    RequestFacts { headers, identity: identity.cloned().or(attached), extensions, trace }
+}
+
+/// The trace context of the W3C headers; a malformed one is ignored.
+fn trace_of(req: &HttpRequest) -> Option<mcp_protocol::trace::TraceContext> {
+    let h = req.headers();
+    let text = |name: &str| h.get(name).and_then(|v| v.to_str().ok());
+    let traceparent = text("traceparent")?;
+    mcp_protocol::trace::TraceContext::from_parts(Some(traceparent), text("tracestate"), text("baggage"))
 }
 
 /// Answers a route of the stateless era.

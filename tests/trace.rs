@@ -1,0 +1,100 @@
+//! W3C trace context over real HTTP: `traceparent` from the header and from
+//! `_meta` (which wins for its request) reaches the handler's context and
+//! every log record of the request; a malformed one is ignored, never an
+//! error.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use actix_mcp::prelude::*;
+use common::*;
+use serde_json::{json, Value};
+
+const HEADER_TP: &str = "00-11111111111111111111111111111111-2222222222222222-01";
+const META_TP: &str = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
+
+/// Every log record: its message and the `trace_id` it carries, if any.
+#[derive(Clone, Default)]
+struct Records(Arc<Mutex<Vec<(String, Option<String>)>>>);
+
+impl slog::Drain for Records {
+    type Ok = ();
+    type Err = slog::Never;
+
+    fn log(&self, record: &slog::Record<'_>, values: &slog::OwnedKVList) -> Result<(), slog::Never> {
+        struct TraceId(Option<String>);
+        impl slog::Serializer for TraceId {
+            fn emit_arguments(&mut self, key: slog::Key, val: &std::fmt::Arguments<'_>) -> slog::Result {
+                if key == "trace_id" {
+                    self.0 = Some(val.to_string());
+                }
+                Ok(())
+            }
+        }
+        let mut id = TraceId(None);
+        slog::KV::serialize(&record.kv(), record, &mut id).ok();
+        slog::KV::serialize(values, record, &mut id).ok();
+        self.0.lock().unwrap().push((record.msg().to_string(), id.0));
+        Ok(())
+    }
+}
+
+fn call(id: i64, meta_traceparent: Option<&str>) -> Value {
+    let mut body = request(json!(id), "tools/call", json!({"name": "traced", "arguments": {}}));
+    if let Some(tp) = meta_traceparent {
+        body["params"]["_meta"]["traceparent"] = json!(tp);
+        body["params"]["_meta"]["tracestate"] = json!("vendor=abc");
+    }
+    body
+}
+
+#[actix_rt::test]
+async fn trace_context_from_header_and_meta_reaches_handler_and_logs() {
+    let records = Records::default();
+    let log = slog::Logger::root(slog::Drain::fuse(records.clone()), slog::o!());
+    let traced = |ctx: RequestContext| async move {
+        slog::info!(ctx.logger(), "handler ran");
+        Ok(match ctx.trace_context() {
+            Some(t) => format!("{} {}", t.trace_id(), t.tracestate.as_deref().unwrap_or("-")),
+            None => "none".to_owned(),
+        })
+    };
+    let server = McpServer::builder(server_info!())
+        .config(test_config())
+        .logger(log)
+        .tool(Tool::no_args("traced", "Reports its trace context", traced))
+        .build()
+        .unwrap();
+    let s = TestServer::serve(server);
+    let text = |r: &Reply| r.response()["result"]["content"][0]["text"].as_str().unwrap().to_owned();
+
+    // From the header.
+    let r = post_with(&s.url, &call(1, None), |h| set(h, "traceparent", HEADER_TP)).await;
+    assert_eq!(text(&r), "11111111111111111111111111111111 -");
+    // `_meta` wins over the header for its request.
+    let r = post_with(&s.url, &call(2, Some(META_TP)), |h| set(h, "traceparent", HEADER_TP)).await;
+    assert_eq!(text(&r), "0af7651916cd43dd8448eb211c80319c vendor=abc");
+    // Malformed: ignored, the request succeeds; a malformed `_meta` value
+    // leaves the header's.
+    let r = post_with(&s.url, &call(3, Some("00-xyz")), |h| set(h, "traceparent", "garbage")).await;
+    assert_eq!((r.status, text(&r)), (200, "none".to_owned()), "{}", r.raw);
+    let r = post_with(&s.url, &call(4, Some("00-xyz")), |h| set(h, "traceparent", HEADER_TP)).await;
+    assert_eq!(text(&r), "11111111111111111111111111111111 -");
+    // Untraced.
+    assert_eq!(text(&post(&s.url, &call(5, None)).await), "none");
+
+    let ran: Vec<Option<String>> =
+        records.0.lock().unwrap().iter().filter(|(m, _)| m == "handler ran").map(|(_, t)| t.clone()).collect();
+    assert_eq!(
+        ran,
+        [
+            Some("11111111111111111111111111111111".to_owned()),
+            Some("0af7651916cd43dd8448eb211c80319c".to_owned()),
+            None,
+            Some("11111111111111111111111111111111".to_owned()),
+            None,
+        ]
+    );
+    s.stop().await;
+}
