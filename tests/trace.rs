@@ -14,9 +14,12 @@ use serde_json::{json, Value};
 const HEADER_TP: &str = "00-11111111111111111111111111111111-2222222222222222-01";
 const META_TP: &str = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
 
-/// Every log record: its message and the `trace_id` it carries, if any.
+/// A log record's message and the `trace_id` it carries, if any.
+type Record = (String, Option<String>);
+
+/// Every log record.
 #[derive(Clone, Default)]
-struct Records(Arc<Mutex<Vec<(String, Option<String>)>>>);
+struct Records(Arc<Mutex<Vec<Record>>>);
 
 impl slog::Drain for Records {
     type Ok = ();
