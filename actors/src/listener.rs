@@ -100,6 +100,8 @@ pub struct ListenerActor {
     relay: RelayHandle,
     ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
     expires_in: Option<std::time::Duration>,
+    /// A listen stream counted as open in the metrics.
+    counted: bool,
     ended: Option<CloseReason>,
     log: Logger,
 }
@@ -141,6 +143,7 @@ impl ListenerActor {
                 relay,
                 ready: spec.ready,
                 expires_in: spec.expires_in,
+                counted: false,
                 ended: None,
                 // No child logger per listener (each would cost allocations
                 // for every open stream): lines carry the subscription id inline.
@@ -211,6 +214,8 @@ impl ListenerActor {
                 ctx.stop();
                 return;
             }
+            crate::telemetry::listen_opened();
+            self.counted = true;
         }
         if let Some(ready) = self.ready.take() {
             let _ = ready.send(Ok(()));
@@ -266,6 +271,14 @@ impl Actor for ListenerActor {
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
+        if self.counted {
+            crate::telemetry::listen_closed(match self.ended {
+                Some(CloseReason::Graceful) => "shutdown",
+                Some(CloseReason::CredentialsExpired) => "token_expiry",
+                Some(CloseReason::Lagged | CloseReason::LaggedAtHub) => "lag",
+                Some(CloseReason::ClientGone) | None => "client",
+            });
+        }
         relay::unregister(self.id);
         // Control message: queued even past the mailbox capacity, never dropped.
         self.hub.do_send(Unsubscribe { id: self.id, lagged: self.ended == Some(CloseReason::Lagged) });

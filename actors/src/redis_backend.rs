@@ -18,7 +18,7 @@
 //!   because Redis is down.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,21 +31,7 @@ use tokio::sync::mpsc;
 use crate::hub::{HubBackend, HubInbox, RemoteEvent, Resync};
 
 /// Counters of the Redis backend.
-#[derive(Debug, Default)]
-pub struct RedisStats {
-    /// Events published to Redis.
-    pub published: AtomicU64,
-    /// Events that could not be published (Redis unreachable, queue full).
-    pub publish_failures: AtomicU64,
-    /// Events received from other instances.
-    pub received: AtomicU64,
-    /// Times the subscription was lost or could not be established.
-    pub outages: AtomicU64,
-    /// Resyncs requested after reconnecting.
-    pub resyncs: AtomicU64,
-    /// Whether the subscription to the hub channel is up now.
-    pub connected: Arc<std::sync::atomic::AtomicBool>,
-}
+pub type RedisStats = crate::hub::BackendStats;
 
 /// The Redis pub/sub hub backend.
 pub struct RedisBackend {
@@ -198,8 +184,8 @@ async fn subscriber(
 }
 
 impl HubBackend for RedisBackend {
-    fn link(&self) -> Option<Arc<std::sync::atomic::AtomicBool>> {
-        Some(self.stats.connected.clone())
+    fn stats(&self) -> Option<Arc<RedisStats>> {
+        Some(self.stats.clone())
     }
 
     fn start(&mut self, hub: HubInbox, log: &Logger) {

@@ -26,6 +26,7 @@ use crate::facts::RequestFacts;
 use crate::msg::{Abort, Cancel};
 use crate::outbound::{Outbound, OutboundTx};
 use crate::service::McpService;
+use crate::telemetry::{self, Outcome};
 
 /// How a request ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +63,13 @@ pub struct RequestActor {
     mailbox: usize,
     era: Era,
     method: &'static str,
+    /// The protocol version, for metrics.
+    version: &'static str,
+    /// When the actor started, for the duration metric.
+    started_at: std::time::Instant,
+    /// Whether the request's ending was recorded (an actor stopped early
+    /// records a cancellation when it stops).
+    recorded: bool,
     log: Logger,
 }
 
@@ -105,6 +113,7 @@ impl RequestActor {
             None => log.clone(),
         };
         let method = spec.request.method();
+        let version = spec.meta.version.as_str();
         RequestActor {
             service,
             id: spec.id,
@@ -118,6 +127,9 @@ impl RequestActor {
             mailbox: spec.mailbox,
             era: spec.era,
             method,
+            version,
+            started_at: std::time::Instant::now(),
+            recorded: false,
             log,
         }
         .start()
@@ -130,10 +142,12 @@ impl Actor for RequestActor {
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.set_mailbox_capacity(self.mailbox);
         let Some((meta, request, facts)) = self.work.take() else {
+            self.recorded = true;
             ctx.stop();
             return;
         };
         debug!(self.log, "request started"; "request" => %self.id, "method" => self.method);
+        telemetry::request_started();
         if let Era::Legacy(session) = &self.era {
             // `notifications/cancelled` in the session reaches this actor.
             session.track(self.id.clone(), ctx.address().recipient());
@@ -149,8 +163,14 @@ impl Actor for RequestActor {
             facts,
         });
         let work = run(self.service.clone(), request, rctx, self.timeout);
-        ctx.spawn(work.into_actor(self).map(|ending, act, ctx| {
+        ctx.spawn(work.into_actor(self).map(|(ending, code), act, ctx| {
             let ending = act.shutdown_answer(ending);
+            act.record(match ending {
+                Ending::Answered => code.map_or(Outcome::Ok, Outcome::Error),
+                Ending::Cancelled | Ending::Aborted => Outcome::Cancelled,
+                Ending::TimedOut => Outcome::TimedOut,
+                Ending::Panicked(_) => Outcome::Error(-32603),
+            });
             match ending {
                 Ending::Answered => debug!(act.log, "request answered"; "request" => %act.id, "method" => act.method),
                 Ending::Cancelled => info!(act.log, "request cancelled"; "request" => %act.id, "method" => act.method),
@@ -169,10 +189,18 @@ impl Actor for RequestActor {
     fn stopped(&mut self, _ctx: &mut Self::Context) {
         // Whatever is still running for this request must stop with it.
         self.cancel.cancel();
+        self.record(Outcome::Cancelled);
     }
 }
 
 impl RequestActor {
+    /// Records how the request ended (once).
+    fn record(&mut self, outcome: Outcome) {
+        if !std::mem::replace(&mut self.recorded, true) {
+            telemetry::request_finished(self.method, self.version, outcome, self.started_at.elapsed());
+        }
+    }
+
     /// A request cancelled by the shutdown (or an [`Abort`]) still answers:
     /// -32603 "server shutting down", so no stream is cut without a response.
     fn shutdown_answer(&self, ending: Ending) -> Ending {
@@ -203,7 +231,12 @@ impl Handler<Cancel> for RequestActor {
 /// timeout fires, and hands the response to the outbound channel.
 /// The handler's future is built here, in place: it is large, and moving it
 /// into this future would copy it once more per call.
-async fn run(service: Arc<McpService>, request: ClientRequest, ctx: RequestContext, timeout: Duration) -> Ending {
+async fn run(
+    service: Arc<McpService>,
+    request: ClientRequest,
+    ctx: RequestContext,
+    timeout: Duration,
+) -> (Ending, Option<i32>) {
     let (id, version) = (ctx.request_id().clone(), ctx.protocol_version());
     let (outbound, cancel) = (ctx.outbound().clone(), ctx.cancellation().clone());
     // A panicking handler is an internal error for this request only: the
@@ -217,8 +250,8 @@ async fn run(service: Arc<McpService>, request: ClientRequest, ctx: RequestConte
     };
     let outcome = tokio::select! {
         biased;
-        _ = cancel.cancelled() => return Ending::Cancelled,
-        _ = client_gone => return Ending::Cancelled,
+        _ = cancel.cancelled() => return (Ending::Cancelled, None),
+        _ = client_gone => return (Ending::Cancelled, None),
         _ = tokio::time::sleep(timeout) => Err(Ending::TimedOut),
         r = handler => Ok(r),
     };
@@ -240,11 +273,12 @@ async fn run(service: Arc<McpService>, request: ClientRequest, ctx: RequestConte
             (encode_error(Some(&id), &data), Some(data.code.0), ending)
         }
     };
-    tokio::select! {
+    let ending = tokio::select! {
         biased;
         _ = cancel.cancelled(), if matches!(ending, Ending::Answered | Ending::Panicked(_)) => Ending::Cancelled,
         sent = outbound.send(Outbound::answer(bytes, code)) => if sent.is_ok() { ending } else { Ending::Cancelled },
-    }
+    };
+    (ending, code)
 }
 
 impl Handler<Abort> for RequestActor {

@@ -71,7 +71,7 @@ struct Inner {
     /// Set when shutdown begins: readiness answers 503 from then on.
     draining: std::sync::atomic::AtomicBool,
     /// The hub backend's link to other instances, when it has one.
-    backend_link: Option<Arc<std::sync::atomic::AtomicBool>>,
+    backend_link: Option<Arc<crate::hub::BackendStats>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -113,12 +113,15 @@ impl McpServer {
         if actix_rt::System::try_current().is_none() {
             return Err(BuildError::NoSystem);
         }
+        if config.metrics.enabled {
+            crate::telemetry::install();
+        }
         let h = &config.hub;
         let max = listener_cap(h.max_listeners, &log);
         let (mailbox, hub_log) = (h.mailbox, log.new(slog::o!("actor" => "hub")));
         let trim = Duration::from_millis(h.memory_trim_ms);
         let keep_alive = Duration::from_millis(h.keep_alive_ms.max(1));
-        let backend_link = backend.link();
+        let backend_link = backend.stats();
         let hub =
             SubscriptionHub::new(backend, max, mailbox, hub_log).with_memory_trim(trim).with_keep_alive(keep_alive);
         let occupancy = hub.occupancy();
@@ -171,7 +174,7 @@ impl McpServer {
         }
         if self.inner.config.hub.require_backend {
             if let Some(link) = &self.inner.backend_link {
-                if !link.load(std::sync::atomic::Ordering::Acquire) {
+                if !link.connected.load(std::sync::atomic::Ordering::Acquire) {
                     why.push("the hub backend (Redis) is unreachable");
                 }
             }
@@ -181,6 +184,11 @@ impl McpServer {
         } else {
             Err(why)
         }
+    }
+
+    /// The hub backend's counters, when it links instances (Redis).
+    pub fn backend_stats(&self) -> Option<&Arc<crate::hub::BackendStats>> {
+        self.inner.backend_link.as_ref()
     }
 
     /// The server's authorization, when it has one.

@@ -13,6 +13,7 @@ mod fs;
 mod health;
 mod hub;
 mod log;
+mod metrics;
 mod server;
 mod session;
 mod transport;
@@ -23,6 +24,7 @@ pub use fs::FsConfig;
 pub use health::HealthConfig;
 pub use hub::HubConfig;
 pub use log::{parse_level, LogConfig};
+pub use metrics::MetricsConfig;
 pub use server::{CacheConfig, CatalogConfig, ServerConfig};
 pub use session::{LegacyConfig, MrtrConfig};
 pub use transport::{HttpConfig, RequestConfig, StdioConfig, TlsConfig};
@@ -57,6 +59,8 @@ pub struct Config {
     pub auth: AuthConfig,
     /// Liveness and readiness endpoints.
     pub health: HealthConfig,
+    /// Prometheus metrics.
+    pub metrics: MetricsConfig,
 }
 
 impl Config {
@@ -96,6 +100,8 @@ impl Config {
                 "ACTIX_MCP_TLS_CERT" => self.http.tls.cert = value,
                 "ACTIX_MCP_TLS_KEY" => self.http.tls.key = value,
                 "ACTIX_MCP_BEHIND_TLS_PROXY" => self.http.behind_tls_proxy = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_METRICS" => self.metrics.enabled = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_METRICS_BIND" => self.metrics.bind = value,
                 "ACTIX_MCP_REQUIRE_BACKEND" => self.hub.require_backend = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_AUTH_MODE" => self.auth.mode = value,
                 "ACTIX_MCP_AUTH_RESOURCE" => self.auth.resource = value,
@@ -158,6 +164,12 @@ impl Config {
         if self.hub.backend == "redis" {
             redis::Client::open(self.hub.redis_url.as_str())
                 .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
+        }
+        if !self.metrics.bind.is_empty() {
+            self.metrics
+                .bind
+                .parse::<SocketAddr>()
+                .map_err(|e| ConfigError(format!("metrics.bind {:?}: {e}", self.metrics.bind)))?;
         }
         self.auth.validate()?;
         self.validate_transport_security()?;

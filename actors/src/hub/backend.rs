@@ -19,9 +19,10 @@ pub trait HubBackend: Unpin + 'static {
     /// locally now.
     fn publish(&mut self, event: Event, key: Option<&str>) -> Vec<Event>;
 
-    /// For a backend that links instances: a flag that is true while the
-    /// link is up (readiness reads it). `None`: nothing to be linked to.
-    fn link(&self) -> Option<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    /// For a backend that links instances: its counters and whether the
+    /// link is up (readiness and metrics read them). `None`: nothing to be
+    /// linked to.
+    fn stats(&self) -> Option<std::sync::Arc<BackendStats>> {
         None
     }
 
@@ -31,6 +32,23 @@ pub trait HubBackend: Unpin + 'static {
         let _ = (event, key);
         true
     }
+}
+
+/// Counters of a backend that links instances (Redis).
+#[derive(Debug, Default)]
+pub struct BackendStats {
+    /// Events published to the other instances.
+    pub published: std::sync::atomic::AtomicU64,
+    /// Events that could not be published (the link down, the queue full).
+    pub publish_failures: std::sync::atomic::AtomicU64,
+    /// Events received from other instances.
+    pub received: std::sync::atomic::AtomicU64,
+    /// Times the link was lost or could not be established.
+    pub outages: std::sync::atomic::AtomicU64,
+    /// Resyncs requested after reconnecting.
+    pub resyncs: std::sync::atomic::AtomicU64,
+    /// Whether the link is up now.
+    pub connected: std::sync::atomic::AtomicBool,
 }
 
 /// The default backend: one process, events delivered locally.

@@ -33,7 +33,7 @@ use actix::prelude::*;
 use mcp_protocol::subscription::{Event, EventTemplate, ListenerId, SubscriptionTable};
 use slog::{debug, info, warn, Logger};
 
-pub use backend::{HubBackend, MemoryBackend};
+pub use backend::{BackendStats, HubBackend, MemoryBackend};
 pub use messages::{
     HubInbox, HubStats, ListenerHandle, Publish, RemoteEvent, Resync, Shutdown, Stats, Subscribe, Unsubscribe,
 };

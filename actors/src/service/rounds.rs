@@ -32,8 +32,16 @@ impl McpService {
             Era::Stateless => {
                 self.begin_round(ctx, binding, input_responses, request_state)?;
                 match run().await {
-                    Err(HandlerError::InputRequired) => Ok(Err(self.input_required(ctx, binding)?)),
-                    other => other.map(Ok),
+                    Err(HandlerError::InputRequired) => {
+                        crate::telemetry::mrtr("issued");
+                        Ok(Err(self.input_required(ctx, binding)?))
+                    }
+                    other => {
+                        if request_state.is_some() && other.is_ok() {
+                            crate::telemetry::mrtr("completed");
+                        }
+                        other.map(Ok)
+                    }
                 }
             }
             Era::Legacy(_) => self.legacy_rounds(ctx, run).await.map(Ok),
@@ -77,7 +85,7 @@ impl McpService {
     ) -> Result<(), HandlerError> {
         let (number, mut responses, state_in) = match request_state {
             Some(token) => {
-                let p = self.sealer.open(token, &binding())?;
+                let p = self.sealer.open(token, &binding()).inspect_err(|_| crate::telemetry::mrtr("refused"))?;
                 (p.round + 1, p.responses, p.state)
             }
             None => (1, Map::new(), None),

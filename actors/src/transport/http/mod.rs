@@ -10,6 +10,7 @@ pub mod error;
 pub mod guard;
 mod headers;
 mod health;
+mod metrics;
 mod post;
 mod reply;
 mod session;
@@ -40,6 +41,14 @@ const ABORT_MARGIN: Duration = Duration::from_millis(500);
 pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone {
     move |cfg: &mut web::ServiceConfig| {
         let path = server.config().http.path.clone();
+        let m = &server.config().metrics;
+        if m.enabled && m.bind.is_empty() {
+            cfg.service(
+                web::resource(m.path.clone())
+                    .app_data(web::Data::new(server.clone()))
+                    .route(web::get().to(metrics::metrics)),
+            );
+        }
         let health = &server.config().health;
         if health.enabled {
             cfg.service(web::resource(health.liveness_path.clone()).route(web::get().to(health::liveness)));
@@ -61,6 +70,14 @@ pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone 
         }
         cfg.service(
             web::resource(path)
+                .wrap_fn(|req, srv| {
+                    let res = actix_web::dev::Service::call(srv, req);
+                    async move {
+                        let res = res.await?;
+                        crate::telemetry::http_response(res.status().as_u16());
+                        Ok(res)
+                    }
+                })
                 .app_data(web::Data::new(server.clone()))
                 .route(web::post().to(post::post))
                 .route(web::get().to(session::get))
@@ -117,6 +134,20 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
         let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
     }
     info!(server.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path);
+    let m = &server.config().metrics;
+    if m.enabled && !m.bind.is_empty() {
+        let (metrics_http, metrics_addrs) = metrics::separate(server.clone())?;
+        for addr in &metrics_addrs {
+            let line = format!("metrics on http://{addr}{}\n", m.path);
+            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
+        }
+        let stop = metrics_http.handle();
+        actix_rt::spawn(metrics_http);
+        actix_rt::spawn(async move {
+            shutdown_signal().await;
+            stop.stop(true).await;
+        });
+    }
     let handle = http.handle();
     actix_rt::spawn(async move {
         shutdown_signal().await;

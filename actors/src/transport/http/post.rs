@@ -34,6 +34,7 @@ pub(super) async fn post(
     check_content(&req)?;
     let http = &server.config().http;
     let body = read_body(&req, payload, http.max_body_bytes, Duration::from_millis(http.body_timeout_ms)).await?;
+    crate::telemetry::bytes_in(body.len());
     let decoded = jsonrpc::decode(&body);
     let identity = auth::caller(&req, &server, auth::request_id(&decoded)).await?;
     auth::permit_message(&server, identity.as_deref(), &decoded)?;

@@ -1,0 +1,183 @@
+//! Prometheus metrics (`[metrics]`): the names, labels and buckets of every
+//! series the server exports, the process-wide recorder, and the calls the
+//! actors make to record. Label values are bounded: methods, protocol
+//! versions, outcomes and reasons are fixed sets; never arguments, ids or
+//! URIs.
+//!
+//! Names follow the OpenTelemetry MCP semantic conventions where they exist
+//! (`mcp.server.operation.duration` with `mcp.method.name` and
+//! `mcp.protocol.version`, exported as `mcp_server_operation_duration_seconds`
+//! with `mcp_method_name` and `mcp_protocol_version`).
+
+mod recorder;
+
+pub use recorder::{install, rendered};
+
+use std::time::Duration;
+
+use metrics::{counter, gauge, histogram};
+
+/// Duration of each request, by method, outcome and protocol version.
+pub const OPERATION_DURATION: &str = "mcp_server_operation_duration_seconds";
+/// Requests whose actor is running.
+pub const REQUESTS_IN_FLIGHT: &str = "mcp_server_requests_in_flight";
+/// Request actors started.
+pub const REQUEST_ACTORS_STARTED: &str = "mcp_server_request_actors_started_total";
+/// Requests cancelled (by the client, its leaving, or shutdown).
+pub const CANCELLATIONS: &str = "mcp_server_cancellations_total";
+/// Requests that ran past `request.timeout_ms`.
+pub const TIMEOUTS: &str = "mcp_server_timeouts_total";
+/// Multi round-trip events: `issued` (an `InputRequiredResult`),
+/// `completed` (a retry with a valid `requestState` that ended the flow),
+/// `refused` (a `requestState` that failed verification).
+pub const MRTR_ROUNDS: &str = "mcp_server_mrtr_rounds_total";
+/// Listen streams open now.
+pub const LISTEN_STREAMS_OPEN: &str = "mcp_server_listen_streams_open";
+/// Listen streams opened.
+pub const LISTEN_STREAMS_OPENED: &str = "mcp_server_listen_streams_opened_total";
+/// Listen streams closed, by reason (`client`, `lag`, `shutdown`, `token_expiry`).
+pub const LISTEN_STREAMS_CLOSED: &str = "mcp_server_listen_streams_closed_total";
+/// HTTP responses of the MCP endpoint, by status.
+pub const HTTP_RESPONSES: &str = "mcp_server_http_responses_total";
+/// Request body bytes read by the MCP endpoint.
+pub const HTTP_BYTES_IN: &str = "mcp_server_http_request_bytes_total";
+/// Legacy sessions open now.
+pub const LEGACY_SESSIONS_OPEN: &str = "mcp_server_legacy_sessions_open";
+/// Redis backend: the subscription is up (1) or down (0).
+pub const REDIS_CONNECTED: &str = "mcp_server_redis_connected";
+/// Redis backend: subscription losses (each followed by a reconnect attempt).
+pub const REDIS_RECONNECTS: &str = "mcp_server_redis_reconnects_total";
+/// Redis backend: resyncs of local listeners after an outage.
+pub const REDIS_RESYNCS: &str = "mcp_server_redis_resyncs_total";
+/// Redis backend: events published.
+pub const REDIS_PUBLISHED: &str = "mcp_server_redis_events_published_total";
+/// Redis backend: events received from other instances.
+pub const REDIS_RECEIVED: &str = "mcp_server_redis_events_received_total";
+/// Listeners closed because they fell behind (their buffer, or their
+/// thread's relay mailbox was full).
+pub const LAGGED: &str = "mcp_server_lagged_subscribers_total";
+
+/// Buckets of the duration histogram, in seconds: 50 µs to 60 s.
+pub const DURATION_BUCKETS: [f64; 18] = [
+    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0, 30.0,
+    60.0,
+];
+
+/// How a request ended, as a bounded label value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A result.
+    Ok,
+    /// A JSON-RPC error with this code.
+    Error(i32),
+    /// Cancelled before it answered.
+    Cancelled,
+    /// Past its timeout.
+    TimedOut,
+}
+
+impl Outcome {
+    /// The label value: `ok`, a known JSON-RPC code, `error` for any other
+    /// code, `cancelled`, `timeout`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Cancelled => "cancelled",
+            Outcome::TimedOut => "timeout",
+            Outcome::Error(code) => match code {
+                -32700 => "-32700",
+                -32600 => "-32600",
+                -32601 => "-32601",
+                -32602 => "-32602",
+                -32603 => "-32603",
+                -32020 => "-32020",
+                -32021 => "-32021",
+                -32022 => "-32022",
+                -32002 => "-32002",
+                -32001 => "-32001",
+                -32003 => "-32003",
+                _ => "error",
+            },
+        }
+    }
+}
+
+/// A request actor started.
+pub fn request_started() {
+    counter!(REQUEST_ACTORS_STARTED).increment(1);
+    gauge!(REQUESTS_IN_FLIGHT).increment(1.0);
+}
+
+/// A request ended after `elapsed` with `outcome`.
+pub fn request_finished(method: &'static str, version: &'static str, outcome: Outcome, elapsed: Duration) {
+    gauge!(REQUESTS_IN_FLIGHT).decrement(1.0);
+    match outcome {
+        Outcome::Cancelled => counter!(CANCELLATIONS).increment(1),
+        Outcome::TimedOut => counter!(TIMEOUTS).increment(1),
+        _ => {}
+    }
+    let labels = [("mcp_method_name", method), ("outcome", outcome.label()), ("mcp_protocol_version", version)];
+    histogram!(OPERATION_DURATION, &labels).record(elapsed.as_secs_f64());
+}
+
+/// A multi round-trip event (`issued`, `completed`, `refused`).
+pub fn mrtr(event: &'static str) {
+    counter!(MRTR_ROUNDS, "event" => event).increment(1);
+}
+
+/// A listen stream opened.
+pub fn listen_opened() {
+    counter!(LISTEN_STREAMS_OPENED).increment(1);
+    gauge!(LISTEN_STREAMS_OPEN).increment(1.0);
+}
+
+/// A listen stream closed (`client`, `lag`, `shutdown`, `token_expiry`).
+pub fn listen_closed(reason: &'static str) {
+    counter!(LISTEN_STREAMS_CLOSED, "reason" => reason).increment(1);
+    gauge!(LISTEN_STREAMS_OPEN).decrement(1.0);
+    if reason == "lag" {
+        counter!(LAGGED).increment(1);
+    }
+}
+
+/// An HTTP response of the MCP endpoint.
+pub fn http_response(status: u16) {
+    let status = match status {
+        200 => "200",
+        202 => "202",
+        400 => "400",
+        401 => "401",
+        403 => "403",
+        404 => "404",
+        405 => "405",
+        408 => "408",
+        413 => "413",
+        415 => "415",
+        500 => "500",
+        503 => "503",
+        s if s < 300 => "2xx",
+        s if s < 500 => "4xx",
+        _ => "5xx",
+    };
+    counter!(HTTP_RESPONSES, "status" => status).increment(1);
+}
+
+/// Request body bytes read.
+pub fn bytes_in(n: usize) {
+    counter!(HTTP_BYTES_IN).increment(n as u64);
+}
+
+/// Scrape-time gauges: legacy sessions open now.
+pub fn legacy_sessions(open: usize) {
+    gauge!(LEGACY_SESSIONS_OPEN).set(open as f64);
+}
+
+/// Scrape-time series of a hub backend that links instances.
+pub fn backend(stats: &crate::hub::BackendStats) {
+    use std::sync::atomic::Ordering::Relaxed;
+    gauge!(REDIS_CONNECTED).set(if stats.connected.load(Relaxed) { 1.0 } else { 0.0 });
+    counter!(REDIS_RECONNECTS).absolute(stats.outages.load(Relaxed));
+    counter!(REDIS_RESYNCS).absolute(stats.resyncs.load(Relaxed));
+    counter!(REDIS_PUBLISHED).absolute(stats.published.load(Relaxed));
+    counter!(REDIS_RECEIVED).absolute(stats.received.load(Relaxed));
+}

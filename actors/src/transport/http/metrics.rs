@@ -1,0 +1,37 @@
+//! `GET /metrics`: the Prometheus text exposition (`[metrics]`), on the main
+//! port or on a listener of its own (`metrics.bind`). Gauges that are cheap
+//! to read but not kept live (legacy sessions, the Redis link) are sampled
+//! at each scrape.
+
+use actix_web::http::header;
+use actix_web::{web, App, HttpResponse, HttpServer};
+
+use crate::server::McpServer;
+use crate::telemetry;
+
+/// The exposition.
+pub(super) async fn metrics(server: web::Data<McpServer>) -> HttpResponse {
+    telemetry::legacy_sessions(server.session_count().await);
+    if let Some(stats) = server.backend_stats() {
+        telemetry::backend(stats);
+    }
+    match telemetry::rendered() {
+        Some(text) => HttpResponse::Ok()
+            .insert_header((header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8"))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .body(text),
+        None => HttpResponse::NotFound().body("another metrics recorder is installed in this process\n"),
+    }
+}
+
+/// The listener of `metrics.bind`: only the exposition, one worker.
+pub(super) fn separate(server: McpServer) -> std::io::Result<(actix_web::dev::Server, Vec<std::net::SocketAddr>)> {
+    let (bind, path) = (server.config().metrics.bind.clone(), server.config().metrics.path.clone());
+    let data = web::Data::new(server);
+    let http = HttpServer::new(move || App::new().app_data(data.clone()).route(&path, web::get().to(metrics)))
+        .workers(1)
+        .disable_signals()
+        .bind(&bind)?;
+    let addrs = http.addrs();
+    Ok((http.run(), addrs))
+}
