@@ -13,9 +13,12 @@ mod recorder;
 
 pub use recorder::{install, rendered};
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use metrics::{counter, gauge, histogram};
+use metrics::{counter, gauge, histogram, Counter, Gauge, Histogram};
 
 /// Duration of each request, by method, outcome and protocol version.
 pub const OPERATION_DURATION: &str = "mcp_server_operation_duration_seconds";
@@ -102,37 +105,99 @@ impl Outcome {
     }
 }
 
+/// Handles of the series recorded on every request, registered once when
+/// the recorder is installed: recording is then an atomic add, with no
+/// registry lookup or label allocation per request. Without a recorder
+/// (metrics off) nothing is recorded at all.
+struct Handles {
+    started: Counter,
+    in_flight: Gauge,
+    cancellations: Counter,
+    timeouts: Counter,
+    bytes_in: Counter,
+    /// By [`STATUSES`] index.
+    responses: Vec<Counter>,
+}
+
+static HANDLES: OnceLock<Handles> = OnceLock::new();
+
+/// The status label values kept apart; others fold into `2xx`/`4xx`/`5xx`.
+const STATUSES: [&str; 15] =
+    ["200", "202", "400", "401", "403", "404", "405", "408", "413", "415", "500", "503", "2xx", "4xx", "5xx"];
+
+fn handles() -> Option<&'static Handles> {
+    HANDLES.get()
+}
+
+/// Registers the per-request handles (called once the recorder is in place).
+pub(crate) fn register_handles() {
+    HANDLES.get_or_init(|| Handles {
+        started: counter!(REQUEST_ACTORS_STARTED),
+        in_flight: gauge!(REQUESTS_IN_FLIGHT),
+        cancellations: counter!(CANCELLATIONS),
+        timeouts: counter!(TIMEOUTS),
+        bytes_in: counter!(HTTP_BYTES_IN),
+        responses: STATUSES.iter().map(|s| counter!(HTTP_RESPONSES, "status" => *s)).collect(),
+    });
+}
+
+thread_local! {
+    /// Duration histograms by (method, outcome, version), per thread: label
+    /// values are `'static` and few, so each combination is looked up in
+    /// the registry once per thread.
+    static DURATIONS: RefCell<HashMap<(&'static str, &'static str, &'static str), Histogram>> =
+        RefCell::new(HashMap::new());
+}
+
 /// A request actor started.
 pub fn request_started() {
-    counter!(REQUEST_ACTORS_STARTED).increment(1);
-    gauge!(REQUESTS_IN_FLIGHT).increment(1.0);
+    if let Some(h) = handles() {
+        h.started.increment(1);
+        h.in_flight.increment(1.0);
+    }
 }
 
 /// A request ended after `elapsed` with `outcome`.
 pub fn request_finished(method: &'static str, version: &'static str, outcome: Outcome, elapsed: Duration) {
-    gauge!(REQUESTS_IN_FLIGHT).decrement(1.0);
+    let Some(h) = handles() else { return };
+    h.in_flight.decrement(1.0);
     match outcome {
-        Outcome::Cancelled => counter!(CANCELLATIONS).increment(1),
-        Outcome::TimedOut => counter!(TIMEOUTS).increment(1),
+        Outcome::Cancelled => h.cancellations.increment(1),
+        Outcome::TimedOut => h.timeouts.increment(1),
         _ => {}
     }
-    let labels = [("mcp_method_name", method), ("outcome", outcome.label()), ("mcp_protocol_version", version)];
-    histogram!(OPERATION_DURATION, &labels).record(elapsed.as_secs_f64());
+    let key = (method, outcome.label(), version);
+    DURATIONS.with(|d| {
+        d.borrow_mut()
+            .entry(key)
+            .or_insert_with(|| {
+                let labels = [("mcp_method_name", key.0), ("outcome", key.1), ("mcp_protocol_version", key.2)];
+                histogram!(OPERATION_DURATION, &labels)
+            })
+            .record(elapsed.as_secs_f64());
+    });
 }
 
 /// A multi round-trip event (`issued`, `completed`, `refused`).
 pub fn mrtr(event: &'static str) {
-    counter!(MRTR_ROUNDS, "event" => event).increment(1);
+    if handles().is_some() {
+        counter!(MRTR_ROUNDS, "event" => event).increment(1);
+    }
 }
 
 /// A listen stream opened.
 pub fn listen_opened() {
-    counter!(LISTEN_STREAMS_OPENED).increment(1);
-    gauge!(LISTEN_STREAMS_OPEN).increment(1.0);
+    if handles().is_some() {
+        counter!(LISTEN_STREAMS_OPENED).increment(1);
+        gauge!(LISTEN_STREAMS_OPEN).increment(1.0);
+    }
 }
 
 /// A listen stream closed (`client`, `lag`, `shutdown`, `token_expiry`).
 pub fn listen_closed(reason: &'static str) {
+    if handles().is_none() {
+        return;
+    }
     counter!(LISTEN_STREAMS_CLOSED, "reason" => reason).increment(1);
     gauge!(LISTEN_STREAMS_OPEN).decrement(1.0);
     if reason == "lag" {
@@ -142,7 +207,8 @@ pub fn listen_closed(reason: &'static str) {
 
 /// An HTTP response of the MCP endpoint.
 pub fn http_response(status: u16) {
-    let status = match status {
+    let Some(h) = handles() else { return };
+    let label = match status {
         200 => "200",
         202 => "202",
         400 => "400",
@@ -159,12 +225,16 @@ pub fn http_response(status: u16) {
         s if s < 500 => "4xx",
         _ => "5xx",
     };
-    counter!(HTTP_RESPONSES, "status" => status).increment(1);
+    if let Some(i) = STATUSES.iter().position(|s| *s == label) {
+        h.responses[i].increment(1);
+    }
 }
 
 /// Request body bytes read.
 pub fn bytes_in(n: usize) {
-    counter!(HTTP_BYTES_IN).increment(n as u64);
+    if let Some(h) = handles() {
+        h.bytes_in.increment(n as u64);
+    }
 }
 
 /// Scrape-time gauges: legacy sessions open now.

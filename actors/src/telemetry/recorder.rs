@@ -22,6 +22,7 @@ pub fn install() -> bool {
             let builder = PrometheusBuilder::new().set_buckets(&DURATION_BUCKETS).ok()?;
             let handle = builder.install_recorder().ok()?;
             describe();
+            register_handles();
             let upkeep = handle.clone();
             let _ = std::thread::Builder::new().name("actix-mcp-metrics".into()).spawn(move || loop {
                 std::thread::sleep(Duration::from_secs(5));
