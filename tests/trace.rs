@@ -101,3 +101,31 @@ async fn trace_context_from_header_and_meta_reaches_handler_and_logs() {
     );
     s.stop().await;
 }
+
+#[actix_rt::test]
+async fn slow_requests_are_logged_at_info_and_fast_ones_are_not() {
+    let records = Records::default();
+    let log =
+        slog::Logger::root(slog::Drain::fuse(slog::LevelFilter::new(records.clone(), slog::Level::Info)), slog::o!());
+    let mut config = test_config();
+    config.log.slow_ms = 50;
+    let slow = |ctx: RequestContext| async move {
+        ctx.sleep(std::time::Duration::from_millis(120)).await?;
+        Ok("done")
+    };
+    let server = McpServer::builder(server_info!())
+        .config(config)
+        .logger(log)
+        .tool(Tool::no_args("slow", "Takes its time", slow))
+        .tool(Tool::no_args("fast", "Answers at once", |_ctx| async { Ok("done") }))
+        .build()
+        .unwrap();
+    let s = TestServer::serve(server);
+    let call = |id: i64, name: &str| request(json!(id), "tools/call", json!({"name": name, "arguments": {}}));
+    assert_eq!(post(&s.url, &call(1, "fast")).await.status, 200);
+    assert_eq!(post_with(&s.url, &call(2, "slow"), |h| set(h, "traceparent", HEADER_TP)).await.status, 200);
+    let slow_lines: Vec<Record> =
+        records.0.lock().unwrap().iter().filter(|(m, _)| m == "slow request").cloned().collect();
+    assert_eq!(slow_lines, [("slow request".to_owned(), Some("11111111111111111111111111111111".to_owned()))]);
+    s.stop().await;
+}

@@ -67,6 +67,8 @@ pub struct RequestActor {
     version: &'static str,
     /// When the actor started, for the duration metric.
     started_at: std::time::Instant,
+    /// Longer than this is a slow request.
+    slow: Duration,
     /// Whether the request's ending was recorded (an actor stopped early
     /// records a cancellation when it stops).
     recorded: bool,
@@ -99,6 +101,8 @@ pub struct RequestSpec {
     /// A place in its connection's in-flight cap (stdio), held until the
     /// actor stops.
     pub slot: Option<OwnedSemaphorePermit>,
+    /// A request running longer is logged at INFO (`log.slow_ms`).
+    pub slow: Duration,
 }
 
 impl RequestActor {
@@ -129,6 +133,7 @@ impl RequestActor {
             method,
             version,
             started_at: std::time::Instant::now(),
+            slow: spec.slow,
             recorded: false,
             log,
         }
@@ -173,7 +178,7 @@ impl Actor for RequestActor {
             });
             match ending {
                 Ending::Answered => debug!(act.log, "request answered"; "request" => %act.id, "method" => act.method),
-                Ending::Cancelled => info!(act.log, "request cancelled"; "request" => %act.id, "method" => act.method),
+                Ending::Cancelled => debug!(act.log, "request cancelled"; "request" => %act.id, "method" => act.method),
                 Ending::TimedOut => warn!(act.log, "request timed out";
                     "request" => %act.id, "method" => act.method, "timeout_ms" => act.timeout.as_millis() as u64),
                 Ending::Aborted => {
@@ -197,7 +202,12 @@ impl RequestActor {
     /// Records how the request ended (once).
     fn record(&mut self, outcome: Outcome) {
         if !std::mem::replace(&mut self.recorded, true) {
-            telemetry::request_finished(self.method, self.version, outcome, self.started_at.elapsed());
+            let elapsed = self.started_at.elapsed();
+            telemetry::request_finished(self.method, self.version, outcome, elapsed);
+            if elapsed > self.slow {
+                info!(self.log, "slow request"; "request" => %self.id, "method" => self.method,
+                    "duration_ms" => elapsed.as_millis() as u64, "outcome" => outcome.label());
+            }
         }
     }
 
@@ -219,7 +229,7 @@ impl Handler<Cancel> for RequestActor {
     type Result = ();
 
     fn handle(&mut self, msg: Cancel, ctx: &mut Self::Context) {
-        info!(self.log, "cancellation requested";
+        debug!(self.log, "cancellation requested";
             "request" => %self.id, "method" => self.method, "reason" => msg.reason.as_deref().unwrap_or("-"));
         self.cancel.cancel();
         ctx.stop();

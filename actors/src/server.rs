@@ -260,6 +260,7 @@ impl McpServer {
             facts: admitted.facts,
             outbound,
             timeout: Duration::from_millis(c.timeout_ms),
+            slow: Duration::from_millis(self.inner.config.log.slow_ms),
             mailbox: c.mailbox,
             era,
             cancel: self.inner.stopping.child_token(),

@@ -13,11 +13,15 @@ pub struct LogConfig {
     pub format: String,
     /// `trace`, `debug`, `info`, `warning`, `error` or `critical`. Default: `info`.
     pub level: String,
+    /// A request running longer than this many ms is logged at INFO with
+    /// its method and duration (requests are otherwise logged at DEBUG).
+    /// Default: 1000.
+    pub slow_ms: u64,
 }
 
 impl Default for LogConfig {
     fn default() -> Self {
-        LogConfig { format: "term".into(), level: "info".into() }
+        LogConfig { format: "term".into(), level: "info".into(), slow_ms: 1000 }
     }
 }
 

@@ -133,7 +133,11 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
         let line = format!("listening on {scheme}://{addr}{path}\n");
         let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
     }
-    info!(server.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path);
+    let c = server.config();
+    info!(server.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path,
+        "catalog" => &c.catalog.name, "versions" => c.server.versions.join(","), "backend" => &c.hub.backend,
+        "auth" => &c.auth.mode, "tls" => c.http.tls.enabled(), "metrics" => c.metrics.enabled,
+        "version" => env!("CARGO_PKG_VERSION"));
     let m = &server.config().metrics;
     if m.enabled && !m.bind.is_empty() {
         let (metrics_http, metrics_addrs) = metrics::separate(server.clone())?;
