@@ -116,6 +116,9 @@ impl McpServer {
         if config.metrics.enabled {
             crate::telemetry::install();
         }
+        if config.status.enabled {
+            crate::telemetry::status::enable();
+        }
         let h = &config.hub;
         let max = listener_cap(h.max_listeners, &log);
         let (mailbox, hub_log) = (h.mailbox, log.new(slog::o!("actor" => "hub")));

@@ -16,6 +16,7 @@ mod log;
 mod metrics;
 mod server;
 mod session;
+mod status;
 mod transport;
 
 pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ASYMMETRIC_ALGORITHMS};
@@ -27,6 +28,7 @@ pub use log::{parse_level, LogConfig};
 pub use metrics::MetricsConfig;
 pub use server::{CacheConfig, CatalogConfig, ServerConfig};
 pub use session::{LegacyConfig, MrtrConfig};
+pub use status::StatusConfig;
 pub use transport::{HttpConfig, RequestConfig, StdioConfig, TlsConfig};
 
 /// The whole configuration.
@@ -61,6 +63,8 @@ pub struct Config {
     pub health: HealthConfig,
     /// Prometheus metrics.
     pub metrics: MetricsConfig,
+    /// The live status page.
+    pub status: StatusConfig,
 }
 
 impl Config {
@@ -100,6 +104,7 @@ impl Config {
                 "ACTIX_MCP_TLS_CERT" => self.http.tls.cert = value,
                 "ACTIX_MCP_TLS_KEY" => self.http.tls.key = value,
                 "ACTIX_MCP_BEHIND_TLS_PROXY" => self.http.behind_tls_proxy = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_STATUS" => self.status.enabled = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_METRICS" => self.metrics.enabled = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_METRICS_BIND" => self.metrics.bind = value,
                 "ACTIX_MCP_REQUIRE_BACKEND" => self.hub.require_backend = value.parse().map_err(|e| bad(&e))?,

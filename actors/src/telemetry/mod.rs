@@ -10,6 +10,7 @@
 //! with `mcp_method_name` and `mcp_protocol_version`).
 
 mod recorder;
+pub mod status;
 
 pub use recorder::{install, rendered};
 
@@ -159,6 +160,9 @@ pub fn request_started() {
 
 /// A request ended after `elapsed` with `outcome`.
 pub fn request_finished(method: &'static str, version: &'static str, outcome: Outcome, elapsed: Duration) {
+    if let Some(s) = status::get() {
+        s.record(method, outcome != Outcome::Ok, elapsed);
+    }
     let Some(h) = handles() else { return };
     h.in_flight.decrement(1.0);
     match outcome {
@@ -187,6 +191,9 @@ pub fn mrtr(event: &'static str) {
 
 /// A listen stream opened.
 pub fn listen_opened() {
+    if let Some(s) = status::get() {
+        s.listen_open.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
     if handles().is_some() {
         counter!(LISTEN_STREAMS_OPENED).increment(1);
         gauge!(LISTEN_STREAMS_OPEN).increment(1.0);
@@ -195,6 +202,12 @@ pub fn listen_opened() {
 
 /// A listen stream closed (`client`, `lag`, `shutdown`, `token_expiry`).
 pub fn listen_closed(reason: &'static str) {
+    if let Some(s) = status::get() {
+        s.listen_open.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        if reason == "lag" {
+            s.lagged.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
     if handles().is_none() {
         return;
     }

@@ -14,6 +14,7 @@ mod metrics;
 mod post;
 mod reply;
 mod session;
+mod status;
 pub mod tls;
 
 use std::net::SocketAddr;
@@ -48,6 +49,12 @@ pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone 
                     .app_data(web::Data::new(server.clone()))
                     .route(web::get().to(metrics::metrics)),
             );
+        }
+        let st = &server.config().status;
+        if st.enabled {
+            let data = web::Data::new(server.clone());
+            cfg.service(web::resource(st.path.clone()).app_data(data.clone()).route(web::get().to(status::page)));
+            cfg.service(web::resource(format!("{}.json", st.path)).app_data(data).route(web::get().to(status::data)));
         }
         let health = &server.config().health;
         if health.enabled {

@@ -1,0 +1,93 @@
+//! The live status page in a real browser: headless Chromium (Debian's
+//! `chromium`) loads it from a running server; it must load without a
+//! console error or a blocked resource, and show the numbers its JSON
+//! endpoint gives. Off-loopback clients get 403 unless allowed.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+
+fn call(id: i64, tool: &str, args: Value) -> Value {
+    request(json!(id), "tools/call", json!({"name": tool, "arguments": args}))
+}
+
+/// `chromium --headless` on `url`: (the DOM after scripts ran, stderr).
+async fn chromium(url: &str, extra: &[&str]) -> (String, String) {
+    let profile = std::env::temp_dir().join(format!("actix-mcp-chromium-{}-{}", std::process::id(), free_port()));
+    let mut cmd = tokio::process::Command::new(program("chromium"));
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--virtual-time-budget=5000",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .args(extra)
+    .arg(url)
+    .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(60), cmd.output()).await.expect("chromium within 60 s").unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[actix_rt::test]
+async fn the_status_page_shows_what_its_data_says() {
+    let Some(_) = external("status::the_status_page_shows_what_its_data_says", &["chromium"]) else { return };
+    let s = TestServer::everything_with(|c| c.status.enabled = true);
+    for i in 0..5 {
+        assert_eq!(post(&s.url, &call(i, "echo", json!({"text": "x"}))).await.status, 200);
+    }
+    assert_eq!(post(&s.url, &call(9, "no_such_tool", json!({}))).await.error_code(), Some(-32602));
+    post(&s.url, &request(json!(10), "tools/list", json!({}))).await;
+
+    let page = s.url.replace("/mcp", "/status");
+    let data: Value = client().get(format!("{page}.json")).send().await.unwrap().json().await.unwrap();
+    let calls = data["methods"].as_array().unwrap().iter().find(|m| m["method"] == "tools/call").unwrap().clone();
+    assert_eq!((calls["count"].as_u64(), calls["errors"].as_u64()), (Some(6), Some(1)), "{data}");
+    assert_eq!((data["requests"].as_u64(), data["errors"].as_u64()), (Some(7), Some(1)));
+
+    let (dom, log) = chromium(&page, &["--dump-dom"]).await;
+    for bad in [":CONSOLE(", "Refused to", "Uncaught"] {
+        let line = log.lines().find(|l| l.contains(bad));
+        assert!(line.is_none(), "the page logged {bad:?}: {line:?}");
+    }
+    assert!(dom.contains(r#"<b id="requests">7</b>"#), "{dom}");
+    assert!(dom.contains(r#"<b id="errors" class="bad">1</b>"#), "{dom}");
+    assert!(dom.contains(r#"<b id="redis">none</b>"#), "{dom}");
+    let row = format!(
+        r#"<tr data-method="tools/call"><td>tools/call</td><td>6</td><td>1</td><td>{}</td>"#,
+        p50(&calls["p50_ms"])
+    );
+    assert!(dom.contains(&row), "{row} in {dom}");
+    assert!(dom.contains(r#"<tr data-method="tools/list"><td>tools/list</td><td>1</td><td>0</td>"#), "{dom}");
+    assert!(dom.contains("<polyline id=\"line\"") && !dom.contains("points=\"\""), "the sparkline is drawn: {dom}");
+    s.stop().await;
+}
+
+/// The page's rendering of a p50 in ms (as its script formats it).
+fn p50(v: &Value) -> String {
+    match v.as_f64() {
+        None => "–".into(),
+        Some(v) if v >= 1.0 => format!("{v:.0}"),
+        Some(v) => format!("{v:.2}"),
+    }
+}
+
+#[actix_rt::test]
+async fn the_status_page_is_off_by_default() {
+    let s = TestServer::everything();
+    let res = client().get(s.url.replace("/mcp", "/status")).send().await.unwrap();
+    assert_eq!(res.status(), 404);
+    s.stop().await;
+}
