@@ -105,6 +105,11 @@ async fn prometheus_scrapes_what_the_server_did() {
     prom.expect("mcp_server_listen_streams_opened_total", 2.0).await;
     prom.expect("mcp_server_listen_streams_closed_total{reason=\"client\"}", 2.0).await;
     prom.expect("mcp_server_requests_in_flight", 0.0).await;
+    // The list change reached both streams; each relay timed its delivery.
+    prom.expect("mcp_server_notifications_delivered_total", 2.0).await;
+    prom.expect("mcp_server_notifications_dropped_total", 0.0).await;
+    let batches = prom.value("mcp_server_notification_delivery_seconds_count").await.unwrap_or(0.0);
+    assert!((1.0..=2.0).contains(&batches), "{batches} timed deliveries (one per worker holding a stream)");
     // 7 echo, the trigger and the 2 streams answered 200; the unknown tool 400.
     prom.expect("mcp_server_http_responses_total{status=\"200\"}", 10.0).await;
     prom.expect("mcp_server_http_responses_total{status=\"400\"}", 1.0).await;

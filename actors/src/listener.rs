@@ -72,6 +72,7 @@ impl LocalListener for Core {
                 self.sink.push(Outbound::Notification(event.encode_untagged().into()))
             }
         };
+        crate::telemetry::notification(pushed.is_ok());
         if let Err(e) = pushed {
             self.muted.set(true);
             let reason = match e {

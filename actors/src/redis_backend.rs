@@ -76,7 +76,10 @@ impl RedisBackend {
         }
         let k = (event.clone(), key.to_owned());
         match self.recent.get(&k) {
-            Some(at) if now.duration_since(*at) < self.dedup => false,
+            Some(at) if now.duration_since(*at) < self.dedup => {
+                self.stats.deduplicated.fetch_add(1, Ordering::Relaxed);
+                false
+            }
             _ => {
                 self.recent.insert(k, now);
                 true

@@ -42,6 +42,8 @@ pub struct Fanout {
     pub encoded: Arc<EventTemplate>,
     /// The listeners of this relay that want it.
     pub targets: Vec<ListenerId>,
+    /// When the hub routed the event (for the event-to-outlet metric).
+    pub at: std::time::Instant,
 }
 
 /// Every listener of the relay writes a keep-alive if its stream is quiet
@@ -77,6 +79,7 @@ impl Relay {
     /// next event until this one is delivered to every target, so each
     /// listener receives events in order.
     fn deliver(&mut self, mut msg: Fanout, ctx: &mut Context<Self>) {
+        crate::telemetry::event_to_outlet(msg.at.elapsed());
         let now = msg.targets.len().min(DELIVERIES_PER_TURN);
         {
             // Listeners register and unregister only in their own handlers,
@@ -217,7 +220,12 @@ mod tests {
 
     fn fanout(targets: Vec<ListenerId>) -> Fanout {
         let event = Event::ToolsListChanged;
-        Fanout { encoded: Arc::new(EventTemplate::new(&event)), event: Arc::new(event), targets }
+        Fanout {
+            encoded: Arc::new(EventTemplate::new(&event)),
+            event: Arc::new(event),
+            targets,
+            at: std::time::Instant::now(),
+        }
     }
 
     #[actix_rt::test]
@@ -265,7 +273,7 @@ mod tests {
         let reversed: Vec<_> = targets.iter().rev().copied().collect();
         for (event, targets) in [(first.clone(), targets), (second.clone(), reversed)] {
             let encoded = Arc::new(EventTemplate::new(&event));
-            relay.addr().do_send(Fanout { event: Arc::new(event), encoded, targets });
+            relay.addr().do_send(Fanout { event: Arc::new(event), encoded, targets, at: std::time::Instant::now() });
         }
         // Handled after both events are delivered to every target.
         relay.addr().send(KeepAlive).await.unwrap();

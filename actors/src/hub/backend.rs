@@ -47,6 +47,9 @@ pub struct BackendStats {
     pub outages: std::sync::atomic::AtomicU64,
     /// Resyncs requested after reconnecting.
     pub resyncs: std::sync::atomic::AtomicU64,
+    /// Second copies of one observation (several instances watching one
+    /// source) delivered once.
+    pub deduplicated: std::sync::atomic::AtomicU64,
     /// Whether the link is up now.
     pub connected: std::sync::atomic::AtomicBool,
 }

@@ -152,10 +152,11 @@ impl SubscriptionHub {
         }
         let encoded = Arc::new(EventTemplate::new(&event));
         let event = Arc::new(event);
+        let at = std::time::Instant::now();
         let mut gone = Vec::new();
         for (relay, targets) in batches {
             let n = targets.len() as u64;
-            match relay.addr().try_send(Fanout { event: event.clone(), encoded: encoded.clone(), targets }) {
+            match relay.addr().try_send(Fanout { event: event.clone(), encoded: encoded.clone(), targets, at }) {
                 Ok(()) => self.stats.delivered += n,
                 Err(SendError::Full(Fanout { targets, .. })) => {
                     warn!(self.log, "a relay's mailbox is full: closing the listeners it could not take an event for";
@@ -166,6 +167,7 @@ impl SubscriptionHub {
                         }
                     }
                     self.stats.lagged += n;
+                    crate::telemetry::relay_mailbox_full(n);
                     gone.extend(targets);
                 }
                 Err(SendError::Closed(Fanout { targets, .. })) => {

@@ -61,6 +61,18 @@ pub const REDIS_RECEIVED: &str = "mcp_server_redis_events_received_total";
 /// thread's relay mailbox was full).
 pub const LAGGED: &str = "mcp_server_lagged_subscribers_total";
 
+/// Notifications written to a stream (or a bridged recipient).
+pub const NOTIFICATIONS_DELIVERED: &str = "mcp_server_notifications_delivered_total";
+/// Notifications a listener could not take (its buffer full, its client
+/// gone); the listener closes.
+pub const NOTIFICATIONS_DROPPED: &str = "mcp_server_notifications_dropped_total";
+/// Time from the hub routing an event to its relay writing it out.
+pub const EVENT_TO_OUTLET: &str = "mcp_server_notification_delivery_seconds";
+/// Listeners closed because their thread's relay mailbox was full.
+pub const RELAY_MAILBOX_FULL: &str = "mcp_server_relay_mailbox_full_total";
+/// Redis backend: second copies of one observation delivered once.
+pub const REDIS_DEDUPLICATED: &str = "mcp_server_redis_events_deduplicated_total";
+
 /// Buckets of the duration histogram, in seconds: 50 µs to 60 s.
 pub const DURATION_BUCKETS: [f64; 18] = [
     0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0, 30.0,
@@ -118,6 +130,9 @@ struct Handles {
     bytes_in: Counter,
     /// By [`STATUSES`] index.
     responses: Vec<Counter>,
+    delivered: Counter,
+    dropped: Counter,
+    to_outlet: Histogram,
 }
 
 static HANDLES: OnceLock<Handles> = OnceLock::new();
@@ -139,6 +154,9 @@ pub(crate) fn register_handles() {
         timeouts: counter!(TIMEOUTS),
         bytes_in: counter!(HTTP_BYTES_IN),
         responses: STATUSES.iter().map(|s| counter!(HTTP_RESPONSES, "status" => *s)).collect(),
+        delivered: counter!(NOTIFICATIONS_DELIVERED),
+        dropped: counter!(NOTIFICATIONS_DROPPED),
+        to_outlet: histogram!(EVENT_TO_OUTLET),
     });
 }
 
@@ -243,6 +261,31 @@ pub fn http_response(status: u16) {
     }
 }
 
+/// A notification written to a listener (`true`) or refused by it.
+pub fn notification(delivered: bool) {
+    if let Some(h) = handles() {
+        if delivered {
+            h.delivered.increment(1)
+        } else {
+            h.dropped.increment(1)
+        }
+    }
+}
+
+/// An event reached a relay `elapsed` after the hub routed it.
+pub fn event_to_outlet(elapsed: Duration) {
+    if let Some(h) = handles() {
+        h.to_outlet.record(elapsed.as_secs_f64());
+    }
+}
+
+/// `n` listeners closed because their relay's mailbox was full.
+pub fn relay_mailbox_full(n: u64) {
+    if handles().is_some() {
+        counter!(RELAY_MAILBOX_FULL).increment(n);
+    }
+}
+
 /// Request body bytes read.
 pub fn bytes_in(n: usize) {
     if let Some(h) = handles() {
@@ -263,4 +306,5 @@ pub fn backend(stats: &crate::hub::BackendStats) {
     counter!(REDIS_RESYNCS).absolute(stats.resyncs.load(Relaxed));
     counter!(REDIS_PUBLISHED).absolute(stats.published.load(Relaxed));
     counter!(REDIS_RECEIVED).absolute(stats.received.load(Relaxed));
+    counter!(REDIS_DEDUPLICATED).absolute(stats.deduplicated.load(Relaxed));
 }

@@ -61,4 +61,9 @@ fn describe() {
     describe_counter!(REDIS_RESYNCS, "Redis hub backend: resyncs after an outage");
     describe_counter!(REDIS_PUBLISHED, "Redis hub backend: events published");
     describe_counter!(REDIS_RECEIVED, "Redis hub backend: events received from other instances");
+    describe_counter!(REDIS_DEDUPLICATED, "Redis hub backend: second copies of one observation delivered once");
+    describe_counter!(NOTIFICATIONS_DELIVERED, "Notifications written to listen streams and bridges");
+    describe_counter!(NOTIFICATIONS_DROPPED, "Notifications a listener could not take (it then closes)");
+    describe_histogram!(EVENT_TO_OUTLET, Unit::Seconds, "Time from the hub routing an event to its relay writing it");
+    describe_counter!(RELAY_MAILBOX_FULL, "Listeners closed because their relay's mailbox was full");
 }
