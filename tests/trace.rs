@@ -129,3 +129,27 @@ async fn slow_requests_are_logged_at_info_and_fast_ones_are_not() {
     assert_eq!(slow_lines, [("slow request".to_owned(), Some("11111111111111111111111111111111".to_owned()))]);
     s.stop().await;
 }
+
+#[actix_rt::test]
+async fn notifications_a_traced_request_sends_carry_its_trace_context() {
+    let s = TestServer::everything();
+    let mut body = request(json!(1), "tools/call", json!({"name": "test_tool_with_progress", "arguments": {}}));
+    body["params"]["_meta"]["progressToken"] = json!("p1");
+    body["params"]["_meta"]["traceparent"] = json!(META_TP);
+    let r = post(&s.url, &body).await;
+    let progress: Vec<&Value> = r.messages.iter().filter(|m| m["method"] == "notifications/progress").collect();
+    assert!(!progress.is_empty(), "{}", r.raw);
+    for p in &progress {
+        assert_eq!(p["params"]["_meta"]["traceparent"], META_TP, "{p}");
+        assert_eq!(p["params"]["progressToken"], "p1");
+    }
+    // Untraced: no `_meta` added.
+    body["params"]["_meta"].as_object_mut().unwrap().remove("traceparent");
+    let r = post(&s.url, &body).await;
+    assert!(r
+        .messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .all(|p| p["params"].get("_meta").is_none()));
+    s.stop().await;
+}

@@ -386,7 +386,7 @@ impl RequestContext {
             return false;
         }
         let params = LogMessage { level, logger: logger.map(str::to_owned), data };
-        self.emit(encode_notification(LOG_MESSAGE_METHOD, &params)).await
+        self.emit(self.traced(LOG_MESSAGE_METHOD, &params)).await
     }
 
     /// Sends `notifications/progress` if the request carried a progress token.
@@ -396,7 +396,18 @@ impl RequestContext {
             return false;
         };
         let params = ProgressParams { progress_token: token, progress, total, message: message.map(str::to_owned) };
-        self.emit(encode_notification(PROGRESS_METHOD, &params)).await
+        self.emit(self.traced(PROGRESS_METHOD, &params)).await
+    }
+
+    /// A notification this request causes, carrying its trace context in
+    /// `_meta` when it has one.
+    fn traced<P: Serialize>(&self, method: &str, params: &P) -> Vec<u8> {
+        let Some(trace) = self.trace_context() else { return encode_notification(method, params) };
+        let mut value = serde_json::to_value(params).unwrap_or_default();
+        if let Value::Object(m) = &mut value {
+            m.insert("_meta".into(), Value::Object(trace.to_meta()));
+        }
+        encode_notification(method, &value)
     }
 
     async fn emit(&self, bytes: Vec<u8>) -> bool {
