@@ -110,7 +110,9 @@ async fn a_request_running_at_shutdown_gets_an_error_response() {
 async fn sigterm_under_256_connections_answers_everything() {
     let config = ConfigFile::new("load-stop", "[http]\nshutdown_timeout_secs = 3\n");
     let served = HttpChild::spawn(&["--catalog", "everything", "--config", config.path()]).await;
-    let (mut child, url) = (served.child, served.url);
+    // Its log is read to the end, so that its stderr never fills.
+    let HttpChild { mut child, url, mut stderr, .. } = served;
+    actix_rt::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
     let mut listens = Vec::new();
     for i in 0..4 {
         let body = request(

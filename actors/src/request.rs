@@ -204,7 +204,9 @@ impl RequestActor {
         if !std::mem::replace(&mut self.recorded, true) {
             let elapsed = self.started_at.elapsed();
             telemetry::request_finished(self.method, self.version, outcome, elapsed);
-            if elapsed > self.slow {
+            // A cancelled request is logged as such (at DEBUG, or at INFO when
+            // the shutdown ended it), not as slow.
+            if elapsed > self.slow && outcome != Outcome::Cancelled {
                 info!(self.log, "slow request"; "request" => %self.id, "method" => self.method,
                     "duration_ms" => elapsed.as_millis() as u64, "outcome" => outcome.label());
             }

@@ -189,7 +189,8 @@ pub fn request_finished(method: &'static str, version: &'static str, outcome: Ou
         _ => {}
     }
     let key = (method, outcome.label(), version);
-    DURATIONS.with(|d| {
+    // `try_with`: an actor may stop while its thread is being torn down.
+    let _ = DURATIONS.try_with(|d| {
         d.borrow_mut()
             .entry(key)
             .or_insert_with(|| {
