@@ -299,13 +299,29 @@ pub fn legacy_sessions(open: usize) {
     gauge!(LEGACY_SESSIONS_OPEN).set(open as f64);
 }
 
-/// Scrape-time series of a hub backend that links instances.
-pub fn backend(stats: &crate::hub::BackendStats) {
-    use std::sync::atomic::Ordering::Relaxed;
-    gauge!(REDIS_CONNECTED).set(if stats.connected.load(Relaxed) { 1.0 } else { 0.0 });
-    counter!(REDIS_RECONNECTS).absolute(stats.outages.load(Relaxed));
-    counter!(REDIS_RESYNCS).absolute(stats.resyncs.load(Relaxed));
-    counter!(REDIS_PUBLISHED).absolute(stats.published.load(Relaxed));
-    counter!(REDIS_RECEIVED).absolute(stats.received.load(Relaxed));
-    counter!(REDIS_DEDUPLICATED).absolute(stats.deduplicated.load(Relaxed));
+/// Scrape-time series of a hub backend that links instances (Redis).
+pub fn backend_link(link: &BackendLink) {
+    gauge!(REDIS_CONNECTED).set(if link.connected { 1.0 } else { 0.0 });
+    counter!(REDIS_RECONNECTS).absolute(link.outages);
+    counter!(REDIS_RESYNCS).absolute(link.resyncs);
+    counter!(REDIS_PUBLISHED).absolute(link.published);
+    counter!(REDIS_RECEIVED).absolute(link.received);
+    counter!(REDIS_DEDUPLICATED).absolute(link.deduplicated);
+}
+
+/// A reading of a hub backend's link counters.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BackendLink {
+    /// The link is up.
+    pub connected: bool,
+    /// Times it was lost.
+    pub outages: u64,
+    /// Resyncs after an outage.
+    pub resyncs: u64,
+    /// Events published.
+    pub published: u64,
+    /// Events received.
+    pub received: u64,
+    /// Second copies delivered once.
+    pub deduplicated: u64,
 }

@@ -12,8 +12,16 @@ use crate::telemetry;
 /// The exposition.
 pub(super) async fn metrics(server: web::Data<McpServer>) -> HttpResponse {
     telemetry::legacy_sessions(server.session_count().await);
-    if let Some(stats) = server.backend_stats() {
-        telemetry::backend(stats);
+    if let Some(s) = server.backend_stats() {
+        use std::sync::atomic::Ordering::Relaxed;
+        telemetry::backend_link(&telemetry::BackendLink {
+            connected: s.connected.load(Relaxed),
+            outages: s.outages.load(Relaxed),
+            resyncs: s.resyncs.load(Relaxed),
+            published: s.published.load(Relaxed),
+            received: s.received.load(Relaxed),
+            deduplicated: s.deduplicated.load(Relaxed),
+        });
     }
     match telemetry::rendered() {
         Some(text) => HttpResponse::Ok()
