@@ -67,11 +67,6 @@ impl Authorizer {
         }
     }
 
-    /// Whether a caller granted `granted` sees an item needing `scopes` in lists.
-    pub fn visible(&self, granted: &[String], scopes: &[String]) -> bool {
-        scopes.iter().all(|s| self.policy.grants(granted, s))
-    }
-
     /// The protected-resource metadata.
     pub fn protected_resource(&self) -> &ProtectedResource {
         &self.resource

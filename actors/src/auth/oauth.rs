@@ -79,7 +79,7 @@ impl OAuthAuthenticator {
             return Ok(identity);
         }
         let identity = if token.bytes().filter(|&b| b == b'.').count() == 2 {
-            self.validate_jwt(token, now).await?
+            self.validate_jwt(token).await?
         } else if let Some(introspector) = &self.introspection {
             // Introspected tokens are asked about at every use, so that a
             // revocation takes effect at once.
@@ -94,7 +94,7 @@ impl OAuthAuthenticator {
         Ok(identity)
     }
 
-    async fn validate_jwt(&self, token: &str, now: u64) -> Result<Identity, AuthError> {
+    async fn validate_jwt(&self, token: &str) -> Result<Identity, AuthError> {
         let header =
             jsonwebtoken::decode_header(token).map_err(|e| AuthError::invalid(format!("malformed token: {e}")))?;
         if !self.algorithms.contains(&header.alg) {
@@ -121,7 +121,7 @@ impl OAuthAuthenticator {
         let mut last = AuthError::invalid("no key verifies the token");
         for key in &keys {
             match jsonwebtoken::decode::<Map<String, Value>>(token, key, &validation) {
-                Ok(data) => return self.accept(data.claims, now),
+                Ok(data) => return self.accept(data.claims),
                 Err(e) => last = AuthError::invalid(describe(e.kind())),
             }
         }
@@ -129,7 +129,7 @@ impl OAuthAuthenticator {
     }
 
     /// Checks what the signature checks do not: the audience.
-    fn accept(&self, claims: Map<String, Value>, _now: u64) -> Result<Identity, AuthError> {
+    fn accept(&self, claims: Map<String, Value>) -> Result<Identity, AuthError> {
         if !audience_matches(claims.get("aud"), &self.resource) {
             return Err(AuthError::invalid(format!("the token's audience does not include {}", self.resource)));
         }

@@ -240,26 +240,25 @@ pub fn listen_closed(reason: &'static str) {
 /// An HTTP response of the MCP endpoint.
 pub fn http_response(status: u16) {
     let Some(h) = handles() else { return };
-    let label = match status {
-        200 => "200",
-        202 => "202",
-        400 => "400",
-        401 => "401",
-        403 => "403",
-        404 => "404",
-        405 => "405",
-        408 => "408",
-        413 => "413",
-        415 => "415",
-        500 => "500",
-        503 => "503",
-        s if s < 300 => "2xx",
-        s if s < 500 => "4xx",
-        _ => "5xx",
+    // Indices into `STATUSES`.
+    let i = match status {
+        200 => 0,
+        202 => 1,
+        400 => 2,
+        401 => 3,
+        403 => 4,
+        404 => 5,
+        405 => 6,
+        408 => 7,
+        413 => 8,
+        415 => 9,
+        500 => 10,
+        503 => 11,
+        s if s < 300 => 12,
+        s if s < 500 => 13,
+        _ => 14,
     };
-    if let Some(i) = STATUSES.iter().position(|s| *s == label) {
-        h.responses[i].increment(1);
-    }
+    h.responses[i].increment(1);
 }
 
 /// A notification written to a listener (`true`) or refused by it.

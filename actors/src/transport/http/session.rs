@@ -51,10 +51,7 @@ pub(super) async fn post(
     decoded: Result<Incoming, DecodeError>,
     identity: Option<&Arc<Identity>>,
 ) -> Result<HttpResponse, HttpError> {
-    let id = match &decoded {
-        Ok(Incoming::Request(r)) => Some(r.id.clone()),
-        _ => None,
-    };
+    let id = auth::request_id(&decoded).cloned();
     let Some(session) = find(server, sid, identity.map(|i| &**i)).await else {
         return Err(HttpError::no_session(id.as_ref()));
     };
