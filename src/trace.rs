@@ -11,13 +11,15 @@ const MAX_TRACESTATE: usize = 512;
 const MAX_BAGGAGE: usize = 8192;
 
 /// A request's trace context.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TraceContext {
     /// The validated `traceparent` (`00-<trace id>-<parent id>-<flags>`).
     pub traceparent: String,
     /// `tracestate`, when sent and well-formed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracestate: Option<String>,
     /// `baggage`, when sent and well-formed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baggage: Option<String>,
 }
 

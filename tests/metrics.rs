@@ -120,3 +120,38 @@ async fn prometheus_scrapes_what_the_server_did() {
         .expect("a p99");
     assert!(p99 > 0.0 && p99 < 1.0, "p99 {p99}");
 }
+
+/// The value of one series in a text exposition (0 when absent).
+fn series(text: &str, name_and_labels: &str) -> f64 {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| l.strip_prefix(name_and_labels).and_then(|rest| rest.strip_prefix(' ')))
+        .map_or(0.0, |v| v.trim().parse().unwrap())
+}
+
+#[actix_rt::test]
+async fn tool_labels_name_only_catalog_tools_and_bytes_are_counted_both_ways() {
+    let config = ConfigFile::new("metrics-tool-labels", "[metrics]\ntool_labels = true\n");
+    let server = HttpChild::spawn(&["--catalog", "everything", "--config", config.path()]).await;
+    let (mut bytes_in, mut bytes_out) = (0, 0);
+    for (i, tool) in ["echo", "echo", "echo", "no_such_tool"].iter().enumerate() {
+        let body = call(i as i64, tool, json!({"text": "x"}));
+        let r = post(&server.url, &body).await;
+        bytes_in += serde_json::to_vec(&body).unwrap().len();
+        bytes_out += r.raw.len();
+    }
+    let metrics = server.url.trim_end_matches("/mcp").to_owned() + "/metrics";
+    let text = client().get(&metrics).send().await.unwrap().text().await.unwrap();
+    let count = |labels: &str| series(&text, &format!("mcp_server_operation_duration_seconds_count{{{labels}}}"));
+    let v = "mcp_protocol_version=\"2026-07-28\"";
+    assert_eq!(count(&format!("mcp_method_name=\"tools/call\",outcome=\"ok\",{v},gen_ai_tool_name=\"echo\"")), 3.0);
+    // An unknown name never becomes a label value.
+    assert_eq!(
+        count(&format!("mcp_method_name=\"tools/call\",outcome=\"-32602\",{v},gen_ai_tool_name=\"_other\"")),
+        1.0,
+        "{text}"
+    );
+    assert!(!text.contains("no_such_tool"));
+    assert_eq!(series(&text, "mcp_server_http_request_bytes_total"), bytes_in as f64);
+    assert_eq!(series(&text, "mcp_server_http_response_bytes_total"), bytes_out as f64, "{text}");
+}

@@ -153,3 +153,25 @@ async fn notifications_a_traced_request_sends_carry_its_trace_context() {
         .all(|p| p["params"].get("_meta").is_none()));
     s.stop().await;
 }
+
+#[actix_rt::test]
+async fn hub_notifications_a_traced_request_causes_carry_its_trace_context() {
+    let s = TestServer::everything();
+    let listen = request(json!("l1"), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let mut stream = SseReader::open(&s.url, &listen).await;
+    assert_eq!(stream.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
+    let trigger =
+        |id: i64| request(json!(id), "tools/call", json!({"name": "test_trigger_tool_change", "arguments": {}}));
+    // Traced (from the header): the list change it makes carries its context.
+    let r = post_with(&s.url, &trigger(1), |h| set(h, "traceparent", HEADER_TP)).await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    let n = stream.next().await.unwrap();
+    assert_eq!(n["method"], "notifications/tools/list_changed");
+    assert_eq!(n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "l1");
+    assert_eq!(n["params"]["_meta"]["traceparent"], HEADER_TP, "{n}");
+    // Untraced: only the subscription id.
+    assert_eq!(post(&s.url, &trigger(2)).await.status, 200);
+    let n = stream.next().await.unwrap();
+    assert_eq!(n["params"]["_meta"], json!({"io.modelcontextprotocol/subscriptionId": "l1"}), "{n}");
+    s.stop().await;
+}

@@ -82,6 +82,7 @@ pub mod runner;
 pub mod server;
 pub mod telemetry;
 pub mod test;
+pub mod trace_scope;
 pub mod transport;
 
 // The machinery under the embedding API: public for the binary, the

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use mcp_protocol::subscription::{Event, WireEvent};
+use mcp_protocol::trace::TraceContext;
 use redis::aio::ConnectionManagerConfig;
 use slog::{debug, info, warn, Logger};
 use tokio::sync::mpsc;
@@ -165,7 +166,7 @@ async fn subscriber(
                         Ok(w) if w.o == origin => {}
                         Ok(w) => {
                             stats.received.fetch_add(1, Ordering::Relaxed);
-                            hub.events.do_send(RemoteEvent { event: w.e, key: w.k });
+                            hub.events.do_send(RemoteEvent { event: w.e, key: w.k, trace: w.t });
                         }
                         Err(e) => warn!(log, "ignoring a message on the hub channel"; "error" => e),
                     }
@@ -205,9 +206,9 @@ impl HubBackend for RedisBackend {
         ));
     }
 
-    fn publish(&mut self, event: Event, key: Option<&str>) -> Vec<Event> {
+    fn publish(&mut self, event: Event, key: Option<&str>, trace: Option<&TraceContext>) -> Vec<Event> {
         if let Some(tx) = &self.outbox {
-            if tx.try_send(WireEvent::encode(&self.origin, &event, key)).is_err() {
+            if tx.try_send(WireEvent::encode(&self.origin, &event, key, trace)).is_err() {
                 self.stats.publish_failures.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -231,10 +232,10 @@ mod tests {
     fn coalesces_only_identical_observations() {
         let mut b = RedisBackend::new("redis://127.0.0.1:1/", "t", Duration::from_secs(60)).unwrap();
         let e = Event::ResourceUpdated { uri: "x".into() };
-        assert_eq!(b.publish(e.clone(), Some("mtime-1")), vec![e.clone()]);
+        assert_eq!(b.publish(e.clone(), Some("mtime-1"), None), vec![e.clone()]);
         assert!(!b.accept_remote(&e, Some("mtime-1")), "the same change seen by another instance is delivered once");
         assert!(b.accept_remote(&e, Some("mtime-2")), "a later change of the same file is delivered");
-        assert_eq!(b.publish(e.clone(), None).len(), 1, "changes made by an instance are never coalesced");
+        assert_eq!(b.publish(e.clone(), None, None).len(), 1, "changes made by an instance are never coalesced");
         assert!(b.accept_remote(&e, None));
         assert!(b.accept_remote(&e, None));
     }

@@ -27,6 +27,7 @@ use crate::msg::{Abort, Cancel};
 use crate::outbound::{Outbound, OutboundTx};
 use crate::service::McpService;
 use crate::telemetry::{self, Outcome};
+use crate::trace_scope::InTrace;
 
 /// How a request ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +66,8 @@ pub struct RequestActor {
     method: &'static str,
     /// The protocol version, for metrics.
     version: &'static str,
+    /// The tool's name as a metrics label (`metrics.tool_labels`).
+    tool_label: Option<Arc<str>>,
     /// When the actor started, for the duration metric.
     started_at: std::time::Instant,
     /// Longer than this is a slow request.
@@ -118,6 +121,10 @@ impl RequestActor {
         };
         let method = spec.request.method();
         let version = spec.meta.version.as_str();
+        let tool_label = match &spec.request {
+            ClientRequest::CallTool(p) => service.tool_label(&p.name),
+            _ => None,
+        };
         RequestActor {
             service,
             id: spec.id,
@@ -132,6 +139,7 @@ impl RequestActor {
             era: spec.era,
             method,
             version,
+            tool_label,
             started_at: std::time::Instant::now(),
             slow: spec.slow,
             recorded: false,
@@ -203,7 +211,7 @@ impl RequestActor {
     fn record(&mut self, outcome: Outcome) {
         if !std::mem::replace(&mut self.recorded, true) {
             let elapsed = self.started_at.elapsed();
-            telemetry::request_finished(self.method, self.version, outcome, elapsed);
+            telemetry::request_finished(self.method, self.version, self.tool_label.as_ref(), outcome, elapsed);
             // A cancelled request is logged as such (at DEBUG, or at INFO when
             // the shutdown ended it), not as slow.
             if elapsed > self.slow && outcome != Outcome::Cancelled {
@@ -253,7 +261,10 @@ async fn run(
     let (outbound, cancel) = (ctx.outbound().clone(), ctx.cancellation().clone());
     // A panicking handler is an internal error for this request only: the
     // client gets -32603 and the actor, thread and server carry on.
-    let handler = std::panic::AssertUnwindSafe(service.handle(request, ctx)).catch_unwind();
+    // What the handler causes (catalog changes, so the hub's notifications)
+    // carries its trace context.
+    let trace = ctx.trace_context().cloned();
+    let handler = std::panic::AssertUnwindSafe(InTrace::new(trace, service.handle(request, ctx))).catch_unwind();
     // The token fires before the handler future is dropped, so a handler can
     // observe either.
     let client_gone = async {

@@ -132,7 +132,14 @@ impl McpServer {
         let to_hub = hub.clone();
         // Catalog changes are published, never dropped (`do_send` ignores the
         // mailbox cap; these are rare and small).
-        catalog.watch(move |event, key| to_hub.do_send(Publish { event: event.clone(), key: key.map(str::to_owned) }));
+        // A change a handler makes carries its request's trace context.
+        catalog.watch(move |event, key| {
+            to_hub.do_send(Publish {
+                event: event.clone(),
+                key: key.map(str::to_owned),
+                trace: crate::trace_scope::current(),
+            })
+        });
         let service = Arc::new(McpService::with_clock(catalog, &config, clock, &log));
         let l = &config.legacy;
         let registry = SessionRegistry::new(

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::encode::encode_tagged_notification;
 use crate::jsonrpc::RequestId;
+use crate::trace::TraceContext;
 
 /// A change a server publishes to its listeners.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -74,21 +75,35 @@ pub struct WireEvent {
     /// coalesced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<String>,
+    /// The trace context of the request that caused the event, if traced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t: Option<TraceContext>,
 }
 
 impl WireEvent {
-    /// Encodes `event` observed by instance `origin`, with its observation key.
-    pub fn encode(origin: &str, event: &Event, key: Option<&str>) -> Vec<u8> {
-        let w = WireEvent { v: WIRE_VERSION, o: origin.to_owned(), e: event.clone(), k: key.map(str::to_owned) };
+    /// Encodes `event` observed by instance `origin`, with its observation
+    /// key and the trace context of the request that caused it.
+    pub fn encode(origin: &str, event: &Event, key: Option<&str>, trace: Option<&TraceContext>) -> Vec<u8> {
+        let w = WireEvent {
+            v: WIRE_VERSION,
+            o: origin.to_owned(),
+            e: event.clone(),
+            k: key.map(str::to_owned),
+            t: trace.cloned(),
+        };
         serde_json::to_vec(&w).expect("events serialize")
     }
 
-    /// Decodes bytes from another instance; unknown versions are refused.
+    /// Decodes bytes from another instance; unknown versions are refused,
+    /// and a trace context that does not validate is dropped.
     pub fn decode(bytes: &[u8]) -> Result<WireEvent, String> {
-        let w: WireEvent = serde_json::from_slice(bytes).map_err(|e| format!("undecodable event: {e}"))?;
+        let mut w: WireEvent = serde_json::from_slice(bytes).map_err(|e| format!("undecodable event: {e}"))?;
         if w.v != WIRE_VERSION {
             return Err(format!("unsupported event version {}", w.v));
         }
+        w.t = w.t.and_then(|t| {
+            TraceContext::from_parts(Some(&t.traceparent), t.tracestate.as_deref(), t.baggage.as_deref())
+        });
         Ok(w)
     }
 }
@@ -105,10 +120,26 @@ pub struct EventTemplate {
 impl EventTemplate {
     /// The template of `event`.
     pub fn new(event: &Event) -> Self {
+        Self::traced(event, None)
+    }
+
+    /// The template of `event` caused by a request traced by `trace`: its
+    /// `traceparent`, `tracestate` and `baggage` go in each notification's
+    /// `_meta`, after the subscription id.
+    pub fn traced(event: &Event, trace: Option<&TraceContext>) -> Self {
         let mut prefix = br#"{"jsonrpc":"2.0","method":""#.to_vec();
         prefix.extend_from_slice(event.method().as_bytes());
         prefix.extend_from_slice(br#"","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"#);
-        let mut suffix = b"}".to_vec();
+        let mut suffix = Vec::new();
+        if let Some(trace) = trace {
+            for (k, v) in trace.to_meta() {
+                suffix.push(b',');
+                suffix.extend_from_slice(&serde_json::to_vec(&k).expect("strings serialize"));
+                suffix.push(b':');
+                suffix.extend_from_slice(&serde_json::to_vec(&v).expect("strings serialize"));
+            }
+        }
+        suffix.push(b'}');
         if let Event::ResourceUpdated { uri } = event {
             suffix.extend_from_slice(br#","uri":"#);
             suffix.extend_from_slice(&serde_json::to_vec(uri).expect("strings serialize"));

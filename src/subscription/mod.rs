@@ -50,14 +50,19 @@ mod tests {
     #[test]
     fn wire_events_round_trip_and_are_versioned() {
         let e = Event::ResourceUpdated { uri: "file:///a".into() };
-        let bytes = WireEvent::encode("node-a", &e, None);
+        let bytes = WireEvent::encode("node-a", &e, None, None);
         assert_eq!(
             String::from_utf8(bytes.clone()).unwrap(),
             r#"{"v":1,"o":"node-a","e":{"kind":"resource_updated","uri":"file:///a"}}"#
         );
         assert_eq!(WireEvent::decode(&bytes).unwrap().e, e);
-        let keyed = WireEvent::decode(&WireEvent::encode("n", &e, Some("17:4"))).unwrap();
+        let keyed = WireEvent::decode(&WireEvent::encode("n", &e, Some("17:4"), None)).unwrap();
         assert_eq!(keyed.k.as_deref(), Some("17:4"));
+        let trace = crate::trace::TraceContext::from_parts(Some(TRACEPARENT), Some("k=v"), None).unwrap();
+        let traced = WireEvent::decode(&WireEvent::encode("n", &e, None, Some(&trace))).unwrap();
+        assert_eq!(traced.t.as_ref(), Some(&trace));
+        let forged = br#"{"v":1,"o":"x","e":{"kind":"tools_list_changed"},"t":{"traceparent":"00-zz"}}"#;
+        assert_eq!(WireEvent::decode(forged).unwrap().t, None, "an invalid trace context is dropped");
         assert!(WireEvent::decode(br#"{"v":2,"o":"x","e":{"kind":"tools_list_changed"}}"#).is_err());
         assert!(WireEvent::decode(b"garbage").is_err());
     }
@@ -86,6 +91,25 @@ mod tests {
                 assert_eq!(&framed[6..], &encoded[..], "appends after what is there");
             }
         }
+    }
+
+    const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    #[test]
+    fn traced_templates_carry_the_trace_context_in_meta() {
+        let trace = crate::trace::TraceContext::from_parts(Some(TRACEPARENT), Some("k=v"), Some("a=1")).unwrap();
+        let e = Event::ResourceUpdated { uri: "file:///a".into() };
+        let id = RequestId::string("s-1");
+        let v: serde_json::Value =
+            serde_json::from_slice(&EventTemplate::traced(&e, Some(&trace)).encode_for(&id)).unwrap();
+        assert_eq!(
+            v,
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": "s-1",
+                          "traceparent": TRACEPARENT, "tracestate": "k=v", "baggage": "a=1"},
+                "uri": "file:///a"}})
+        );
+        assert_eq!(EventTemplate::traced(&e, None), EventTemplate::new(&e));
     }
 
     #[test]

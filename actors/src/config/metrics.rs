@@ -15,10 +15,15 @@ pub struct MetricsConfig {
     pub bind: String,
     /// The path of the text exposition. Default: `/metrics`.
     pub path: String,
+    /// Label `tools/call` durations with the tool's name
+    /// (`gen_ai_tool_name`). Default: false: tool names are chosen by
+    /// whoever registers tools, so they are left out unless asked for; when
+    /// on, only names in the catalog are used (others read `_other`).
+    pub tool_labels: bool,
 }
 
 impl Default for MetricsConfig {
     fn default() -> Self {
-        MetricsConfig { enabled: true, bind: String::new(), path: "/metrics".into() }
+        MetricsConfig { enabled: true, bind: String::new(), path: "/metrics".into(), tool_labels: false }
     }
 }

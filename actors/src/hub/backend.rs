@@ -2,6 +2,7 @@
 //! between instances; [`MemoryBackend`] for one process.
 
 use mcp_protocol::subscription::Event;
+use mcp_protocol::trace::TraceContext;
 use slog::Logger;
 
 use super::messages::HubInbox;
@@ -15,9 +16,10 @@ pub trait HubBackend: Unpin + 'static {
         let _ = (inbox, log);
     }
 
-    /// Publishes a locally observed event. Returns the events to deliver
-    /// locally now.
-    fn publish(&mut self, event: Event, key: Option<&str>) -> Vec<Event>;
+    /// Publishes a locally observed event, with the trace context of the
+    /// request that caused it (to travel with it). Returns the events to
+    /// deliver locally now.
+    fn publish(&mut self, event: Event, key: Option<&str>, trace: Option<&TraceContext>) -> Vec<Event>;
 
     /// For a backend that links instances: its counters and whether the
     /// link is up (readiness and metrics read them). `None`: nothing to be
@@ -59,7 +61,7 @@ pub struct BackendStats {
 pub struct MemoryBackend;
 
 impl HubBackend for MemoryBackend {
-    fn publish(&mut self, event: Event, _key: Option<&str>) -> Vec<Event> {
+    fn publish(&mut self, event: Event, _key: Option<&str>, _trace: Option<&TraceContext>) -> Vec<Event> {
         vec![event]
     }
 }

@@ -2,6 +2,7 @@
 
 use actix::prelude::*;
 use mcp_protocol::subscription::{Event, ListenerId, SubscriptionFilter};
+use mcp_protocol::trace::TraceContext;
 
 use super::occupancy::HubError;
 use crate::msg::Close;
@@ -51,12 +52,14 @@ pub struct Publish {
     /// (identical observations are delivered once); `None` for changes made
     /// by this instance.
     pub key: Option<String>,
+    /// The trace context of the request that caused it, if traced.
+    pub trace: Option<TraceContext>,
 }
 
 impl Publish {
     /// A change made by this instance.
     pub fn local(event: Event) -> Self {
-        Publish { event, key: None }
+        Publish { event, key: None, trace: None }
     }
 }
 
@@ -68,6 +71,8 @@ pub struct RemoteEvent {
     pub event: Event,
     /// Its observation key, if any.
     pub key: Option<String>,
+    /// The trace context of the request that caused it, if traced.
+    pub trace: Option<TraceContext>,
 }
 
 /// Events may have been missed (a backend lost its connection): every local

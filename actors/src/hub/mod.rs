@@ -31,6 +31,7 @@ use std::sync::Arc;
 
 use actix::prelude::*;
 use mcp_protocol::subscription::{Event, EventTemplate, ListenerId, SubscriptionTable};
+use mcp_protocol::trace::TraceContext;
 use slog::{debug, info, warn, Logger};
 
 pub use backend::{BackendStats, HubBackend, MemoryBackend};
@@ -144,13 +145,13 @@ impl SubscriptionHub {
         removed
     }
 
-    fn route(&mut self, event: Event) {
+    fn route(&mut self, event: Event, trace: Option<&TraceContext>) {
         self.stats.events += 1;
         let batches = self.by_relay(self.table.route(&event));
         if batches.is_empty() {
             return;
         }
-        let encoded = Arc::new(EventTemplate::new(&event));
+        let encoded = Arc::new(EventTemplate::traced(&event, trace));
         let event = Arc::new(event);
         let at = std::time::Instant::now();
         let mut gone = Vec::new();
@@ -240,8 +241,8 @@ impl Handler<Publish> for SubscriptionHub {
     type Result = ();
 
     fn handle(&mut self, msg: Publish, _ctx: &mut Self::Context) {
-        for event in self.backend.publish(msg.event, msg.key.as_deref()) {
-            self.route(event);
+        for event in self.backend.publish(msg.event, msg.key.as_deref(), msg.trace.as_ref()) {
+            self.route(event, msg.trace.as_ref());
         }
     }
 }
@@ -251,7 +252,7 @@ impl Handler<RemoteEvent> for SubscriptionHub {
 
     fn handle(&mut self, msg: RemoteEvent, _ctx: &mut Self::Context) {
         if self.backend.accept_remote(&msg.event, msg.key.as_deref()) {
-            self.route(msg.event);
+            self.route(msg.event, msg.trace.as_ref());
         }
     }
 }
@@ -263,7 +264,7 @@ impl Handler<Resync> for SubscriptionHub {
         self.stats.resyncs += 1;
         info!(self.log, "resync: sending list_changed to every listener that opted in"; "listeners" => self.table.len());
         for event in [Event::ToolsListChanged, Event::PromptsListChanged, Event::ResourcesListChanged] {
-            self.route(event);
+            self.route(event, None);
         }
     }
 }

@@ -52,6 +52,8 @@ pub struct McpService {
     result_meta: Value,
     sealer: StateSealer,
     max_input_rounds: u32,
+    /// `metrics.tool_labels`.
+    tool_labels: bool,
 }
 
 impl McpService {
@@ -90,7 +92,21 @@ impl McpService {
             list_cache: CacheHints::new(config.cache.list_ttl_ms, scope),
             read_cache: CacheHints::new(config.cache.read_ttl_ms, scope),
             result_meta,
+            tool_labels: config.metrics.tool_labels,
         }
+    }
+
+    /// The `gen_ai_tool_name` label of a `tools/call` of `name`, when
+    /// `metrics.tool_labels` is on: the name if the catalog has the tool,
+    /// else `_other` (label values stay bounded by the catalog).
+    pub fn tool_label(&self, name: &str) -> Option<Arc<str>> {
+        if !self.tool_labels {
+            return None;
+        }
+        Some(match self.catalog.tool(name) {
+            Some(tool) => Arc::from(tool.def.name.as_str()),
+            None => Arc::from("_other"),
+        })
     }
 
     /// Whether a list shows the caller an item needing `scopes`: always

@@ -16,7 +16,7 @@ pub use recorder::{install, rendered};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use metrics::{counter, gauge, histogram, Counter, Gauge, Histogram};
@@ -45,6 +45,8 @@ pub const LISTEN_STREAMS_CLOSED: &str = "mcp_server_listen_streams_closed_total"
 pub const HTTP_RESPONSES: &str = "mcp_server_http_responses_total";
 /// Request body bytes read by the MCP endpoint.
 pub const HTTP_BYTES_IN: &str = "mcp_server_http_request_bytes_total";
+/// Response body bytes written by the MCP endpoint (JSON and SSE).
+pub const HTTP_BYTES_OUT: &str = "mcp_server_http_response_bytes_total";
 /// Legacy sessions open now.
 pub const LEGACY_SESSIONS_OPEN: &str = "mcp_server_legacy_sessions_open";
 /// Redis backend: the subscription is up (1) or down (0).
@@ -128,6 +130,7 @@ struct Handles {
     cancellations: Counter,
     timeouts: Counter,
     bytes_in: Counter,
+    bytes_out: Counter,
     /// By [`STATUSES`] index.
     responses: Vec<Counter>,
     delivered: Counter,
@@ -153,6 +156,7 @@ pub(crate) fn register_handles() {
         cancellations: counter!(CANCELLATIONS),
         timeouts: counter!(TIMEOUTS),
         bytes_in: counter!(HTTP_BYTES_IN),
+        bytes_out: counter!(HTTP_BYTES_OUT),
         responses: STATUSES.iter().map(|s| counter!(HTTP_RESPONSES, "status" => *s)).collect(),
         delivered: counter!(NOTIFICATIONS_DELIVERED),
         dropped: counter!(NOTIFICATIONS_DROPPED),
@@ -160,12 +164,15 @@ pub(crate) fn register_handles() {
     });
 }
 
+/// The labels of one duration histogram: method, outcome, version and,
+/// with `metrics.tool_labels`, the tool.
+type DurationKey = (&'static str, &'static str, &'static str, Option<Arc<str>>);
+
 thread_local! {
     /// Duration histograms by (method, outcome, version), per thread: label
     /// values are `'static` and few, so each combination is looked up in
     /// the registry once per thread.
-    static DURATIONS: RefCell<HashMap<(&'static str, &'static str, &'static str), Histogram>> =
-        RefCell::new(HashMap::new());
+    static DURATIONS: RefCell<HashMap<DurationKey, Histogram>> = RefCell::new(HashMap::new());
 }
 
 /// A request actor started.
@@ -176,8 +183,15 @@ pub fn request_started() {
     }
 }
 
-/// A request ended after `elapsed` with `outcome`.
-pub fn request_finished(method: &'static str, version: &'static str, outcome: Outcome, elapsed: Duration) {
+/// A request ended after `elapsed` with `outcome`; `tool` is the
+/// `gen_ai_tool_name` label of a `tools/call` when tool labels are on.
+pub fn request_finished(
+    method: &'static str,
+    version: &'static str,
+    tool: Option<&Arc<str>>,
+    outcome: Outcome,
+    elapsed: Duration,
+) {
     if let Some(s) = status::get() {
         s.record(method, outcome != Outcome::Ok, elapsed);
     }
@@ -188,16 +202,24 @@ pub fn request_finished(method: &'static str, version: &'static str, outcome: Ou
         Outcome::TimedOut => h.timeouts.increment(1),
         _ => {}
     }
-    let key = (method, outcome.label(), version);
+    let key = (method, outcome.label(), version, tool.cloned());
     // `try_with`: an actor may stop while its thread is being torn down.
     let _ = DURATIONS.try_with(|d| {
-        d.borrow_mut()
-            .entry(key)
-            .or_insert_with(|| {
-                let labels = [("mcp_method_name", key.0), ("outcome", key.1), ("mcp_protocol_version", key.2)];
-                histogram!(OPERATION_DURATION, &labels)
-            })
-            .record(elapsed.as_secs_f64());
+        let mut d = d.borrow_mut();
+        if let Some(h) = d.get(&key) {
+            return h.record(elapsed.as_secs_f64());
+        }
+        let mut labels = vec![
+            ("mcp_method_name", key.0.to_owned()),
+            ("outcome", key.1.to_owned()),
+            ("mcp_protocol_version", key.2.to_owned()),
+        ];
+        if let Some(tool) = &key.3 {
+            labels.push(("gen_ai_tool_name", tool.to_string()));
+        }
+        let h = histogram!(OPERATION_DURATION, &labels);
+        h.record(elapsed.as_secs_f64());
+        d.insert(key, h);
     });
 }
 
@@ -290,6 +312,13 @@ pub fn relay_mailbox_full(n: u64) {
 pub fn bytes_in(n: usize) {
     if let Some(h) = handles() {
         h.bytes_in.increment(n as u64);
+    }
+}
+
+/// Response body bytes written.
+pub fn bytes_out(n: usize) {
+    if let Some(h) = handles() {
+        h.bytes_out.increment(n as u64);
     }
 }
 

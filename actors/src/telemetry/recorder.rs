@@ -55,6 +55,7 @@ fn describe() {
     describe_counter!(LAGGED, "Subscribers closed because they fell behind");
     describe_counter!(HTTP_RESPONSES, "HTTP responses of the MCP endpoint, by status");
     describe_counter!(HTTP_BYTES_IN, Unit::Bytes, "Request body bytes read by the MCP endpoint");
+    describe_counter!(HTTP_BYTES_OUT, Unit::Bytes, "Response body bytes written by the MCP endpoint (JSON and SSE)");
     describe_gauge!(LEGACY_SESSIONS_OPEN, "Legacy (initialize) sessions open now");
     describe_gauge!(REDIS_CONNECTED, "Redis hub backend: subscription up (1) or down (0)");
     describe_counter!(REDIS_RECONNECTS, "Redis hub backend: subscription losses");

@@ -6,6 +6,7 @@
 
 mod answer;
 mod auth;
+mod counted;
 pub mod error;
 pub mod guard;
 mod headers;
@@ -82,7 +83,7 @@ pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone 
                     async move {
                         let res = res.await?;
                         crate::telemetry::http_response(res.status().as_u16());
-                        Ok(res)
+                        Ok(res.map_body(|_, body| counted::Counted(body)))
                     }
                 })
                 .app_data(web::Data::new(server.clone()))
