@@ -13,6 +13,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::telemetry::span::StreamSpan;
 use actix::prelude::*;
 use bytes::Bytes;
 use mcp_protocol::jsonrpc::encode_error;
@@ -104,6 +105,8 @@ pub struct ListenerActor {
     /// A listen stream counted as open in the metrics.
     counted: bool,
     ended: Option<CloseReason>,
+    /// The stream's span (with the `otel` feature and a collector).
+    span: StreamSpan,
     log: Logger,
 }
 
@@ -146,6 +149,7 @@ impl ListenerActor {
                 expires_in: spec.expires_in,
                 counted: false,
                 ended: None,
+                span: StreamSpan::default(),
                 // No child logger per listener (each would cost allocations
                 // for every open stream): lines carry the subscription id inline.
                 log: log.clone(),
@@ -217,6 +221,7 @@ impl ListenerActor {
             }
             crate::telemetry::listen_opened();
             self.counted = true;
+            self.span = StreamSpan::start(id);
         }
         if let Some(ready) = self.ready.take() {
             let _ = ready.send(Ok(()));
@@ -273,12 +278,14 @@ impl Actor for ListenerActor {
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
         if self.counted {
-            crate::telemetry::listen_closed(match self.ended {
+            let reason = match self.ended {
                 Some(CloseReason::Graceful) => "shutdown",
                 Some(CloseReason::CredentialsExpired) => "token_expiry",
                 Some(CloseReason::Lagged | CloseReason::LaggedAtHub) => "lag",
                 Some(CloseReason::ClientGone) | None => "client",
-            });
+            };
+            crate::telemetry::listen_closed(reason);
+            self.span.end(reason);
         }
         relay::unregister(self.id);
         // Control message: queued even past the mailbox capacity, never dropped.

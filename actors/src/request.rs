@@ -26,6 +26,7 @@ use crate::facts::RequestFacts;
 use crate::msg::{Abort, Cancel};
 use crate::outbound::{Outbound, OutboundTx};
 use crate::service::McpService;
+use crate::telemetry::span::{RequestSpan, Transport};
 use crate::telemetry::{self, Outcome};
 use crate::trace_scope::InTrace;
 
@@ -66,6 +67,8 @@ pub struct RequestActor {
     method: &'static str,
     /// The protocol version, for metrics.
     version: &'static str,
+    /// Its span (with the `otel` feature and a collector).
+    span: RequestSpan,
     /// The tool's name as a metrics label (`metrics.tool_labels`).
     tool_label: Option<Arc<str>>,
     /// When the actor started, for the duration metric.
@@ -110,7 +113,16 @@ pub struct RequestSpec {
 
 impl RequestActor {
     /// Starts the actor on the current arbiter.
-    pub fn start_with(service: Arc<McpService>, spec: RequestSpec, log: &Logger) -> Addr<RequestActor> {
+    pub fn start_with(service: Arc<McpService>, mut spec: RequestSpec, log: &Logger) -> Addr<RequestActor> {
+        let version = spec.meta.version.as_str();
+        let transport = if spec.facts.headers.is_some() { Transport::Tcp } else { Transport::Pipe };
+        let parent = spec.meta.trace.as_ref().or(spec.facts.trace.as_ref());
+        let span = RequestSpan::start(&spec.request, &spec.id, version, transport, parent);
+        // Exported: what the handler sends on names this request's span as
+        // its parent (`_meta` wins over the header, so it is set there).
+        if let Some(downstream) = span.downstream(parent) {
+            spec.meta.trace = Some(downstream);
+        }
         // The parent logger: the actor's own lines carry request and method
         // inline, and the handler's child logger is built only if used.
         // A traced request's lines (its own and its handler's) carry the trace id.
@@ -120,7 +132,6 @@ impl RequestActor {
             None => log.clone(),
         };
         let method = spec.request.method();
-        let version = spec.meta.version.as_str();
         let tool_label = match &spec.request {
             ClientRequest::CallTool(p) => service.tool_label(&p.name),
             _ => None,
@@ -140,6 +151,7 @@ impl RequestActor {
             method,
             version,
             tool_label,
+            span,
             started_at: std::time::Instant::now(),
             slow: spec.slow,
             recorded: false,
@@ -212,6 +224,7 @@ impl RequestActor {
         if !std::mem::replace(&mut self.recorded, true) {
             let elapsed = self.started_at.elapsed();
             telemetry::request_finished(self.method, self.version, self.tool_label.as_ref(), outcome, elapsed);
+            self.span.end(outcome);
             // A cancelled request is logged as such (at DEBUG, or at INFO when
             // the shutdown ended it), not as slow.
             if elapsed > self.slow && outcome != Outcome::Cancelled {

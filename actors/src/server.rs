@@ -119,6 +119,7 @@ impl McpServer {
         if config.status.enabled {
             crate::telemetry::status::enable();
         }
+        crate::telemetry::install_spans(&config, &log);
         let h = &config.hub;
         let max = listener_cap(h.max_listeners, &log);
         let (mailbox, hub_log) = (h.mailbox, log.new(slog::o!("actor" => "hub")));
@@ -434,6 +435,8 @@ impl McpServer {
         while Instant::now() < deadline && self.hub_stats().await.listeners > 0 {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+        // The listen streams' spans ended with them.
+        crate::telemetry::flush_spans();
         open
     }
 }

@@ -14,6 +14,7 @@ mod health;
 mod hub;
 mod log;
 mod metrics;
+mod otel;
 mod server;
 mod session;
 mod status;
@@ -26,6 +27,7 @@ pub use health::HealthConfig;
 pub use hub::HubConfig;
 pub use log::{parse_level, LogConfig};
 pub use metrics::MetricsConfig;
+pub use otel::OtelConfig;
 pub use server::{CacheConfig, CatalogConfig, ServerConfig};
 pub use session::{LegacyConfig, MrtrConfig};
 pub use status::StatusConfig;
@@ -65,6 +67,8 @@ pub struct Config {
     pub metrics: MetricsConfig,
     /// The live status page.
     pub status: StatusConfig,
+    /// OpenTelemetry span export (cargo feature `otel`).
+    pub otel: OtelConfig,
 }
 
 impl Config {
@@ -107,6 +111,7 @@ impl Config {
                 "ACTIX_MCP_STATUS" => self.status.enabled = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_METRICS" => self.metrics.enabled = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_METRICS_BIND" => self.metrics.bind = value,
+                "ACTIX_MCP_OTEL_ENDPOINT" => self.otel.endpoint = value,
                 "ACTIX_MCP_REQUIRE_BACKEND" => self.hub.require_backend = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_AUTH_MODE" => self.auth.mode = value,
                 "ACTIX_MCP_AUTH_RESOURCE" => self.auth.resource = value,

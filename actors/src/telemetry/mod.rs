@@ -9,7 +9,10 @@
 //! `mcp.protocol.version`, exported as `mcp_server_operation_duration_seconds`
 //! with `mcp_method_name` and `mcp_protocol_version`).
 
+#[cfg(feature = "otel")]
+pub mod otel;
 mod recorder;
+pub mod span;
 pub mod status;
 
 pub use recorder::{install, rendered};
@@ -173,6 +176,35 @@ thread_local! {
     /// values are `'static` and few, so each combination is looked up in
     /// the registry once per thread.
     static DURATIONS: RefCell<HashMap<DurationKey, Histogram>> = RefCell::new(HashMap::new());
+}
+
+/// Sets up span export (`[otel]`) once per process: with the `otel`
+/// feature when a collector is configured; without it, a configured
+/// endpoint is reported as unused.
+pub fn install_spans(config: &crate::config::Config, log: &slog::Logger) {
+    #[cfg(feature = "otel")]
+    match otel::install(&config.otel, &config.server.version) {
+        Ok(_) => {}
+        Err(e) => slog::error!(log, "OpenTelemetry export not started"; "error" => e),
+    }
+    #[cfg(not(feature = "otel"))]
+    if !config.otel.endpoint.is_empty() {
+        slog::warn!(log, "otel.endpoint is set but this build lacks the `otel` feature: no spans are exported");
+    }
+}
+
+/// Whether spans are exported (the `otel` feature and a collector).
+pub fn spans_exported() -> bool {
+    #[cfg(feature = "otel")]
+    return otel::tracer().is_some();
+    #[cfg(not(feature = "otel"))]
+    false
+}
+
+/// Exports the spans still batched (at shutdown; nothing without `otel`).
+pub fn flush_spans() {
+    #[cfg(feature = "otel")]
+    otel::flush();
 }
 
 /// A request actor started.

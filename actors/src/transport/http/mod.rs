@@ -145,6 +145,7 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
     info!(server.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path,
         "catalog" => &c.catalog.name, "versions" => c.server.versions.join(","), "backend" => &c.hub.backend,
         "auth" => &c.auth.mode, "tls" => c.http.tls.enabled(), "metrics" => c.metrics.enabled,
+        "otel" => crate::telemetry::spans_exported(),
         "version" => env!("CARGO_PKG_VERSION"));
     let m = &server.config().metrics;
     if m.enabled && !m.bind.is_empty() {
@@ -180,5 +181,7 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
             _ = abort => {}
         }
     });
-    http.await
+    let served = http.await;
+    crate::telemetry::flush_spans();
+    served
 }
