@@ -49,6 +49,7 @@ pub mod pagination;
 pub mod request;
 pub mod request_state;
 pub mod subscription;
+pub mod tasks;
 pub mod trace;
 pub mod version;
 

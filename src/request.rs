@@ -11,6 +11,7 @@ use crate::model::prompts::GetPromptParams;
 use crate::model::resources::ReadResourceParams;
 use crate::model::tools::CallToolParams;
 use crate::subscription::ListenParams;
+use crate::tasks::{self, TaskIdParams, UpdateTaskParams};
 
 /// Method names of this revision.
 pub mod method {
@@ -70,6 +71,12 @@ pub enum ClientRequest {
     Complete(CompleteParams),
     /// `subscriptions/listen`: opens a long-lived notification stream.
     Listen(ListenParams),
+    /// `tasks/get` (the Tasks extension).
+    GetTask(TaskIdParams),
+    /// `tasks/update` (the Tasks extension).
+    UpdateTask(UpdateTaskParams),
+    /// `tasks/cancel` (the Tasks extension).
+    CancelTask(TaskIdParams),
 }
 
 /// Deserializes a method's params (without `_meta`) into `T`; failures are -32602.
@@ -94,6 +101,9 @@ impl ClientRequest {
             m::PROMPTS_GET => ClientRequest::GetPrompt(parse(method, params)?),
             m::COMPLETION_COMPLETE => ClientRequest::Complete(parse(method, params)?),
             m::SUBSCRIPTIONS_LISTEN => ClientRequest::Listen(parse(method, params)?),
+            tasks::GET => ClientRequest::GetTask(parse(method, params)?),
+            tasks::UPDATE => ClientRequest::UpdateTask(parse(method, params)?),
+            tasks::CANCEL => ClientRequest::CancelTask(parse(method, params)?),
             other => return Err(ProtocolError::MethodNotFound(other.to_owned())),
         })
     }
@@ -113,6 +123,9 @@ impl ClientRequest {
                 | m::PROMPTS_GET
                 | m::COMPLETION_COMPLETE
                 | m::SUBSCRIPTIONS_LISTEN
+                | tasks::GET
+                | tasks::UPDATE
+                | tasks::CANCEL
         )
     }
 
@@ -130,6 +143,9 @@ impl ClientRequest {
             ClientRequest::GetPrompt(_) => m::PROMPTS_GET,
             ClientRequest::Complete(_) => m::COMPLETION_COMPLETE,
             ClientRequest::Listen(_) => m::SUBSCRIPTIONS_LISTEN,
+            ClientRequest::GetTask(_) => tasks::GET,
+            ClientRequest::UpdateTask(_) => tasks::UPDATE,
+            ClientRequest::CancelTask(_) => tasks::CANCEL,
         }
     }
 
@@ -139,13 +155,23 @@ impl ClientRequest {
             ClientRequest::CallTool(p) => Some(&p.name),
             ClientRequest::GetPrompt(p) => Some(&p.name),
             ClientRequest::ReadResource(p) => Some(&p.uri),
+            ClientRequest::GetTask(p) | ClientRequest::CancelTask(p) => Some(&p.task_id),
+            ClientRequest::UpdateTask(p) => Some(&p.task_id),
             _ => None,
         }
     }
 
     /// Whether `method` requires an `Mcp-Name` header.
     pub fn method_needs_name(method: &str) -> bool {
-        matches!(method, method::TOOLS_CALL | method::PROMPTS_GET | method::RESOURCES_READ)
+        matches!(
+            method,
+            method::TOOLS_CALL
+                | method::PROMPTS_GET
+                | method::RESOURCES_READ
+                | tasks::GET
+                | tasks::UPDATE
+                | tasks::CANCEL
+        )
     }
 }
 

@@ -48,6 +48,14 @@ fn builder(config: Config) -> McpServerBuilder {
         .tool(Tool::no_args("admin_reset", "Resets everything", |_ctx| async { Ok("reset") }).with_scopes(["admin"]))
         .tool(Tool::no_args("whoami", "The caller", whoami))
         .tool(Tool::no_args("confirm", "Asks first", confirm))
+        .tool(
+            Tool::no_args("long_job", "Runs as a task for a while", |ctx| async move {
+                ctx.begin_task().await;
+                ctx.sleep(Duration::from_secs(30)).await?;
+                Ok("done")
+            })
+            .with_task_support(TaskSupport::Required),
+        )
         .resource(Resource::text("file:///secret.txt", "secret", "text/plain", "s3cret").with_scopes(["files:read"]))
 }
 
@@ -375,6 +383,41 @@ async fn legacy_sessions_and_request_state_belong_to_their_subject() {
     assert_eq!(replayed.error_code(), Some(-32602), "{}", replayed.raw);
     let own = post_as(&s.url, &alice, &ask(answer)).await;
     assert_eq!(own.response()["result"]["content"][0]["text"], "Accept", "{}", own.raw);
+    s.stop().await;
+}
+
+#[actix_rt::test]
+async fn a_task_belongs_to_the_subject_that_created_it() {
+    let Some(auth) = AuthServer::start("auth::task_owner").await else { return };
+    let s = server(oauth_config(&auth.issuer));
+    let alice = auth.token("alice", RESOURCE, "mcp").await;
+    let bob = auth.token("bob", RESOURCE, "mcp").await;
+    let caps = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let start = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "long_job", "arguments": {}, "_meta": meta_with(caps.clone())}});
+    let created = post_as(&s.url, &alice, &start).await;
+    let id = created.response()["result"]["taskId"].as_str().expect("a task").to_owned();
+    let on_task = |n: i64, method: &str, task: &str| json!({"jsonrpc": "2.0", "id": n, "method": method, "params": {"taskId": task, "_meta": meta_with(caps.clone())}});
+    // Bob gets exactly what an unknown id gets, for every method.
+    let unknown = post_as(&s.url, &bob, &on_task(2, "tasks/get", "00000000-0000-4000-8000-000000000000")).await;
+    let unknown_message =
+        unknown.response()["error"]["message"].as_str().unwrap().replace("00000000-0000-4000-8000-000000000000", "");
+    for (n, method) in [(3, "tasks/get"), (4, "tasks/cancel"), (5, "tasks/update")] {
+        let r = post_as(&s.url, &bob, &on_task(n, method, &id)).await;
+        assert_eq!(r.error_code(), Some(-32602), "{method}: {}", r.raw);
+        assert_eq!(r.response()["error"]["message"].as_str().unwrap().replace(&id, ""), unknown_message);
+    }
+    // Without a token: refused before any task is looked up.
+    assert_eq!(post(&s.url, &on_task(6, "tasks/get", &id)).await.status, 401);
+    // Alice sees it, and her cancel (bob's did nothing) ends it.
+    let mine = post_as(&s.url, &alice, &on_task(7, "tasks/get", &id)).await;
+    assert_eq!(mine.response()["result"]["status"], "working", "{}", mine.raw);
+    post_as(&s.url, &alice, &on_task(8, "tasks/cancel", &id)).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while post_as(&s.url, &alice, &on_task(9, "tasks/get", &id)).await.response()["result"]["status"] != "cancelled" {
+        assert!(tokio::time::Instant::now() < deadline, "alice's cancel ends the task");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     s.stop().await;
 }
 

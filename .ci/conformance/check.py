@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Stricter than the suite's exit code: every scenario in RESULTS_DIR must
-have no FAILURE and no WARNING check, scored or not, except the scenarios of
-extensions this server does not advertise (listed in IGNORED_PREFIXES).
+have no FAILURE and no WARNING check, scored or not (the Tasks extension's
+`tasks-*` scenarios, which the suite does not score, included), and every
+scenario named after --expect must have run.
 
-    check.py RESULTS_DIR
+    check.py RESULTS_DIR [--expect SCENARIO...]
 """
 import glob
 import json
@@ -11,25 +12,24 @@ import os
 import re
 import sys
 
-# The tasks extension (io.modelcontextprotocol/tasks) is not advertised by
-# this server; the suite runs its scenarios anyway and they do not count.
-IGNORED_PREFIXES = ("tasks-",)
-
 
 def main():
     results = sys.argv[1]
+    expected = set(sys.argv[sys.argv.index("--expect") + 1:]) if "--expect" in sys.argv else set()
     bad = []
     seen = 0
+    ran = set()
     for path in sorted(glob.glob(os.path.join(results, "server-*", "checks.json"))):
         name = re.sub(r"-\d{4}-\d\d-\d\dT[\dZ.-]+$", "", os.path.basename(os.path.dirname(path))[len("server-"):])
-        if name.startswith(IGNORED_PREFIXES):
-            continue
         seen += 1
+        ran.add(name)
         for check in json.load(open(path, encoding="utf-8")):
             if check.get("status") in ("FAILURE", "WARNING"):
                 bad.append(f"{name}: {check['status']} {check.get('id')}: {check.get('errorMessage', '')}")
     if seen == 0:
         sys.exit(f"no scenario results under {results}")
+    for name in sorted(expected - ran):
+        bad.append(f"{name}: did not run")
     for line in bad:
         print(line)
     print(f"{seen - len({b.split(':')[0] for b in bad})} passed, {len({b.split(':')[0] for b in bad})} failed")

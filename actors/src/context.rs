@@ -22,6 +22,7 @@ use crate::facts::RequestFacts;
 use crate::identity::Identity;
 use crate::outbound::{Outbound, OutboundTx};
 use crate::request_headers::RequestHeaders;
+use crate::tasks::TaskLink;
 use mcp_protocol::ErrorData;
 
 /// The per-request context handed to every handler. Cheap to clone.
@@ -44,6 +45,8 @@ struct Inner {
     era: Era,
     /// Headers and extensions from the transport.
     facts: RequestFacts,
+    /// Set when the call may become (or is) a task.
+    task: Option<Arc<TaskLink>>,
 }
 
 /// One round of a multi round-trip request, as the handler sees it.
@@ -97,8 +100,43 @@ impl RequestContext {
             round: Mutex::new(InputRound::default()),
             era: p.era,
             facts: p.facts,
+            task: None,
         };
         RequestContext { inner: Arc::new(inner) }
+    }
+
+    /// A context for a handler run that may outlive this request (a task):
+    /// the same request, with its own cancellation, outbound channel, task
+    /// link and (for a run resumed by another request) that request's facts
+    /// and the task's own `_meta`.
+    pub(crate) fn detached(
+        &self,
+        cancel: CancellationToken,
+        outbound: OutboundTx,
+        task: Arc<TaskLink>,
+        facts: Option<RequestFacts>,
+        meta: Option<RequestMeta>,
+    ) -> Self {
+        let i = &self.inner;
+        let inner = Inner {
+            id: i.id.clone(),
+            meta: meta.unwrap_or_else(|| i.meta.clone()),
+            cancel,
+            outbound,
+            log: i.log.clone(),
+            child_log: std::sync::OnceLock::new(),
+            catalog: i.catalog.clone(),
+            round: Mutex::new(InputRound::default()),
+            era: i.era.clone(),
+            facts: facts.unwrap_or_else(|| i.facts.clone()),
+            task: Some(task),
+        };
+        RequestContext { inner: Arc::new(inner) }
+    }
+
+    /// The task link of a task-eligible call.
+    pub(crate) fn task_link(&self) -> Option<&Arc<TaskLink>> {
+        self.inner.task.as_ref()
     }
 
     /// Where the request's notifications and response go.
@@ -154,6 +192,13 @@ impl RequestContext {
     /// Opens the input round (the service does this once `requestState` verified).
     pub(crate) fn begin_round(&self, number: u32, responses: Map<String, Value>, state_in: Option<Value>) {
         *self.round() = InputRound { enabled: true, number, responses, state_in, ..InputRound::default() };
+    }
+
+    /// The answers and handler state of the round so far (a task records
+    /// them, so that a resumed run has the answers given before the task).
+    pub(crate) fn round_so_far(&self) -> (Map<String, Value>, Option<Value>) {
+        let round = self.round();
+        (round.responses.clone(), round.state_out.clone().or_else(|| round.state_in.clone()))
     }
 
     /// Takes the round (the service does this to build an `InputRequiredResult`).
@@ -381,8 +426,9 @@ impl RequestContext {
 
     /// Sends `notifications/message` on this request's response stream, if the
     /// client opted into `level`. Returns whether it was sent.
+    /// Inside a task nothing is sent (a task carries no log messages).
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
-        if !self.wants_log(level) {
+        if !self.wants_log(level) || self.in_task() {
             return false;
         }
         let params = LogMessage { level, logger: logger.map(str::to_owned), data };
@@ -391,7 +437,18 @@ impl RequestContext {
 
     /// Sends `notifications/progress` if the request carried a progress token.
     /// Returns whether it was sent.
+    /// Inside a task, progress becomes the task's `statusMessage` (the
+    /// message, or `progress/total`) instead.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        if let Some(link) = self.task_link().filter(|l| l.is_begun()) {
+            let text = match (message, total) {
+                (Some(m), _) => m.to_owned(),
+                (None, Some(t)) => format!("{progress}/{t}"),
+                (None, None) => format!("{progress}"),
+            };
+            link.set_status(text);
+            return true;
+        }
         let Some(token) = self.inner.meta.progress_token.clone() else {
             return false;
         };

@@ -80,6 +80,7 @@ pub mod prelude;
 pub mod request_headers;
 pub mod runner;
 pub mod server;
+pub mod tasks;
 pub mod telemetry;
 pub mod test;
 pub mod trace_scope;

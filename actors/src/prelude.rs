@@ -10,8 +10,8 @@
 pub use crate::build_error::BuildError;
 pub use crate::builder::McpServerBuilder;
 pub use crate::catalog::{
-    Catalog, IntoToolOutcome, Json, NoArgs, Prompt, PromptArgs, Resource, ResourceBody, ResourceTemplate, TemplateVars,
-    Tool,
+    Catalog, IntoToolOutcome, Json, NoArgs, Prompt, PromptArgs, Resource, ResourceBody, ResourceTemplate, TaskSupport,
+    TemplateVars, Tool,
 };
 pub use crate::config::Config;
 pub use crate::context::RequestContext;

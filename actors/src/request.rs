@@ -328,7 +328,7 @@ impl Handler<Abort> for RequestActor {
 }
 
 /// The message of a panic payload (`panic!` with a string, or a formatted one).
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
         (Some(s), _) => (*s).to_owned(),
         (_, Some(s)) => s.clone(),

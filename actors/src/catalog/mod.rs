@@ -38,7 +38,7 @@ pub use outcome::{IntoToolOutcome, Json};
 pub use prompt::{Completer, Prompt, PromptArgs};
 pub use resource::Resource;
 pub use template::{ResourceTemplate, TemplateVars, UriPattern};
-pub use tool::{HandlerFuture, Tool};
+pub use tool::{HandlerFuture, TaskSupport, Tool};
 
 use mcp_protocol::model::{prompts, resources, tools};
 use mcp_protocol::subscription::Event;

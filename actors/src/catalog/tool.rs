@@ -44,6 +44,24 @@ pub struct Tool {
     pub(crate) scopes: Vec<String>,
     pub(crate) cache: Option<CacheHints>,
     pub(crate) header_params: Result<Vec<HeaderParam>, String>,
+    pub(crate) task_support: TaskSupport,
+}
+
+/// Whether a tool's calls may become tasks (the Tasks extension).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Always answered in the call (default).
+    #[default]
+    Forbidden,
+    /// A task when the client declared the extension and the handler calls
+    /// [`RequestContext::begin_task`] or runs past `tasks.task_after_ms`;
+    /// else an ordinary result.
+    Optional,
+    /// Only as a task: a client that did not declare the extension gets
+    /// -32021. The task begins at [`RequestContext::begin_task`], or after
+    /// `tasks.task_after_ms`; a handler that answers before either still
+    /// answers through a task (created already finished).
+    Required,
 }
 
 impl std::fmt::Debug for Tool {
@@ -130,7 +148,20 @@ impl Tool {
             scopes: Vec::new(),
             cache: None,
             header_params,
+            task_support: TaskSupport::Forbidden,
         }
+    }
+
+    /// Lets calls of this tool become tasks (see [`TaskSupport`]).
+    #[must_use]
+    pub fn with_task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
+    /// Whether calls may become tasks.
+    pub fn task_support(&self) -> TaskSupport {
+        self.task_support
     }
 
     /// Sets the display title.

@@ -18,6 +18,7 @@ mod otel;
 mod server;
 mod session;
 mod status;
+mod tasks;
 mod transport;
 
 pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ASYMMETRIC_ALGORITHMS};
@@ -31,6 +32,7 @@ pub use otel::OtelConfig;
 pub use server::{CacheConfig, CatalogConfig, ServerConfig};
 pub use session::{LegacyConfig, MrtrConfig};
 pub use status::StatusConfig;
+pub use tasks::TasksConfig;
 pub use transport::{HttpConfig, RequestConfig, StdioConfig, TlsConfig};
 
 /// The whole configuration.
@@ -69,6 +71,8 @@ pub struct Config {
     pub status: StatusConfig,
     /// OpenTelemetry span export (cargo feature `otel`).
     pub otel: OtelConfig,
+    /// The Tasks extension.
+    pub tasks: TasksConfig,
 }
 
 impl Config {
@@ -143,6 +147,13 @@ impl Config {
             if !path.starts_with('/') || *path == self.http.path {
                 return Err(ConfigError(format!("{key} must start with '/' and differ from http.path, not {path:?}")));
             }
+        }
+        // The Redis store comes with the Redis hub backend (its link).
+        if !["", "memory"].contains(&self.tasks.store.as_str()) {
+            return Err(ConfigError(format!("tasks.store must be memory (or empty), not {:?}", self.tasks.store)));
+        }
+        if self.tasks.max_tasks == 0 || self.tasks.ttl_ms == 0 {
+            return Err(ConfigError("tasks.max_tasks and tasks.ttl_ms must be above 0".into()));
         }
         if !self.http.path.starts_with('/') {
             return Err(ConfigError(format!("http.path must start with '/', not {:?}", self.http.path)));

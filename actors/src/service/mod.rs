@@ -17,6 +17,7 @@ mod prompts;
 mod resources;
 mod rounds;
 pub mod sealer;
+mod tasks;
 mod tools;
 
 use std::sync::Arc;
@@ -54,6 +55,8 @@ pub struct McpService {
     max_input_rounds: u32,
     /// `metrics.tool_labels`.
     tool_labels: bool,
+    /// The Tasks extension (`tasks.enabled`).
+    tasks: Option<Arc<crate::tasks::TaskService>>,
 }
 
 impl McpService {
@@ -78,7 +81,9 @@ impl McpService {
         let result_meta = json!({ SERVER_INFO_KEY: info });
         let sealer =
             StateSealer::from_config(&config.mrtr).unwrap_or_else(|_| StateSealer::generate(config.mrtr.state_ttl_ms));
-        let sealer = sealer.with_clock(clock).with_logger(log.clone());
+        let sealer = sealer.with_clock(clock.clone()).with_logger(log.clone());
+        let tasks =
+            config.tasks.enabled.then(|| Arc::new(crate::tasks::TaskService::in_memory(&config.tasks, clock.clone())));
         McpService {
             sealer,
             max_input_rounds: config.legacy.max_input_rounds.max(1),
@@ -93,6 +98,7 @@ impl McpService {
             read_cache: CacheHints::new(config.cache.read_ttl_ms, scope),
             result_meta,
             tool_labels: config.metrics.tool_labels,
+            tasks,
         }
     }
 
@@ -169,7 +175,7 @@ impl McpService {
             completions: Some(Map::new()),
             logging: Some(Map::new()),
             experimental: None,
-            extensions: None,
+            extensions: self.tasks.as_ref().map(|_| Map::from_iter([mcp_protocol::tasks::server_capability()])),
         }
     }
 
@@ -206,6 +212,9 @@ impl McpService {
             ClientRequest::GetPrompt(p) => self.get_prompt(p, ctx).await,
             ClientRequest::Complete(p) => self.complete(&p),
             ClientRequest::Listen(_) => Err(HandlerError::internal("subscriptions/listen is served by a listener")),
+            ClientRequest::GetTask(p) => self.get_task(p, &ctx).await,
+            ClientRequest::UpdateTask(p) => self.update_task(p, &ctx).await,
+            ClientRequest::CancelTask(p) => self.cancel_task(p, &ctx).await,
             other => Err(ProtocolError::MethodNotFound(other.method().to_owned()).into()),
         }
     }

@@ -76,7 +76,7 @@ impl McpService {
 
     /// Verifies `requestState` (refused → -32602, before any handler runs),
     /// checks the shape of `inputResponses`, and opens the handler's round.
-    fn begin_round(
+    pub(super) fn begin_round(
         &self,
         ctx: &RequestContext,
         binding: &dyn Fn() -> Binding,
@@ -109,7 +109,11 @@ impl McpService {
     /// The `InputRequiredResult` for a handler that asked for input: its
     /// pending requests, and a fresh sealed state carrying the answers it
     /// already used and its own state.
-    fn input_required(&self, ctx: &RequestContext, binding: &dyn Fn() -> Binding) -> Result<Value, HandlerError> {
+    pub(super) fn input_required(
+        &self,
+        ctx: &RequestContext,
+        binding: &dyn Fn() -> Binding,
+    ) -> Result<Value, HandlerError> {
         let round = ctx.take_round();
         let mut payload = self.sealer.payload(&binding());
         payload.round = round.number.max(1);

@@ -6,8 +6,10 @@ use mcp_protocol::request_state::Binding;
 use serde_json::Value;
 
 use super::McpService;
+use crate::catalog::TaskSupport;
 use crate::context::RequestContext;
 use crate::error::HandlerError;
+use mcp_protocol::ProtocolError;
 
 impl McpService {
     pub(super) fn list_tools(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
@@ -21,6 +23,21 @@ impl McpService {
             .catalog
             .tool(&p.name)
             .ok_or_else(|| HandlerError::invalid_params(format!("Unknown tool: {}", p.name)))?;
+        match (tool.task_support(), self.tasks_for(&ctx)) {
+            (TaskSupport::Forbidden, _) | (TaskSupport::Optional, None) => {}
+            (_, Some(tasks)) => return self.call_as_task(tasks.clone(), tool, p, ctx).await,
+            (TaskSupport::Required, None) => {
+                return Err(ProtocolError::MissingCapability {
+                    required: Box::new(mcp_protocol::tasks::required_capabilities()),
+                    message: format!(
+                        "tool {} runs only as a task: declare the {} extension",
+                        p.name,
+                        mcp_protocol::tasks::EXTENSION
+                    ),
+                }
+                .into())
+            }
+        }
         let args = p.arguments.unwrap_or_default();
         // The state binding is computed only when a round needs it (a
         // requestState came in, or the handler asks): plain calls skip it.

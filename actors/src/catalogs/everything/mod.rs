@@ -10,6 +10,7 @@ mod other;
 mod prompts;
 mod resources;
 mod streaming;
+mod tasks;
 mod triggers;
 
 pub use helpers::{wav_bytes, EchoArgs, SleepArgs, PNG_BASE64};
@@ -36,7 +37,8 @@ fn add_all(c: &Catalog) -> Result<(), CatalogError> {
     client_input::elicitation(c)?;
     resources::resources(c)?;
     prompts::simple(c)?;
-    prompts::with_media(c)
+    prompts::with_media(c)?;
+    tasks::tools(c)
 }
 
 #[cfg(test)]

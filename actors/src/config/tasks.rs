@@ -1,0 +1,39 @@
+//! `[tasks]`: the Tasks extension (`io.modelcontextprotocol/tasks`).
+
+use serde::{Deserialize, Serialize};
+
+/// `[tasks]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TasksConfig {
+    /// Offer the extension in `server/discover` and serve `tasks/*`.
+    /// Default: true.
+    pub enabled: bool,
+    /// Where tasks live: `memory` (this process). Empty (default): memory.
+    pub store: String,
+    /// At most this many unexpired tasks are kept; past it a call that must
+    /// be a task fails (-32603) and one that may be answers in the call.
+    /// Default: 10000.
+    pub max_tasks: usize,
+    /// A task's `ttlMs`: it is kept (and its result readable) this long
+    /// after its creation. Default: 3600000 (1 h).
+    pub ttl_ms: u64,
+    /// The `pollIntervalMs` suggested to clients. Default: 500.
+    pub poll_interval_ms: u64,
+    /// A task-capable call whose handler neither answers nor calls
+    /// `begin_task` within this many ms becomes a task. Default: 100.
+    pub task_after_ms: u64,
+}
+
+impl Default for TasksConfig {
+    fn default() -> Self {
+        TasksConfig {
+            enabled: true,
+            store: String::new(),
+            max_tasks: 10_000,
+            ttl_ms: 3_600_000,
+            poll_interval_ms: 500,
+            task_after_ms: 100,
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! `tools/call` as a task, and `tasks/get`, `tasks/update`, `tasks/cancel`
+//! (the Tasks extension).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_protocol::model::tools::CallToolParams;
+use mcp_protocol::request_state::Binding;
+use mcp_protocol::tasks::{self, TaskIdParams, TaskStatus, UpdateTaskParams};
+use mcp_protocol::ProtocolError;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::McpService;
+use crate::catalog::{TaskSupport, Tool};
+use crate::context::RequestContext;
+use crate::error::HandlerError;
+use crate::tasks::{spawn_run, RunOutcome, TaskActor, TaskCall, TaskLink, TaskRecord, TaskService};
+
+/// -32021 for a client that did not declare the extension.
+fn missing_extension() -> HandlerError {
+    ProtocolError::MissingCapability {
+        required: Box::new(tasks::required_capabilities()),
+        message: format!("this request needs the {} extension", tasks::EXTENSION),
+    }
+    .into()
+}
+
+/// -32602 for an unknown, expired or another subject's task.
+fn not_found(id: &str) -> HandlerError {
+    HandlerError::invalid_params(format!("Failed to retrieve task: no task {id:?} (unknown or expired)"))
+}
+
+fn store_error(e: crate::tasks::StoreError) -> HandlerError {
+    HandlerError::internal(e.to_string())
+}
+
+impl McpService {
+    /// The task service, when the client may use tasks on this request: the
+    /// extension is on, the request is of the stateless era, and it declared
+    /// the extension.
+    pub(super) fn tasks_for(&self, ctx: &RequestContext) -> Option<&Arc<TaskService>> {
+        let declared = ctx.era().session().is_none() && tasks::declared(ctx.client_capabilities());
+        self.tasks.as_ref().filter(|_| declared)
+    }
+
+    /// The service for a `tasks/*` request: -32601 where the extension is
+    /// off or in a legacy session, -32021 for a client that did not declare it.
+    fn tasks_gate(&self, ctx: &RequestContext, method: &str) -> Result<&Arc<TaskService>, HandlerError> {
+        if self.tasks.is_none() || ctx.era().session().is_some() {
+            return Err(ProtocolError::MethodNotFound(method.to_owned()).into());
+        }
+        self.tasks_for(ctx).ok_or_else(missing_extension)
+    }
+
+    /// A `tools/call` of a tool that allows tasks, by a client that may use
+    /// them. The handler runs on its own (it may outlive the request); the
+    /// call becomes a task when the handler calls `begin_task`, or is still
+    /// running after `tasks.task_after_ms`. A handler that answers first is
+    /// answered in the call (an optional task), or through a task created
+    /// already finished (a required one); one that asks for input first
+    /// gets an `InputRequiredResult` (a multi round-trip request of the call).
+    pub(super) async fn call_as_task(
+        &self,
+        tasks: Arc<TaskService>,
+        tool: Arc<Tool>,
+        p: CallToolParams,
+        ctx: RequestContext,
+    ) -> Result<Value, HandlerError> {
+        let args = p.arguments.unwrap_or_default();
+        let subject = ctx.auth().map(|i| i.subject.clone());
+        let binding = || Binding::new("tools/call", &p.name, Some(&args)).for_subject(subject.as_deref());
+        let token = CancellationToken::new();
+        // Dropped with this call (the client left before a task existed):
+        // the handler stops too.
+        let guard = token.clone().drop_guard();
+        let (link, begun) = TaskLink::pending();
+        let run_ctx = ctx.detached(token.clone(), ctx.outbound().clone(), link.clone(), None, None);
+        self.begin_round(&run_ctx, &binding, p.input_responses, p.request_state.as_deref())?;
+        let mut run = spawn_run(tool.call(args.clone(), run_ctx.clone()), token.clone());
+        let after = Duration::from_millis(tasks.config().task_after_ms);
+        let early = tokio::select! {
+            biased;
+            outcome = &mut run => Some(outcome.unwrap_or(RunOutcome::Cancelled)),
+            _ = begun => None,
+            _ = tokio::time::sleep(after) => None,
+        };
+        let call = || {
+            let (responses, state) = run_ctx.round_so_far();
+            TaskCall {
+                tool: p.name.clone(),
+                arguments: args.clone(),
+                version: ctx.protocol_version().as_str().to_owned(),
+                capabilities: ctx.client_capabilities().clone(),
+                responses,
+                state,
+            }
+        };
+        match early {
+            Some(RunOutcome::Done(Err(HandlerError::InputRequired))) => {
+                let input_required = self.input_required(&run_ctx, &binding)?;
+                self.complete_with::<Value>(Err(input_required), None)
+            }
+            Some(outcome) if tool.task_support() == TaskSupport::Optional => match outcome {
+                RunOutcome::Done(r) => self.complete_with(Ok(r?), None),
+                RunOutcome::Panicked(m) => Err(HandlerError::internal(format!("the handler panicked: {m}"))),
+                RunOutcome::Cancelled => Err(HandlerError::internal("the handler was cancelled")),
+            },
+            Some(outcome) => {
+                // A required task whose handler already ended: a finished task.
+                let record = tasks.new_record(call(), subject.clone());
+                let settled = finished(record, outcome, &run_ctx, tasks.now());
+                tasks.create(settled.clone()).await.map_err(store_error)?;
+                self.created(&settled)
+            }
+            None => {
+                link.mark_begun();
+                let record = tasks.new_record(call(), subject.clone());
+                tasks.create(record.clone()).await.map_err(store_error)?;
+                guard.disarm();
+                TaskActor::start_with(record.id.clone(), tasks.clone(), run_ctx, token, run);
+                self.created(&record)
+            }
+        }
+    }
+
+    /// A `CreateTaskResult`.
+    fn created(&self, record: &TaskRecord) -> Result<Value, HandlerError> {
+        let mut m = serde_json::to_value(record.task()).map_err(|e| HandlerError::internal(e.to_string()))?;
+        m["resultType"] = Value::String("task".into());
+        self.finish(&m, None)
+    }
+
+    /// `tasks/get`.
+    pub(super) async fn get_task(&self, p: TaskIdParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let tasks = self.tasks_gate(ctx, tasks::GET)?;
+        let subject = ctx.auth().map(|i| i.subject.as_str());
+        let record = tasks.get_for(&p.task_id, subject).await.map_err(store_error)?;
+        let record = record.ok_or_else(|| not_found(&p.task_id))?;
+        self.finish(&record.detailed(), None)
+    }
+
+    /// `tasks/cancel`: the running handler's token fires (it settles
+    /// `cancelled`); a task waiting for input is cancelled at once; a
+    /// finished one is left as it is. Acknowledged with an empty result.
+    pub(super) async fn cancel_task(&self, p: TaskIdParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let tasks = self.tasks_gate(ctx, tasks::CANCEL)?;
+        let subject = ctx.auth().map(|i| i.subject.as_str());
+        tasks.get_for(&p.task_id, subject).await.map_err(store_error)?.ok_or_else(|| not_found(&p.task_id))?;
+        let now = tasks.now();
+        let change = Box::new(move |t: &mut TaskRecord| match t.status {
+            TaskStatus::InputRequired => t.settle(TaskStatus::Cancelled, now),
+            TaskStatus::Working => !std::mem::replace(&mut t.cancel_requested, true),
+            _ => false,
+        });
+        let after = tasks.update(&p.task_id, change).await.map_err(store_error)?;
+        if after.is_some_and(|(t, _)| t.status == TaskStatus::Working) {
+            tasks.cancel_running(&p.task_id);
+        }
+        self.finish(&Map::new(), None)
+    }
+
+    /// `tasks/update`: answers to outstanding input requests (others are
+    /// ignored). Once none is outstanding, the handler runs again with
+    /// every answer so far, inside the task. Acknowledged with an empty result.
+    pub(super) async fn update_task(&self, p: UpdateTaskParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let tasks = self.tasks_gate(ctx, tasks::UPDATE)?.clone();
+        let subject = ctx.auth().map(|i| i.subject.as_str());
+        tasks.get_for(&p.task_id, subject).await.map_err(store_error)?.ok_or_else(|| not_found(&p.task_id))?;
+        let now = tasks.now();
+        let answers = p.input_responses;
+        let change = Box::new(move |t: &mut TaskRecord| {
+            if t.status != TaskStatus::InputRequired {
+                return false;
+            }
+            let mut changed = false;
+            for (key, answer) in answers {
+                if t.input_requests.remove(&key).is_some() {
+                    t.call.responses.insert(key, answer);
+                    changed = true;
+                }
+            }
+            if changed && t.input_requests.is_empty() {
+                t.settle(TaskStatus::Working, now);
+            } else if changed {
+                t.updated_ms = now.max(t.updated_ms);
+            }
+            changed
+        });
+        let after = tasks.update(&p.task_id, change).await.map_err(store_error)?;
+        if let Some((record, true)) = after {
+            if record.status == TaskStatus::Working {
+                self.resume(tasks, record, ctx)?;
+            }
+        }
+        self.finish(&Map::new(), None)
+    }
+
+    /// Runs a task's handler again, here, with every answer it was given.
+    fn resume(&self, tasks: Arc<TaskService>, record: TaskRecord, ctx: &RequestContext) -> Result<(), HandlerError> {
+        let tool = self.catalog.tool(&record.call.tool).ok_or_else(|| {
+            HandlerError::internal(format!("task {}: its tool {} is gone", record.id, record.call.tool))
+        })?;
+        let mut meta = ctx.meta().clone();
+        meta.client_capabilities = record.call.capabilities.clone();
+        meta.progress_token = None;
+        let token = CancellationToken::new();
+        // Nobody reads a resumed run's outbound channel.
+        let (outbound, _) = crate::outbound::channel(1);
+        let run_ctx = ctx.detached(token.clone(), outbound, TaskLink::begun(), None, Some(meta));
+        run_ctx.begin_round(1, record.call.responses.clone(), record.call.state.clone());
+        let run = spawn_run(tool.call(record.call.arguments.clone(), run_ctx.clone()), token.clone());
+        TaskActor::start_with(record.id, tasks, run_ctx, token, run);
+        Ok(())
+    }
+}
+
+/// `record` settled by a run that ended before the task was created.
+fn finished(mut record: TaskRecord, outcome: RunOutcome, ctx: &RequestContext, now: u64) -> TaskRecord {
+    match outcome {
+        RunOutcome::Done(Ok(result)) => {
+            record.result = Some(serde_json::to_value(&result).unwrap_or_default());
+            record.settle(TaskStatus::Completed, now);
+        }
+        RunOutcome::Done(Err(e)) => {
+            record.error = serde_json::to_value(e.to_error_data(ctx.protocol_version())).ok();
+            record.settle(TaskStatus::Failed, now);
+        }
+        RunOutcome::Panicked(_) => {
+            let e = mcp_protocol::ErrorData::internal("the handler failed (it panicked); see the server log");
+            record.error = serde_json::to_value(e).ok();
+            record.settle(TaskStatus::Failed, now);
+        }
+        RunOutcome::Cancelled => {
+            record.settle(TaskStatus::Cancelled, now);
+        }
+    }
+    record
+}

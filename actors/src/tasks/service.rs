@@ -1,0 +1,119 @@
+//! [`TaskService`]: the task store, the tasks running here, and their
+//! settings — what the request handlers of `tools/call` and `tasks/*` use.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use actix::prelude::*;
+use mcp_protocol::tasks::TaskStatus;
+use serde_json::Map;
+
+use super::run::CancelRun;
+use super::memory::MemoryStore;
+use super::record::{TaskCall, TaskRecord};
+use super::store::{Change, StoreError, TaskStore};
+use crate::clock::Clock;
+use crate::config::TasksConfig;
+
+/// The tasks of one server.
+pub struct TaskService {
+    store: Arc<dyn TaskStore>,
+    config: TasksConfig,
+    clock: Arc<dyn Clock>,
+    /// Tasks whose handler runs in this process, by id.
+    running: Mutex<HashMap<String, Recipient<CancelRun>>>,
+}
+
+impl std::fmt::Debug for TaskService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskService").field("config", &self.config).finish()
+    }
+}
+
+impl TaskService {
+    /// Tasks kept in this process.
+    pub fn in_memory(config: &TasksConfig, clock: Arc<dyn Clock>) -> Self {
+        let store = Arc::new(MemoryStore::new(config.max_tasks, clock.clone()));
+        Self::with_store(config, clock, store)
+    }
+
+    /// Tasks kept in `store`.
+    pub fn with_store(config: &TasksConfig, clock: Arc<dyn Clock>, store: Arc<dyn TaskStore>) -> Self {
+        TaskService { store, config: config.clone(), clock, running: Mutex::new(HashMap::new()) }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &TasksConfig {
+        &self.config
+    }
+
+    /// Now, in ms since the epoch.
+    pub fn now(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    /// A new `working` task for `call`, owned by `owner`, with a fresh id
+    /// (a UUID v4: 122 random bits, so ids cannot be guessed).
+    pub fn new_record(&self, call: TaskCall, owner: Option<String>) -> TaskRecord {
+        let now = self.now();
+        TaskRecord {
+            id: uuid::Uuid::new_v4().to_string(),
+            owner,
+            status: TaskStatus::Working,
+            status_message: None,
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms: self.config.ttl_ms,
+            poll_ms: self.config.poll_interval_ms,
+            input_requests: Map::new(),
+            result: None,
+            error: None,
+            cancel_requested: false,
+            call,
+            runner: None,
+        }
+    }
+
+    /// Stores a new task (durably: a `get` finds it once this resolves).
+    pub async fn create(&self, record: TaskRecord) -> Result<(), StoreError> {
+        self.store.create(record).await
+    }
+
+    /// The task `id` as `subject` may see it: another subject's task is
+    /// as absent as an unknown one.
+    pub async fn get_for(&self, id: &str, subject: Option<&str>) -> Result<Option<TaskRecord>, StoreError> {
+        Ok(self.store.get(id).await?.filter(|t| t.owner.as_deref() == subject))
+    }
+
+    /// Applies `change` to task `id`; the record after it and whether it changed.
+    pub async fn update(&self, id: &str, change: Change) -> Result<Option<(TaskRecord, bool)>, StoreError> {
+        self.store.update(id, change).await
+    }
+
+    /// A task's handler started running here.
+    pub(crate) fn register(&self, id: &str, cancel: Recipient<CancelRun>) {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_owned(), cancel);
+    }
+
+    /// A task's handler here ended.
+    pub(crate) fn unregister(&self, id: &str) {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+    }
+
+    /// Fires the cancellation of task `id`'s handler if it runs here;
+    /// whether it did.
+    pub(crate) fn cancel_running(&self, id: &str) -> bool {
+        match self.running.lock().unwrap_or_else(|p| p.into_inner()).get(id) {
+            Some(r) => {
+                r.do_send(CancelRun);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// How many handlers run here now.
+    pub fn running_here(&self) -> usize {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+}
