@@ -1,7 +1,7 @@
 //! The trace context of the request whose handler is running on this
 //! thread, so that what the handler causes without a context at hand (a
 //! catalog change, and so the notifications the hub fans out for it)
-//! carries the request's trace. [`InTrace`] sets it for each poll of a
+//! carries the request's trace. `InTrace` sets it for each poll of a
 //! handler's future; [`current`] reads it.
 
 use std::cell::RefCell;

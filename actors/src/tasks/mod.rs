@@ -3,7 +3,7 @@
 //! task, which the client follows with `tasks/get`, answers with
 //! `tasks/update` and stops with `tasks/cancel`.
 //!
-//! - [`TaskLink`]: the handler's side (when the task begins; progress as
+//! - `TaskLink`: the handler's side (when the task begins; progress as
 //!   its status message).
 //! - [`TaskRecord`] in a [`TaskStore`] ([`MemoryStore`]): the task's state,
 //!   durable before the `CreateTaskResult` is sent.

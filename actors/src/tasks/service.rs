@@ -8,9 +8,9 @@ use actix::prelude::*;
 use mcp_protocol::tasks::TaskStatus;
 use serde_json::Map;
 
-use super::run::CancelRun;
 use super::memory::MemoryStore;
 use super::record::{TaskCall, TaskRecord};
+use super::run::CancelRun;
 use super::store::{Change, StoreError, TaskStore};
 use crate::clock::Clock;
 use crate::config::TasksConfig;

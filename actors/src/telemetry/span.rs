@@ -1,6 +1,6 @@
 //! Spans (with the cargo feature `otel`): one per request and one per
 //! listen stream, named and attributed by the OpenTelemetry MCP semantic
-//! conventions, exported through OTLP once [`otel::install`](super::otel)
+//! conventions, exported through OTLP once `otel::install`
 //! has set up a tracer. Without the feature, or without a tracer, these are
 //! empty and cost nothing.
 //!
