@@ -12,16 +12,23 @@ use proptest::prelude::*;
 use serde_json::{json, Map};
 
 const URIS: [&str; 4] = ["test://a", "test://b", "test://c", "test://d"];
+const TASKS: [&str; 3] = ["task-1", "task-2", "task-3"];
 
 fn filter() -> impl Strategy<Value = SubscriptionFilter> {
-    (any::<bool>(), any::<bool>(), any::<bool>(), proptest::collection::vec(0..URIS.len(), 0..4)).prop_map(
-        |(tools, prompts, resources, uris)| SubscriptionFilter {
+    (
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        proptest::collection::vec(0..URIS.len(), 0..4),
+        proptest::collection::vec(0..TASKS.len(), 0..3),
+    )
+        .prop_map(|(tools, prompts, resources, uris, tasks)| SubscriptionFilter {
             tools_list_changed: tools,
             prompts_list_changed: prompts,
             resources_list_changed: resources,
             resource_subscriptions: uris.into_iter().map(|i| URIS[i].to_owned()).collect(),
-        },
-    )
+            task_ids: tasks.into_iter().map(|i| TASKS[i].to_owned()).collect(),
+        })
 }
 
 fn event() -> impl Strategy<Value = Event> {
@@ -30,6 +37,7 @@ fn event() -> impl Strategy<Value = Event> {
         Just(Event::PromptsListChanged),
         Just(Event::ResourcesListChanged),
         (0..URIS.len()).prop_map(|i| Event::ResourceUpdated { uri: URIS[i].to_owned() }),
+        (0..TASKS.len()).prop_map(|i| Event::TaskStatus { task_id: TASKS[i].to_owned(), task: "{}".into() }),
     ]
 }
 

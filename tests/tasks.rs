@@ -248,3 +248,43 @@ async fn the_extension_is_negotiated_and_tasks_are_routed_by_id() {
     s.stop().await;
     off.stop().await;
 }
+
+#[actix_rt::test]
+async fn status_changes_reach_listen_streams_that_asked_for_the_task() {
+    let s = server();
+    let id = created(&s.url, &call(1, "confirm_delete", json!({"filename": "f"}))).await;
+    let listen = |caps: Value| {
+        request(
+            json!("l1"),
+            "subscriptions/listen",
+            json!({"notifications": {"taskIds": [id.clone()], "toolsListChanged": true}, "_meta": meta_with(caps)}),
+        )
+    };
+    // Without the extension: -32021.
+    let refused = post(&s.url, &listen(json!({}))).await;
+    assert_eq!(refused.error_code(), Some(-32021), "{}", refused.raw);
+    let mut stream = SseReader::open(&s.url, &listen(json!({"extensions": {EXT: {}}}))).await;
+    let ack = stream.next().await.unwrap();
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]), "{ack}");
+    // The task waits for input (it may have got there before the stream
+    // opened), then is answered: the stream sees it work and complete.
+    until(&s.url, &id, "input_required").await;
+    let answer = json!({"inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
+    post(&s.url, &task_request(2, "tasks/update", &id, answer)).await;
+    let mut seen = Vec::new();
+    while seen.last().map(|n: &Value| n["params"]["status"] != "completed").unwrap_or(true) {
+        let n = stream.next().await.expect("a notification");
+        assert_eq!(n["method"], "notifications/tasks", "only task notifications here: {n}");
+        assert_eq!(n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "l1");
+        assert_eq!(n["params"]["taskId"], id.as_str());
+        seen.push(n);
+    }
+    // The last one is the whole task, as tasks/get shows it.
+    let last = &seen.last().unwrap()["params"];
+    let got = get(&s.url, &id).await;
+    for key in ["status", "result", "createdAt", "lastUpdatedAt", "ttlMs"] {
+        assert_eq!(last[key], got[key], "{key}");
+    }
+    assert_eq!(last["result"]["content"][0]["text"], "Deleted f");
+    s.stop().await;
+}

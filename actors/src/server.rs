@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use actix::{Actor, Addr, Arbiter, Recipient};
 use mcp_protocol::jsonrpc::{encode_error, encode_result, Request};
 use mcp_protocol::subscription::{Event, SubscriptionFilter};
-use mcp_protocol::ErrorData;
+use mcp_protocol::{ErrorData, ProtocolError};
 use tokio::sync::{oneshot, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
@@ -142,6 +142,10 @@ impl McpServer {
             })
         });
         let service = Arc::new(McpService::with_clock(catalog, &config, clock, &log));
+        // Task status changes reach listen streams (of every instance) through the hub.
+        if let Some(tasks) = service.tasks() {
+            tasks.notify_through(hub.clone().recipient());
+        }
         let l = &config.legacy;
         let registry = SessionRegistry::new(
             l.max_sessions,
@@ -293,6 +297,17 @@ impl McpServer {
         p.notifications
             .check_limits(hub.max_resource_subscriptions, hub.max_uri_bytes)
             .map_err(|e| e.to_error_data(admitted.meta.version.profile()))?;
+        // Task status notifications are for clients that declared the extension.
+        if !p.notifications.task_ids.is_empty()
+            && self.inner.service.tasks().is_some()
+            && !mcp_protocol::tasks::declared(&admitted.meta.client_capabilities)
+        {
+            let missing = ProtocolError::MissingCapability {
+                required: Box::new(mcp_protocol::tasks::required_capabilities()),
+                message: format!("notifications.taskIds needs the {} extension", mcp_protocol::tasks::EXTENSION),
+            };
+            return Err(missing.to_error_data(admitted.meta.version.profile()));
+        }
         Ok(p.notifications.honored(&self.inner.service.supported_filter()))
     }
 

@@ -23,6 +23,14 @@ pub enum Event {
         /// Its URI.
         uri: String,
     },
+    /// A task's status changed (the Tasks extension).
+    TaskStatus {
+        /// The task.
+        task_id: String,
+        /// The task as `tasks/get` shows it now (a `DetailedTask`), encoded
+        /// as a JSON object.
+        task: String,
+    },
 }
 
 impl Event {
@@ -33,20 +41,29 @@ impl Event {
             Event::PromptsListChanged => "notifications/prompts/list_changed",
             Event::ResourcesListChanged => "notifications/resources/list_changed",
             Event::ResourceUpdated { .. } => "notifications/resources/updated",
+            Event::TaskStatus { .. } => crate::tasks::NOTIFICATION,
         }
     }
 
     /// The notification as the legacy era sends it (no subscription tag).
     pub fn encode_untagged(&self) -> Vec<u8> {
         let mut params = Map::new();
-        if let Event::ResourceUpdated { uri } = self {
-            params.insert("uri".into(), Value::String(uri.clone()));
+        match self {
+            Event::ResourceUpdated { uri } => {
+                params.insert("uri".into(), Value::String(uri.clone()));
+            }
+            Event::TaskStatus { task, .. } => params = serde_json::from_str(task).unwrap_or_default(),
+            _ => {}
         }
         crate::jsonrpc::encode_notification(self.method(), &params)
     }
 
     /// The notification for the stream of subscription `id`.
     pub fn encode_for(&self, id: &RequestId) -> Vec<u8> {
+        if let Event::TaskStatus { .. } = self {
+            // The task's fields keep their order: spliced as encoded.
+            return EventTemplate::new(self).encode_for(id);
+        }
         let mut params = Map::new();
         if let Event::ResourceUpdated { uri } = self {
             params.insert("uri".into(), Value::String(uri.clone()));
@@ -101,6 +118,12 @@ impl WireEvent {
         if w.v != WIRE_VERSION {
             return Err(format!("unsupported event version {}", w.v));
         }
+        if let Event::TaskStatus { task, .. } = &w.e {
+            // Spliced into notifications as it is: it must be a JSON object.
+            if !matches!(serde_json::from_str::<Value>(task), Ok(Value::Object(_))) {
+                return Err("a task event whose task is not a JSON object".into());
+            }
+        }
         w.t = w.t.and_then(|t| {
             TraceContext::from_parts(Some(&t.traceparent), t.tracestate.as_deref(), t.baggage.as_deref())
         });
@@ -140,9 +163,20 @@ impl EventTemplate {
             }
         }
         suffix.push(b'}');
-        if let Event::ResourceUpdated { uri } = event {
-            suffix.extend_from_slice(br#","uri":"#);
-            suffix.extend_from_slice(&serde_json::to_vec(uri).expect("strings serialize"));
+        match event {
+            Event::ResourceUpdated { uri } => {
+                suffix.extend_from_slice(br#","uri":"#);
+                suffix.extend_from_slice(&serde_json::to_vec(uri).expect("strings serialize"));
+            }
+            Event::TaskStatus { task, .. } => {
+                // The task object's members follow `_meta` in `params`.
+                let inner = task.trim().strip_prefix('{').and_then(|t| t.strip_suffix('}')).unwrap_or("").trim();
+                if !inner.is_empty() {
+                    suffix.push(b',');
+                    suffix.extend_from_slice(inner.as_bytes());
+                }
+            }
+            _ => {}
         }
         suffix.extend_from_slice(b"}}");
         EventTemplate { prefix, suffix }

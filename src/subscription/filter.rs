@@ -31,6 +31,10 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for these URIs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resource_subscriptions: Vec<String>,
+    /// Tasks whose status notifications (`notifications/tasks`) are wanted
+    /// (the Tasks extension).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub task_ids: Vec<String>,
 }
 
 impl SubscriptionFilter {
@@ -46,6 +50,12 @@ impl SubscriptionFilter {
                 // Each URI once, in the order first given.
                 let mut seen = std::collections::HashSet::new();
                 self.resource_subscriptions.iter().filter(|u| seen.insert(u.as_str())).cloned().collect()
+            },
+            task_ids: if supported.task_ids.is_empty() {
+                Vec::new()
+            } else {
+                let mut seen = std::collections::HashSet::new();
+                self.task_ids.iter().filter(|t| seen.insert(t.as_str())).cloned().collect()
             },
         }
     }
@@ -68,6 +78,12 @@ impl SubscriptionFilter {
                 distinct.len()
             )));
         }
+        let tasks: std::collections::HashSet<&str> = self.task_ids.iter().map(String::as_str).collect();
+        if tasks.len() > max_uris || self.task_ids.iter().any(|t| t.len() > max_uri_bytes) {
+            return Err(ProtocolError::InvalidParams(format!(
+                "notifications.taskIds: at most {max_uris} ids of at most {max_uri_bytes} bytes per stream"
+            )));
+        }
         Ok(())
     }
 
@@ -83,6 +99,7 @@ impl SubscriptionFilter {
             Event::PromptsListChanged => self.prompts_list_changed,
             Event::ResourcesListChanged => self.resources_list_changed,
             Event::ResourceUpdated { uri } => self.resource_subscriptions.iter().any(|u| u == uri),
+            Event::TaskStatus { task_id, .. } => self.task_ids.iter().any(|t| t == task_id),
         }
     }
 }

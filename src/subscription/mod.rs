@@ -113,6 +113,37 @@ mod tests {
     }
 
     #[test]
+    fn task_events_splice_the_task_after_the_tag() {
+        let e = Event::TaskStatus {
+            task_id: "t1".into(),
+            task: r#"{"taskId":"t1","status":"working","ttlMs":null}"#.into(),
+        };
+        let id = RequestId::string("s");
+        let text = String::from_utf8(e.encode_for(&id)).unwrap();
+        assert_eq!(
+            text,
+            r#"{"jsonrpc":"2.0","method":"notifications/tasks","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"s"},"taskId":"t1","status":"working","ttlMs":null}}"#
+        );
+        assert_eq!(EventTemplate::new(&e).encode_for(&id), e.encode_for(&id));
+        let untagged: serde_json::Value = serde_json::from_slice(&e.encode_untagged()).unwrap();
+        assert_eq!(untagged["params"]["status"], "working");
+        // Between instances, a task that is not a JSON object is refused.
+        let bad = Event::TaskStatus { task_id: "t".into(), task: "[1]".into() };
+        assert!(WireEvent::decode(&WireEvent::encode("o", &bad, None, None)).is_err());
+        assert!(WireEvent::decode(&WireEvent::encode("o", &e, None, None)).is_ok());
+        let f = filter(json!({"taskIds": ["t1", "t1", "t2"]}));
+        assert!(f.wants(&e));
+        assert_eq!(f.honored(&filter(json!({"taskIds": ["*"]}))).task_ids, ["t1", "t2"]);
+        assert!(f.honored(&SubscriptionFilter::default()).task_ids.is_empty());
+        let mut t = SubscriptionTable::new();
+        let l = ListenerId::new();
+        t.insert(l, &f);
+        assert_eq!(t.route(&e).collect::<Vec<_>>(), vec![l]);
+        t.remove(l);
+        assert_eq!(t.route(&e).count(), 0);
+    }
+
+    #[test]
     fn honored_drops_unsupported_types() {
         let asked =
             filter(json!({"toolsListChanged": true, "promptsListChanged": true, "resourceSubscriptions": ["a"]}));

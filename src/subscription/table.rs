@@ -34,6 +34,7 @@ pub struct SubscriptionTable<T = ()> {
     prompts: HashSet<ListenerId>,
     resources: HashSet<ListenerId>,
     by_uri: HashMap<String, HashSet<ListenerId>>,
+    by_task: HashMap<String, HashSet<ListenerId>>,
     filters: HashMap<ListenerId, (SubscriptionFilter, T)>,
 }
 
@@ -44,6 +45,7 @@ impl<T> Default for SubscriptionTable<T> {
             prompts: HashSet::new(),
             resources: HashSet::new(),
             by_uri: HashMap::new(),
+            by_task: HashMap::new(),
             filters: HashMap::new(),
         }
     }
@@ -78,6 +80,9 @@ impl<T> SubscriptionTable<T> {
         for uri in &filter.resource_subscriptions {
             self.by_uri.entry(uri.clone()).or_default().insert(id);
         }
+        for task in &filter.task_ids {
+            self.by_task.entry(task.clone()).or_default().insert(id);
+        }
         self.filters.insert(id, (filter.clone(), payload));
         replaced
     }
@@ -88,11 +93,14 @@ impl<T> SubscriptionTable<T> {
         self.tools.remove(&id);
         self.prompts.remove(&id);
         self.resources.remove(&id);
-        for uri in &filter.resource_subscriptions {
-            if let Some(set) = self.by_uri.get_mut(uri) {
-                set.remove(&id);
-                if set.is_empty() {
-                    self.by_uri.remove(uri);
+        for (index, keys) in [(&mut self.by_uri, &filter.resource_subscriptions), (&mut self.by_task, &filter.task_ids)]
+        {
+            for key in keys {
+                if let Some(set) = index.get_mut(key) {
+                    set.remove(&id);
+                    if set.is_empty() {
+                        index.remove(key);
+                    }
                 }
             }
         }
@@ -106,6 +114,7 @@ impl<T> SubscriptionTable<T> {
             Event::PromptsListChanged => Some(&self.prompts),
             Event::ResourcesListChanged => Some(&self.resources),
             Event::ResourceUpdated { uri } => self.by_uri.get(uri),
+            Event::TaskStatus { task_id, .. } => self.by_task.get(task_id),
         };
         set.into_iter().flatten().copied()
     }
@@ -132,6 +141,7 @@ impl<T> SubscriptionTable<T> {
         self.prompts.shrink_to_fit();
         self.resources.shrink_to_fit();
         self.by_uri.shrink_to_fit();
+        self.by_task.shrink_to_fit();
         self.filters.shrink_to_fit();
     }
 

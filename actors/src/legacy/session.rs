@@ -78,6 +78,7 @@ impl Session {
             prompts_list_changed: true,
             resources_list_changed: true,
             resource_subscriptions: self.state.subscriptions.iter().cloned().collect(),
+            task_ids: Vec::new(),
         }
     }
 

@@ -135,6 +135,11 @@ impl McpService {
         hints
     }
 
+    /// The Tasks extension's service (`tasks.enabled`).
+    pub fn tasks(&self) -> Option<&Arc<crate::tasks::TaskService>> {
+        self.tasks.as_ref()
+    }
+
     /// The catalog served.
     pub fn catalog(&self) -> &Arc<Catalog> {
         &self.catalog
@@ -186,6 +191,7 @@ impl McpService {
             prompts_list_changed: true,
             resources_list_changed: true,
             resource_subscriptions: vec!["*".into()],
+            task_ids: if self.tasks.is_some() { vec!["*".into()] } else { Vec::new() },
         }
     }
 

@@ -2,9 +2,10 @@
 //! settings — what the request handlers of `tools/call` and `tasks/*` use.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use actix::prelude::*;
+use mcp_protocol::subscription::Event;
 use mcp_protocol::tasks::TaskStatus;
 use serde_json::Map;
 
@@ -14,6 +15,7 @@ use super::run::CancelRun;
 use super::store::{Change, StoreError, TaskStore};
 use crate::clock::Clock;
 use crate::config::TasksConfig;
+use crate::hub::Publish;
 
 /// The tasks of one server.
 pub struct TaskService {
@@ -22,6 +24,8 @@ pub struct TaskService {
     clock: Arc<dyn Clock>,
     /// Tasks whose handler runs in this process, by id.
     running: Mutex<HashMap<String, Recipient<CancelRun>>>,
+    /// Where status changes are published (the hub).
+    notifier: OnceLock<Recipient<Publish>>,
 }
 
 impl std::fmt::Debug for TaskService {
@@ -39,7 +43,19 @@ impl TaskService {
 
     /// Tasks kept in `store`.
     pub fn with_store(config: &TasksConfig, clock: Arc<dyn Clock>, store: Arc<dyn TaskStore>) -> Self {
-        TaskService { store, config: config.clone(), clock, running: Mutex::new(HashMap::new()) }
+        TaskService {
+            store,
+            config: config.clone(),
+            clock,
+            running: Mutex::new(HashMap::new()),
+            notifier: OnceLock::new(),
+        }
+    }
+
+    /// Publishes every status change to `hub` (`notifications/tasks` on the
+    /// listen streams that asked for the task). Set once.
+    pub fn notify_through(&self, hub: Recipient<Publish>) {
+        let _ = self.notifier.set(hub);
     }
 
     /// The settings.
@@ -86,8 +102,17 @@ impl TaskService {
     }
 
     /// Applies `change` to task `id`; the record after it and whether it changed.
+    /// A change is published as a `notifications/tasks` event carrying the
+    /// task as `tasks/get` now shows it.
     pub async fn update(&self, id: &str, change: Change) -> Result<Option<(TaskRecord, bool)>, StoreError> {
-        self.store.update(id, change).await
+        let after = self.store.update(id, change).await?;
+        if let (Some((record, true)), Some(hub)) = (&after, self.notifier.get()) {
+            let task = serde_json::to_value(record.detailed()).unwrap_or_default();
+            let event = Event::TaskStatus { task_id: record.id.clone(), task: task.to_string() };
+            // Status changes are few per task: never dropped.
+            hub.do_send(Publish { event, key: None, trace: None });
+        }
+        Ok(after)
     }
 
     /// A task's handler started running here.
