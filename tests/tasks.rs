@@ -288,3 +288,29 @@ async fn status_changes_reach_listen_streams_that_asked_for_the_task() {
     assert_eq!(last["result"]["content"][0]["text"], "Deleted f");
     s.stop().await;
 }
+
+#[actix_rt::test]
+async fn nginx_routes_tasks_by_mcp_name_to_the_instance_holding_them() {
+    let Some(_) = external("tasks::nginx_routes_tasks_by_mcp_name", &["nginx"]) else { return };
+    let a = server_with(|c| c.tasks.id_prefix = "a".into(), None);
+    let b = server_with(|c| c.tasks.id_prefix = "b".into(), None);
+    let host = |u: &str| u.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+    let lb = common::nginx::Nginx::start_routing_tasks(&[("a", &host(&a.url)), ("b", &host(&b.url))]).await;
+    // Calls go round robin: tasks are created on both instances.
+    let mut ids = Vec::new();
+    for i in 0..6 {
+        ids.push(created(&lb.url, &call(i, "quick", json!({}))).await);
+    }
+    assert!(ids.iter().any(|i| i.starts_with("a.")) && ids.iter().any(|i| i.starts_with("b.")), "{ids:?}");
+    // Each tasks/get reaches the instance holding its task.
+    for (i, id) in ids.iter().enumerate() {
+        let r = post(&lb.url, &task_request(100 + i as i64, "tasks/get", id, json!({}))).await;
+        assert_eq!(r.response()["result"]["status"], "completed", "{id}: {}", r.raw);
+    }
+    // Without routing, the other instance does not know the task.
+    let elsewhere = if ids[0].starts_with("a.") { &b.url } else { &a.url };
+    assert_eq!(post(elsewhere, &task_request(200, "tasks/get", &ids[0], json!({}))).await.error_code(), Some(-32602));
+    drop(lb);
+    a.stop().await;
+    b.stop().await;
+}

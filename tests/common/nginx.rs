@@ -32,6 +32,28 @@ pub struct Nginx {
 impl Nginx {
     /// Starts nginx over `upstreams` (`HOST:PORT` each).
     pub async fn start(upstreams: &[&str]) -> Self {
+        Self::start_with(upstreams, "", "http://mcp").await
+    }
+
+    /// Starts nginx that sends `tasks/*` by their `Mcp-Name` to the
+    /// instance whose `tasks.id_prefix` begins the task id, as
+    /// `config/nginx.conf` describes; `routes` pairs a prefix with its
+    /// instance (`HOST:PORT`), and everything else goes round robin.
+    pub async fn start_routing_tasks(routes: &[(&str, &str)]) -> Self {
+        let upstreams: Vec<&str> = routes.iter().map(|(_, u)| *u).collect();
+        let mut http = String::from(" map $http_mcp_name $mcp_upstream {\n");
+        for (prefix, _) in routes {
+            http.push_str(&format!("  ~^{prefix}\\. mcp_{prefix};\n"));
+        }
+        http.push_str("  default mcp;\n }\n");
+        for (prefix, upstream) in routes {
+            http.push_str(&format!(" upstream mcp_{prefix} {{ server {upstream}; keepalive 4; }}\n"));
+        }
+        Self::start_with(&upstreams, &http, "http://$mcp_upstream").await
+    }
+
+    /// nginx with `http` added to its http block, proxying to `target`.
+    async fn start_with(upstreams: &[&str], http: &str, target: &str) -> Self {
         let port = free_port();
         let dir = std::env::temp_dir().join(format!("actix-mcp-nginx-{}-{port}", std::process::id()));
         std::fs::create_dir_all(dir.join("logs")).unwrap();
@@ -40,8 +62,8 @@ impl Nginx {
             "worker_processes 1;\nerror_log {d}/logs/error.log;\npid {d}/nginx.pid;\nevents {{}}\n\
              http {{\n access_log off;\n client_body_temp_path {d}/body;\n proxy_temp_path {d}/proxy;\n\
              fastcgi_temp_path {d}/fastcgi;\n uwsgi_temp_path {d}/uwsgi;\n scgi_temp_path {d}/scgi;\n\
-             upstream mcp {{\n{servers} keepalive 16;\n}}\n server {{\n listen 127.0.0.1:{port};\n\
-             location / {{\n proxy_pass http://mcp;\n proxy_http_version 1.1;\n proxy_set_header Connection \"\";\n\
+             upstream mcp {{\n{servers} keepalive 16;\n}}\n{http} server {{\n listen 127.0.0.1:{port};\n\
+             location / {{\n proxy_pass {target};\n proxy_http_version 1.1;\n proxy_set_header Connection \"\";\n\
              proxy_set_header Host $host;\n proxy_buffering off;\n proxy_cache off;\n proxy_read_timeout 1h;\n }}\n }}\n}}\n",
             d = dir.display()
         );

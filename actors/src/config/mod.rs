@@ -116,6 +116,7 @@ impl Config {
                 "ACTIX_MCP_METRICS" => self.metrics.enabled = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_METRICS_BIND" => self.metrics.bind = value,
                 "ACTIX_MCP_OTEL_ENDPOINT" => self.otel.endpoint = value,
+                "ACTIX_MCP_TASK_ID_PREFIX" => self.tasks.id_prefix = value,
                 "ACTIX_MCP_REQUIRE_BACKEND" => self.hub.require_backend = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_AUTH_MODE" => self.auth.mode = value,
                 "ACTIX_MCP_AUTH_RESOURCE" => self.auth.resource = value,
@@ -151,6 +152,12 @@ impl Config {
         // The Redis store comes with the Redis hub backend (its link).
         if !["", "memory"].contains(&self.tasks.store.as_str()) {
             return Err(ConfigError(format!("tasks.store must be memory (or empty), not {:?}", self.tasks.store)));
+        }
+        if !self.tasks.id_prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Err(ConfigError(format!(
+                "tasks.id_prefix may hold letters, digits and '-' only, not {:?}",
+                self.tasks.id_prefix
+            )));
         }
         if self.tasks.max_tasks == 0 || self.tasks.ttl_ms == 0 {
             return Err(ConfigError("tasks.max_tasks and tasks.ttl_ms must be above 0".into()));

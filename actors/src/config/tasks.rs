@@ -23,6 +23,11 @@ pub struct TasksConfig {
     /// A task-capable call whose handler neither answers nor calls
     /// `begin_task` within this many ms becomes a task. Default: 100.
     pub task_after_ms: u64,
+    /// Prepended to task ids as `PREFIX.` (letters, digits, `-`), so that a
+    /// load balancer can send `tasks/*` to the instance holding the task by
+    /// its `Mcp-Name` header (`config/nginx.conf` shows how) when tasks
+    /// live in memory. Empty (default): bare UUIDs.
+    pub id_prefix: String,
 }
 
 impl Default for TasksConfig {
@@ -34,6 +39,7 @@ impl Default for TasksConfig {
             ttl_ms: 3_600_000,
             poll_interval_ms: 500,
             task_after_ms: 100,
+            id_prefix: String::new(),
         }
     }
 }

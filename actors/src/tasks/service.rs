@@ -73,7 +73,10 @@ impl TaskService {
     pub fn new_record(&self, call: TaskCall, owner: Option<String>) -> TaskRecord {
         let now = self.now();
         TaskRecord {
-            id: uuid::Uuid::new_v4().to_string(),
+            id: match self.config.id_prefix.as_str() {
+                "" => uuid::Uuid::new_v4().to_string(),
+                prefix => format!("{prefix}.{}", uuid::Uuid::new_v4()),
+            },
             owner,
             status: TaskStatus::Working,
             status_message: None,

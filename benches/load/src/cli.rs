@@ -70,6 +70,12 @@ pub(crate) enum Scenario {
         #[command(flatten)]
         common: Common,
     },
+    /// Task creation and completion (the Tasks extension): `task_echo` as
+    /// a task, then `tasks/get` until read back completed.
+    Tasks {
+        #[command(flatten)]
+        common: Common,
+    },
     /// Open N listen streams and report the server's RSS growth per stream.
     Listen {
         #[command(flatten)]

@@ -4,6 +4,7 @@
 //! ```text
 //! mcp-load call    --url http://127.0.0.1:8080/mcp --connections 16 --duration 10 [--tool echo]
 //! mcp-load mixed   --url … --connections 16 --duration 10
+//! mcp-load tasks   --url … --connections 16 --duration 10
 //! mcp-load listen  --url … --streams 10000 --pid PID [--sources 4]
 //! mcp-load fanout  --url … --streams 10000 --events 20 [--sources 4]
 //! mcp-load churn   --url … --concurrency 64 --duration 10 --pid PID
@@ -14,6 +15,7 @@ mod cli;
 mod requests;
 mod soak;
 mod streams;
+mod tasks;
 
 use clap::Parser;
 
@@ -26,6 +28,7 @@ async fn main() {
     match Cli::parse().scenario {
         Scenario::Call { common, tool } => requests(common, call_kind, tool).await,
         Scenario::Mixed { common } => requests(common, mixed_kind, String::new()).await,
+        Scenario::Tasks { common } => tasks::tasks(common).await,
         Scenario::Listen { streams, hold, settle } => listen(streams, hold, settle).await,
         Scenario::Fanout { streams, events, event } => fanout(streams, events, event).await,
         Scenario::Soak(plan) => soak::soak(plan).await,

@@ -19,7 +19,7 @@ fn confirm_schema() -> Value {
     json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]})
 }
 
-/// The seven tools the `tasks-*` scenarios call, and `about`.
+/// The seven tools the `tasks-*` scenarios call, `about` and `task_echo`.
 pub(super) fn tools(c: &Catalog) -> Result<(), CatalogError> {
     // Lists are sorted by name, and `confirm_delete` would otherwise come
     // first; the header-validation scenario calls the first listed tool with
@@ -71,7 +71,18 @@ pub(super) fn tools(c: &Catalog) -> Result<(), CatalogError> {
         )
         .with_task_support(TaskSupport::Required),
     )?;
+    // For the load harness (`mcp-load tasks`): a task that ends at once.
+    c.add_tool(
+        Tool::raw("task_echo", "Echoes its text through a task", echo_schema(), |args, _ctx| async move {
+            Ok(CallToolResult::text(string_arg(&args, "text", "")))
+        })
+        .with_task_support(TaskSupport::Required),
+    )?;
     input_tools(c)
+}
+
+fn echo_schema() -> Value {
+    json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
 }
 
 /// The task tools that ask for input.
