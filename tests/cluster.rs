@@ -280,3 +280,80 @@ async fn readiness_follows_the_redis_link_when_required() {
     }
     redis.stop().await;
 }
+
+/// A tools/call or tasks/* request declaring the Tasks extension.
+fn with_tasks(id: i64, method: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = meta_with(json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    request(json!(id), method, params)
+}
+
+async fn task_status(url: &str, id: &str) -> Value {
+    let r = post(url, &with_tasks(900, "tasks/get", json!({"taskId": id}))).await;
+    r.response()["result"].clone()
+}
+
+async fn until_status(url: &str, id: &str, want: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let t = task_status(url, id).await;
+        if t["status"] == want {
+            return t;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{id} never became {want}: {t}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn new_task(url: &str, n: i64, tool: &str, args: Value) -> String {
+    let r = post(url, &with_tasks(n, "tools/call", json!({"name": tool, "arguments": args}))).await;
+    assert_eq!(r.response()["result"]["resultType"], "task", "{}", r.raw);
+    r.response()["result"]["taskId"].as_str().unwrap().to_owned()
+}
+
+#[actix_rt::test]
+async fn tasks_are_answered_by_every_instance_and_outlive_none() {
+    let Some(_) = external("cluster::tasks_are_answered_by_every_instance", &["redis-server"]) else { return };
+    let port = free_fixed_port();
+    let redis = Redis::start(port).await;
+    let extra = "[catalog]\nname = \"everything\"\n[tasks]\nlease_ms = 1000\n";
+    let mut a = started(config_file_with("node-a", port, extra)).await;
+    let mut b = started(config_file_with("node-b", port, extra)).await;
+    for node in [&mut a, &mut b] {
+        node.stderr_until("task cancellations subscribed").await;
+    }
+
+    // Created on A, read on B; B's listen stream follows it; cancelled on B,
+    // which stops the handler running on A.
+    let id = new_task(&a.url, 1, "slow_compute", json!({"seconds": 60, "label": "x"})).await;
+    assert_eq!(task_status(&b.url, &id).await["status"], "working");
+    let listen = with_tasks(2, "subscriptions/listen", json!({"notifications": {"taskIds": [id]}}));
+    let mut stream = SseReader::open(&b.url, &listen).await;
+    assert_eq!(stream.next().await.unwrap()["params"]["notifications"]["taskIds"], json!([id]));
+    let ack = post(&b.url, &with_tasks(3, "tasks/cancel", json!({"taskId": id}))).await;
+    assert_eq!(ack.response()["result"]["resultType"], "complete", "{}", ack.raw);
+    until_status(&a.url, &id, "cancelled").await;
+    loop {
+        let n = stream.next().await.expect("a task notification on B");
+        assert_eq!(n["method"], "notifications/tasks");
+        if n["params"]["status"] == "cancelled" {
+            break;
+        }
+    }
+
+    // Waiting for input on A, answered on B: the handler resumes on B and
+    // A reads the result.
+    let id = new_task(&a.url, 4, "confirm_delete", json!({"filename": "f"})).await;
+    until_status(&b.url, &id, "input_required").await;
+    let answer =
+        json!({"taskId": id, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
+    post(&b.url, &with_tasks(5, "tasks/update", answer)).await;
+    assert_eq!(until_status(&a.url, &id, "completed").await["result"]["content"][0]["text"], "Deleted f");
+
+    // A dies mid-task: past its lease, B reads the task failed.
+    let id = new_task(&a.url, 6, "slow_compute", json!({"seconds": 60})).await;
+    a.child.kill().await.unwrap();
+    let failed = until_status(&b.url, &id, "failed").await;
+    assert!(failed["error"]["message"].as_str().unwrap().contains("no heartbeat"), "{failed}");
+    redis.stop().await;
+}

@@ -145,6 +145,7 @@ impl McpServer {
         // Task status changes reach listen streams (of every instance) through the hub.
         if let Some(tasks) = service.tasks() {
             tasks.notify_through(hub.clone().recipient());
+            tasks.start(&log.new(slog::o!("actor" => "tasks")));
         }
         let l = &config.legacy;
         let registry = SessionRegistry::new(

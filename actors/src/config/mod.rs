@@ -117,6 +117,7 @@ impl Config {
                 "ACTIX_MCP_METRICS_BIND" => self.metrics.bind = value,
                 "ACTIX_MCP_OTEL_ENDPOINT" => self.otel.endpoint = value,
                 "ACTIX_MCP_TASK_ID_PREFIX" => self.tasks.id_prefix = value,
+                "ACTIX_MCP_TASKS_STORE" => self.tasks.store = value,
                 "ACTIX_MCP_REQUIRE_BACKEND" => self.hub.require_backend = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_AUTH_MODE" => self.auth.mode = value,
                 "ACTIX_MCP_AUTH_RESOURCE" => self.auth.resource = value,
@@ -149,9 +150,15 @@ impl Config {
                 return Err(ConfigError(format!("{key} must start with '/' and differ from http.path, not {path:?}")));
             }
         }
-        // The Redis store comes with the Redis hub backend (its link).
-        if !["", "memory"].contains(&self.tasks.store.as_str()) {
-            return Err(ConfigError(format!("tasks.store must be memory (or empty), not {:?}", self.tasks.store)));
+        if !["", "memory", "redis"].contains(&self.tasks.store.as_str()) {
+            return Err(ConfigError(format!("tasks.store must be memory, redis or empty, not {:?}", self.tasks.store)));
+        }
+        if self.tasks.in_redis(&self.hub.backend) {
+            redis::Client::open(self.hub.redis_url.as_str())
+                .map_err(|e| ConfigError(format!("hub.redis_url {:?} (for tasks.store): {e}", self.hub.redis_url)))?;
+        }
+        if self.tasks.lease_ms < 300 {
+            return Err(ConfigError("tasks.lease_ms must be at least 300".into()));
         }
         if !self.tasks.id_prefix.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
             return Err(ConfigError(format!(

@@ -9,7 +9,10 @@ pub struct TasksConfig {
     /// Offer the extension in `server/discover` and serve `tasks/*`.
     /// Default: true.
     pub enabled: bool,
-    /// Where tasks live: `memory` (this process). Empty (default): memory.
+    /// Where tasks live: `memory` (this process) or `redis` (at
+    /// `hub.redis_url`, under `hub.redis_channel_prefix`: every instance
+    /// answers for every task). Empty (default): `redis` when
+    /// `hub.backend = "redis"`, else `memory`.
     pub store: String,
     /// At most this many unexpired tasks are kept; past it a call that must
     /// be a task fails (-32603) and one that may be answers in the call.
@@ -28,6 +31,17 @@ pub struct TasksConfig {
     /// its `Mcp-Name` header (`config/nginx.conf` shows how) when tasks
     /// live in memory. Empty (default): bare UUIDs.
     pub id_prefix: String,
+    /// A running task's instance renews its claim this often over (every
+    /// third of it); a task whose claim ran out (its instance died) reads
+    /// `failed` to whoever reads it next. Default: 15000.
+    pub lease_ms: u64,
+}
+
+impl TasksConfig {
+    /// Whether tasks live in Redis, given the hub's backend.
+    pub fn in_redis(&self, hub_backend: &str) -> bool {
+        self.store == "redis" || (self.store.is_empty() && hub_backend == "redis")
+    }
 }
 
 impl Default for TasksConfig {
@@ -40,6 +54,7 @@ impl Default for TasksConfig {
             poll_interval_ms: 500,
             task_after_ms: 100,
             id_prefix: String::new(),
+            lease_ms: 15_000,
         }
     }
 }

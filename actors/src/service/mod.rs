@@ -36,6 +36,21 @@ use crate::context::RequestContext;
 use crate::error::HandlerError;
 use sealer::StateSealer;
 
+/// The task service `[tasks]` asks for: in Redis (`tasks.in_redis`), else
+/// in memory (also when the Redis URL is unusable, which
+/// [`Config::validate`] refuses, with an error logged).
+fn task_service(config: &Config, clock: Arc<dyn crate::clock::Clock>, log: &slog::Logger) -> crate::tasks::TaskService {
+    let t = &config.tasks;
+    if t.in_redis(&config.hub.backend) {
+        let prefix = &config.hub.redis_channel_prefix;
+        match crate::tasks::RedisStore::new(&config.hub.redis_url, prefix, t.max_tasks, clock.clone()) {
+            Ok(store) => return crate::tasks::TaskService::with_store(t, clock, Arc::new(store)),
+            Err(e) => slog::error!(log, "tasks kept in memory: the Redis store cannot be used"; "error" => e),
+        }
+    }
+    crate::tasks::TaskService::in_memory(t, clock)
+}
+
 /// Stateless request semantics over a shared [`Catalog`].
 #[derive(Debug)]
 pub struct McpService {
@@ -82,8 +97,7 @@ impl McpService {
         let sealer =
             StateSealer::from_config(&config.mrtr).unwrap_or_else(|_| StateSealer::generate(config.mrtr.state_ttl_ms));
         let sealer = sealer.with_clock(clock.clone()).with_logger(log.clone());
-        let tasks =
-            config.tasks.enabled.then(|| Arc::new(crate::tasks::TaskService::in_memory(&config.tasks, clock.clone())));
+        let tasks = config.tasks.enabled.then(|| Arc::new(task_service(config, clock.clone(), log)));
         McpService {
             sealer,
             max_input_rounds: config.legacy.max_input_rounds.max(1),

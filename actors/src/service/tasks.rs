@@ -154,8 +154,9 @@ impl McpService {
             _ => false,
         });
         let after = tasks.update(&p.task_id, change).await.map_err(store_error)?;
-        if after.is_some_and(|(t, _)| t.status == TaskStatus::Working) {
-            tasks.cancel_running(&p.task_id);
+        if after.is_some_and(|(t, _)| t.status == TaskStatus::Working) && !tasks.cancel_running(&p.task_id) {
+            // Running on another instance: tell it.
+            tasks.request_cancel(&p.task_id).await.map_err(store_error)?;
         }
         self.finish(&Map::new(), None)
     }
@@ -169,19 +170,22 @@ impl McpService {
         tasks.get_for(&p.task_id, subject).await.map_err(store_error)?.ok_or_else(|| not_found(&p.task_id))?;
         let now = tasks.now();
         let answers = p.input_responses;
+        // Resumed here: this instance runs it, under a lease.
+        let runner = tasks.lease();
         let change = Box::new(move |t: &mut TaskRecord| {
             if t.status != TaskStatus::InputRequired {
                 return false;
             }
             let mut changed = false;
-            for (key, answer) in answers {
-                if t.input_requests.remove(&key).is_some() {
-                    t.call.responses.insert(key, answer);
+            for (key, answer) in &answers {
+                if t.input_requests.remove(key).is_some() {
+                    t.call.responses.insert(key.clone(), answer.clone());
                     changed = true;
                 }
             }
             if changed && t.input_requests.is_empty() {
                 t.settle(TaskStatus::Working, now);
+                t.runner = Some(runner.clone());
             } else if changed {
                 t.updated_ms = now.max(t.updated_ms);
             }

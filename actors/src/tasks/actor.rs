@@ -57,7 +57,7 @@ impl TaskActor {
                         if t.is_terminal() || t.status_message == message {
                             return false;
                         }
-                        t.status_message = message;
+                        t.status_message.clone_from(&message);
                         t.updated_ms = now.max(t.updated_ms);
                         true
                     });
@@ -76,7 +76,7 @@ impl TaskActor {
             RunOutcome::Done(Ok(result)) => {
                 let result = serde_json::to_value(&result).unwrap_or_default();
                 Box::new(move |t| {
-                    t.result = Some(result);
+                    t.result = Some(result.clone());
                     t.settle(TaskStatus::Completed, now)
                 })
             }
@@ -91,8 +91,8 @@ impl TaskActor {
                 let pending: Map<String, Value> =
                     round.pending.into_iter().map(|(k, r)| (k, serde_json::to_value(r).unwrap_or_default())).collect();
                 Box::new(move |t| {
-                    t.call.responses.extend(answered);
-                    t.call.state = state;
+                    t.call.responses.extend(answered.clone());
+                    t.call.state.clone_from(&state);
                     if t.cancel_requested {
                         return t.settle(TaskStatus::Cancelled, now);
                     }
@@ -102,14 +102,15 @@ impl TaskActor {
                         return t.settle(TaskStatus::Failed, now);
                     }
                     let changed = t.settle(TaskStatus::InputRequired, now);
-                    t.input_requests = pending;
+                    t.input_requests.clone_from(&pending);
+                    t.runner = None;
                     changed
                 })
             }
             RunOutcome::Done(Err(e)) => {
                 let error = error_value(&e.to_error_data(version));
                 Box::new(move |t| {
-                    t.error = Some(error);
+                    t.error = Some(error.clone());
                     t.settle(TaskStatus::Failed, now)
                 })
             }
@@ -117,7 +118,7 @@ impl TaskActor {
                 slog::error!(self.log, "task handler panicked; the task failed"; "panic" => message);
                 let error = error_value(&ErrorData::internal("the handler failed (it panicked); see the server log"));
                 Box::new(move |t| {
-                    t.error = Some(error);
+                    t.error = Some(error.clone());
                     t.settle(TaskStatus::Failed, now)
                 })
             }
@@ -136,6 +137,17 @@ impl Actor for TaskActor {
     fn started(&mut self, ctx: &mut Context<Self>) {
         self.tasks.register(&self.id, ctx.address().recipient());
         self.follow_statuses(ctx);
+        // While it runs, this instance renews its claim on the task.
+        let every = std::time::Duration::from_millis((self.tasks.config().lease_ms / 3).max(100));
+        ctx.run_interval(every, |act, ctx| {
+            let (tasks, id) = (act.tasks.clone(), act.id.clone());
+            ctx.spawn(
+                async move {
+                    let _ = tasks.renew(&id).await;
+                }
+                .into_actor(act),
+            );
+        });
         let Some(run) = self.run.take() else { return ctx.stop() };
         ctx.spawn(
             run.into_actor(self)

@@ -26,6 +26,8 @@ pub struct TaskService {
     running: Mutex<HashMap<String, Recipient<CancelRun>>>,
     /// Where status changes are published (the hub).
     notifier: OnceLock<Recipient<Publish>>,
+    /// This instance, as a task's runner.
+    instance: String,
 }
 
 impl std::fmt::Debug for TaskService {
@@ -49,7 +51,46 @@ impl TaskService {
             clock,
             running: Mutex::new(HashMap::new()),
             notifier: OnceLock::new(),
+            instance: uuid::Uuid::new_v4().simple().to_string(),
         }
+    }
+
+    /// Starts hearing cancellations of tasks running here that other
+    /// instances receive (a shared store).
+    pub fn start(self: &Arc<Self>, log: &slog::Logger) {
+        let me = Arc::downgrade(self);
+        self.store.start(
+            Arc::new(move |id: &str| {
+                if let Some(me) = me.upgrade() {
+                    me.cancel_running(id);
+                }
+            }),
+            log,
+        );
+    }
+
+    /// This instance's claim on a task it runs, until a lease from now.
+    pub fn lease(&self) -> (String, u64) {
+        (self.instance.clone(), self.now().saturating_add(self.config.lease_ms))
+    }
+
+    /// Renews this instance's claim on task `id` (written quietly: no
+    /// status notification).
+    pub async fn renew(&self, id: &str) -> Result<(), StoreError> {
+        let lease = self.lease();
+        let change = Box::new(move |t: &mut TaskRecord| {
+            if t.status != TaskStatus::Working || t.runner.as_ref().is_some_and(|(who, _)| *who != lease.0) {
+                return false;
+            }
+            t.runner = Some(lease.clone());
+            true
+        });
+        self.store.update(id, change).await.map(|_| ())
+    }
+
+    /// Asks the instance running task `id` (elsewhere) to cancel it.
+    pub async fn request_cancel(&self, id: &str) -> Result<(), StoreError> {
+        self.store.request_cancel(id).await
     }
 
     /// Publishes every status change to `hub` (`notifications/tasks` on the
@@ -89,7 +130,7 @@ impl TaskService {
             error: None,
             cancel_requested: false,
             call,
-            runner: None,
+            runner: Some(self.lease()),
         }
     }
 
@@ -100,8 +141,26 @@ impl TaskService {
 
     /// The task `id` as `subject` may see it: another subject's task is
     /// as absent as an unknown one.
+    /// A working task whose runner's lease ran out (its instance stopped)
+    /// is settled `failed` first.
     pub async fn get_for(&self, id: &str, subject: Option<&str>) -> Result<Option<TaskRecord>, StoreError> {
-        Ok(self.store.get(id).await?.filter(|t| t.owner.as_deref() == subject))
+        let Some(record) = self.store.get(id).await?.filter(|t| t.owner.as_deref() == subject) else { return Ok(None) };
+        let now = self.now();
+        if !abandoned(&record, now) {
+            return Ok(Some(record));
+        }
+        let error = serde_json::to_value(mcp_protocol::ErrorData::internal(
+            "the instance running this task stopped (no heartbeat within its lease)",
+        ))
+        .unwrap_or_default();
+        let change = Box::new(move |t: &mut TaskRecord| {
+            if !abandoned(t, now) {
+                return false;
+            }
+            t.error = Some(error.clone());
+            t.settle(TaskStatus::Failed, now)
+        });
+        Ok(self.update(id, change).await?.map(|(t, _)| t))
     }
 
     /// Applies `change` to task `id`; the record after it and whether it changed.
@@ -144,4 +203,9 @@ impl TaskService {
     pub fn running_here(&self) -> usize {
         self.running.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
+}
+
+/// A working task whose runner's lease ran out.
+fn abandoned(t: &TaskRecord, now: u64) -> bool {
+    t.status == TaskStatus::Working && t.runner.as_ref().is_some_and(|(_, until)| *until < now)
 }

@@ -3,7 +3,7 @@
 //! through [`TaskStore::update`], which applies it atomically to the
 //! stored record.
 
-use futures::future::BoxFuture;
+use futures::future::{BoxFuture, FutureExt};
 
 use super::record::TaskRecord;
 
@@ -25,8 +25,9 @@ impl std::fmt::Display for StoreError {
     }
 }
 
-/// A change to one record; returns whether it changed anything.
-pub type Change = Box<dyn FnOnce(&mut TaskRecord) -> bool + Send>;
+/// A change to one record; returns whether it changed anything. A store
+/// may apply it more than once (to a newer value, after a concurrent write).
+pub type Change = Box<dyn Fn(&mut TaskRecord) -> bool + Send + Sync>;
 
 /// Where tasks live.
 pub trait TaskStore: Send + Sync + 'static {
@@ -39,4 +40,17 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Applies `change` to the task atomically and returns the record after
     /// it, and whether it changed (`None`: no such task).
     fn update(&self, id: &str, change: Change) -> BoxFuture<'static, Result<Option<(TaskRecord, bool)>, StoreError>>;
+
+    /// Tells the instance running task `id` to cancel it (a store shared by
+    /// instances carries the word; in one process there is nobody else).
+    fn request_cancel(&self, id: &str) -> BoxFuture<'static, Result<(), StoreError>> {
+        let _ = id;
+        futures::future::ready(Ok(())).boxed()
+    }
+
+    /// Starts hearing cancellations other instances request (`cancels` is
+    /// called with the task id); nothing for a store of one process.
+    fn start(&self, cancels: std::sync::Arc<dyn Fn(&str) + Send + Sync>, log: &slog::Logger) {
+        let _ = (cancels, log);
+    }
 }

@@ -1,0 +1,206 @@
+//! [`RedisStore`]: tasks in Redis, so that every instance answers for every
+//! task. A task is one JSON value at `{prefix}:task:{id}` expiring with its
+//! `ttlMs`; a sorted set of their keys by expiry bounds the count
+//! (`tasks.max_tasks`, across instances); changes are compare-and-set
+//! (a Lua script replaces the value only if it is still the one read), and
+//! `tasks/cancel` reaches the instance running a task on
+//! `{prefix}:task-cancel`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::{BoxFuture, FutureExt};
+use futures::StreamExt;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use slog::{info, warn, Logger};
+use tokio::sync::OnceCell;
+
+use super::record::TaskRecord;
+use super::store::{Change, StoreError, TaskStore};
+use crate::clock::Clock;
+
+const CREATE: &str = r"
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[5], KEYS[1])
+return 1";
+
+const SWAP: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  return 1
+end
+return 0";
+
+/// Tasks in Redis.
+pub struct RedisStore {
+    client: redis::Client,
+    prefix: String,
+    max: usize,
+    clock: Arc<dyn Clock>,
+    con: Arc<OnceCell<ConnectionManager>>,
+}
+
+impl RedisStore {
+    /// A store at `url` under `{prefix}:task…`, bounded to `max` unexpired
+    /// tasks in all. Connects on first use.
+    pub fn new(url: &str, prefix: &str, max: usize, clock: Arc<dyn Clock>) -> Result<Self, String> {
+        let client = redis::Client::open(url).map_err(|e| format!("hub.redis_url {url:?}: {e}"))?;
+        Ok(RedisStore { client, prefix: prefix.to_owned(), max, clock, con: Arc::new(OnceCell::new()) })
+    }
+
+    fn key(&self, id: &str) -> String {
+        format!("{}:task:{id}", self.prefix)
+    }
+
+    fn connection(&self) -> BoxFuture<'static, Result<ConnectionManager, StoreError>> {
+        let (client, con) = (self.client.clone(), self.con.clone());
+        async move {
+            let config = ConnectionManagerConfig::new()
+                .set_connection_timeout(Duration::from_millis(500))
+                .set_response_timeout(Duration::from_millis(2000))
+                .set_number_of_retries(2);
+            con.get_or_try_init(|| client.get_connection_manager_with_config(config))
+                .await
+                .cloned()
+                .map_err(|e| StoreError::Unavailable(e.to_string()))
+        }
+        .boxed()
+    }
+}
+
+fn unavailable(e: redis::RedisError) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
+
+fn decode(text: &str) -> Result<TaskRecord, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Unavailable(format!("a stored task does not decode: {e}")))
+}
+
+impl TaskStore for RedisStore {
+    fn create(&self, record: TaskRecord) -> BoxFuture<'static, Result<(), StoreError>> {
+        let (key, index, max, now) =
+            (self.key(&record.id), format!("{}:tasks", self.prefix), self.max, self.clock.now_ms());
+        let con = self.connection();
+        async move {
+            let mut con = con.await?;
+            let json = serde_json::to_string(&record).map_err(|e| StoreError::Unavailable(e.to_string()))?;
+            let expiry = record.created_ms.saturating_add(record.ttl_ms);
+            let ttl = expiry.saturating_sub(now).max(1);
+            let stored: i64 = redis::cmd("EVAL")
+                .arg(CREATE)
+                .arg(2)
+                .arg(&key)
+                .arg(&index)
+                .arg(json)
+                .arg(ttl)
+                .arg(now)
+                .arg(max)
+                .arg(expiry)
+                .query_async(&mut con)
+                .await
+                .map_err(unavailable)?;
+            if stored == 1 {
+                Ok(())
+            } else {
+                Err(StoreError::Full(max))
+            }
+        }
+        .boxed()
+    }
+
+    fn get(&self, id: &str) -> BoxFuture<'static, Result<Option<TaskRecord>, StoreError>> {
+        let (key, now, con) = (self.key(id), self.clock.now_ms(), self.connection());
+        async move {
+            let mut con = con.await?;
+            let text: Option<String> = redis::cmd("GET").arg(&key).query_async(&mut con).await.map_err(unavailable)?;
+            match text {
+                Some(t) => Ok(Some(decode(&t)?).filter(|r| !r.expired(now))),
+                None => Ok(None),
+            }
+        }
+        .boxed()
+    }
+
+    fn update(&self, id: &str, change: Change) -> BoxFuture<'static, Result<Option<(TaskRecord, bool)>, StoreError>> {
+        let (key, now, con) = (self.key(id), self.clock.now_ms(), self.connection());
+        async move {
+            let mut con = con.await?;
+            // The change is applied to the value read, and written only if
+            // nobody wrote in between; on a race it is applied again to the
+            // newer value.
+            for _ in 0..16 {
+                let text: Option<String> =
+                    redis::cmd("GET").arg(&key).query_async(&mut con).await.map_err(unavailable)?;
+                let Some(old) = text else { return Ok(None) };
+                let mut record = decode(&old)?;
+                if record.expired(now) {
+                    return Ok(None);
+                }
+                if !change(&mut record) {
+                    return Ok(Some((record, false)));
+                }
+                let new = serde_json::to_string(&record).map_err(|e| StoreError::Unavailable(e.to_string()))?;
+                let swapped: i64 = redis::cmd("EVAL")
+                    .arg(SWAP)
+                    .arg(1)
+                    .arg(&key)
+                    .arg(&old)
+                    .arg(&new)
+                    .query_async(&mut con)
+                    .await
+                    .map_err(unavailable)?;
+                if swapped == 1 {
+                    return Ok(Some((record, true)));
+                }
+            }
+            Err(StoreError::Unavailable("a task kept changing under an update".into()))
+        }
+        .boxed()
+    }
+
+    fn request_cancel(&self, id: &str) -> BoxFuture<'static, Result<(), StoreError>> {
+        let (channel, id, con) = (format!("{}:task-cancel", self.prefix), id.to_owned(), self.connection());
+        async move {
+            let mut con = con.await?;
+            redis::cmd("PUBLISH").arg(&channel).arg(&id).query_async::<i64>(&mut con).await.map_err(unavailable)?;
+            Ok(())
+        }
+        .boxed()
+    }
+
+    fn start(&self, cancels: Arc<dyn Fn(&str) + Send + Sync>, log: &Logger) {
+        let (client, channel, log) = (self.client.clone(), format!("{}:task-cancel", self.prefix), log.clone());
+        let warm = self.connection();
+        // A thread of its own: the subscription and the shared connection's
+        // driver outlive any worker.
+        actix_rt::Arbiter::new().spawn(async move {
+            let _ = warm.await;
+            let mut backoff = Duration::from_millis(100);
+            loop {
+                let subscribed = async {
+                    let mut pubsub = client.get_async_pubsub().await?;
+                    pubsub.subscribe(&channel).await?;
+                    Ok::<_, redis::RedisError>(pubsub)
+                };
+                match subscribed.await {
+                    Ok(pubsub) => {
+                        backoff = Duration::from_millis(100);
+                        info!(log, "task cancellations subscribed"; "channel" => &channel);
+                        let mut messages = pubsub.into_on_message();
+                        while let Some(msg) = messages.next().await {
+                            if let Ok(id) = std::str::from_utf8(msg.get_payload_bytes()) {
+                                cancels(id);
+                            }
+                        }
+                        warn!(log, "task cancellation subscription lost; retrying"; "channel" => &channel);
+                    }
+                    Err(e) => warn!(log, "redis unavailable for task cancellations; retrying"; "error" => %e),
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(5));
+            }
+        });
+    }
+}
