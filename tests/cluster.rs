@@ -317,11 +317,14 @@ async fn tasks_are_answered_by_every_instance_and_outlive_none() {
     let port = free_fixed_port();
     let redis = Redis::start(port).await;
     let extra = "[catalog]\nname = \"everything\"\n[tasks]\nlease_ms = 1000\n";
-    let mut a = started(config_file_with("node-a", port, extra)).await;
-    let mut b = started(config_file_with("node-b", port, extra)).await;
-    for node in [&mut a, &mut b] {
-        node.stderr_until("task cancellations subscribed").await;
+    let mut nodes = Vec::new();
+    for name in ["node-a", "node-b"] {
+        let cfg = config_file_with(name, port, extra);
+        let mut node = HttpChild::spawn(&["--config", cfg.to_str().unwrap()]).await;
+        node.stderr_until_all(&["redis subscription established", "task cancellations subscribed"]).await;
+        nodes.push(node);
     }
+    let (mut a, b) = (nodes.remove(0), nodes.remove(0));
 
     // Created on A, read on B; B's listen stream follows it; cancelled on B,
     // which stops the handler running on A.

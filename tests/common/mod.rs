@@ -394,6 +394,24 @@ impl HttpChild {
         self.early.clear();
         line_with(&mut self.stderr, needle).await
     }
+
+    /// Reads stderr until every one of `needles` was in some line, in any
+    /// order (fails after 10 s), starting with the lines before the address line.
+    pub async fn stderr_until_all(&mut self, needles: &[&str]) {
+        let mut left: Vec<&str> = needles.to_vec();
+        for line in std::mem::take(&mut self.early) {
+            left.retain(|n| !line.contains(n));
+        }
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !left.is_empty() {
+            let line = tokio::time::timeout_at(deadline, self.stderr.next_line())
+                .await
+                .unwrap_or_else(|_| panic!("no lines with {left:?} within 10 s"))
+                .unwrap()
+                .expect("stderr open");
+            left.retain(|n| !line.contains(n));
+        }
+    }
 }
 
 /// A free loopback port (bound, then released).
