@@ -30,6 +30,36 @@ pub(crate) struct Common {
     /// Loopback source addresses to spread connections over (127.0.0.1..N).
     #[arg(long, default_value_t = 1)]
     pub(crate) sources: usize,
+    /// Write an HTML report: the latency percentile curve (HDR) and the
+    /// throughput per second of the run.
+    #[arg(long)]
+    pub(crate) report: Option<std::path::PathBuf>,
+    /// An earlier report whose curves the new one draws beside this run's.
+    #[arg(long, requires = "report")]
+    pub(crate) baseline: Option<std::path::PathBuf>,
+    /// The run's name in the report (default: scenario, connections, URL).
+    #[arg(long)]
+    pub(crate) label: Option<String>,
+}
+
+impl Common {
+    /// Writes the report, if asked for, of a run labelled `label`.
+    pub(crate) fn write_report(&self, label: String, h: &hdrhistogram::Histogram<u64>, per_second: Vec<u64>) {
+        let Some(path) = &self.report else { return };
+        let label = self.label.clone().unwrap_or(label);
+        // Whole seconds of the run only: the last, partial one would read as a drop.
+        let mut per_second = per_second;
+        per_second.truncate(self.duration as usize);
+        let run = mcp_load::report::Run::new(label, h, per_second);
+        let baseline = self.baseline.as_ref().map(|b| {
+            let text = std::fs::read_to_string(b).unwrap_or_else(|e| panic!("--baseline {}: {e}", b.display()));
+            mcp_load::report::Run::read(&text)
+                .unwrap_or_else(|| panic!("--baseline {}: not an mcp-load report", b.display()))
+        });
+        std::fs::write(path, mcp_load::report::html(&run, baseline.as_ref()))
+            .unwrap_or_else(|e| panic!("--report {}: {e}", path.display()));
+        println!("report: {}", path.display());
+    }
 }
 
 #[derive(Args, Clone)]

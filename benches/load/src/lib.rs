@@ -4,6 +4,8 @@
 //! standard headers, verification of every reply, latency histograms, and the
 //! resident memory of a server process.
 
+pub mod report;
+
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
@@ -220,6 +222,36 @@ pub fn verify_echo(answer: &Answer, id: u64, text: &str) -> Result<(), String> {
 /// A latency histogram in microseconds (1 µs .. 60 s, 3 significant digits).
 pub fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 60_000_000, 3).expect("valid bounds")
+}
+
+/// Completed requests per second of a run, counted by every connection.
+#[derive(Debug)]
+pub struct PerSecond {
+    start: std::time::Instant,
+    counts: Vec<std::sync::atomic::AtomicU64>,
+}
+
+impl PerSecond {
+    /// Counters for a run of at most `seconds` (and a little over).
+    pub fn new(seconds: u64) -> Self {
+        let counts = (0..seconds + 2).map(|_| std::sync::atomic::AtomicU64::new(0)).collect();
+        PerSecond { start: std::time::Instant::now(), counts }
+    }
+
+    /// One request completed now.
+    pub fn tick(&self) {
+        let i = (self.start.elapsed().as_secs() as usize).min(self.counts.len() - 1);
+        self.counts[i].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The counts, up to the last second with any.
+    pub fn counts(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self.counts.iter().map(|c| c.load(std::sync::atomic::Ordering::Relaxed)).collect();
+        while v.len() > 1 && v.last() == Some(&0) {
+            v.pop();
+        }
+        v
+    }
 }
 
 /// `p50 p90 p99 max` of a histogram in milliseconds.

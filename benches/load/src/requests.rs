@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_load::{body, histogram, source, summary, verify, verify_echo, Conn, Target};
+use mcp_load::{body, histogram, source, summary, verify, verify_echo, Conn, PerSecond, Target};
 use serde_json::json;
 
 use crate::cli::Common;
@@ -43,6 +43,7 @@ pub(crate) async fn requests(common: Common, kind: fn(u64, &str) -> Planned, too
     let target = Target::parse(&common.url).expect("a loopback URL");
     let tally = Tally::new();
     let sent = Arc::new(AtomicU64::new(0));
+    let per_second = Arc::new(PerSecond::new(common.duration));
     let deadline = Instant::now() + Duration::from_secs(common.duration);
     let start = Instant::now();
     let mut tasks = Vec::new();
@@ -50,7 +51,8 @@ pub(crate) async fn requests(common: Common, kind: fn(u64, &str) -> Planned, too
         let (target, tally, sent, tool) = (target.clone(), tally.clone(), sent.clone(), tool.clone());
         let max = common.requests;
         let src = source(c, common.sources);
-        tasks.push(tokio::spawn(connection(c, target, src, tally, sent, deadline, max, kind, tool)));
+        let per_second = per_second.clone();
+        tasks.push(tokio::spawn(connection(c, target, src, tally, sent, deadline, max, kind, tool, per_second)));
     }
     let mut all = histogram();
     for t in tasks {
@@ -70,6 +72,9 @@ pub(crate) async fn requests(common: Common, kind: fn(u64, &str) -> Planned, too
     if let Some(e) = first {
         println!("first error: {e}");
     }
+    let what = if tool.is_empty() { "mixed".to_owned() } else { format!("call {tool}") };
+    let label = format!("{what} @{} connections, {}", common.connections, common.url);
+    common.write_report(label, &all, per_second.counts());
 }
 
 type Check = fn(&mcp_load::Answer, u64) -> Result<(), String>;
@@ -87,6 +92,7 @@ async fn connection(
     max: u64,
     kind: fn(u64, &str) -> Planned,
     tool: String,
+    per_second: Arc<PerSecond>,
 ) -> hdrhistogram::Histogram<u64> {
     let mut h = histogram();
     let mut conn = match Conn::open(&target, src).await {
@@ -105,6 +111,7 @@ async fn connection(
         match conn.call(&method, name.as_deref(), body).await {
             Ok(answer) => {
                 h.record(t0.elapsed().as_micros().max(1) as u64).ok();
+                per_second.tick();
                 match check(&answer, id) {
                     Ok(()) => {
                         tally.ok.fetch_add(1, Ordering::Relaxed);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcp_load::{histogram, meta, source, summary, verify, Conn, Target};
+use mcp_load::{histogram, meta, source, summary, verify, Conn, PerSecond, Target};
 use serde_json::{json, Value};
 
 use crate::cli::Common;
@@ -44,12 +44,14 @@ pub(crate) async fn tasks(common: Common) {
     let target = Target::parse(&common.url).expect("a loopback URL");
     let (ok, errors, sent) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
     let first_error = Arc::new(std::sync::Mutex::new(None::<String>));
+    let per_second = Arc::new(PerSecond::new(common.duration));
     let deadline = Instant::now() + Duration::from_secs(common.duration);
     let start = Instant::now();
     let mut workers = Vec::new();
     for c in 0..common.connections {
         let (target, ok, errors, sent, first_error) =
             (target.clone(), ok.clone(), errors.clone(), sent.clone(), first_error.clone());
+        let per_second = per_second.clone();
         let (max, src) = (common.requests, source(c, common.sources));
         workers.push(tokio::spawn(async move {
             let mut h = histogram();
@@ -62,6 +64,7 @@ pub(crate) async fn tasks(common: Common) {
                 match one(&mut conn, id).await {
                     Ok(()) => {
                         h.record(t0.elapsed().as_micros().max(1) as u64).ok();
+                        per_second.tick();
                         ok.fetch_add(1, Ordering::Relaxed);
                     }
                     Err(e) => {
@@ -93,4 +96,6 @@ pub(crate) async fn tasks(common: Common) {
     if let Some(e) = first {
         println!("first error: {e}");
     }
+    let label = format!("tasks @{} connections, {}", common.connections, common.url);
+    common.write_report(label, &all, per_second.counts());
 }
