@@ -12,13 +12,19 @@ pub struct RequestHeaders {
 impl RequestHeaders {
     /// Headers from `(name, value)` pairs.
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Self {
-        let mut buf = String::new();
+        // Room for a typical request's headers, so the buffer grows rarely.
+        let mut buf = String::with_capacity(384);
         for (name, value) in pairs {
             let Ok(value) = std::str::from_utf8(value) else { continue };
             if name.contains('\0') || value.contains('\0') {
                 continue;
             }
-            buf.extend(name.chars().map(|c| c.to_ascii_lowercase()));
+            // HTTP/1.1 and HTTP/2 header names arrive lowercased already.
+            if name.bytes().any(|b| b.is_ascii_uppercase()) {
+                buf.extend(name.chars().map(|c| c.to_ascii_lowercase()));
+            } else {
+                buf.push_str(name);
+            }
             buf.push('\0');
             buf.push_str(value);
             buf.push('\0');
@@ -55,6 +61,8 @@ mod tests {
         assert_eq!(h.get("ACCEPT"), Some("application/json, text/event-stream"));
         assert_eq!(h.get("x-binary"), None);
         assert_eq!(h.iter().count(), 3);
+        // Names are kept lowercase whichever case they came in.
+        assert_eq!(h.iter().map(|(n, _)| n).collect::<Vec<_>>(), ["x-tenant", "accept", "x-tenant"]);
         assert_eq!(RequestHeaders::default().iter().count(), 0);
     }
 }

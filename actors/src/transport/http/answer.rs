@@ -84,10 +84,15 @@ pub(super) fn facts_of(req: &HttpRequest, server: &McpServer, identity: Option<&
 
 /// The trace context of the W3C headers; a malformed one is ignored.
 fn trace_of(req: &HttpRequest) -> Option<mcp_protocol::trace::TraceContext> {
+    use actix_web::http::header::HeaderName;
+    // Names made once: looking up by `&str` parses the name on every request.
+    const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+    const TRACESTATE: HeaderName = HeaderName::from_static("tracestate");
+    const BAGGAGE: HeaderName = HeaderName::from_static("baggage");
     let h = req.headers();
-    let text = |name: &str| h.get(name).and_then(|v| v.to_str().ok());
-    let traceparent = text("traceparent")?;
-    mcp_protocol::trace::TraceContext::from_parts(Some(traceparent), text("tracestate"), text("baggage"))
+    let text = |name: &HeaderName| h.get(name).and_then(|v| v.to_str().ok());
+    let traceparent = text(&TRACEPARENT)?;
+    mcp_protocol::trace::TraceContext::from_parts(Some(traceparent), text(&TRACESTATE), text(&BAGGAGE))
 }
 
 /// Answers a route of the stateless era.
