@@ -5,8 +5,9 @@
 /// (others are left out). Kept in one buffer: one allocation per request.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RequestHeaders {
-    /// `name\0value\0` pairs.
-    buf: Box<str>,
+    /// `name\0value\0` pairs (a `String`: shrinking it to fit would cost a
+    /// reallocation per request).
+    buf: String,
 }
 
 impl RequestHeaders {
@@ -15,12 +16,15 @@ impl RequestHeaders {
         // Room for a typical request's headers, so the buffer grows rarely.
         let mut buf = String::with_capacity(384);
         for (name, value) in pairs {
+            // One pass over the name: a NUL excludes it, and HTTP/1.1 and
+            // HTTP/2 header names arrive lowercased already.
+            let (nul, upper) =
+                name.bytes().fold((false, false), |(n, u), b| (n || b == 0, u || b.is_ascii_uppercase()));
             let Ok(value) = std::str::from_utf8(value) else { continue };
-            if name.contains('\0') || value.contains('\0') {
+            if nul || value.contains('\0') {
                 continue;
             }
-            // HTTP/1.1 and HTTP/2 header names arrive lowercased already.
-            if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            if upper {
                 buf.extend(name.chars().map(|c| c.to_ascii_lowercase()));
             } else {
                 buf.push_str(name);
@@ -29,7 +33,7 @@ impl RequestHeaders {
             buf.push_str(value);
             buf.push('\0');
         }
-        RequestHeaders { buf: buf.into_boxed_str() }
+        RequestHeaders { buf }
     }
 
     /// Every `(name, value)`, in the order received (a repeated header once
