@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use actix::{Actor, Addr, Arbiter, Recipient};
 use mcp_protocol::jsonrpc::{encode_error, encode_result, Request};
 use mcp_protocol::subscription::{Event, SubscriptionFilter};
-use mcp_protocol::{ErrorData, ProtocolError};
+use mcp_protocol::ErrorData;
 use tokio::sync::{oneshot, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
@@ -303,10 +303,7 @@ impl McpServer {
             && self.inner.service.tasks().is_some()
             && !mcp_protocol::tasks::declared(&admitted.meta.client_capabilities)
         {
-            let missing = ProtocolError::MissingCapability {
-                required: Box::new(mcp_protocol::tasks::required_capabilities()),
-                message: format!("notifications.taskIds needs the {} extension", mcp_protocol::tasks::EXTENSION),
-            };
+            let missing = mcp_protocol::tasks::missing_extension("notifications.taskIds");
             return Err(missing.to_error_data(admitted.meta.version.profile()));
         }
         Ok(p.notifications.honored(&self.inner.service.supported_filter()))

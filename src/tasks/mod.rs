@@ -39,6 +39,15 @@ pub fn required_capabilities() -> ClientCapabilities {
     ClientCapabilities { extensions: Some(extensions), ..Default::default() }
 }
 
+/// MissingRequiredClientCapability naming the extension (-32021), for
+/// `what` needing it.
+pub fn missing_extension(what: &str) -> crate::error::ProtocolError {
+    crate::error::ProtocolError::MissingCapability {
+        required: Box::new(required_capabilities()),
+        message: format!("{what} needs the {EXTENSION} extension"),
+    }
+}
+
 /// The server's declaration in `server/discover`: `{}` (no settings yet).
 pub fn server_capability() -> (String, Value) {
     (EXTENSION.to_owned(), json!({}))

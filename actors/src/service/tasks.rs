@@ -15,16 +15,7 @@ use super::McpService;
 use crate::catalog::{TaskSupport, Tool};
 use crate::context::RequestContext;
 use crate::error::HandlerError;
-use crate::tasks::{spawn_run, RunOutcome, TaskActor, TaskCall, TaskLink, TaskRecord, TaskService};
-
-/// -32021 for a client that did not declare the extension.
-fn missing_extension() -> HandlerError {
-    ProtocolError::MissingCapability {
-        required: Box::new(tasks::required_capabilities()),
-        message: format!("this request needs the {} extension", tasks::EXTENSION),
-    }
-    .into()
-}
+use crate::tasks::{settlement, spawn_run, RunOutcome, TaskActor, TaskCall, TaskLink, TaskRecord, TaskService};
 
 /// -32602 for an unknown, expired or another subject's task.
 fn not_found(id: &str) -> HandlerError {
@@ -50,7 +41,7 @@ impl McpService {
         if self.tasks.is_none() || ctx.era().session().is_some() {
             return Err(ProtocolError::MethodNotFound(method.to_owned()).into());
         }
-        self.tasks_for(ctx).ok_or_else(missing_extension)
+        self.tasks_for(ctx).ok_or_else(|| tasks::missing_extension(method).into())
     }
 
     /// A `tools/call` of a tool that allows tasks, by a client that may use
@@ -108,8 +99,8 @@ impl McpService {
             },
             Some(outcome) => {
                 // A required task whose handler already ended: a finished task.
-                let record = tasks.new_record(call(), subject.clone());
-                let settled = finished(record, outcome, &run_ctx, tasks.now());
+                let mut settled = tasks.new_record(call(), subject.clone());
+                settlement(outcome, &run_ctx, tasks.now(), run_ctx.logger())(&mut settled);
                 tasks.create(settled.clone()).await.map_err(store_error)?;
                 self.created(&settled)
             }
@@ -217,27 +208,4 @@ impl McpService {
         TaskActor::start_with(record.id, tasks, run_ctx, token, run);
         Ok(())
     }
-}
-
-/// `record` settled by a run that ended before the task was created.
-fn finished(mut record: TaskRecord, outcome: RunOutcome, ctx: &RequestContext, now: u64) -> TaskRecord {
-    match outcome {
-        RunOutcome::Done(Ok(result)) => {
-            record.result = Some(serde_json::to_value(&result).unwrap_or_default());
-            record.settle(TaskStatus::Completed, now);
-        }
-        RunOutcome::Done(Err(e)) => {
-            record.error = serde_json::to_value(e.to_error_data(ctx.protocol_version())).ok();
-            record.settle(TaskStatus::Failed, now);
-        }
-        RunOutcome::Panicked(_) => {
-            let e = mcp_protocol::ErrorData::internal("the handler failed (it panicked); see the server log");
-            record.error = serde_json::to_value(e).ok();
-            record.settle(TaskStatus::Failed, now);
-        }
-        RunOutcome::Cancelled => {
-            record.settle(TaskStatus::Cancelled, now);
-        }
-    }
-    record
 }

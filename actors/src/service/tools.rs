@@ -9,7 +9,6 @@ use super::McpService;
 use crate::catalog::TaskSupport;
 use crate::context::RequestContext;
 use crate::error::HandlerError;
-use mcp_protocol::ProtocolError;
 
 impl McpService {
     pub(super) fn list_tools(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
@@ -27,15 +26,8 @@ impl McpService {
             (TaskSupport::Forbidden, _) | (TaskSupport::Optional, None) => {}
             (_, Some(tasks)) => return self.call_as_task(tasks.clone(), tool, p, ctx).await,
             (TaskSupport::Required, None) => {
-                return Err(ProtocolError::MissingCapability {
-                    required: Box::new(mcp_protocol::tasks::required_capabilities()),
-                    message: format!(
-                        "tool {} runs only as a task: declare the {} extension",
-                        p.name,
-                        mcp_protocol::tasks::EXTENSION
-                    ),
-                }
-                .into())
+                let what = format!("tool {}, which runs only as a task,", p.name);
+                return Err(mcp_protocol::tasks::missing_extension(&what).into());
             }
         }
         let args = p.arguments.unwrap_or_default();

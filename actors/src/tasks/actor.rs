@@ -67,63 +67,60 @@ impl TaskActor {
             .into_actor(self),
         );
     }
+}
 
-    /// The change that settles the task after `outcome`.
-    fn settlement(&self, outcome: RunOutcome) -> super::Change {
-        let now = self.tasks.now();
-        let version = self.ctx.protocol_version();
-        match outcome {
-            RunOutcome::Done(Ok(result)) => {
-                let result = serde_json::to_value(&result).unwrap_or_default();
-                Box::new(move |t| {
-                    t.result = Some(result.clone());
-                    t.settle(TaskStatus::Completed, now)
-                })
-            }
-            RunOutcome::Done(Err(HandlerError::InputRequired)) => {
-                let round = self.ctx.take_round();
-                let answered: Map<String, Value> = round
-                    .answered
-                    .iter()
-                    .filter_map(|k| round.responses.get(k).map(|v| (k.clone(), v.clone())))
-                    .collect();
-                let state = round.state_out.or(round.state_in);
-                let pending: Map<String, Value> =
-                    round.pending.into_iter().map(|(k, r)| (k, serde_json::to_value(r).unwrap_or_default())).collect();
-                Box::new(move |t| {
-                    t.call.responses.extend(answered.clone());
-                    t.call.state.clone_from(&state);
-                    if t.cancel_requested {
-                        return t.settle(TaskStatus::Cancelled, now);
-                    }
-                    if pending.is_empty() {
-                        t.error =
-                            Some(error_value(&ErrorData::internal("the handler asked for input without a request")));
-                        return t.settle(TaskStatus::Failed, now);
-                    }
-                    let changed = t.settle(TaskStatus::InputRequired, now);
-                    t.input_requests.clone_from(&pending);
-                    t.runner = None;
-                    changed
-                })
-            }
-            RunOutcome::Done(Err(e)) => {
-                let error = error_value(&e.to_error_data(version));
-                Box::new(move |t| {
-                    t.error = Some(error.clone());
-                    t.settle(TaskStatus::Failed, now)
-                })
-            }
-            RunOutcome::Panicked(message) => {
-                slog::error!(self.log, "task handler panicked; the task failed"; "panic" => message);
-                let error = error_value(&ErrorData::internal("the handler failed (it panicked); see the server log"));
-                Box::new(move |t| {
-                    t.error = Some(error.clone());
-                    t.settle(TaskStatus::Failed, now)
-                })
-            }
-            RunOutcome::Cancelled => Box::new(move |t| t.settle(TaskStatus::Cancelled, now)),
+/// The change that settles a task after its handler's `outcome` (run
+/// with `ctx`), at `now`, a panic logged to `log`: for the actor of a running task, and for a
+/// required task whose handler ended before the task was created.
+pub(crate) fn settlement(outcome: RunOutcome, ctx: &RequestContext, now: u64, log: &slog::Logger) -> super::Change {
+    let version = ctx.protocol_version();
+    match outcome {
+        RunOutcome::Done(Ok(result)) => {
+            let result = serde_json::to_value(&result).unwrap_or_default();
+            Box::new(move |t| {
+                t.result = Some(result.clone());
+                t.settle(TaskStatus::Completed, now)
+            })
         }
+        RunOutcome::Done(Err(HandlerError::InputRequired)) => {
+            let round = ctx.take_round();
+            let answered: Map<String, Value> =
+                round.answered.iter().filter_map(|k| round.responses.get(k).map(|v| (k.clone(), v.clone()))).collect();
+            let state = round.state_out.or(round.state_in);
+            let pending: Map<String, Value> =
+                round.pending.into_iter().map(|(k, r)| (k, serde_json::to_value(r).unwrap_or_default())).collect();
+            Box::new(move |t| {
+                t.call.responses.extend(answered.clone());
+                t.call.state.clone_from(&state);
+                if t.cancel_requested {
+                    return t.settle(TaskStatus::Cancelled, now);
+                }
+                if pending.is_empty() {
+                    t.error = Some(error_value(&ErrorData::internal("the handler asked for input without a request")));
+                    return t.settle(TaskStatus::Failed, now);
+                }
+                let changed = t.settle(TaskStatus::InputRequired, now);
+                t.input_requests.clone_from(&pending);
+                t.runner = None;
+                changed
+            })
+        }
+        RunOutcome::Done(Err(e)) => {
+            let error = error_value(&e.to_error_data(version));
+            Box::new(move |t| {
+                t.error = Some(error.clone());
+                t.settle(TaskStatus::Failed, now)
+            })
+        }
+        RunOutcome::Panicked(message) => {
+            slog::error!(log, "task handler panicked; the task failed"; "panic" => message);
+            let error = error_value(&ErrorData::internal("the handler failed (it panicked); see the server log"));
+            Box::new(move |t| {
+                t.error = Some(error.clone());
+                t.settle(TaskStatus::Failed, now)
+            })
+        }
+        RunOutcome::Cancelled => Box::new(move |t| t.settle(TaskStatus::Cancelled, now)),
     }
 }
 
@@ -153,7 +150,7 @@ impl Actor for TaskActor {
             run.into_actor(self)
                 .then(|outcome, act, _ctx| {
                     let outcome = outcome.unwrap_or(RunOutcome::Cancelled);
-                    let change = act.settlement(outcome);
+                    let change = settlement(outcome, &act.ctx, act.tasks.now(), &act.log);
                     let (tasks, id) = (act.tasks.clone(), act.id.clone());
                     async move { tasks.update(&id, change).await }.into_actor(act)
                 })

@@ -20,6 +20,7 @@ mod run;
 mod service;
 mod store;
 
+pub(crate) use actor::settlement;
 pub use actor::TaskActor;
 pub(crate) use link::TaskLink;
 pub use memory::MemoryStore;
