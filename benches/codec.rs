@@ -20,7 +20,7 @@ fn hot_path(c: &mut Criterion) {
             let meta =
                 RequestMeta::validate(r.params.as_ref(), VersionHeader::Present("2026-07-28"), ProtocolVersion::ALL)
                     .unwrap();
-            let req = ClientRequest::from_parts(&r.method, r.params).unwrap();
+            let req = ClientRequest::from_parts(&r.method, r.params.as_ref()).unwrap();
             let result = json!({"content": [{"type": "text", "text": "hello world"}], "resultType": "complete"});
             black_box((meta, req.method(), jsonrpc::encode_result(&r.id, &result)))
         })

@@ -7,9 +7,10 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::{ErrorData, ProtocolError};
+use crate::raw_object::{nests_deeper_than, raw_str, RawObject, MAX_DEPTH};
 
 /// The JSON-RPC version string.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -103,8 +104,8 @@ pub struct Request {
     pub id: RequestId,
     /// The method name.
     pub method: String,
-    /// The params object, if any.
-    pub params: Option<Map<String, Value>>,
+    /// The params object, if any, as its text.
+    pub params: Option<RawObject>,
 }
 
 /// A decoded notification.
@@ -112,8 +113,8 @@ pub struct Request {
 pub struct Notification {
     /// The method name.
     pub method: String,
-    /// The params object, if any.
-    pub params: Option<Map<String, Value>>,
+    /// The params object, if any, as its text.
+    pub params: Option<RawObject>,
 }
 
 /// A decoded response (a client answering a server request).
@@ -150,16 +151,18 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::
     Box::<RawValue>::deserialize(d).map(Some)
 }
 
+/// The envelope, read without building a tree: `params` is kept as its
+/// text for the typed parse that follows, the rest is borrowed.
 #[derive(Deserialize)]
-struct Envelope {
-    #[serde(default)]
-    jsonrpc: Option<Value>,
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<&'a RawValue>,
     #[serde(default, deserialize_with = "present")]
     id: Option<Box<RawValue>>,
+    #[serde(default, borrow)]
+    method: Option<&'a RawValue>,
     #[serde(default)]
-    method: Option<Value>,
-    #[serde(default)]
-    params: Option<Value>,
+    params: Option<Box<RawValue>>,
     #[serde(default)]
     result: Option<Value>,
     #[serde(default)]
@@ -181,7 +184,7 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
             },
         });
     }
-    let env: Envelope = match serde_json::from_slice(bytes) {
+    let env: Envelope<'_> = match serde_json::from_slice(bytes) {
         Ok(env) => env,
         Err(e) => {
             let error = if e.is_data() {
@@ -200,20 +203,27 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
         id: id.clone(),
         error: ProtocolError::InvalidRequest(m.into()),
     };
-    if env.jsonrpc.as_ref().and_then(Value::as_str) != Some(JSONRPC_VERSION) {
+    if env.jsonrpc.and_then(raw_str).as_deref() != Some(JSONRPC_VERSION) {
         return Err(fail(&id, "jsonrpc must be \"2.0\""));
     }
     let params = match env.params {
         None => None,
-        Some(Value::Object(m)) => Some(m),
-        Some(_) => {
-            return Err(DecodeError { id, error: ProtocolError::InvalidParams("params must be an object".into()) })
+        Some(raw) if nests_deeper_than(raw.get(), MAX_DEPTH) => {
+            let error = ProtocolError::Parse(format!("params nest deeper than {MAX_DEPTH} levels"));
+            return Err(DecodeError { id: None, error });
         }
+        Some(raw) => match RawObject::from_raw(raw) {
+            Some(p) => Some(p),
+            None => {
+                return Err(DecodeError { id, error: ProtocolError::InvalidParams("params must be an object".into()) })
+            }
+        },
     };
-    match (env.method, id) {
-        (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request(Request { id, method, params })),
-        (Some(Value::String(method)), None) => Ok(Incoming::Notification(Notification { method, params })),
-        (Some(_), id) => Err(fail(&id, "method must be a string")),
+    let method = env.method.map(|m| raw_str(m).map(std::borrow::Cow::into_owned));
+    match (method, id) {
+        (Some(Some(method)), Some(id)) => Ok(Incoming::Request(Request { id, method, params })),
+        (Some(Some(method)), None) => Ok(Incoming::Notification(Notification { method, params })),
+        (Some(None), id) => Err(fail(&id, "method must be a string")),
         (None, Some(id)) => match (env.result, env.error) {
             (Some(r), None) => Ok(Incoming::Response(Response { id, outcome: Ok(r) })),
             (None, Some(e)) => Ok(Incoming::Response(Response { id, outcome: Err(e) })),
@@ -247,6 +257,28 @@ struct NotificationOut<'a, T: Serialize> {
 /// Encodes a success response as one line of JSON (no trailing newline).
 pub fn encode_result<T: Serialize>(id: &RequestId, result: &T) -> Vec<u8> {
     serde_json::to_vec(&ResultOut { jsonrpc: JSONRPC_VERSION, id, result }).expect("results serialize")
+}
+
+/// Encodes a success response whose result is `result`'s object with the
+/// members `extra` (JSON text: `"key":value` pairs, comma-separated)
+/// appended, written straight into the response: no tree is built. `T`
+/// must serialize as an object without the members `extra` names.
+pub fn encode_result_with<T: Serialize>(id: &RequestId, result: &T, extra: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128 + extra.len());
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    out.extend_from_slice(id.as_json().as_bytes());
+    out.extend_from_slice(b",\"result\":");
+    serde_json::to_writer(&mut out, result).expect("results serialize");
+    debug_assert_eq!(out.last(), Some(&b'}'), "the result is an object");
+    out.pop();
+    if !extra.is_empty() {
+        if out.last() != Some(&b'{') {
+            out.push(b',');
+        }
+        out.extend_from_slice(extra.as_bytes());
+    }
+    out.extend_from_slice(b"}}");
+    out
 }
 
 /// Encodes an error response; `id: None` renders `"id": null`.
@@ -338,6 +370,18 @@ mod tests {
             Incoming::Notification(_)
         ));
         assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).unwrap(), Incoming::Response(_)));
+    }
+
+    #[test]
+    fn a_result_with_members_appended_is_the_same_json() {
+        let id = RequestId::number(4);
+        let out = encode_result_with(&id, &json!({"content": []}), r#""resultType":"complete""#);
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v, json!({"jsonrpc": "2.0", "id": 4, "result": {"content": [], "resultType": "complete"}}));
+        let out = encode_result_with(&id, &json!({}), r#""a":1"#);
+        assert_eq!(serde_json::from_slice::<Value>(&out).unwrap()["result"], json!({"a": 1}));
+        let out = encode_result_with(&id, &json!({"b": 2}), "");
+        assert_eq!(serde_json::from_slice::<Value>(&out).unwrap()["result"], json!({"b": 2}));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::error::ProtocolError;
 use crate::model::capabilities::{ClientCapabilities, ServerCapabilities};
 use crate::model::discover::Implementation;
 use crate::model::logging::LoggingLevel;
+use crate::raw_object::RawObject;
 use crate::request::{parse, ClientRequest};
 use crate::version::ProtocolVersion;
 
@@ -87,7 +88,7 @@ struct UriParams {
 impl LegacyRequest {
     /// Parses a legacy request; `subscriptions/listen` and `server/discover`
     /// belong to the stateless era and are not found here.
-    pub fn from_parts(method: &str, params: Option<Map<String, Value>>) -> Result<Self, ProtocolError> {
+    pub fn from_parts(method: &str, params: Option<&RawObject>) -> Result<Self, ProtocolError> {
         Ok(match method {
             "initialize" => LegacyRequest::Initialize(parse(method, params)?),
             "ping" => LegacyRequest::Ping,
@@ -160,7 +161,7 @@ mod tests {
 
     #[test]
     fn parses_legacy_methods() {
-        let p = |v: Value| v.as_object().cloned();
+        let p = |v: Value| v.as_object().cloned().map(|m| &*Box::leak(Box::new(RawObject::from(m))));
         assert!(matches!(
             LegacyRequest::from_parts(
                 "initialize",

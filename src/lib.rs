@@ -20,6 +20,7 @@
 //! - [`request`]: [`ClientRequest`], one variant per method.
 //! - [`header`]: the `Mcp-Name` / `Mcp-Param-*` header value encoding.
 //! - [`pagination`]: opaque cursors over ordered lists.
+//! - [`raw_object`]: JSON objects kept as text until a typed parse (`params`, tool arguments).
 //! - [`model`]: wire types by spec chapter.
 //! - [`request_state`]: the integrity-protected `requestState` of multi round-trip requests.
 //! - [`subscription`]: listen filters, events, the routing table and listen-stream encoders.
@@ -33,7 +34,7 @@
 //! let jsonrpc::Incoming::Request(req) = jsonrpc::decode(line).unwrap() else { panic!() };
 //! let meta = RequestMeta::from_params(req.params.as_ref(), None, ProtocolVersion::ALL).unwrap();
 //! assert_eq!(meta.version, ProtocolVersion::V2026_07_28);
-//! let call = ClientRequest::from_parts(&req.method, req.params).unwrap();
+//! let call = ClientRequest::from_parts(&req.method, req.params.as_ref()).unwrap();
 //! assert_eq!(call.method(), "tools/list");
 //! ```
 
@@ -46,6 +47,8 @@ pub mod legacy;
 pub mod meta;
 pub mod model;
 pub mod pagination;
+mod params_split;
+pub mod raw_object;
 pub mod request;
 pub mod request_state;
 pub mod subscription;
@@ -56,5 +59,6 @@ pub mod version;
 pub use error::{ErrorCode, ErrorData, ErrorProfile, ProtocolError};
 pub use jsonrpc::RequestId;
 pub use meta::RequestMeta;
+pub use raw_object::RawObject;
 pub use request::ClientRequest;
 pub use version::ProtocolVersion;

@@ -9,12 +9,17 @@
 //!
 //! Nothing is inferred from earlier requests or the connection.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
 
 use crate::error::ProtocolError;
 use crate::model::capabilities::ClientCapabilities;
 use crate::model::discover::Implementation;
 use crate::model::logging::LoggingLevel;
+use crate::raw_object::{is_object, present_raw, raw_str, RawObject};
 use crate::version::ProtocolVersion;
 
 /// `_meta` key of the protocol version.
@@ -61,10 +66,132 @@ pub struct RequestMeta {
     pub trace: Option<crate::trace::TraceContext>,
 }
 
+/// The keys of a request's `_meta` this crate reads, each as its raw JSON,
+/// found in one pass over `params` and one over `_meta` (not yet checked).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct MetaKeys<'a> {
+    /// What `params._meta` is.
+    pub meta: MetaShape,
+    /// [`PROTOCOL_VERSION_KEY`].
+    pub version: Option<&'a RawValue>,
+    /// [`CLIENT_INFO_KEY`].
+    pub client_info: Option<&'a RawValue>,
+    /// [`CLIENT_CAPABILITIES_KEY`].
+    pub client_capabilities: Option<&'a RawValue>,
+    /// [`LOG_LEVEL_KEY`].
+    pub log_level: Option<&'a RawValue>,
+    /// [`PROGRESS_TOKEN_KEY`].
+    pub progress_token: Option<&'a RawValue>,
+    /// W3C `traceparent`.
+    pub traceparent: Option<&'a RawValue>,
+    /// W3C `tracestate`.
+    pub tracestate: Option<&'a RawValue>,
+    /// W3C `baggage`.
+    pub baggage: Option<&'a RawValue>,
+}
+
+/// What a request's `params._meta` is.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum MetaShape {
+    /// Not there.
+    #[default]
+    Absent,
+    /// An object.
+    Object,
+    /// Something else (`null` included).
+    Other,
+}
+
+/// `params` read for `_meta` alone.
+#[derive(Deserialize)]
+struct ParamsMeta<'a> {
+    #[serde(rename = "_meta", default, borrow, deserialize_with = "present_raw")]
+    meta: Option<&'a RawValue>,
+}
+
+/// `_meta` read for the keys this crate knows; the names are the constants above.
+#[derive(Deserialize)]
+pub(crate) struct MetaMembers<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow, deserialize_with = "present_raw")]
+    version: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow, deserialize_with = "present_raw")]
+    client_info: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow, deserialize_with = "present_raw")]
+    client_capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow, deserialize_with = "present_raw")]
+    log_level: Option<&'a RawValue>,
+    #[serde(rename = "progressToken", default, borrow, deserialize_with = "present_raw")]
+    progress_token: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present_raw")]
+    traceparent: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present_raw")]
+    tracestate: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present_raw")]
+    baggage: Option<&'a RawValue>,
+}
+
+impl<'a> MetaMembers<'a> {
+    /// The keys of an object `_meta`.
+    pub(crate) fn into_keys(self) -> MetaKeys<'a> {
+        let k = self;
+        MetaKeys {
+            meta: MetaShape::Object,
+            version: k.version,
+            client_info: k.client_info,
+            client_capabilities: k.client_capabilities,
+            log_level: k.log_level,
+            progress_token: k.progress_token,
+            traceparent: k.traceparent,
+            tracestate: k.tracestate,
+            baggage: k.baggage,
+        }
+    }
+}
+
+impl<'a> MetaKeys<'a> {
+    /// The keys of `params._meta`. `Err` when `params` or `_meta` is not
+    /// well-formed for reading them (a key given twice, say).
+    pub fn of(params: Option<&'a RawObject>) -> Result<Self, ProtocolError> {
+        let Some(params) = params else { return Ok(MetaKeys::default()) };
+        let meta = params
+            .parse_borrowed::<ParamsMeta<'a>>()
+            .map_err(|e| ProtocolError::InvalidMeta(format!("params: {e}")))?
+            .meta;
+        let m = match meta {
+            None => return Ok(MetaKeys::default()),
+            Some(m) if is_object(m) => m,
+            Some(_) => return Ok(MetaKeys { meta: MetaShape::Other, ..MetaKeys::default() }),
+        };
+        let k = serde_json::from_str::<MetaMembers<'a>>(m.get())
+            .map_err(|e| ProtocolError::InvalidMeta(format!("_meta: {e}")))?;
+        Ok(k.into_keys())
+    }
+
+    /// The protocol version it names, if it names one as a string.
+    pub fn version_str(&self) -> Option<Cow<'a, str>> {
+        self.version.and_then(raw_str)
+    }
+
+    /// The progress token, when it is a string or a number.
+    pub fn progress_token(&self) -> Option<Value> {
+        let raw = self.progress_token?;
+        let value = serde_json::from_str::<Value>(raw.get()).ok()?;
+        (value.is_string() || value.is_number()).then_some(value)
+    }
+
+    /// The W3C trace context, when well-formed.
+    pub fn trace(&self) -> Option<crate::trace::TraceContext> {
+        self.traceparent?;
+        let text = |r: Option<&'a RawValue>| r.and_then(raw_str);
+        let (p, s, b) = (text(self.traceparent), text(self.tracestate), text(self.baggage));
+        crate::trace::TraceContext::from_parts(p.as_deref(), s.as_deref(), b.as_deref())
+    }
+}
+
 impl RequestMeta {
     /// Validates `params._meta` for a transport without headers (stdio).
     pub fn from_params(
-        params: Option<&Map<String, Value>>,
+        params: Option<&RawObject>,
         header: Option<&str>,
         supported: &[ProtocolVersion],
     ) -> Result<Self, ProtocolError> {
@@ -77,70 +204,79 @@ impl RequestMeta {
 
     /// Validates `params._meta` in the specified order (see the module docs).
     pub fn validate(
-        params: Option<&Map<String, Value>>,
+        params: Option<&RawObject>,
         header: VersionHeader<'_>,
         supported: &[ProtocolVersion],
     ) -> Result<Self, ProtocolError> {
-        let meta = match params.and_then(|p| p.get("_meta")) {
-            Some(Value::Object(m)) => m,
-            Some(_) => return Err(ProtocolError::InvalidMeta("_meta must be an object".into())),
-            None => return Err(ProtocolError::InvalidMeta("params._meta is required".into())),
-        };
-        let version_str = match meta.get(PROTOCOL_VERSION_KEY) {
-            Some(Value::String(s)) => s.as_str(),
-            Some(_) => return Err(ProtocolError::InvalidMeta(format!("{PROTOCOL_VERSION_KEY} must be a string"))),
+        Self::validate_keys(&MetaKeys::of(params)?, header, supported)
+    }
+
+    /// [`RequestMeta::validate`] of keys already read.
+    pub fn validate_keys(
+        keys: &MetaKeys<'_>,
+        header: VersionHeader<'_>,
+        supported: &[ProtocolVersion],
+    ) -> Result<Self, ProtocolError> {
+        match keys.meta {
+            MetaShape::Object => {}
+            MetaShape::Other => return Err(ProtocolError::InvalidMeta("_meta must be an object".into())),
+            MetaShape::Absent => return Err(ProtocolError::InvalidMeta("params._meta is required".into())),
+        }
+        let version_str = match keys.version {
+            Some(_) => keys
+                .version_str()
+                .ok_or_else(|| ProtocolError::InvalidMeta(format!("{PROTOCOL_VERSION_KEY} must be a string")))?,
             None => return Err(ProtocolError::InvalidMeta(format!("{PROTOCOL_VERSION_KEY} is required"))),
         };
-        let client_capabilities = match meta.get(CLIENT_CAPABILITIES_KEY) {
-            Some(v @ Value::Object(_)) => ClientCapabilities::deserialize_value(v)?,
+        let client_capabilities = match keys.client_capabilities {
+            Some(v) if is_object(v) => ClientCapabilities::deserialize_raw(v)?,
             Some(_) => return Err(ProtocolError::InvalidMeta(format!("{CLIENT_CAPABILITIES_KEY} must be an object"))),
             None => return Err(ProtocolError::InvalidMeta(format!("{CLIENT_CAPABILITIES_KEY} is required"))),
         };
-        let client_info = match meta.get(CLIENT_INFO_KEY) {
+        let client_info = match keys.client_info {
             None => None,
             Some(v) => Some(
-                Implementation::deserialize(v)
+                serde_json::from_str::<Implementation>(v.get())
                     .map_err(|e| ProtocolError::InvalidMeta(format!("{CLIENT_INFO_KEY}: {e}")))?,
             ),
         };
-        if client_info.is_none() && ProtocolVersion::profile_for(Some(version_str)).client_info_required {
+        if client_info.is_none() && ProtocolVersion::profile_for(Some(&version_str)).client_info_required {
             return Err(ProtocolError::InvalidMeta(format!("{CLIENT_INFO_KEY} is required in {version_str}")));
         }
-        check_version_header(header, version_str)?;
-        let version = ProtocolVersion::parse(version_str).filter(|v| supported.contains(v)).ok_or_else(|| {
+        check_version_header(header, &version_str)?;
+        let version = ProtocolVersion::parse(&version_str).filter(|v| supported.contains(v)).ok_or_else(|| {
             ProtocolError::UnsupportedVersion {
-                requested: version_str.to_owned(),
+                requested: version_str.clone().into_owned(),
                 supported: supported.iter().map(|v| v.as_str().to_owned()).collect(),
             }
         })?;
-        let log_level = match meta.get(LOG_LEVEL_KEY) {
+        let log_level = match keys.log_level {
             None => None,
             Some(v) => Some(
-                LoggingLevel::deserialize(v)
+                serde_json::from_str::<LoggingLevel>(v.get())
                     .map_err(|e| ProtocolError::InvalidMeta(format!("{LOG_LEVEL_KEY}: {e}")))?,
             ),
         };
-        let progress_token = match meta.get(PROGRESS_TOKEN_KEY) {
+        let progress_token = match keys.progress_token {
             None => None,
-            Some(v @ (Value::String(_) | Value::Number(_))) => Some(v.clone()),
-            Some(_) => return Err(ProtocolError::InvalidMeta("progressToken must be a string or number".into())),
+            Some(_) => Some(
+                keys.progress_token()
+                    .ok_or_else(|| ProtocolError::InvalidMeta("progressToken must be a string or number".into()))?,
+            ),
         };
-        let trace = if meta.contains_key("traceparent") { crate::trace::TraceContext::from_meta(meta) } else { None };
-        Ok(RequestMeta { version, client_info, client_capabilities, log_level, progress_token, trace })
+        Ok(RequestMeta { version, client_info, client_capabilities, log_level, progress_token, trace: keys.trace() })
     }
 
     /// The protocol version string of a request, if it has one, for choosing an
     /// error profile before validation has succeeded.
-    pub fn peek_version(params: Option<&Map<String, Value>>) -> Option<&str> {
-        params?.get("_meta")?.get(PROTOCOL_VERSION_KEY)?.as_str()
+    pub fn peek_version(params: Option<&RawObject>) -> Option<Cow<'_, str>> {
+        MetaKeys::of(params).ok()?.version_str()
     }
 }
 
-use serde::Deserialize;
-
 impl ClientCapabilities {
-    fn deserialize_value(v: &Value) -> Result<Self, ProtocolError> {
-        ClientCapabilities::deserialize(v)
+    fn deserialize_raw(v: &RawValue) -> Result<Self, ProtocolError> {
+        serde_json::from_str::<ClientCapabilities>(v.get())
             .map_err(|e| ProtocolError::InvalidMeta(format!("{CLIENT_CAPABILITIES_KEY}: {e}")))
     }
 }
@@ -166,8 +302,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn params(v: Value) -> Map<String, Value> {
-        v.as_object().unwrap().clone()
+    fn params(v: Value) -> RawObject {
+        RawObject::from(v.as_object().unwrap().clone())
     }
 
     fn meta(version: &str) -> Value {

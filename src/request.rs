@@ -2,14 +2,18 @@
 //! variant per method. An unknown or removed method is a value
 //! ([`ClientRequest::from_parts`] returns `MethodNotFound`), never a panic path.
 
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::Deserialize;
+use serde_json::Value;
 
 use crate::error::ProtocolError;
+use crate::meta::MetaKeys;
 use crate::model::completion::CompleteParams;
 use crate::model::prompts::GetPromptParams;
 use crate::model::resources::ReadResourceParams;
 use crate::model::tools::CallToolParams;
+use crate::params_split::parse_split;
+use crate::raw_object::RawObject;
 use crate::subscription::ListenParams;
 use crate::tasks::{self, TaskIdParams, UpdateTaskParams};
 
@@ -79,16 +83,17 @@ pub enum ClientRequest {
     CancelTask(TaskIdParams),
 }
 
-/// Deserializes a method's params (without `_meta`) into `T`; failures are -32602.
-pub(crate) fn parse<T: DeserializeOwned>(method: &str, params: Option<Map<String, Value>>) -> Result<T, ProtocolError> {
-    let mut params = params.unwrap_or_default();
-    params.remove("_meta");
-    serde_json::from_value(Value::Object(params)).map_err(|e| ProtocolError::InvalidParams(format!("{method}: {e}")))
+/// Deserializes a method's params into `T` (absent params read as `{}`;
+/// `_meta`, validated apart, is a member no params type declares, so it is
+/// skipped); failures are -32602.
+pub(crate) fn parse<T: DeserializeOwned>(method: &str, params: Option<&RawObject>) -> Result<T, ProtocolError> {
+    let text = params.map_or("{}", RawObject::as_str);
+    serde_json::from_str(text).map_err(|e| ProtocolError::InvalidParams(format!("{method}: {e}")))
 }
 
 impl ClientRequest {
     /// Parses a method and its params (with `_meta` already validated).
-    pub fn from_parts(method: &str, params: Option<Map<String, Value>>) -> Result<Self, ProtocolError> {
+    pub fn from_parts(method: &str, params: Option<&RawObject>) -> Result<Self, ProtocolError> {
         use self::method as m;
         Ok(match method {
             m::DISCOVER => ClientRequest::Discover,
@@ -106,6 +111,36 @@ impl ClientRequest {
             tasks::CANCEL => ClientRequest::CancelTask(parse(method, params)?),
             other => return Err(ProtocolError::MethodNotFound(other.to_owned())),
         })
+    }
+
+    /// [`ClientRequest::from_parts`] and the keys of `params._meta`, in one
+    /// pass over `params` ([`crate::params_split`]). `None` when that pass
+    /// fails: then [`MetaKeys::of`] and [`ClientRequest::from_parts`], which
+    /// report each error in the order the specification sets.
+    pub fn parse_with_meta<'a>(method: &str, params: &'a RawObject) -> Option<(Self, MetaKeys<'a>)> {
+        use self::method as m;
+        fn split<'a, T: Deserialize<'a>>(
+            params: &'a RawObject,
+            variant: impl FnOnce(T) -> ClientRequest,
+        ) -> Option<(ClientRequest, MetaKeys<'a>)> {
+            parse_split::<T>(params.as_str()).ok().map(|(t, keys)| (variant(t), keys))
+        }
+        match method {
+            m::DISCOVER => split(params, |_: IgnoredAny| ClientRequest::Discover),
+            m::TOOLS_LIST => split(params, ClientRequest::ListTools),
+            m::TOOLS_CALL => split(params, ClientRequest::CallTool),
+            m::RESOURCES_LIST => split(params, ClientRequest::ListResources),
+            m::RESOURCES_TEMPLATES_LIST => split(params, ClientRequest::ListResourceTemplates),
+            m::RESOURCES_READ => split(params, ClientRequest::ReadResource),
+            m::PROMPTS_LIST => split(params, ClientRequest::ListPrompts),
+            m::PROMPTS_GET => split(params, ClientRequest::GetPrompt),
+            m::COMPLETION_COMPLETE => split(params, ClientRequest::Complete),
+            m::SUBSCRIPTIONS_LISTEN => split(params, ClientRequest::Listen),
+            tasks::GET => split(params, ClientRequest::GetTask),
+            tasks::UPDATE => split(params, ClientRequest::UpdateTask),
+            tasks::CANCEL => split(params, ClientRequest::CancelTask),
+            _ => None,
+        }
     }
 
     /// Whether this revision defines `method` as a client request.
@@ -192,12 +227,12 @@ pub enum ClientNotification {
 
 impl ClientNotification {
     /// Parses a notification.
-    pub fn from_parts(method: &str, params: Option<&Map<String, Value>>) -> Result<Self, ProtocolError> {
+    pub fn from_parts(method: &str, params: Option<&RawObject>) -> Result<Self, ProtocolError> {
         if method != self::method::CANCELLED {
             return Ok(ClientNotification::Other(method.to_owned()));
         }
         let params =
-            params.ok_or_else(|| ProtocolError::InvalidParams("notifications/cancelled needs params".into()))?;
+            params.ok_or_else(|| ProtocolError::InvalidParams("notifications/cancelled needs params".into()))?.to_map();
         let id = params
             .get("requestId")
             .ok_or_else(|| ProtocolError::InvalidParams("notifications/cancelled needs requestId".into()))?;
@@ -213,8 +248,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn obj(v: Value) -> Option<Map<String, Value>> {
-        v.as_object().cloned()
+    /// The params object of `v`, for the life of the test.
+    fn obj(v: Value) -> Option<&'static RawObject> {
+        v.as_object().cloned().map(|m| &*Box::leak(Box::new(RawObject::from(m))))
     }
 
     #[test]
@@ -264,8 +300,7 @@ mod tests {
 
     #[test]
     fn cancelled_notification() {
-        let n = ClientNotification::from_parts("notifications/cancelled", obj(json!({"requestId": "abc"})).as_ref())
-            .unwrap();
+        let n = ClientNotification::from_parts("notifications/cancelled", obj(json!({"requestId": "abc"}))).unwrap();
         assert_eq!(n, ClientNotification::Cancelled { request_id: crate::RequestId::string("abc"), reason: None });
     }
 }

@@ -93,7 +93,8 @@ fn strip(path: &Path, mut v: Value, around: Around, ours: &Value) -> Value {
         Around::RequestParams => {
             if let Some(meta) = m.remove("_meta") {
                 let params = json!({ "_meta": meta }).as_object().cloned().unwrap();
-                let decoded = RequestMeta::from_params(Some(&params), None, ProtocolVersion::ALL)
+                let raw = mcp_protocol::RawObject::from_map(&params);
+                let decoded = RequestMeta::from_params(Some(&raw), None, ProtocolVersion::ALL)
                     .unwrap_or_else(|e| panic!("{}: _meta: {e}", path.display()));
                 let back = request_meta_back(&decoded);
                 assert!(
@@ -204,12 +205,13 @@ fn request_examples_parse_into_client_requests() {
                 mcp_protocol::RequestMeta::from_params(r.params.as_ref(), None, mcp_protocol::ProtocolVersion::ALL)
                     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(meta.version, mcp_protocol::ProtocolVersion::V2026_07_28);
-            let req = ClientRequest::from_parts(&r.method, r.params).unwrap();
+            let req = ClientRequest::from_parts(&r.method, r.params.as_ref()).unwrap();
             assert_eq!(req.method(), v["method"]);
         }
     }
     for (path, v) in fixtures("CancelledNotificationParams") {
-        let n = ClientNotification::from_parts("notifications/cancelled", v.as_object()).unwrap();
+        let params = v.as_object().map(mcp_protocol::RawObject::from_map);
+        let n = ClientNotification::from_parts("notifications/cancelled", params.as_ref()).unwrap();
         assert!(matches!(n, ClientNotification::Cancelled { .. }), "{}", path.display());
     }
 }

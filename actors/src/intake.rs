@@ -14,7 +14,7 @@
 
 use mcp_protocol::header::{decode_value, matches_body};
 use mcp_protocol::jsonrpc::{encode_error, DecodeError, Incoming, Notification, Request, Response};
-use mcp_protocol::meta::{VersionHeader, PROTOCOL_VERSION_KEY};
+use mcp_protocol::meta::{MetaKeys, VersionHeader, PROTOCOL_VERSION_KEY};
 use mcp_protocol::request::{ClientNotification, ClientRequest};
 use mcp_protocol::{ErrorCode, ErrorData, ErrorProfile, ProtocolError, ProtocolVersion, RequestId, RequestMeta};
 
@@ -139,7 +139,24 @@ pub enum Route {
 /// Whether a request claims the stateless era (its `_meta` names a
 /// protocol version, valid or not).
 pub fn claims_stateless(r: &Request) -> bool {
-    r.params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get(PROTOCOL_VERSION_KEY)).is_some()
+    claims(r, &MetaKeys::of(r.params.as_ref()))
+}
+
+/// [`claims_stateless`] with the keys read already; when they could not be
+/// read (a key given twice, say), the message is read as a tree.
+fn claims(r: &Request, keys: &Result<MetaKeys<'_>, ProtocolError>) -> bool {
+    match keys {
+        Ok(k) => k.version.is_some(),
+        Err(_) => tree_meta(r).is_some_and(|m| m.contains_key(PROTOCOL_VERSION_KEY)),
+    }
+}
+
+/// `params._meta` as a map (the slow path of malformed messages).
+fn tree_meta(r: &Request) -> Option<serde_json::Map<String, serde_json::Value>> {
+    match r.params.as_ref()?.to_map().remove("_meta")? {
+        serde_json::Value::Object(m) => Some(m),
+        _ => None,
+    }
 }
 
 /// Decides what an incoming message is.
@@ -156,13 +173,40 @@ pub fn route(conn: &Connection<'_>, decoded: Result<Incoming, DecodeError>) -> R
         },
         Incoming::Response(r) if conn.in_session => Route::Session(Incoming::Response(r)),
         Incoming::Response(r) => Route::Unexpected(r),
-        Incoming::Request(r) if !claims_stateless(&r) && conn.in_session => Route::Session(Incoming::Request(r)),
-        Incoming::Request(r) if !claims_stateless(&r) && r.method == "initialize" => Route::Initialize(r),
-        Incoming::Request(r) => match admit(conn, r) {
-            Ok(a) if matches!(a.request, ClientRequest::Listen(_)) => Route::Listen(a),
-            Ok(a) => Route::Run(a),
-            Err(refusal) => Route::Refuse(refusal),
-        },
+        Incoming::Request(r) => {
+            // Outside a session, one pass over `params` reads the request
+            // and its `_meta` when it claims the stateless era and reads
+            // cleanly; else `_meta` is read once on its own, for the era
+            // and for admission, and each error is found in its order.
+            let fast = match (&r.params, conn.in_session) {
+                (Some(p), false) => ClientRequest::parse_with_meta(&r.method, p).filter(|(_, k)| k.version.is_some()),
+                _ => None,
+            };
+            let (keys, parsed) = match fast {
+                Some((parsed, keys)) => (Ok(keys), Some(parsed)),
+                None => (MetaKeys::of(r.params.as_ref()), None),
+            };
+            if !claims(&r, &keys) {
+                if conn.in_session {
+                    return Route::Session(Incoming::Request(r));
+                }
+                if r.method == "initialize" {
+                    return Route::Initialize(r);
+                }
+            }
+            match admit(conn, &r, keys, parsed) {
+                Ok((meta, request)) => {
+                    let listen = matches!(request, ClientRequest::Listen(_));
+                    let admitted = Admitted { id: r.id, meta, request, facts: RequestFacts::default() };
+                    if listen {
+                        Route::Listen(admitted)
+                    } else {
+                        Route::Run(admitted)
+                    }
+                }
+                Err(refusal) => Route::Refuse(refusal),
+            }
+        }
         _ => Route::Refuse(Refusal {
             id: None,
             error: ErrorData::new(ErrorCode::INVALID_REQUEST, "Unsupported message"),
@@ -173,31 +217,42 @@ pub fn route(conn: &Connection<'_>, decoded: Result<Incoming, DecodeError>) -> R
 /// The error profile for a request that has not been validated yet: the
 /// profile of the version it names, or the newest.
 fn profile_of(req: &Request) -> ErrorProfile {
-    ProtocolVersion::profile_for(RequestMeta::peek_version(req.params.as_ref()))
+    let meta = tree_meta(req);
+    ProtocolVersion::profile_for(meta.as_ref().and_then(|m| m.get(PROTOCOL_VERSION_KEY)?.as_str()))
 }
 
-/// Admits a stateless request.
-fn admit(conn: &Connection<'_>, request: Request) -> Result<Admitted, Refusal> {
-    let version = RequestMeta::peek_version(request.params.as_ref()).unwrap_or("");
-    let header = match conn.headers.map(|h| header(h, McpHeader::ProtocolVersion, version)) {
+/// Admits a stateless request whose `_meta` keys were read (and its params,
+/// when they were read in the same pass): its validated `_meta` and the
+/// parsed request.
+fn admit(
+    conn: &Connection<'_>,
+    request: &Request,
+    keys: Result<MetaKeys<'_>, ProtocolError>,
+    parsed: Option<ClientRequest>,
+) -> Result<(RequestMeta, ClientRequest), Refusal> {
+    let refuse_early = |e: &ProtocolError| Refusal::new(Some(request.id.clone()), e, profile_of(request));
+    let keys = keys.map_err(|e| refuse_early(&e))?;
+    let version = keys.version_str();
+    let header = match conn.headers.map(|h| header(h, McpHeader::ProtocolVersion, version.as_deref().unwrap_or(""))) {
         None => VersionHeader::NotApplicable,
-        Some(Err(e)) => return Err(Refusal::new(Some(request.id.clone()), &e, profile_of(&request))),
+        Some(Err(e)) => return Err(refuse_early(&e)),
         Some(Ok(None)) => VersionHeader::Missing,
         Some(Ok(Some(v))) => VersionHeader::Present(std::str::from_utf8(v).unwrap_or("")),
     };
-    let meta = RequestMeta::validate(request.params.as_ref(), header, conn.versions)
-        .map_err(|e| Refusal::new(Some(request.id.clone()), &e, profile_of(&request)))?;
+    let meta = RequestMeta::validate_keys(&keys, header, conn.versions).map_err(|e| refuse_early(&e))?;
     let profile = meta.version.profile();
-    let refuse = |id: &RequestId, e: ProtocolError| Refusal::new(Some(id.clone()), &e, profile);
+    let refuse = |e: ProtocolError| Refusal::new(Some(request.id.clone()), &e, profile);
     if let Some(h) = conn.headers {
-        check_method_header(h, &request.method).map_err(|e| refuse(&request.id, e))?;
+        check_method_header(h, &request.method).map_err(refuse)?;
     }
-    let request_id = request.id;
-    let parsed = ClientRequest::from_parts(&request.method, request.params).map_err(|e| refuse(&request_id, e))?;
+    let parsed = match parsed {
+        Some(parsed) => parsed,
+        None => ClientRequest::from_parts(&request.method, request.params.as_ref()).map_err(refuse)?,
+    };
     if let Some(h) = conn.headers {
-        check_name_headers(h, conn.catalog, &parsed).map_err(|e| refuse(&request_id, e))?;
+        check_name_headers(h, conn.catalog, &parsed).map_err(refuse)?;
     }
-    Ok(Admitted { id: request_id, meta, request: parsed, facts: RequestFacts::default() })
+    Ok((meta, parsed))
 }
 
 fn mismatch(header: &str, header_value: Option<String>, body_value: String) -> ProtocolError {
@@ -225,11 +280,14 @@ fn check_name_headers(h: &dyn Headers, catalog: &Catalog, request: &ClientReques
     }
     let ClientRequest::CallTool(call) = request else { return Ok(()) };
     let Some(tool) = catalog.tool(&call.name) else { return Ok(()) };
-    let empty = serde_json::Map::new();
-    let args = call.arguments.as_ref().unwrap_or(&empty);
-    for param in tool.header_params() {
+    let params = tool.header_params();
+    if params.is_empty() {
+        return Ok(());
+    }
+    let args = call.arguments.as_ref().map(mcp_protocol::RawObject::to_map).unwrap_or_default();
+    for param in params {
         let name = param.header_name();
-        let body = param.value_in(args);
+        let body = param.value_in(&args);
         let absent = || "<absent>".to_string();
         let shown = body.map_or_else(absent, |b| b.to_string());
         match (header(h, McpHeader::Param(&name), &shown)?.map(decode_value), body) {

@@ -13,11 +13,11 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use futures::FutureExt;
-use mcp_protocol::jsonrpc::{encode_error, encode_result};
+use mcp_protocol::jsonrpc::encode_error;
 use mcp_protocol::request::ClientRequest;
 use mcp_protocol::{ErrorData, RequestId, RequestMeta};
 use slog::{debug, info, warn, Logger};
-use tokio::sync::OwnedSemaphorePermit;
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ContextParts, RequestContext};
@@ -113,7 +113,20 @@ pub struct RequestSpec {
 
 impl RequestActor {
     /// Starts the actor on the current arbiter.
-    pub fn start_with(service: Arc<McpService>, mut spec: RequestSpec, log: &Logger) -> Addr<RequestActor> {
+    pub fn start_with(service: Arc<McpService>, spec: RequestSpec, log: &Logger) -> Addr<RequestActor> {
+        Self::new(service, spec, log).start()
+    }
+
+    /// Starts the actor in the calling task: it runs there until it first
+    /// waits, and from then on as a task of its own on the current arbiter.
+    /// A request whose handler answers at once is served whole within the
+    /// caller's poll, with no task spawned and no wake-up in between.
+    pub(crate) fn start_here(self) -> StartHere {
+        StartHere(Some(Box::pin(Context::new().into_future(self))))
+    }
+
+    /// The actor for `spec`, not started.
+    pub(crate) fn new(service: Arc<McpService>, mut spec: RequestSpec, log: &Logger) -> RequestActor {
         let version = spec.meta.version.as_str();
         let transport = if spec.facts.headers.is_some() { Transport::Tcp } else { Transport::Pipe };
         let parent = spec.meta.trace.as_ref().or(spec.facts.trace.as_ref());
@@ -157,7 +170,29 @@ impl RequestActor {
             recorded: false,
             log,
         }
-        .start()
+    }
+}
+
+/// The future of [`RequestActor::start_here`]: ready after one poll of the
+/// actor, which it hands to the arbiter if the actor is still running.
+#[must_use = "the actor starts when this is polled"]
+pub(crate) struct StartHere(Option<std::pin::Pin<Box<RunningActor>>>);
+
+/// A request actor's context future: the actor and what it runs.
+type RunningActor = actix::dev::ContextFut<RequestActor, Context<RequestActor>>;
+
+impl std::future::Future for StartHere {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if let Some(mut actor) = self.0.take() {
+            if actor.as_mut().poll(cx).is_pending() {
+                // What the actor waits on was registered with this task's
+                // waker; its own task's first poll registers again.
+                actix::spawn(actor);
+            }
+        }
+        std::task::Poll::Ready(())
     }
 }
 
@@ -271,28 +306,41 @@ async fn run(
     timeout: Duration,
 ) -> (Ending, Option<i32>) {
     let (id, version) = (ctx.request_id().clone(), ctx.protocol_version());
+    let legacy = ctx.era().session().is_some();
     let (outbound, cancel) = (ctx.outbound().clone(), ctx.cancellation().clone());
     // A panicking handler is an internal error for this request only: the
     // client gets -32603 and the actor, thread and server carry on.
     // What the handler causes (catalog changes, so the hub's notifications)
     // carries its trace context.
     let trace = ctx.trace_context().cloned();
+    let deadline = tokio::time::Instant::now() + timeout;
     let handler = std::panic::AssertUnwindSafe(InTrace::new(trace, service.handle(request, ctx))).catch_unwind();
-    // The token fires before the handler future is dropped, so a handler can
-    // observe either.
-    let client_gone = async {
-        outbound.closed().await;
-        cancel.cancel();
-    };
-    let outcome = tokio::select! {
-        biased;
-        _ = cancel.cancelled() => return (Ending::Cancelled, None),
-        _ = client_gone => return (Ending::Cancelled, None),
-        _ = tokio::time::sleep(timeout) => Err(Ending::TimedOut),
-        r = handler => Ok(r),
+    let mut handler = std::pin::pin!(handler);
+    if cancel.is_cancelled() || outbound.is_closed() {
+        return (Ending::Cancelled, None);
+    }
+    // The handler alone first: most answer at once, and then no timer is
+    // armed and no waiter registered.
+    let outcome = match futures::poll!(handler.as_mut()) {
+        std::task::Poll::Ready(r) => Ok(r),
+        std::task::Poll::Pending => {
+            // The token fires before the handler future is dropped, so a
+            // handler can observe either.
+            let client_gone = async {
+                outbound.closed().await;
+                cancel.cancel();
+            };
+            tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return (Ending::Cancelled, None),
+                _ = client_gone => return (Ending::Cancelled, None),
+                _ = tokio::time::sleep_until(deadline) => Err(Ending::TimedOut),
+                r = handler.as_mut() => Ok(r),
+            }
+        }
     };
     let (bytes, code, ending) = match outcome {
-        Ok(Ok(Ok(result))) => (encode_result(&id, &result), None, Ending::Answered),
+        Ok(Ok(Ok(answer))) => (service.encode_answer(&id, &answer, legacy), None, Ending::Answered),
         Ok(Err(panic)) => {
             let data = ErrorData::internal("the handler failed (it panicked); see the server log");
             (encode_error(Some(&id), &data), Some(data.code.0), Ending::Panicked(panic_message(&panic)))
@@ -309,10 +357,20 @@ async fn run(
             (encode_error(Some(&id), &data), Some(data.code.0), ending)
         }
     };
+    let answered = matches!(ending, Ending::Answered | Ending::Panicked(_));
+    if answered && cancel.is_cancelled() {
+        return (Ending::Cancelled, code);
+    }
+    // Room in the channel is the rule: then no waiter is registered.
+    let answer = match outbound.try_send(Outbound::answer(bytes, code)) {
+        Ok(()) => return (ending, code),
+        Err(mpsc::error::TrySendError::Closed(_)) => return (Ending::Cancelled, code),
+        Err(mpsc::error::TrySendError::Full(answer)) => answer,
+    };
     let ending = tokio::select! {
         biased;
-        _ = cancel.cancelled(), if matches!(ending, Ending::Answered | Ending::Panicked(_)) => Ending::Cancelled,
-        sent = outbound.send(Outbound::answer(bytes, code)) => if sent.is_ok() { ending } else { Ending::Cancelled },
+        _ = cancel.cancelled(), if answered => Ending::Cancelled,
+        sent = outbound.send(answer) => if sent.is_ok() { ending } else { Ending::Cancelled },
     };
     (ending, code)
 }

@@ -45,7 +45,7 @@ use crate::legacy::{Reply, SessionHandle, SessionRegistry, SessionsFull};
 use crate::listener::{ListenerActor, ListenerKind, ListenerSpec};
 use crate::outbound::{Outbound, OutboundTx};
 use crate::redis_backend::RedisBackend;
-use crate::request::{RequestActor, RequestSpec};
+use crate::request::{RequestActor, RequestSpec, StartHere};
 use crate::service::McpService;
 use crate::sink::ListenerSink;
 
@@ -268,8 +268,30 @@ impl McpServer {
         outbound: OutboundTx,
         slot: Option<OwnedSemaphorePermit>,
     ) -> Addr<RequestActor> {
+        RequestActor::start_with(
+            self.inner.service.clone(),
+            self.request_spec(admitted, era, outbound, slot),
+            &self.inner.log,
+        )
+    }
+
+    /// A request actor for an admitted request, started in the task that
+    /// polls the returned future ([`RequestActor::start_here`]).
+    pub(crate) fn start_request_here(&self, admitted: Admitted, era: Era, outbound: OutboundTx) -> StartHere {
+        RequestActor::new(self.inner.service.clone(), self.request_spec(admitted, era, outbound, None), &self.inner.log)
+            .start_here()
+    }
+
+    /// What a request actor for `admitted` starts with.
+    fn request_spec(
+        &self,
+        admitted: Admitted,
+        era: Era,
+        outbound: OutboundTx,
+        slot: Option<OwnedSemaphorePermit>,
+    ) -> RequestSpec {
         let c = &self.inner.config.request;
-        let spec = RequestSpec {
+        RequestSpec {
             id: admitted.id,
             meta: admitted.meta,
             request: admitted.request,
@@ -282,8 +304,7 @@ impl McpServer {
             cancel: self.inner.stopping.child_token(),
             stopping: self.inner.stopping.clone(),
             slot,
-        };
-        RequestActor::start_with(self.inner.service.clone(), spec, &self.inner.log)
+        }
     }
 
     /// The filter a `subscriptions/listen` request is served with: what it

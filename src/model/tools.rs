@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::content::Content;
+use crate::raw_object::RawObject;
 
 /// A tool as listed by `tools/list`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,9 +84,10 @@ impl ToolAnnotations {
 pub struct CallToolParams {
     /// The tool name.
     pub name: String,
-    /// The arguments; absent is the same as `{}`.
+    /// The arguments, as their JSON text (parsed by the tool into its own
+    /// argument type); absent is the same as `{}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Map<String, Value>>,
+    pub arguments: Option<RawObject>,
     /// MRTR: responses to the input requests of an earlier round.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::mrtr::deserialize_present")]
     pub input_responses: Option<Value>,

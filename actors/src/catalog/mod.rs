@@ -499,11 +499,12 @@ impl Catalog {
     /// the prompt of `prompts/get`, the resource (or the template matching
     /// its URI) of `resources/read` and `resources/subscribe`. Empty for
     /// other methods and for unknown items (they fail on their own).
-    pub fn scopes_for(&self, method: &str, params: Option<&serde_json::Map<String, serde_json::Value>>) -> Vec<String> {
+    pub fn scopes_for(&self, method: &str, params: Option<&mcp_protocol::RawObject>) -> Vec<String> {
         if !self.has_scoped_items() {
             return Vec::new();
         }
-        let field = |k: &str| params.and_then(|p| p.get(k)).and_then(serde_json::Value::as_str);
+        let params = params.map(mcp_protocol::RawObject::to_map);
+        let field = |k: &str| params.as_ref().and_then(|p| p.get(k)).and_then(serde_json::Value::as_str);
         match method {
             "tools/call" => field("name").and_then(|n| self.tool(n)).map(|t| t.scopes.clone()).unwrap_or_default(),
             "prompts/get" => field("name").and_then(|n| self.prompt(n)).map(|p| p.scopes.clone()).unwrap_or_default(),

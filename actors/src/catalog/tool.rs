@@ -6,6 +6,7 @@ use std::sync::Arc;
 use futures::future::{FutureExt, LocalBoxFuture};
 use mcp_protocol::model::result::CacheHints;
 use mcp_protocol::model::tools::{self, CallToolResult, ToolAnnotations};
+use mcp_protocol::RawObject;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -20,7 +21,9 @@ use crate::error::HandlerError;
 /// thread, so the future need not be `Send`.
 pub type HandlerFuture<T> = LocalBoxFuture<'static, Result<T, HandlerError>>;
 
-type ToolFn = dyn Fn(Map<String, Value>, RequestContext) -> HandlerFuture<CallToolResult> + Send + Sync;
+/// A tool's handler behind its argument parsing: it takes the arguments as
+/// their JSON text, parsed straight into the tool's own type.
+type ToolFn = dyn Fn(&RawObject, RequestContext) -> HandlerFuture<CallToolResult> + Send + Sync;
 
 /// A tool: its listed definition and its handler.
 ///
@@ -94,15 +97,14 @@ impl Tool {
             description = schema.get("description").and_then(Value::as_str).unwrap_or_default().to_owned();
         }
         let tool_name = name.clone();
-        let mut tool = Self::raw(name, description, schema, move |args, ctx| {
-            match serde_json::from_value::<A>(Value::Object(args)) {
+        let mut tool =
+            Self::with_handler(name, description, schema, move |args: &RawObject, ctx| match args.parse::<A>() {
                 Ok(a) => handler(a, ctx).map(|r| r.and_then(IntoToolOutcome::into_outcome)).boxed_local(),
                 Err(e) => {
                     let message = format!("Invalid arguments for tool {tool_name}: {e}");
                     futures::future::ready(Ok(CallToolResult::error(message))).boxed_local()
                 }
-            }
-        });
+            });
         tool.def.output_schema = R::output_schema();
         tool
     }
@@ -132,6 +134,16 @@ impl Tool {
         F: Fn(Map<String, Value>, RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CallToolResult, HandlerError>> + 'static,
     {
+        Self::with_handler(name, description, input_schema, move |args: &RawObject, ctx| {
+            handler(args.to_map(), ctx).boxed_local()
+        })
+    }
+
+    /// A tool whose handler parses the arguments' text itself.
+    fn with_handler<F>(name: impl Into<String>, description: impl Into<String>, input_schema: Value, handler: F) -> Self
+    where
+        F: Fn(&RawObject, RequestContext) -> HandlerFuture<CallToolResult> + Send + Sync + 'static,
+    {
         let header_params = header_params(&input_schema);
         Tool {
             def: tools::Tool {
@@ -143,7 +155,7 @@ impl Tool {
                 annotations: None,
                 meta: None,
             },
-            handler: Arc::new(move |args, ctx| handler(args, ctx).boxed_local()),
+            handler: Arc::new(handler),
             listed: true,
             scopes: Vec::new(),
             cache: None,
@@ -237,7 +249,7 @@ impl Tool {
     }
 
     /// Runs the handler.
-    pub fn call(&self, args: Map<String, Value>, ctx: RequestContext) -> HandlerFuture<CallToolResult> {
+    pub fn call(&self, args: &RawObject, ctx: RequestContext) -> HandlerFuture<CallToolResult> {
         (self.handler)(args, ctx)
     }
 }

@@ -5,7 +5,7 @@
 
 use mcp_protocol::jsonrpc::Request;
 use mcp_protocol::legacy::{LegacyRequest, SessionState};
-use mcp_protocol::meta::{RequestMeta, PROGRESS_TOKEN_KEY};
+use mcp_protocol::meta::{MetaKeys, RequestMeta};
 use mcp_protocol::model::logging::LoggingLevel;
 use mcp_protocol::{ErrorCode, ErrorData};
 use serde_json::{json, Value};
@@ -35,11 +35,11 @@ pub enum Action {
 /// Decides what a session in `state` does with `r`.
 pub fn classify(state: &SessionState, r: Request) -> Action {
     let profile = state.version.profile();
-    let meta = r.params.as_ref().and_then(|p| p.get("_meta")).and_then(serde_json::Value::as_object);
-    let progress_token = meta.and_then(|m| m.get(PROGRESS_TOKEN_KEY)).cloned();
-    let trace = meta.and_then(mcp_protocol::trace::TraceContext::from_meta);
+    // A `_meta` that cannot be read for its keys carries neither.
+    let keys = MetaKeys::of(r.params.as_ref()).unwrap_or_default();
+    let (progress_token, trace) = (keys.progress_token(), keys.trace());
     let now = |result| Action::Reply(Reply::Now(result));
-    match LegacyRequest::from_parts(&r.method, r.params) {
+    match LegacyRequest::from_parts(&r.method, r.params.as_ref()) {
         Err(e) => now(Err(e.to_error_data(profile))),
         Ok(LegacyRequest::Initialize(_)) => {
             now(Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "The session is already initialized")))
@@ -54,7 +54,7 @@ pub fn classify(state: &SessionState, r: Request) -> Action {
                 client_info: Some(state.client_info.clone()),
                 client_capabilities: state.client_capabilities.clone(),
                 log_level: state.log_level,
-                progress_token: progress_token.filter(|t| t.is_string() || t.is_number()),
+                progress_token,
                 trace,
             };
             Action::Reply(Reply::Run(Box::new(Admitted { id: r.id, meta, request, facts: Default::default() })))
@@ -78,7 +78,7 @@ mod tests {
     }
 
     fn req(method: &str, params: Value) -> Request {
-        Request { id: RequestId::number(1), method: method.into(), params: params.as_object().cloned() }
+        Request { id: RequestId::number(1), method: method.into(), params: params.as_object().cloned().map(Into::into) }
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! finishes results; [`sealer`] owns the `requestState` key; `initialize`
 //! answers a legacy client's handshake.
 
+mod answer;
 mod completion;
 mod discover;
 mod envelope;
@@ -35,6 +36,8 @@ use crate::config::Config;
 use crate::context::RequestContext;
 use crate::error::HandlerError;
 use sealer::StateSealer;
+
+pub use answer::Answer;
 
 /// The task service `[tasks]` asks for: in Redis (`tasks.in_redis`), else
 /// in memory (also when the Redis URL is unusable, which
@@ -66,6 +69,8 @@ pub struct McpService {
     list_cache: CacheHints,
     read_cache: CacheHints,
     result_meta: Value,
+    /// `result_meta` and `resultType` as members to append to a tool's result.
+    tool_members: answer::ToolMembers,
     sealer: StateSealer,
     max_input_rounds: u32,
     /// `metrics.tool_labels`.
@@ -110,6 +115,7 @@ impl McpService {
             scopes: crate::auth::ScopePolicy::new(config.auth.required_scopes.clone(), &config.auth.scope_implies),
             list_cache: CacheHints::new(config.cache.list_ttl_ms, scope),
             read_cache: CacheHints::new(config.cache.read_ttl_ms, scope),
+            tool_members: answer::ToolMembers::new(&result_meta),
             result_meta,
             tool_labels: config.metrics.tool_labels,
             tasks,
@@ -211,23 +217,31 @@ impl McpService {
 
     /// Answers one request. Legacy-era results lose the fields that era does
     /// not know (`resultType`, `ttlMs`, `cacheScope`).
-    pub async fn handle(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
+    pub async fn handle(&self, request: ClientRequest, ctx: RequestContext) -> Result<Answer, HandlerError> {
         let legacy = ctx.era().session().is_some();
-        let mut result = self.answer(request, ctx).await?;
-        if legacy {
-            mcp_protocol::legacy::strip_stateless_fields(&mut result);
+        match self.answer(request, ctx).await? {
+            Answer::Tree(mut result) if legacy => {
+                mcp_protocol::legacy::strip_stateless_fields(&mut result);
+                Ok(Answer::Tree(result))
+            }
+            answer => Ok(answer),
         }
-        Ok(result)
     }
 
-    async fn answer(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
+    async fn answer(&self, request: ClientRequest, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        if let ClientRequest::CallTool(p) = request {
+            return self.call_tool(p, ctx).await;
+        }
+        self.answer_tree(request, ctx).await.map(Answer::Tree)
+    }
+
+    async fn answer_tree(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
         match request {
             ClientRequest::Discover => self.discover(&ctx),
             ClientRequest::ListTools(p) => self.list_tools(p, &ctx),
             ClientRequest::ListResources(p) => self.list_resources(p, &ctx),
             ClientRequest::ListResourceTemplates(p) => self.list_templates(p, &ctx),
             ClientRequest::ListPrompts(p) => self.list_prompts(p, &ctx),
-            ClientRequest::CallTool(p) => self.call_tool(p, ctx).await,
             ClientRequest::ReadResource(p) => self.read_resource(p, ctx).await,
             ClientRequest::GetPrompt(p) => self.get_prompt(p, ctx).await,
             ClientRequest::Complete(p) => self.complete(&p),

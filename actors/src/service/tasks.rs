@@ -60,7 +60,7 @@ impl McpService {
     ) -> Result<Value, HandlerError> {
         let args = p.arguments.unwrap_or_default();
         let subject = ctx.auth().map(|i| i.subject.clone());
-        let binding = || Binding::new("tools/call", &p.name, Some(&args)).for_subject(subject.as_deref());
+        let binding = || Binding::new("tools/call", &p.name, Some(&args.to_map())).for_subject(subject.as_deref());
         let token = CancellationToken::new();
         // Dropped with this call (the client left before a task existed):
         // the handler stops too.
@@ -68,7 +68,7 @@ impl McpService {
         let (link, begun) = TaskLink::pending();
         let run_ctx = ctx.detached(token.clone(), ctx.outbound().clone(), link.clone(), None, None);
         self.begin_round(&run_ctx, &binding, p.input_responses, p.request_state.as_deref())?;
-        let mut run = spawn_run(tool.call(args.clone(), run_ctx.clone()), token.clone());
+        let mut run = spawn_run(tool.call(&args, run_ctx.clone()), token.clone());
         let after = Duration::from_millis(tasks.config().task_after_ms);
         let early = tokio::select! {
             biased;
@@ -204,7 +204,7 @@ impl McpService {
         let (outbound, _) = crate::outbound::channel(1);
         let run_ctx = ctx.detached(token.clone(), outbound, TaskLink::begun(), None, Some(meta));
         run_ctx.begin_round(1, record.call.responses.clone(), record.call.state.clone());
-        let run = spawn_run(tool.call(record.call.arguments.clone(), run_ctx.clone()), token.clone());
+        let run = spawn_run(tool.call(&record.call.arguments, run_ctx.clone()), token.clone());
         TaskActor::start_with(record.id, tasks, run_ctx, token, run);
         Ok(())
     }

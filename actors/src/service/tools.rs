@@ -5,7 +5,7 @@ use mcp_protocol::request::ListParams;
 use mcp_protocol::request_state::Binding;
 use serde_json::Value;
 
-use super::McpService;
+use super::{Answer, McpService};
 use crate::catalog::TaskSupport;
 use crate::context::RequestContext;
 use crate::error::HandlerError;
@@ -17,14 +17,14 @@ impl McpService {
         self.finish_page("tools", l.page, Some(self.list_hints(ctx, l.cache)))
     }
 
-    pub(super) async fn call_tool(&self, p: CallToolParams, ctx: RequestContext) -> Result<Value, HandlerError> {
+    pub(super) async fn call_tool(&self, p: CallToolParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         let tool = self
             .catalog
             .tool(&p.name)
             .ok_or_else(|| HandlerError::invalid_params(format!("Unknown tool: {}", p.name)))?;
         match (tool.task_support(), self.tasks_for(&ctx)) {
             (TaskSupport::Forbidden, _) | (TaskSupport::Optional, None) => {}
-            (_, Some(tasks)) => return self.call_as_task(tasks.clone(), tool, p, ctx).await,
+            (_, Some(tasks)) => return self.call_as_task(tasks.clone(), tool, p, ctx).await.map(Answer::Tree),
             (TaskSupport::Required, None) => {
                 let what = format!("tool {}, which runs only as a task,", p.name);
                 return Err(mcp_protocol::tasks::missing_extension(&what).into());
@@ -34,9 +34,12 @@ impl McpService {
         // The state binding is computed only when a round needs it (a
         // requestState came in, or the handler asks): plain calls skip it.
         let subject = ctx.auth().map(|i| i.subject.as_str());
-        let binding = || Binding::new("tools/call", &p.name, Some(&args)).for_subject(subject);
-        let run = || tool.call(args.clone(), ctx.clone());
-        let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
-        self.complete_with(out, None)
+        let binding = || Binding::new("tools/call", &p.name, Some(&args.to_map())).for_subject(subject);
+        let run = || tool.call(&args, ctx.clone());
+        // A finished result is encoded as it is; an `InputRequiredResult` is a tree.
+        match self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await? {
+            Ok(result) => Ok(Answer::Tool(result)),
+            Err(input_required) => Ok(Answer::Tree(input_required)),
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 use mcp_protocol::model::capabilities::ClientCapabilities;
 use mcp_protocol::tasks::{iso8601, DetailedTask, Task, TaskStatus};
+use mcp_protocol::RawObject;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -47,7 +48,7 @@ pub struct TaskCall {
     /// The tool.
     pub tool: String,
     /// Its arguments.
-    pub arguments: Map<String, Value>,
+    pub arguments: RawObject,
     /// The request's protocol version.
     pub version: String,
     /// The client's declared capabilities.
@@ -131,7 +132,7 @@ pub(crate) mod tests {
             cancel_requested: false,
             call: TaskCall {
                 tool: "x".into(),
-                arguments: Map::new(),
+                arguments: RawObject::empty(),
                 version: "2026-07-28".into(),
                 capabilities: ClientCapabilities::default(),
                 responses: Map::new(),

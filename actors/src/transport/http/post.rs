@@ -70,7 +70,9 @@ fn check_content(req: &HttpRequest) -> Result<(), HttpError> {
 
 /// The body, bounded in size and in time: a body not complete within
 /// `timeout` of the first wait for it is refused. The timer is armed only
-/// when the body is not already there (most bodies come with the head).
+/// when the body is not there after one yield: the dispatcher calls the
+/// handler before it feeds the body it read with the head, so most bodies
+/// arrive during that yield.
 async fn read_body(
     req: &HttpRequest,
     mut payload: web::Payload,
@@ -84,9 +86,15 @@ async fn read_body(
     }
     let mut body = web::BytesMut::with_capacity(declared.unwrap_or(1024).min(limit));
     let mut deadline = None;
+    let mut yielded = false;
     loop {
         let next = match payload.next().now_or_never() {
             Some(next) => next,
+            None if !yielded => {
+                yielded = true;
+                yield_once().await;
+                continue;
+            }
             None => {
                 let at = *deadline.get_or_insert_with(|| tokio::time::Instant::now() + timeout);
                 tokio::time::timeout_at(at, payload.next()).await.map_err(|_| HttpError::body_timeout(timeout))?
@@ -99,4 +107,19 @@ async fn read_body(
         }
         body.extend_from_slice(&chunk);
     }
+}
+
+/// Pending once, with this task woken at once: it runs again after what
+/// its poll's caller does next (a wake-up that coincides with another one,
+/// such as the body's arrival, costs nothing more).
+async fn yield_once() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if std::mem::replace(&mut yielded, true) {
+            return std::task::Poll::Ready(());
+        }
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+    .await
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use actix_web::http::StatusCode;
 use actix_web::HttpResponse;
 use mcp_protocol::RequestId;
+use tokio::sync::mpsc;
 
 use super::error::{status_for, HttpError};
 use crate::config::Config;
@@ -16,9 +17,10 @@ use crate::outbound::{self, Outbound, OutboundRx};
 use crate::server::McpServer;
 use crate::transport::sse;
 
-/// Runs an admitted request in a request actor (started at once) and
-/// replies. The returned future holds only the reply's channel, not the
-/// request.
+/// Runs an admitted request in a request actor and replies. The actor
+/// starts in this task ([`McpServer::start_request_here`]): a handler that
+/// answers at once is answered within this poll. The returned future holds
+/// only the reply's channel and the boxed actor, not the request.
 pub(super) fn run(
     server: &McpServer,
     admitted: Admitted,
@@ -27,8 +29,11 @@ pub(super) fn run(
     let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
     let id = admitted.id.clone();
     let statuses = Statuses::of(&era);
-    server.start_request(admitted, era, tx);
-    reply(server.config(), id, rx, statuses)
+    let actor = server.start_request_here(admitted, era, tx);
+    async move {
+        actor.await;
+        reply(server.config(), id, rx, statuses).await
+    }
 }
 
 /// Which HTTP status a JSON-RPC error response goes with, by era.
@@ -59,7 +64,15 @@ pub(super) async fn reply(
     statuses: Statuses,
 ) -> Result<HttpResponse, HttpError> {
     let keep_alive = Duration::from_millis(config.http.sse_keep_alive_ms.max(1));
-    match tokio::time::timeout(Duration::from_millis(config.http.stream_after_ms), rx.recv()).await {
+    // The response is often there already: then no timer is armed.
+    let first = match rx.try_recv() {
+        Ok(first) => Ok(Some(first)),
+        Err(mpsc::error::TryRecvError::Disconnected) => Ok(None),
+        Err(mpsc::error::TryRecvError::Empty) => {
+            tokio::time::timeout(Duration::from_millis(config.http.stream_after_ms), rx.recv()).await
+        }
+    };
+    match first {
         Ok(Some(first)) => Ok(match *first {
             Outbound::Final { bytes, error_code } => {
                 let status = match statuses {
