@@ -49,7 +49,8 @@ pub enum Ending {
 pub struct RequestActor {
     service: Arc<McpService>,
     id: RequestId,
-    work: Option<(RequestMeta, ClientRequest, RequestFacts)>,
+    /// What the request is, boxed so that the actor stays small to move.
+    work: Option<Box<(RequestMeta, ClientRequest, RequestFacts)>>,
     outbound: OutboundTx,
     /// Fires when the request must stop: a [`Cancel`], the client leaving,
     /// the timeout, an [`Abort`], or the server shutting down (it is a child
@@ -152,7 +153,7 @@ impl RequestActor {
         RequestActor {
             service,
             id: spec.id,
-            work: Some((spec.meta, spec.request, spec.facts)),
+            work: Some(Box::new((spec.meta, spec.request, spec.facts))),
             outbound: spec.outbound,
             cancel: spec.cancel,
             stopping: spec.stopping,
@@ -201,7 +202,7 @@ impl Actor for RequestActor {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.set_mailbox_capacity(self.mailbox);
-        let Some((meta, request, facts)) = self.work.take() else {
+        let Some((meta, request, facts)) = self.work.take().map(|w| *w) else {
             self.recorded = true;
             ctx.stop();
             return;
@@ -222,7 +223,9 @@ impl Actor for RequestActor {
             era: self.era.clone(),
             facts,
         });
-        let work = run(self.service.clone(), request, rctx, self.timeout);
+        // Built once into its box: wrapped and spawned by value, this large
+        // future would be copied at each step.
+        let work = Box::pin(run(self.service.clone(), request, rctx, self.timeout));
         ctx.spawn(work.into_actor(self).map(|(ending, code), act, ctx| {
             let ending = act.shutdown_answer(ending);
             act.record(match ending {
@@ -323,21 +326,12 @@ async fn run(
     // armed and no waiter registered.
     let outcome = match futures::poll!(handler.as_mut()) {
         std::task::Poll::Ready(r) => Ok(r),
-        std::task::Poll::Pending => {
-            // The token fires before the handler future is dropped, so a
-            // handler can observe either.
-            let client_gone = async {
-                outbound.closed().await;
-                cancel.cancel();
-            };
-            tokio::select! {
-                biased;
-                _ = cancel.cancelled() => return (Ending::Cancelled, None),
-                _ = client_gone => return (Ending::Cancelled, None),
-                _ = tokio::time::sleep_until(deadline) => Err(Ending::TimedOut),
-                r = handler.as_mut() => Ok(r),
-            }
-        }
+        // Boxed: the waiting (a timer, the token, the client) would add its
+        // futures' size to every request's, answered at once or not.
+        std::task::Poll::Pending => match Box::pin(wait_for(handler.as_mut(), &cancel, &outbound, deadline)).await {
+            Some(outcome) => outcome,
+            None => return (Ending::Cancelled, None),
+        },
     };
     let (bytes, code, ending) = match outcome {
         Ok(Ok(Ok(answer))) => (service.encode_answer(&id, &answer, legacy), None, Ending::Answered),
@@ -367,12 +361,40 @@ async fn run(
         Err(mpsc::error::TrySendError::Closed(_)) => return (Ending::Cancelled, code),
         Err(mpsc::error::TrySendError::Full(answer)) => answer,
     };
-    let ending = tokio::select! {
-        biased;
-        _ = cancel.cancelled(), if answered => Ending::Cancelled,
-        sent = outbound.send(answer) => if sent.is_ok() { ending } else { Ending::Cancelled },
+    // Boxed for the same reason as the wait for the handler.
+    let sent = Box::pin(async {
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled(), if answered => false,
+            sent = outbound.send(answer) => sent.is_ok(),
+        }
+    })
+    .await;
+    (if sent { ending } else { Ending::Cancelled }, code)
+}
+
+/// Waits for a handler that did not answer at once: its outcome, the timeout
+/// (`Err`), or `None` when the request was cancelled (by the token, or the
+/// client leaving: the outbound channel closed).
+async fn wait_for<F: std::future::Future>(
+    handler: std::pin::Pin<&mut F>,
+    cancel: &CancellationToken,
+    outbound: &OutboundTx,
+    deadline: tokio::time::Instant,
+) -> Option<Result<F::Output, Ending>> {
+    // The token fires before the handler future is dropped, so a handler can
+    // observe either.
+    let client_gone = async {
+        outbound.closed().await;
+        cancel.cancel();
     };
-    (ending, code)
+    tokio::select! {
+        biased;
+        _ = cancel.cancelled() => None,
+        _ = client_gone => None,
+        _ = tokio::time::sleep_until(deadline) => Some(Err(Ending::TimedOut)),
+        r = handler => Some(Ok(r)),
+    }
 }
 
 impl Handler<Abort> for RequestActor {

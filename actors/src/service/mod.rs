@@ -235,6 +235,9 @@ impl McpService {
         self.answer_tree(request, ctx).await.map(Answer::Tree)
     }
 
+    /// Every answer but a tool call's. The futures of the methods that wait
+    /// are boxed: a request's future is as large as the largest it could
+    /// run, and every request moves its own.
     async fn answer_tree(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
         match request {
             ClientRequest::Discover => self.discover(&ctx),
@@ -242,13 +245,13 @@ impl McpService {
             ClientRequest::ListResources(p) => self.list_resources(p, &ctx),
             ClientRequest::ListResourceTemplates(p) => self.list_templates(p, &ctx),
             ClientRequest::ListPrompts(p) => self.list_prompts(p, &ctx),
-            ClientRequest::ReadResource(p) => self.read_resource(p, ctx).await,
-            ClientRequest::GetPrompt(p) => self.get_prompt(p, ctx).await,
+            ClientRequest::ReadResource(p) => Box::pin(self.read_resource(p, ctx)).await,
+            ClientRequest::GetPrompt(p) => Box::pin(self.get_prompt(p, ctx)).await,
             ClientRequest::Complete(p) => self.complete(&p),
             ClientRequest::Listen(_) => Err(HandlerError::internal("subscriptions/listen is served by a listener")),
-            ClientRequest::GetTask(p) => self.get_task(p, &ctx).await,
-            ClientRequest::UpdateTask(p) => self.update_task(p, &ctx).await,
-            ClientRequest::CancelTask(p) => self.cancel_task(p, &ctx).await,
+            ClientRequest::GetTask(p) => Box::pin(self.get_task(p, &ctx)).await,
+            ClientRequest::UpdateTask(p) => Box::pin(self.update_task(p, &ctx)).await,
+            ClientRequest::CancelTask(p) => Box::pin(self.cancel_task(p, &ctx)).await,
             other => Err(ProtocolError::MethodNotFound(other.method().to_owned()).into()),
         }
     }

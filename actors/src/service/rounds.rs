@@ -44,7 +44,9 @@ impl McpService {
                     }
                 }
             }
-            Era::Legacy(_) => self.legacy_rounds(ctx, run).await.map(Ok),
+            // Boxed: a legacy session's rounds wait on the client and their
+            // future is large; stateless calls should not carry its size.
+            Era::Legacy(_) => Box::pin(self.legacy_rounds(ctx, run)).await.map(Ok),
         }
     }
 

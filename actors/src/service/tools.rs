@@ -24,7 +24,10 @@ impl McpService {
             .ok_or_else(|| HandlerError::invalid_params(format!("Unknown tool: {}", p.name)))?;
         match (tool.task_support(), self.tasks_for(&ctx)) {
             (TaskSupport::Forbidden, _) | (TaskSupport::Optional, None) => {}
-            (_, Some(tasks)) => return self.call_as_task(tasks.clone(), tool, p, ctx).await.map(Answer::Tree),
+            // Boxed: a task's future is large, and most calls are not tasks.
+            (_, Some(tasks)) => {
+                return Box::pin(self.call_as_task(tasks.clone(), tool, p, ctx)).await.map(Answer::Tree)
+            }
             (TaskSupport::Required, None) => {
                 let what = format!("tool {}, which runs only as a task,", p.name);
                 return Err(mcp_protocol::tasks::missing_extension(&what).into());

@@ -36,7 +36,12 @@ pub(super) async fn post(
     let body = read_body(&req, payload, http.max_body_bytes, Duration::from_millis(http.body_timeout_ms)).await?;
     crate::telemetry::bytes_in(body.len());
     let decoded = jsonrpc::decode(&body);
-    let identity = auth::caller(&req, &server, auth::request_id(&decoded)).await?;
+    // Boxed: authentication may wait on the authorization server, and its
+    // future would otherwise add its size to every request's.
+    let identity = match server.authorizer() {
+        Some(_) => Box::pin(auth::caller(&req, &server, auth::request_id(&decoded))).await?,
+        None => None,
+    };
     auth::permit_message(&server, identity.as_deref(), &decoded)?;
     // The legacy paths are boxed: their futures are large and rare, and the
     // stateless path's future stays small enough for the allocator's caches.

@@ -68,8 +68,10 @@ pub(super) async fn reply(
     let first = match rx.try_recv() {
         Ok(first) => Ok(Some(first)),
         Err(mpsc::error::TryRecvError::Disconnected) => Ok(None),
+        // Boxed: most responses are there already, and the timer's future
+        // would add its size to every request's.
         Err(mpsc::error::TryRecvError::Empty) => {
-            tokio::time::timeout(Duration::from_millis(config.http.stream_after_ms), rx.recv()).await
+            Box::pin(tokio::time::timeout(Duration::from_millis(config.http.stream_after_ms), rx.recv())).await
         }
     };
     match first {
