@@ -95,7 +95,8 @@ pub(crate) enum Scenario {
         #[arg(long, default_value = "echo")]
         tool: String,
     },
-    /// A mix of server/discover, tools/list, tools/call, resources/read, prompts/get.
+    /// A mix of server/discover, tools/list, tools/call, resources/read,
+    /// prompts/get and a three-round multi round-trip tools/call.
     Mixed {
         #[command(flatten)]
         common: Common,

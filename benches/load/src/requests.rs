@@ -103,10 +103,29 @@ async fn connection(
         }
     };
     let mut n = 0u64;
+    let mut flow = String::new();
     while Instant::now() < deadline && sent.fetch_add(1, Ordering::Relaxed) < max {
         let id = (c as u64) << 32 | n;
         n += 1;
         let (method, name, body, check) = kind(id, &tool);
+        if method == MRTR_FLOW {
+            // Three requests on this connection, each timed and verified.
+            for round in 1..=3u64 {
+                let t0 = Instant::now();
+                match mrtr_round(&mut conn, id, round, &mut flow).await {
+                    Ok(()) => {
+                        h.record(t0.elapsed().as_micros().max(1) as u64).ok();
+                        per_second.tick();
+                        tally.ok.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err((status, e)) => {
+                        tally.fail(status, e);
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
         let t0 = Instant::now();
         match conn.call(&method, name.as_deref(), body).await {
             Ok(answer) => {
@@ -140,8 +159,58 @@ pub(crate) fn call_kind(id: u64, tool: &str) -> Planned {
     ("tools/call".into(), Some(tool.to_owned()), b, |a, id| verify_echo(a, id, &echo_text(id)))
 }
 
+/// The method `mixed` plans for a multi round-trip flow (three requests).
+const MRTR_FLOW: &str = "mrtr-flow";
+
+/// The tool of the flow: it asks a name, then a colour, then answers.
+const MRTR_TOOL: &str = "test_input_required_result_multi_round";
+
+/// Round `round` (1–3) of a multi round-trip `tools/call`: rounds 1 and 2
+/// must ask (`input_required`, the expected key, a `requestState`, kept in
+/// `state`), round 3 must answer with both answers in its text.
+async fn mrtr_round(conn: &mut Conn, id: u64, round: u64, state: &mut String) -> Result<(), (u16, String)> {
+    let accept = |content: serde_json::Value| json!({"action": "accept", "content": content});
+    let mut params = json!({"name": MRTR_TOOL, "arguments": {}});
+    match round {
+        1 => {}
+        2 => {
+            params["inputResponses"] = json!({"step1": accept(json!({"name": format!("n{id}")}))});
+            params["requestState"] = json!(state);
+        }
+        _ => {
+            params["inputResponses"] = json!({"step2": accept(json!({"color": "blue"}))});
+            params["requestState"] = json!(state);
+        }
+    }
+    params["_meta"] = mcp_load::meta();
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    let rid = id * 4 + round;
+    let body = Bytes::from(json!({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}).to_string());
+    let answer = conn.call("tools/call", Some(MRTR_TOOL), body).await.map_err(|e| (0, e))?;
+    let result = verify(&answer, rid).map_err(|e| (answer.status, e))?;
+    let fail = |e: &str| Err((answer.status, format!("round {round}: {e}: {result}")));
+    if round < 3 {
+        let key = if round == 1 { "step1" } else { "step2" };
+        if result["resultType"] != "input_required" || result["inputRequests"].get(key).is_none() {
+            return fail(&format!("expected an input request {key}"));
+        }
+        let Some(s) = result["requestState"].as_str() else { return fail("no requestState") };
+        *state = s.to_owned();
+        return Ok(());
+    }
+    match result["content"][0]["text"].as_str() {
+        Some(t) if t == format!("n{id} likes blue") => Ok(()),
+        _ => fail("expected the answer of both rounds"),
+    }
+}
+
+/// `mixed`: discover, tools/list, an echo call, a resource read, a prompt
+/// and a three-round multi round-trip call, in turn.
 pub(crate) fn mixed_kind(id: u64, _tool: &str) -> Planned {
-    match id % 5 {
+    if id % 6 == 5 {
+        return (MRTR_FLOW.into(), None, Bytes::new(), |_, _| Ok(()));
+    }
+    match id % 6 {
         0 => ("server/discover".into(), None, body(id, "server/discover", json!({})), |a, id| {
             verify(a, id)
                 .and_then(|r| r["supportedVersions"].as_array().map(|_| ()).ok_or("no supportedVersions".into()))
