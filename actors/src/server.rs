@@ -40,7 +40,7 @@ use crate::era::Era;
 use crate::facts::RequestFacts;
 use crate::hub::{HubBackend, HubStats, MemoryBackend, Occupancy, Publish, Shutdown, Stats, SubscriptionHub};
 use crate::intake::Admitted;
-use crate::legacy::registry::{Close as EndSession, Count, Find, Open};
+use crate::legacy::registry::{Close as EndSession, Count, Open, SessionIndex};
 use crate::legacy::{Reply, SessionHandle, SessionRegistry, SessionsFull};
 use crate::listener::{ListenerActor, ListenerKind, ListenerSpec};
 use crate::outbound::{Outbound, OutboundTx};
@@ -63,6 +63,8 @@ struct Inner {
     hub: Arc<Addr<SubscriptionHub>>,
     occupancy: Arc<Occupancy>,
     sessions: Addr<SessionRegistry>,
+    /// The registry's sessions by id, for lookups without a message.
+    session_index: SessionIndex,
     /// Fires when running requests must end (every request actor holds a
     /// child token).
     stopping: CancellationToken,
@@ -155,12 +157,25 @@ impl McpServer {
             log.new(slog::o!("actor" => "sessions")),
         )
         .with_eviction(Duration::from_millis(l.evict_idle_ms));
+        let session_index = registry.index();
         let sessions = SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry);
         let hub = Arc::new(hub);
         let stopping = CancellationToken::new();
         let auth = Authorizer::from_config(&config)?.map(Arc::new);
         let draining = std::sync::atomic::AtomicBool::new(false);
-        let inner = Inner { service, config, log, hub, occupancy, sessions, stopping, auth, draining, backend_link };
+        let inner = Inner {
+            service,
+            config,
+            log,
+            hub,
+            occupancy,
+            sessions,
+            session_index,
+            stopping,
+            auth,
+            draining,
+            backend_link,
+        };
         Ok(McpServer { inner: Arc::new(inner) })
     }
 
@@ -412,7 +427,7 @@ impl McpServer {
 
     /// The open HTTP session `id`, if there is one.
     pub async fn find_session(&self, id: &str) -> Option<SessionHandle> {
-        self.inner.sessions.send(Find(id.to_owned())).await.ok().flatten()
+        self.inner.session_index.find(id)
     }
 
     /// Ends the HTTP session `id`; false if there was none.
@@ -437,17 +452,42 @@ impl McpServer {
         slot: Option<OwnedSemaphorePermit>,
     ) -> Option<Addr<RequestActor>> {
         let id = r.id.clone();
-        let (bytes, code) = match session.request(r).await {
+        match session.request(r).await {
             Ok(Reply::Run(mut admitted)) => {
                 admitted.facts = facts;
                 let era = Era::Legacy(session.clone());
-                return Some(self.start_request_in_slot(*admitted, era, outbound, slot));
+                Some(self.start_request_in_slot(*admitted, era, outbound, slot))
             }
-            Ok(Reply::Now(Ok(result))) => (encode_result(&id, &result), None),
-            Ok(Reply::Now(Err(e))) | Err(e) => (encode_error(Some(&id), &e), Some(e.code.0)),
-        };
-        let _ = outbound.send(Outbound::answer(bytes, code)).await;
-        None
+            Ok(Reply::Now(result)) => {
+                answer_now(&id, result, &outbound).await;
+                None
+            }
+            Err(e) => {
+                answer_now(&id, Err(e), &outbound).await;
+                None
+            }
+        }
+    }
+
+    /// [`McpServer::session_request`] with the request actor started in the
+    /// calling task ([`RequestActor::start_here`]): a handler that answers
+    /// at once has answered when this returns.
+    pub(crate) async fn session_request_here(
+        &self,
+        session: &SessionHandle,
+        r: Request,
+        facts: RequestFacts,
+        outbound: OutboundTx,
+    ) {
+        let id = r.id.clone();
+        match session.request(r).await {
+            Ok(Reply::Run(mut admitted)) => {
+                admitted.facts = facts;
+                self.start_request_here(*admitted, Era::Legacy(session.clone()), outbound).await;
+            }
+            Ok(Reply::Now(result)) => answer_now(&id, result, &outbound).await,
+            Err(e) => answer_now(&id, Err(e), &outbound).await,
+        }
     }
 
     /// Ends every running request with an error response (-32603 "server
@@ -541,4 +581,13 @@ pub async fn shutdown_signal() {
     {
         let _ = tokio::signal::ctrl_c().await;
     }
+}
+
+/// Hands a session's immediate answer (or its error) to the outbound channel.
+async fn answer_now(id: &mcp_protocol::RequestId, now: Result<serde_json::Value, ErrorData>, outbound: &OutboundTx) {
+    let (bytes, code) = match now {
+        Ok(result) => (encode_result(id, &result), None),
+        Err(e) => (encode_error(Some(id), &e), Some(e.code.0)),
+    };
+    let _ = outbound.send(Outbound::answer(bytes, code)).await;
 }

@@ -1,5 +1,8 @@
 //! [`SessionHandle`]: how the transports, request actors and handlers reach
-//! one legacy session. Cheap to clone; every operation is a message.
+//! one legacy session. Cheap to clone. A request that only reads the
+//! session's state is decided here, against its shared part; a change of
+//! that state, the notification stream and the questions asked of the
+//! client are messages to its actor.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,10 +13,9 @@ use mcp_protocol::subscription::SubscriptionFilter;
 use mcp_protocol::{ProtocolVersion, RequestId};
 use tokio::sync::oneshot;
 
-use super::dispatch::Reply;
-use super::session::{
-    Ask, CancelRequest, ClientAnswer, End, ForgetAsk, Session, SessionRequest, SetStream, StreamFilter, Touch, Track,
-};
+use super::dispatch::{self, Action, Reply};
+use super::session::{Ask, Change, ClientAnswer, End, ForgetAsk, Session, SetStream, StreamFilter};
+use super::shared::SessionShared;
 use crate::msg::{Cancel, Close, UpdateFilter};
 use mcp_protocol::ErrorData;
 
@@ -24,6 +26,7 @@ pub struct SessionHandle {
     version: ProtocolVersion,
     input_timeout: Duration,
     addr: Addr<Session>,
+    shared: Arc<SessionShared>,
     /// The subject whose credentials opened the session: only it may use it.
     owner: Option<Arc<str>>,
 }
@@ -41,7 +44,8 @@ fn gone(_: MailboxError) -> ErrorData {
 impl SessionHandle {
     /// Starts `session` on the current arbiter.
     pub fn start(session: Session, id: &str, version: ProtocolVersion, input_timeout: Duration) -> Self {
-        SessionHandle { id: id.into(), version, input_timeout, addr: session.start(), owner: None }
+        let shared = session.shared();
+        SessionHandle { id: id.into(), version, input_timeout, addr: session.start(), shared, owner: None }
     }
 
     /// This handle for a session only `owner` may use.
@@ -82,17 +86,33 @@ impl SessionHandle {
 
     /// Decides one request of the session's client.
     pub async fn request(&self, r: Request) -> Result<Reply, ErrorData> {
-        self.addr.send(SessionRequest(r)).await.map_err(gone)
+        if !self.is_open() {
+            return Err(gone(MailboxError::Closed));
+        }
+        self.shared.touch();
+        let action = dispatch::classify(&self.shared.state(), r);
+        match action {
+            Action::Reply(reply) => Ok(reply),
+            change => self.addr.send(Change(change)).await.map_err(gone),
+        }
     }
 
     /// A client notification other than a cancellation: marks the session used.
     pub fn touch(&self) {
-        self.addr.do_send(Touch);
+        self.shared.touch();
+    }
+
+    /// When the session's client last spoke.
+    pub fn last_seen(&self) -> std::time::Instant {
+        self.shared.last_seen()
     }
 
     /// `notifications/cancelled` for a request running in the session.
     pub fn cancel(&self, id: RequestId, reason: Option<String>) {
-        self.addr.do_send(CancelRequest { id, reason });
+        self.shared.touch();
+        if let Some(cancel) = self.shared.untrack(&id) {
+            let _ = cancel.try_send(Cancel { reason });
+        }
     }
 
     /// Hands the client's answer to the handler waiting for it; false when
@@ -103,7 +123,7 @@ impl SessionHandle {
 
     /// Registers a request started in the session.
     pub fn track(&self, id: RequestId, cancel: Recipient<Cancel>) {
-        self.addr.do_send(Track { id, cancel });
+        self.shared.track(id, cancel);
     }
 
     /// A fresh server-to-client request id and the receiver of its answer.

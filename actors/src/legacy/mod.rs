@@ -15,6 +15,7 @@ pub mod dispatch;
 pub mod handle;
 pub mod registry;
 mod session;
+pub mod shared;
 
 pub use dispatch::Reply;
 pub use handle::SessionHandle;

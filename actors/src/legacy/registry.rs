@@ -1,9 +1,13 @@
 //! [`SessionRegistry`]: the actor that maps HTTP session ids to their
 //! sessions, opens new ones within the cap and forgets those that ended.
 //! Sessions run on the registry's arbiter; each expires on its own timer.
+//! The map is a [`SessionIndex`] the registry alone writes: a request that
+//! names its session finds it with a read, not a round trip to the
+//! registry's arbiter.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::Duration;
 
 use actix::prelude::*;
 use mcp_protocol::legacy::SessionState;
@@ -19,10 +23,26 @@ pub struct SessionsFull {
     pub max: usize,
 }
 
+/// The open sessions by id, shared by the registry (which writes) and
+/// whoever looks a session up.
+#[derive(Debug, Clone, Default)]
+pub struct SessionIndex(Arc<RwLock<HashMap<String, SessionHandle>>>);
+
+impl SessionIndex {
+    /// The open session `id`.
+    pub fn find(&self, id: &str) -> Option<SessionHandle> {
+        self.0.read().unwrap_or_else(PoisonError::into_inner).get(id).filter(|s| s.is_open()).cloned()
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<String, SessionHandle>> {
+        self.0.write().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 /// The open legacy sessions of HTTP clients.
 pub struct SessionRegistry {
-    /// Each session with when a request last named it.
-    sessions: HashMap<String, (SessionHandle, Instant)>,
+    /// Each session by id.
+    sessions: SessionIndex,
     max: usize,
     idle: Duration,
     evict_idle: Duration,
@@ -36,7 +56,12 @@ impl SessionRegistry {
     /// registry lets a new session evict the one unused the longest once it
     /// has been unused for `evict_idle`.
     pub fn new(max: usize, idle: Duration, input_timeout: Duration, log: Logger) -> Self {
-        SessionRegistry { sessions: HashMap::new(), max, idle, evict_idle: idle, input_timeout, log }
+        SessionRegistry { sessions: SessionIndex::default(), max, idle, evict_idle: idle, input_timeout, log }
+    }
+
+    /// Its index, for lookups from any thread.
+    pub fn index(&self) -> SessionIndex {
+        self.sessions.clone()
     }
 
     /// How long a session must be unused before a full registry evicts it.
@@ -49,10 +74,15 @@ impl SessionRegistry {
     /// Makes room in a full registry by ending the session unused the
     /// longest, if it has been unused for `evict_idle`.
     fn evict(&mut self) -> bool {
-        let oldest = self.sessions.iter().min_by_key(|(_, (_, used))| *used).map(|(id, (_, used))| (id.clone(), *used));
+        let mut sessions = self.sessions.write();
+        let oldest = sessions
+            .iter()
+            .map(|(id, s)| (id, s.last_seen()))
+            .min_by_key(|(_, used)| *used)
+            .map(|(id, u)| (id.clone(), u));
         match oldest {
             Some((id, used)) if used.elapsed() >= self.evict_idle => {
-                if let Some((s, _)) = self.sessions.remove(&id) {
+                if let Some(s) = sessions.remove(&id) {
                     s.end();
                 }
                 info!(self.log, "legacy session evicted to make room"; "session" => id, "idle_ms" => used.elapsed().as_millis() as u64);
@@ -77,8 +107,12 @@ impl Handler<Open> for SessionRegistry {
     type Result = Result<SessionHandle, SessionsFull>;
 
     fn handle(&mut self, Open(state, owner): Open, ctx: &mut Self::Context) -> Self::Result {
-        self.sessions.retain(|_, (s, _)| s.is_open());
-        if self.sessions.len() >= self.max && !self.evict() {
+        let open = {
+            let mut sessions = self.sessions.write();
+            sessions.retain(|_, s| s.is_open());
+            sessions.len()
+        };
+        if open >= self.max && !self.evict() {
             return Err(SessionsFull { max: self.max });
         }
         // 32 hex digits of a random UUID: visible ASCII, unguessable.
@@ -88,7 +122,7 @@ impl Handler<Open> for SessionRegistry {
         let session = Session::new(id.clone(), state, Some(self.idle), self.log.clone())
             .on_end(move |id| me.do_send(Forget(id.to_owned())));
         let handle = SessionHandle::start(session, &id, version, self.input_timeout).with_owner(owner);
-        self.sessions.insert(id, (handle.clone(), Instant::now()));
+        self.sessions.write().insert(id, handle.clone());
         Ok(handle)
     }
 }
@@ -102,9 +136,7 @@ impl Handler<Find> for SessionRegistry {
     type Result = Option<SessionHandle>;
 
     fn handle(&mut self, Find(id): Find, _ctx: &mut Self::Context) -> Self::Result {
-        let (s, used) = self.sessions.get_mut(&id).filter(|(s, _)| s.is_open())?;
-        *used = Instant::now();
-        Some(s.clone())
+        self.sessions.find(&id)
     }
 }
 
@@ -117,7 +149,7 @@ impl Handler<Forget> for SessionRegistry {
     type Result = ();
 
     fn handle(&mut self, Forget(id): Forget, _ctx: &mut Self::Context) {
-        self.sessions.remove(&id);
+        self.sessions.write().remove(&id);
     }
 }
 
@@ -130,8 +162,9 @@ impl Handler<Close> for SessionRegistry {
     type Result = bool;
 
     fn handle(&mut self, Close(id): Close, _ctx: &mut Self::Context) -> bool {
-        match self.sessions.remove(&id) {
-            Some((s, _)) => {
+        let removed = self.sessions.write().remove(&id);
+        match removed {
+            Some(s) => {
                 s.end();
                 true
             }
@@ -149,7 +182,8 @@ impl Handler<Count> for SessionRegistry {
     type Result = usize;
 
     fn handle(&mut self, _: Count, _ctx: &mut Self::Context) -> usize {
-        self.sessions.retain(|_, (s, _)| s.is_open());
-        self.sessions.len()
+        let mut sessions = self.sessions.write();
+        sessions.retain(|_, s| s.is_open());
+        sessions.len()
     }
 }

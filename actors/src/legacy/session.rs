@@ -1,14 +1,17 @@
-//! [`Session`]: the actor behind one legacy session. It owns the negotiated
-//! state, the requests running in it (for `notifications/cancelled`), the
-//! server-to-client requests waiting for the client's answer, and the
-//! listener behind its notification stream. It expires on its own timer
-//! when idle, and ending it cancels what runs in it.
+//! [`Session`]: the actor behind one legacy session. It owns the
+//! server-to-client requests waiting for the client's answer and the
+//! listener behind its notification stream, and applies the requests that
+//! change the negotiated state; the state itself, when the client last
+//! spoke and the requests running in the session are shared with its
+//! handles ([`SessionShared`]). It expires on its own timer when idle, and
+//! ending it cancels what runs in it.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use actix::prelude::*;
-use mcp_protocol::jsonrpc::{Request, Response};
+use mcp_protocol::jsonrpc::Response;
 use mcp_protocol::legacy::SessionState;
 use mcp_protocol::subscription::SubscriptionFilter;
 use mcp_protocol::RequestId;
@@ -16,7 +19,8 @@ use serde_json::Value;
 use slog::{debug, info, Logger};
 use tokio::sync::oneshot;
 
-use super::dispatch::{self, Action, Reply};
+use super::dispatch::{Action, Reply};
+use super::shared::SessionShared;
 use crate::msg::{Cancel, Close, CloseReason, UpdateFilter};
 
 /// The client's answer to a server-to-client request: a result, or the
@@ -29,15 +33,13 @@ type OnEnd = Box<dyn FnOnce(&str)>;
 /// One legacy session.
 pub struct Session {
     id: String,
-    state: SessionState,
+    /// The state, when the client last spoke, the requests running.
+    shared: Arc<SessionShared>,
     /// Server-to-client requests awaiting the client's answer.
     asked: HashMap<RequestId, oneshot::Sender<Answer>>,
     next_ask: u64,
-    /// Requests running in this session, for `notifications/cancelled`.
-    in_flight: HashMap<RequestId, Recipient<Cancel>>,
     /// The listener behind the notification stream (HTTP GET, or stdout).
     stream: Option<(Recipient<Close>, Recipient<UpdateFilter>)>,
-    last_seen: Instant,
     /// `None`: never expires (the stdio session lives as long as stdin).
     idle: Option<Duration>,
     /// Told when the session ends (the registry forgets it).
@@ -51,16 +53,19 @@ impl Session {
     pub fn new(id: String, state: SessionState, idle: Option<Duration>, log: Logger) -> Self {
         Session {
             id,
-            state,
+            shared: Arc::new(SessionShared::new(state)),
             asked: HashMap::new(),
             next_ask: 1,
-            in_flight: HashMap::new(),
             stream: None,
-            last_seen: Instant::now(),
             idle,
             on_end: None,
             log,
         }
+    }
+
+    /// Its shared part, for its handles.
+    pub(crate) fn shared(&self) -> Arc<SessionShared> {
+        self.shared.clone()
     }
 
     /// Calls `f` with the session id when the session ends.
@@ -77,13 +82,13 @@ impl Session {
             tools_list_changed: true,
             prompts_list_changed: true,
             resources_list_changed: true,
-            resource_subscriptions: self.state.subscriptions.iter().cloned().collect(),
+            resource_subscriptions: self.shared.state().subscriptions.iter().cloned().collect(),
             task_ids: Vec::new(),
         }
     }
 
     fn touch(&mut self) {
-        self.last_seen = Instant::now();
+        self.shared.touch();
     }
 }
 
@@ -94,7 +99,7 @@ impl Actor for Session {
         if let Some(idle) = self.idle {
             let every = (idle / 10).clamp(Duration::from_millis(10), Duration::from_secs(10));
             ctx.run_interval(every, move |act, ctx| {
-                if act.last_seen.elapsed() >= idle {
+                if act.shared.last_seen().elapsed() >= idle {
                     info!(act.log, "legacy session expired"; "session" => &act.id);
                     ctx.stop();
                 }
@@ -106,7 +111,7 @@ impl Actor for Session {
         if let Some((close, _)) = self.stream.take() {
             close.do_send(Close { reason: CloseReason::ClientGone });
         }
-        for (_, cancel) in self.in_flight.drain() {
+        for cancel in self.shared.drain() {
             let _ = cancel.try_send(Cancel { reason: Some("session ended".into()) });
         }
         // Dropping the senders tells waiting handlers the session ended.
@@ -118,24 +123,28 @@ impl Actor for Session {
     }
 }
 
-/// A request of the session's client.
+/// A request that changes the session's state (`logging/setLevel`,
+/// `resources/subscribe`, `resources/unsubscribe`), as its handle decided it.
 #[derive(Message)]
 #[rtype(result = "Reply")]
-pub struct SessionRequest(pub Request);
+pub struct Change(pub Action);
 
-impl Handler<SessionRequest> for Session {
+impl Handler<Change> for Session {
     type Result = ResponseActFuture<Self, Reply>;
 
-    fn handle(&mut self, SessionRequest(r): SessionRequest, _ctx: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, Change(action): Change, _ctx: &mut Self::Context) -> Self::Result {
         self.touch();
-        let changed = match dispatch::classify(&self.state, r) {
-            Action::Reply(reply) => return Box::pin(fut::ready(reply)),
-            Action::SetLevel(level) => {
-                self.state.log_level = Some(level);
-                false
+        let changed = {
+            let mut state = self.shared.state_mut();
+            match action {
+                Action::Reply(reply) => return Box::pin(fut::ready(reply)),
+                Action::SetLevel(level) => {
+                    state.log_level = Some(level);
+                    false
+                }
+                Action::Subscribe(uri, true) => state.subscriptions.insert(uri),
+                Action::Subscribe(uri, false) => state.subscriptions.remove(&uri),
             }
-            Action::Subscribe(uri, true) => self.state.subscriptions.insert(uri),
-            Action::Subscribe(uri, false) => self.state.subscriptions.remove(&uri),
         };
         let ok = Reply::Now(Ok(Value::Object(Default::default())));
         // Answer once the stream routes by the new filter, so that an update
@@ -153,65 +162,6 @@ impl Handler<SessionRequest> for Session {
             }
             None => Box::pin(fut::ready(ok)),
         }
-    }
-}
-
-/// A client notification in the session (`notifications/cancelled` is
-/// routed to [`CancelRequest`] before it gets here).
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Touch;
-
-impl Handler<Touch> for Session {
-    type Result = ();
-
-    fn handle(&mut self, _: Touch, _ctx: &mut Self::Context) {
-        self.touch();
-    }
-}
-
-/// Cancels a request running in the session.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct CancelRequest {
-    /// The request's id.
-    pub id: RequestId,
-    /// Why (logged by the request actor).
-    pub reason: Option<String>,
-}
-
-impl Handler<CancelRequest> for Session {
-    type Result = ();
-
-    fn handle(&mut self, msg: CancelRequest, _ctx: &mut Self::Context) {
-        self.touch();
-        match self.in_flight.remove(&msg.id) {
-            Some(cancel) => {
-                let _ = cancel.try_send(Cancel { reason: msg.reason });
-            }
-            None => {
-                debug!(self.log, "cancellation for a request not in flight"; "session" => &self.id, "request" => %msg.id)
-            }
-        }
-    }
-}
-
-/// A request started in the session (so that it can be cancelled).
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Track {
-    /// The request's id.
-    pub id: RequestId,
-    /// Its actor.
-    pub cancel: Recipient<Cancel>,
-}
-
-impl Handler<Track> for Session {
-    type Result = ();
-
-    fn handle(&mut self, msg: Track, _ctx: &mut Self::Context) {
-        self.in_flight.retain(|_, r| r.connected());
-        self.in_flight.insert(msg.id, msg.cancel);
     }
 }
 

@@ -98,7 +98,7 @@ async fn in_session(
         Incoming::Request(r) => {
             let id = r.id.clone();
             let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
-            server.session_request(session, r, facts, tx, None).await;
+            server.session_request_here(session, r, facts, tx).await;
             reply::reply(server.config(), id, rx, reply::Statuses::AlwaysOk).await
         }
         Incoming::Response(r) => {
