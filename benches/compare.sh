@@ -14,8 +14,15 @@
 # the generator's headroom: its CPU during the ceiling's runs, which must be
 # well under its core for the ceiling to be the server's and not wrk's.
 #
+# Two more rows for actix-mcp: `legacy`, the same call inside a 2025-11-25
+# session (benches/wrk/legacy_call.lua, the session opened and checked with
+# curl first), and at the end `mixed` (discover, lists, call, read, prompts
+# and a three-round multi round-trip call), which needs mcp-load to follow
+# each flow: its line, the server's CPU per request and mcp-load's own CPU.
+#
 #   bash benches/compare.sh            # ROUNDS=5 DURATION=5 CONNS="16 256"
-# Bounded: ROUNDS x 3 servers x |CONNS| x (DURATION + 1) s. Loopback only.
+# Bounded: ROUNDS x 4 runs x |CONNS| x DURATION s, plus DURATION s of mixed
+# and a few seconds of warm-up. Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-16 256}"
@@ -33,43 +40,62 @@ taskset -c 0 benches/rmcp-echo/target/release/rmcp-echo "127.0.0.1:$RMCP_PORT" 2
 RMCP_PID=$!
 trap 'kill $BASE_PID $MCP_PID $RMCP_PID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 sleep 1
-TICK=$(getconf CLK_TCK)
-cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
+# shellcheck source=wrk/run.sh
+. benches/wrk/run.sh
 port_of() { case "$1" in baseline) echo $BASE_PORT ;; rmcp) echo $RMCP_PORT ;; *) echo $MCP_PORT ;; esac; }
 pid_of() { case "$1" in baseline) echo $BASE_PID ;; rmcp) echo $RMCP_PID ;; *) echo $MCP_PID ;; esac; }
-SERVERS="baseline rmcp actix-mcp"
+script_of() { case "$1" in legacy) echo benches/wrk/legacy_call.lua ;; *) echo benches/wrk/call.lua ;; esac; }
+SERVERS="baseline rmcp actix-mcp legacy"
 
 # Verified warm-up: every reply of every server checked by mcp-load.
-for name in $SERVERS; do
+for name in baseline rmcp actix-mcp; do
   line=$(taskset -c 1 target/release/mcp-load call --url "http://127.0.0.1:$(port_of $name)/mcp" \
     --connections 4 --duration 1 | head -n 1)
   grep -q ' errors=0 ' <<<"$line" || { echo "warm-up of $name failed: $line" >&2; exit 1; }
   echo "warm-up $name (every reply verified): $line"
 done
 
+# A 2025-11-25 session on actix-mcp for the legacy runs, checked with one call.
+MCP_URL="http://127.0.0.1:$MCP_PORT/mcp"
+legacy_post() {
+  curl -sS -D "$OUT/headers" -o "$OUT/body" -X POST "$MCP_URL" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' "$@"
+}
+legacy_post -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"compare","version":"1"}}}'
+MCP_SESSION=$(awk 'tolower($1) == "mcp-session-id:" {print $2}' "$OUT/headers" | tr -d '\r')
+[ -n "$MCP_SESSION" ] || { echo "initialize opened no session" >&2; cat "$OUT/body" >&2; exit 1; }
+export MCP_SESSION
+legacy_post -H "Mcp-Session-Id: $MCP_SESSION" -H 'MCP-Protocol-Version: 2025-11-25' \
+  -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+legacy_post -H "Mcp-Session-Id: $MCP_SESSION" -H 'MCP-Protocol-Version: 2025-11-25' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}'
+grep -q '"text":"hello"' "$OUT/body" || { echo "legacy tools/call failed:" >&2; cat "$OUT/body" >&2; exit 1; }
+echo "legacy session $MCP_SESSION (tools/call checked)"
+
 for round in $(seq 1 "$ROUNDS"); do
   for c in $CONNS; do
     for name in $SERVERS; do
-      port=$(port_of $name); pid=$(pid_of $name)
-      url="http://127.0.0.1:$port/mcp"
-      t0=$(cpu "$pid")
-      # wrk's CPU: the subshell's children's times (taskset execs wrk).
-      (taskset -c 1 wrk -t1 -c"$c" -d"${DURATION}s" --latency -s benches/wrk/call.lua "$url" >"$OUT/wrk.txt"; \
-        times >"$OUT/times.txt")
-      t1=$(cpu "$pid")
-      if grep -q "Non-2xx" "$OUT/wrk.txt"; then cat "$OUT/wrk.txt" >&2; echo "$name: non-2xx replies" >&2; exit 1; fi
-      gen=$(awk -v d="$DURATION" 'NR==2 {split($1,u,"m"); split($2,s,"m"); sub("s","",u[2]); sub("s","",s[2]);
-        printf "%.0f", (u[1]*60+u[2]+s[1]*60+s[2])/d*100}' "$OUT/times.txt")
-      rps=$(awk '/^Requests\/sec/ {print $2}' "$OUT/wrk.txt")
-      n=$(awk '/requests in/ {print $1}' "$OUT/wrk.txt")
-      p50=$(awk '$1=="50%" {print $2}' "$OUT/wrk.txt")
-      p99=$(awk '$1=="99%" {print $2}' "$OUT/wrk.txt")
-      us=$(awk -v t0="$t0" -v t1="$t1" -v n="$n" -v k="$TICK" 'BEGIN {printf "%.1f", (t1-t0)/k*1e6/n}')
+      url="http://127.0.0.1:$(port_of $name)/mcp"
+      read -r rps p50 p99 us gen < <(wrk_measure "$(pid_of $name)" "$url" "$c" "$DURATION" "$(script_of $name)") || exit 1
       echo "round $round  $name @$c: req/s=$rps p50=$p50 p99=$p99 server_cpu_us_per_call=$us wrk_cpu=${gen}%"
       echo "$c $name $rps $p50 $p99 $us $gen $round" >>"$OUT/all.txt"
     done
   done
 done
+
+# mixed (discover, lists, call, read, prompts, a three-round MRTR call) needs
+# a client that follows each flow: mcp-load, verifying every reply. Its own
+# CPU is printed: it, not the server, may be the limit here.
+t0=$(wrk_cpu_ticks "$MCP_PID")
+(taskset -c 1 target/release/mcp-load mixed --url "$MCP_URL" --connections 16 --duration "$DURATION" \
+  | head -n 1 >"$OUT/mixed.txt"; times >"$OUT/mixed-times.txt")
+t1=$(wrk_cpu_ticks "$MCP_PID")
+MIXED=$(cat "$OUT/mixed.txt")
+grep -q ' errors=0 ' <<<"$MIXED" || { echo "mixed failed: $MIXED" >&2; exit 1; }
+n=$(sed -n 's/^requests=\([0-9]*\) .*/\1/p' <<<"$MIXED")
+MIXED_CPU=$(awk -v t0="$t0" -v t1="$t1" -v n="$n" -v k="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", (t1-t0)/k*1e6/n}')
+MIXED_GEN=$(awk -v d="$DURATION" 'NR==2 {split($1,u,"m"); split($2,s,"m"); sub("s","",u[2]); sub("s","",s[2]);
+  printf "%.0f", (u[1]*60+u[2]+s[1]*60+s[2])/d*100}' "$OUT/mixed-times.txt")
 
 python3 - "$OUT/all.txt" <<'PY'
 import sys, statistics as st
@@ -82,7 +108,7 @@ def ms(v):
 print("\nserver     conns  req/s median (min-max)    vs ceiling  vs rmcp  p50 ms  p99 ms  CPU us/call  wrk CPU")
 for c in sorted({r[0] for r in rows}, key=int):
     med = {}
-    for name in ("baseline", "rmcp", "actix-mcp"):
+    for name in ("baseline", "rmcp", "actix-mcp", "legacy"):
         sel = [r for r in rows if r[0] == c and r[1] == name]
         rps = [float(r[2]) for r in sel]
         med[name] = (st.median(rps), min(rps), max(rps), st.median([ms(r[3]) for r in sel]),
@@ -91,7 +117,11 @@ for c in sorted({r[0] for r in rows}, key=int):
     for name, (m, lo, hi, p50, p99, us, gen) in med.items():
         print(f"{name:<10} {c:>5}  {m:>8.0f} ({lo:.0f}-{hi:.0f})  {m/med['baseline'][0]:>9.2f}x {m/med['rmcp'][0]:>7.2f}x"
               f"  {p50:>6.2f}  {p99:>6.2f}  {us:>11.1f}  {gen:>6.0f}%")
+    print(f"{'':<10} {c:>5}  p99 of actix-mcp / p99 of the ceiling: {med['actix-mcp'][4] / med['baseline'][4]:.2f}")
     gen = med["baseline"][6]
     print(f"{'':<10} {c:>5}  generator headroom: wrk used {gen:.0f}% of its core during the ceiling's runs"
           f" ({'headroom' if gen < 90 else 'NO HEADROOM: the ceiling is the generator'})")
 PY
+echo
+echo "mixed (mcp-load, 16 connections, ${DURATION} s, every reply verified): $MIXED"
+echo "mixed: server CPU ${MIXED_CPU} us per request; mcp-load used ${MIXED_GEN}% of its core"

@@ -17,7 +17,6 @@ A="$1"; B="$2"
 ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-16 256}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; exit 1; }
-TICK=$(getconf CLK_TCK)
 OUT="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
 
 start() { # BIN ENV -> "PID URL"
@@ -31,7 +30,8 @@ start() { # BIN ENV -> "PID URL"
   [ -n "$url" ] || { cat "$log" >&2; exit 1; }
   echo "$pid $url"
 }
-cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
+# shellcheck source=run.sh
+. "$HERE/run.sh"
 
 for c in $CONNS; do
   for r in $(seq 1 "$ROUNDS"); do
@@ -39,18 +39,8 @@ for c in $CONNS; do
       bin=$A; envs="${A_ENV:-}"; [ "$side" = B ] && { bin=$B; envs="${B_ENV:-}"; }
       read -r pid url < <(start "$bin" "$envs")
       taskset -c 1 wrk -t1 -c"$c" -d1s -s "$HERE/call.lua" "$url" >/dev/null   # warm-up
-      t0=$(cpu "$pid")
-      # wrk's CPU: the subshell's children's times (taskset execs wrk).
-      (taskset -c 1 wrk -t1 -c"$c" -d"${DURATION}s" --latency -s "$HERE/call.lua" "$url" >"$OUT/wrk.txt"; times >"$OUT/times.txt")
-      t1=$(cpu "$pid")
-      gen=$(awk -v d="$DURATION" 'NR==2 {split($1,u,"m"); split($2,s,"m"); sub("s","",u[2]); sub("s","",s[2]);
-        printf "%.0f", (u[1]*60+u[2]+s[1]*60+s[2])/d*100}' "$OUT/times.txt")
+      read -r rps p50 p99 us gen < <(wrk_measure "$pid" "$url" "$c" "$DURATION" "$HERE/call.lua") || exit 1
       kill "$pid"; wait "$pid" 2>/dev/null || true
-      if grep -q "Non-2xx" "$OUT/wrk.txt"; then cat "$OUT/wrk.txt" >&2; echo "non-2xx replies" >&2; exit 1; fi
-      rps=$(awk '/^Requests\/sec/ {print $2}' "$OUT/wrk.txt")
-      n=$(awk '/requests in/ {print $1}' "$OUT/wrk.txt")
-      p99=$(awk '$1=="99%" {print $2}' "$OUT/wrk.txt")
-      us=$(awk -v t0="$t0" -v t1="$t1" -v n="$n" -v k="$TICK" 'BEGIN {printf "%.1f", (t1-t0)/k*1e6/n}')
       echo "conns=$c round=$r side=$side req/s=$rps p99=$p99 cpu_us_per_call=$us wrk_cpu=${gen}%"
       echo "$c $side $rps $p99 $us $r" >>"$OUT/all.txt"
     done
