@@ -115,10 +115,11 @@ pub struct Connection<'a> {
 pub enum Route {
     /// Refused before any handler ran.
     Refuse(Refusal),
-    /// A stateless request for a request actor.
-    Run(Admitted),
+    /// A stateless request for a request actor (boxed: it is large and
+    /// moves from the transport to the actor).
+    Run(Box<Admitted>),
     /// `subscriptions/listen`: a listener.
-    Listen(Admitted),
+    Listen(Box<Admitted>),
     /// `notifications/cancelled` for a request or a listen stream.
     Cancel {
         /// The request to cancel.
@@ -197,7 +198,7 @@ pub fn route(conn: &Connection<'_>, decoded: Result<Incoming, DecodeError>) -> R
             match admit(conn, &r, keys, parsed) {
                 Ok((meta, request)) => {
                     let listen = matches!(request, ClientRequest::Listen(_));
-                    let admitted = Admitted { id: r.id, meta, request, facts: RequestFacts::default() };
+                    let admitted = Box::new(Admitted { id: r.id, meta, request, facts: RequestFacts::default() });
                     if listen {
                         Route::Listen(admitted)
                     } else {

@@ -15,14 +15,14 @@ use actix::prelude::*;
 use futures::FutureExt;
 use mcp_protocol::jsonrpc::encode_error;
 use mcp_protocol::request::ClientRequest;
-use mcp_protocol::{ErrorData, RequestId, RequestMeta};
+use mcp_protocol::{ErrorData, RequestId};
 use slog::{debug, info, warn, Logger};
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ContextParts, RequestContext};
 use crate::era::Era;
-use crate::facts::RequestFacts;
+use crate::intake::Admitted;
 use crate::msg::{Abort, Cancel};
 use crate::outbound::{Outbound, OutboundTx};
 use crate::service::McpService;
@@ -50,7 +50,7 @@ pub struct RequestActor {
     service: Arc<McpService>,
     id: RequestId,
     /// What the request is, boxed so that the actor stays small to move.
-    work: Option<Box<(RequestMeta, ClientRequest, RequestFacts)>>,
+    work: Option<Box<Admitted>>,
     outbound: OutboundTx,
     /// Fires when the request must stop: a [`Cancel`], the client leaving,
     /// the timeout, an [`Abort`], or the server shutting down (it is a child
@@ -84,14 +84,9 @@ pub struct RequestActor {
 
 /// What a request actor needs to start.
 pub struct RequestSpec {
-    /// The request id.
-    pub id: RequestId,
-    /// Its validated `_meta`.
-    pub meta: RequestMeta,
-    /// The parsed request.
-    pub request: ClientRequest,
-    /// Its headers and extensions.
-    pub facts: RequestFacts,
+    /// The admitted request (id, validated `_meta`, parsed request, facts),
+    /// boxed: it is large, and it moves from the transport to the actor.
+    pub work: Box<Admitted>,
     /// Where notifications and the response go.
     pub outbound: OutboundTx,
     /// Cancel after this long.
@@ -128,32 +123,33 @@ impl RequestActor {
 
     /// The actor for `spec`, not started.
     pub(crate) fn new(service: Arc<McpService>, mut spec: RequestSpec, log: &Logger) -> RequestActor {
-        let version = spec.meta.version.as_str();
-        let transport = if spec.facts.headers.is_some() { Transport::Tcp } else { Transport::Pipe };
-        let parent = spec.meta.trace.as_ref().or(spec.facts.trace.as_ref());
-        let span = RequestSpan::start(&spec.request, &spec.id, version, transport, parent);
+        let w = &mut *spec.work;
+        let version = w.meta.version.as_str();
+        let transport = if w.facts.headers.is_some() { Transport::Tcp } else { Transport::Pipe };
+        let parent = w.meta.trace.as_ref().or(w.facts.trace.as_ref());
+        let span = RequestSpan::start(&w.request, &w.id, version, transport, parent);
         // Exported: what the handler sends on names this request's span as
         // its parent (`_meta` wins over the header, so it is set there).
         if let Some(downstream) = span.downstream(parent) {
-            spec.meta.trace = Some(downstream);
+            w.meta.trace = Some(downstream);
         }
         // The parent logger: the actor's own lines carry request and method
         // inline, and the handler's child logger is built only if used.
         // A traced request's lines (its own and its handler's) carry the trace id.
-        let trace = spec.meta.trace.as_ref().or(spec.facts.trace.as_ref());
+        let trace = w.meta.trace.as_ref().or(w.facts.trace.as_ref());
         let log = match trace {
             Some(t) => log.new(slog::o!("trace_id" => t.trace_id().to_owned())),
             None => log.clone(),
         };
-        let method = spec.request.method();
-        let tool_label = match &spec.request {
+        let method = w.request.method();
+        let tool_label = match &w.request {
             ClientRequest::CallTool(p) => service.tool_label(&p.name),
             _ => None,
         };
         RequestActor {
             service,
-            id: spec.id,
-            work: Some(Box::new((spec.meta, spec.request, spec.facts))),
+            id: w.id.clone(),
+            work: Some(spec.work),
             outbound: spec.outbound,
             cancel: spec.cancel,
             stopping: spec.stopping,
@@ -202,7 +198,7 @@ impl Actor for RequestActor {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.set_mailbox_capacity(self.mailbox);
-        let Some((meta, request, facts)) = self.work.take().map(|w| *w) else {
+        let Some(work) = self.work.take() else {
             self.recorded = true;
             ctx.stop();
             return;
@@ -213,6 +209,7 @@ impl Actor for RequestActor {
             // `notifications/cancelled` in the session reaches this actor.
             session.track(self.id.clone(), ctx.address().recipient());
         }
+        let Admitted { meta, request, facts, .. } = *work;
         let rctx = RequestContext::new(ContextParts {
             id: self.id.clone(),
             meta,

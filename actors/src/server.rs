@@ -283,16 +283,24 @@ impl McpServer {
         outbound: OutboundTx,
         slot: Option<OwnedSemaphorePermit>,
     ) -> Addr<RequestActor> {
-        RequestActor::start_with(
-            self.inner.service.clone(),
-            self.request_spec(admitted, era, outbound, slot),
-            &self.inner.log,
-        )
+        self.start_boxed_in_slot(Box::new(admitted), era, outbound, slot)
+    }
+
+    /// [`McpServer::start_request_in_slot`] of a boxed request.
+    fn start_boxed_in_slot(
+        &self,
+        admitted: Box<Admitted>,
+        era: Era,
+        outbound: OutboundTx,
+        slot: Option<OwnedSemaphorePermit>,
+    ) -> Addr<RequestActor> {
+        let spec = self.request_spec(admitted, era, outbound, slot);
+        RequestActor::start_with(self.inner.service.clone(), spec, &self.inner.log)
     }
 
     /// A request actor for an admitted request, started in the task that
     /// polls the returned future ([`RequestActor::start_here`]).
-    pub(crate) fn start_request_here(&self, admitted: Admitted, era: Era, outbound: OutboundTx) -> StartHere {
+    pub(crate) fn start_request_here(&self, admitted: Box<Admitted>, era: Era, outbound: OutboundTx) -> StartHere {
         RequestActor::new(self.inner.service.clone(), self.request_spec(admitted, era, outbound, None), &self.inner.log)
             .start_here()
     }
@@ -300,17 +308,14 @@ impl McpServer {
     /// What a request actor for `admitted` starts with.
     fn request_spec(
         &self,
-        admitted: Admitted,
+        admitted: Box<Admitted>,
         era: Era,
         outbound: OutboundTx,
         slot: Option<OwnedSemaphorePermit>,
     ) -> RequestSpec {
         let c = &self.inner.config.request;
         RequestSpec {
-            id: admitted.id,
-            meta: admitted.meta,
-            request: admitted.request,
-            facts: admitted.facts,
+            work: admitted,
             outbound,
             timeout: Duration::from_millis(c.timeout_ms),
             slow: Duration::from_millis(self.inner.config.log.slow_ms),
@@ -456,7 +461,7 @@ impl McpServer {
             Ok(Reply::Run(mut admitted)) => {
                 admitted.facts = facts;
                 let era = Era::Legacy(session.clone());
-                Some(self.start_request_in_slot(*admitted, era, outbound, slot))
+                Some(self.start_boxed_in_slot(admitted, era, outbound, slot))
             }
             Ok(Reply::Now(result)) => {
                 answer_now(&id, result, &outbound).await;
@@ -483,7 +488,7 @@ impl McpServer {
         match session.request(r).await {
             Ok(Reply::Run(mut admitted)) => {
                 admitted.facts = facts;
-                self.start_request_here(*admitted, Era::Legacy(session.clone()), outbound).await;
+                self.start_request_here(admitted, Era::Legacy(session.clone()), outbound).await;
             }
             Ok(Reply::Now(result)) => answer_now(&id, result, &outbound).await,
             Err(e) => answer_now(&id, Err(e), &outbound).await,

@@ -99,7 +99,7 @@ fn trace_of(req: &HttpRequest) -> Option<mcp_protocol::trace::TraceContext> {
 pub(super) async fn stateless(server: &McpServer, route: Route) -> Result<HttpResponse, HttpError> {
     match route {
         Route::Run(admitted) => reply::run(server, admitted, Era::Stateless).await,
-        Route::Listen(admitted) => listen(server, admitted),
+        Route::Listen(admitted) => listen(server, *admitted),
         Route::Refuse(refusal) => Err(HttpError::refused(refusal)),
         // Cancellation over HTTP is the client closing the response stream.
         Route::Cancel { .. } | Route::Notification(_) => Ok(HttpResponse::Accepted().finish()),

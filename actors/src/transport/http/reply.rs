@@ -23,7 +23,7 @@ use crate::transport::sse;
 /// only the reply's channel and the boxed actor, not the request.
 pub(super) fn run(
     server: &McpServer,
-    admitted: Admitted,
+    admitted: Box<Admitted>,
     era: Era,
 ) -> impl std::future::Future<Output = Result<HttpResponse, HttpError>> + '_ {
     let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);

@@ -123,8 +123,8 @@ impl StdioConnection {
         };
         match intake::route(&conn, jsonrpc::decode(bytes)) {
             Route::Refuse(r) => self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx),
-            Route::Run(a) => self.run(a, ctx),
-            Route::Listen(a) => self.listen(a, ctx),
+            Route::Run(a) => self.run(*a, ctx),
+            Route::Listen(a) => self.listen(*a, ctx),
             Route::Cancel { id, reason } => self.cancel(id, reason),
             Route::Initialize(r) => self.initialize(r, ctx),
             Route::Session(m) => self.in_session(m, ctx),
