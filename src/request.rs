@@ -114,7 +114,7 @@ impl ClientRequest {
     }
 
     /// [`ClientRequest::from_parts`] and the keys of `params._meta`, in one
-    /// pass over `params` ([`crate::params_split`]). `None` when that pass
+    /// pass over `params` (the `_meta` member read aside). `None` when that pass
     /// fails: then [`MetaKeys::of`] and [`ClientRequest::from_parts`], which
     /// report each error in the order the specification sets.
     pub fn parse_with_meta<'a>(method: &str, params: &'a RawObject) -> Option<(Self, MetaKeys<'a>)> {
