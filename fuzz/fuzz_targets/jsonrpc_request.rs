@@ -1,6 +1,7 @@
 //! One incoming message as the dispatcher sees it: the JSON-RPC envelope,
 //! then `_meta` validation against every served version (with and without
-//! a version header), then the method and its params.
+//! a version header), then the method and its params — by the ordered slow
+//! path and by the one-pass fast path, which must agree.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -16,8 +17,20 @@ fuzz_target!(|data: &[u8]| {
             for header in [VersionHeader::NotApplicable, VersionHeader::Missing, VersionHeader::Present("2026-07-28")] {
                 let _ = RequestMeta::validate(r.params.as_ref(), header, ProtocolVersion::ALL);
             }
-            if let Ok(request) = ClientRequest::from_parts(&r.method, r.params) {
+            let slow = ClientRequest::from_parts(&r.method, r.params.as_ref());
+            if let Ok(request) = &slow {
                 let _ = (request.method(), request.name_for_header().map(str::len));
+            }
+            // The one-pass reading, when it reads at all, agrees with the
+            // ordered slow path: the same request and the same `_meta`.
+            if let Some((fast, keys)) = r.params.as_ref().and_then(|p| ClientRequest::parse_with_meta(&r.method, p)) {
+                assert_eq!(slow.as_ref(), Ok(&fast));
+                for header in [VersionHeader::NotApplicable, VersionHeader::Missing, VersionHeader::Present("2026-07-28")] {
+                    assert_eq!(
+                        RequestMeta::validate_keys(&keys, header, ProtocolVersion::ALL),
+                        RequestMeta::validate(r.params.as_ref(), header, ProtocolVersion::ALL)
+                    );
+                }
             }
         }
         Ok(Incoming::Notification(n)) => {

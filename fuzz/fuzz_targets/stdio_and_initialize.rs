@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(consumed <= input.len() + 1);
         }
     });
-    if let Ok(serde_json::Value::Object(params)) = serde_json::from_slice(input) {
-        let _ = LegacyRequest::from_parts("initialize", Some(params));
+    if let Ok(params) = serde_json::from_slice::<mcp_protocol::RawObject>(input) {
+        let _ = LegacyRequest::from_parts("initialize", Some(&params));
     }
 });
