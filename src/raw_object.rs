@@ -50,13 +50,6 @@ impl RawObject {
     pub fn to_map(&self) -> Map<String, Value> {
         self.parse().unwrap_or_default()
     }
-
-    /// One member's raw value, if present (`null` included).
-    pub fn member(&self, key: &str) -> Option<&RawValue> {
-        self.parse_borrowed::<std::collections::HashMap<Cow<'_, str>, &RawValue>>()
-            .ok()
-            .and_then(|m| m.get(key).copied())
-    }
 }
 
 impl From<Map<String, Value>> for RawObject {
@@ -184,17 +177,31 @@ mod tests {
     #[test]
     fn strings_members_and_presence() {
         let o: RawObject = serde_json::from_str(r#"{"s":"plain","e":"a\"b","n":null,"x":1}"#).unwrap();
-        assert!(matches!(raw_str(o.member("s").unwrap()), Some(Cow::Borrowed("plain"))));
-        assert_eq!(raw_str(o.member("e").unwrap()).unwrap(), "a\"b");
-        assert_eq!(o.member("n").unwrap().get(), "null");
-        assert!(raw_str(o.member("x").unwrap()).is_none());
-        assert!(o.member("missing").is_none());
         #[derive(Deserialize)]
         struct P<'a> {
+            #[serde(borrow)]
+            s: &'a RawValue,
+            #[serde(borrow)]
+            e: &'a RawValue,
+            #[serde(borrow)]
+            x: &'a RawValue,
+            #[serde(default, borrow, deserialize_with = "present_raw")]
+            n: Option<&'a RawValue>,
+            #[serde(default, borrow, deserialize_with = "present_raw")]
+            missing: Option<&'a RawValue>,
+        }
+        let p = o.parse_borrowed::<P<'_>>().unwrap();
+        assert!(matches!(raw_str(p.s), Some(Cow::Borrowed("plain"))));
+        assert_eq!(raw_str(p.e).unwrap(), "a\"b");
+        assert_eq!(p.n.unwrap().get(), "null");
+        assert!(raw_str(p.x).is_none());
+        assert!(p.missing.is_none());
+        #[derive(Deserialize)]
+        struct N<'a> {
             #[serde(default, borrow, deserialize_with = "present_raw")]
             n: Option<&'a RawValue>,
         }
-        assert!(o.parse_borrowed::<P<'_>>().unwrap().n.is_some());
-        assert!(RawObject::empty().parse_borrowed::<P<'_>>().unwrap().n.is_none());
+        assert!(o.parse_borrowed::<N<'_>>().unwrap().n.is_some());
+        assert!(RawObject::empty().parse_borrowed::<N<'_>>().unwrap().n.is_none());
     }
 }

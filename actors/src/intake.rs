@@ -138,13 +138,8 @@ pub enum Route {
 }
 
 /// Whether a request claims the stateless era (its `_meta` names a
-/// protocol version, valid or not).
-pub fn claims_stateless(r: &Request) -> bool {
-    claims(r, &MetaKeys::of(r.params.as_ref()))
-}
-
-/// [`claims_stateless`] with the keys read already; when they could not be
-/// read (a key given twice, say), the message is read as a tree.
+/// protocol version, valid or not), from its `_meta` keys; when they could
+/// not be read (a key given twice, say), the message is read as a tree.
 fn claims(r: &Request, keys: &Result<MetaKeys<'_>, ProtocolError>) -> bool {
     match keys {
         Ok(k) => k.version.is_some(),

@@ -127,19 +127,6 @@ impl Handler<Open> for SessionRegistry {
     }
 }
 
-/// Finds an open session by id.
-#[derive(Message)]
-#[rtype(result = "Option<SessionHandle>")]
-pub struct Find(pub String);
-
-impl Handler<Find> for SessionRegistry {
-    type Result = Option<SessionHandle>;
-
-    fn handle(&mut self, Find(id): Find, _ctx: &mut Self::Context) -> Self::Result {
-        self.sessions.find(&id)
-    }
-}
-
 /// Forgets a session that ended.
 #[derive(Message)]
 #[rtype(result = "()")]
