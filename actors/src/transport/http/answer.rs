@@ -31,15 +31,33 @@ pub(super) fn route(
     in_session: bool,
     identity: Option<&Arc<Identity>>,
 ) -> Route {
-    let service = server.service();
     let headers = HttpHeaders(req);
-    let conn = intake::Connection {
+    let routed = intake::route(&connection(server, &headers, in_session), decoded);
+    with_facts(routed, req, server, identity)
+}
+
+/// Routes a message outside a session read in one pass
+/// ([`intake::route_one_pass`]): `None` when it must go the general way.
+pub(super) fn route_one_pass(req: &HttpRequest, server: &McpServer, message: &[u8]) -> Option<Route> {
+    let headers = HttpHeaders(req);
+    let routed = intake::route_one_pass(&connection(server, &headers, false), message)?;
+    Some(with_facts(routed, req, server, None))
+}
+
+/// What the dispatcher needs of this request's connection.
+fn connection<'a>(server: &'a McpServer, headers: &'a HttpHeaders<'a>, in_session: bool) -> intake::Connection<'a> {
+    let service = server.service();
+    intake::Connection {
         versions: service.stateless_versions(),
         catalog: service.catalog(),
-        headers: Some(&headers),
+        headers: Some(headers),
         in_session,
-    };
-    match intake::route(&conn, decoded) {
+    }
+}
+
+/// An admitted request, given its headers, caller and extensions.
+fn with_facts(route: Route, req: &HttpRequest, server: &McpServer, identity: Option<&Arc<Identity>>) -> Route {
+    match route {
         Route::Run(mut admitted) => {
             admitted.facts = facts_of(req, server, identity);
             Route::Run(admitted)
@@ -60,13 +78,9 @@ pub(super) fn route(
 /// With authorization on, the `Authorization` header is left out: the
 /// server consumed the token, and a handler must not pass it on.
 pub(super) fn facts_of(req: &HttpRequest, server: &McpServer, identity: Option<&Arc<Identity>>) -> RequestFacts {
-    let authorized = server.authorizer().is_some();
-    let pairs = req
-        .headers()
-        .iter()
-        .filter(|(n, _)| !(authorized && *n == actix_web::http::header::AUTHORIZATION))
-        .map(|(n, v)| (n.as_str(), v.as_bytes()));
-    let headers = Some(RequestHeaders::from_pairs(pairs));
+    // The server's own credential check keeps the token from handlers.
+    let skip = server.authorizer().is_some().then_some(&actix_web::http::header::AUTHORIZATION);
+    let headers = Some(RequestHeaders::from_header_map(req.headers(), skip));
     let trace = trace_of(req);
     // Most requests carry no extensions: look before borrowing mutably.
     let attached = {
