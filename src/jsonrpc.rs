@@ -28,7 +28,7 @@ impl RequestId {
         Self::from_raw(raw)
     }
 
-    fn from_raw(raw: Box<RawValue>) -> Result<Self, ProtocolError> {
+    pub(crate) fn from_raw(raw: Box<RawValue>) -> Result<Self, ProtocolError> {
         let text = raw.get();
         let ok = match text.as_bytes().first() {
             Some(b'"') => true,

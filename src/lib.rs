@@ -46,6 +46,7 @@ pub mod jsonrpc;
 pub mod legacy;
 pub mod meta;
 pub mod model;
+pub mod one_pass;
 pub mod pagination;
 mod params_split;
 pub mod raw_object;

@@ -16,13 +16,13 @@ use serde::{Deserialize, Deserializer};
 
 use crate::meta::{MetaKeys, MetaMembers, MetaShape};
 
-/// Parses the params object `text` into `T` and the keys of its `_meta`.
-pub(crate) fn parse_split<'de, T: Deserialize<'de>>(text: &'de str) -> serde_json::Result<(T, MetaKeys<'de>)> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let mut keys = MetaKeys::default();
-    let value = de.deserialize_map(SplitVisitor { keys: &mut keys, typed: std::marker::PhantomData::<T> })?;
-    de.end()?;
-    Ok((value, keys))
+/// Reads the params object from `d` into `T`, the keys of its `_meta` into
+/// `keys`: from a params text of its own, or in place inside the message.
+pub(crate) fn split<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+    d: D,
+    keys: &mut MetaKeys<'de>,
+) -> Result<T, D::Error> {
+    d.deserialize_map(SplitVisitor { keys, typed: std::marker::PhantomData::<T> })
 }
 
 /// Visits the params object and hands `T` a view of it without `_meta`.
@@ -113,6 +113,15 @@ impl<'de> Visitor<'de> for KeySeed {
 mod tests {
     use super::*;
     use crate::model::tools::CallToolParams;
+
+    /// Parses the params object `text` into `T` and the keys of its `_meta`.
+    fn parse_split<'de, T: Deserialize<'de>>(text: &'de str) -> serde_json::Result<(T, MetaKeys<'de>)> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let mut keys = MetaKeys::default();
+        let value = split(&mut de, &mut keys)?;
+        de.end()?;
+        Ok((value, keys))
+    }
 
     #[test]
     fn the_typed_params_and_the_meta_keys_in_one_pass() {

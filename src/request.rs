@@ -2,8 +2,8 @@
 //! variant per method. An unknown or removed method is a value
 //! ([`ClientRequest::from_parts`] returns `MethodNotFound`), never a panic path.
 
-use serde::de::{DeserializeOwned, IgnoredAny};
-use serde::Deserialize;
+use serde::de::{DeserializeOwned, DeserializeSeed, Error as _, IgnoredAny};
+use serde::Deserializer;
 use serde_json::Value;
 
 use crate::error::ProtocolError;
@@ -12,7 +12,7 @@ use crate::model::completion::CompleteParams;
 use crate::model::prompts::GetPromptParams;
 use crate::model::resources::ReadResourceParams;
 use crate::model::tools::CallToolParams;
-use crate::params_split::parse_split;
+use crate::params_split::split;
 use crate::raw_object::RawObject;
 use crate::subscription::ListenParams;
 use crate::tasks::{self, TaskIdParams, UpdateTaskParams};
@@ -118,29 +118,11 @@ impl ClientRequest {
     /// fails: then [`MetaKeys::of`] and [`ClientRequest::from_parts`], which
     /// report each error in the order the specification sets.
     pub fn parse_with_meta<'a>(method: &str, params: &'a RawObject) -> Option<(Self, MetaKeys<'a>)> {
-        use self::method as m;
-        fn split<'a, T: Deserialize<'a>>(
-            params: &'a RawObject,
-            variant: impl FnOnce(T) -> ClientRequest,
-        ) -> Option<(ClientRequest, MetaKeys<'a>)> {
-            parse_split::<T>(params.as_str()).ok().map(|(t, keys)| (variant(t), keys))
-        }
-        match method {
-            m::DISCOVER => split(params, |_: IgnoredAny| ClientRequest::Discover),
-            m::TOOLS_LIST => split(params, ClientRequest::ListTools),
-            m::TOOLS_CALL => split(params, ClientRequest::CallTool),
-            m::RESOURCES_LIST => split(params, ClientRequest::ListResources),
-            m::RESOURCES_TEMPLATES_LIST => split(params, ClientRequest::ListResourceTemplates),
-            m::RESOURCES_READ => split(params, ClientRequest::ReadResource),
-            m::PROMPTS_LIST => split(params, ClientRequest::ListPrompts),
-            m::PROMPTS_GET => split(params, ClientRequest::GetPrompt),
-            m::COMPLETION_COMPLETE => split(params, ClientRequest::Complete),
-            m::SUBSCRIPTIONS_LISTEN => split(params, ClientRequest::Listen),
-            tasks::GET => split(params, ClientRequest::GetTask),
-            tasks::UPDATE => split(params, ClientRequest::UpdateTask),
-            tasks::CANCEL => split(params, ClientRequest::CancelTask),
-            _ => None,
-        }
+        let mut de = serde_json::Deserializer::from_str(params.as_str());
+        let mut keys = MetaKeys::default();
+        let request = ParamsSeed { method, keys: &mut keys }.deserialize(&mut de).ok()?;
+        de.end().ok()?;
+        Some((request, keys))
     }
 
     /// Whether this revision defines `method` as a client request.
@@ -240,6 +222,43 @@ impl ClientNotification {
             request_id: crate::RequestId::from_value(id)?,
             reason: params.get("reason").and_then(Value::as_str).map(str::to_owned),
         })
+    }
+}
+
+/// Reads a method's params into its [`ClientRequest`] and the keys of their
+/// `_meta` into `keys`, in one pass: the table behind
+/// [`ClientRequest::parse_with_meta`] and the one-pass reading of a whole
+/// message ([`crate::one_pass`]). A method this revision does not define,
+/// and anything the typed parse refuses, is an error, for the slow path.
+pub(crate) struct ParamsSeed<'k, 'm, 'de> {
+    /// The request's method.
+    pub(crate) method: &'m str,
+    /// Where the keys of `_meta` go.
+    pub(crate) keys: &'k mut MetaKeys<'de>,
+}
+
+impl<'de> DeserializeSeed<'de> for ParamsSeed<'_, '_, 'de> {
+    type Value = ClientRequest;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ClientRequest, D::Error> {
+        use self::method as m;
+        let keys = self.keys;
+        match self.method {
+            m::DISCOVER => split::<IgnoredAny, D>(d, keys).map(|_| ClientRequest::Discover),
+            m::TOOLS_LIST => split(d, keys).map(ClientRequest::ListTools),
+            m::TOOLS_CALL => split(d, keys).map(ClientRequest::CallTool),
+            m::RESOURCES_LIST => split(d, keys).map(ClientRequest::ListResources),
+            m::RESOURCES_TEMPLATES_LIST => split(d, keys).map(ClientRequest::ListResourceTemplates),
+            m::RESOURCES_READ => split(d, keys).map(ClientRequest::ReadResource),
+            m::PROMPTS_LIST => split(d, keys).map(ClientRequest::ListPrompts),
+            m::PROMPTS_GET => split(d, keys).map(ClientRequest::GetPrompt),
+            m::COMPLETION_COMPLETE => split(d, keys).map(ClientRequest::Complete),
+            m::SUBSCRIPTIONS_LISTEN => split(d, keys).map(ClientRequest::Listen),
+            tasks::GET => split(d, keys).map(ClientRequest::GetTask),
+            tasks::UPDATE => split(d, keys).map(ClientRequest::UpdateTask),
+            tasks::CANCEL => split(d, keys).map(ClientRequest::CancelTask),
+            _ => Err(D::Error::custom("not a request of this revision")),
+        }
     }
 }
 

@@ -226,24 +226,71 @@ fn admit(
     keys: Result<MetaKeys<'_>, ProtocolError>,
     parsed: Option<ClientRequest>,
 ) -> Result<(RequestMeta, ClientRequest), Refusal> {
-    let refuse_early = |e: &ProtocolError| Refusal::new(Some(request.id.clone()), e, profile_of(request));
-    let keys = keys.map_err(|e| refuse_early(&e))?;
+    let checked = keys.map_err(Refused::Early).and_then(|keys| {
+        let parsed = parsed.map_or_else(|| Parsed::Later(request.params.as_ref()), Parsed::Done);
+        check(conn, &request.method, &keys, parsed)
+    });
+    checked.map_err(|refused| match refused {
+        Refused::Early(e) => Refusal::new(Some(request.id.clone()), &e, profile_of(request)),
+        Refused::Late(e, profile) => Refusal::new(Some(request.id.clone()), &e, profile),
+    })
+}
+
+/// Routes a request read in one pass over its message
+/// ([`mcp_protocol::one_pass`]), outside a session: `Run` or `Listen` when
+/// it is admitted. `None` for anything else — a message the one pass does
+/// not read, or one it reads that is refused — which [`route`] then takes
+/// the general way, where every refusal is made, in the specified order.
+pub fn route_one_pass(conn: &Connection<'_>, message: &[u8]) -> Option<Route> {
+    if conn.in_session {
+        return None;
+    }
+    let one = mcp_protocol::one_pass::decode_request(message)?;
+    let (meta, request) = check(conn, one.method, &one.keys, Parsed::Done(one.request)).ok()?;
+    let listen = matches!(request, ClientRequest::Listen(_));
+    let admitted = Box::new(Admitted { id: one.id, meta, request, facts: RequestFacts::default() });
+    Some(if listen { Route::Listen(admitted) } else { Route::Run(admitted) })
+}
+
+/// A request's params: parsed already, or still to parse.
+enum Parsed<'a> {
+    Done(ClientRequest),
+    Later(Option<&'a mcp_protocol::RawObject>),
+}
+
+/// Why [`check`] refused, and with which error profile.
+enum Refused {
+    /// Before `_meta` was validated: the profile of the version it names.
+    Early(ProtocolError),
+    /// After: the validated version's profile.
+    Late(ProtocolError, ErrorProfile),
+}
+
+/// The checks of admission, in the specified order: the version header
+/// against `_meta`, `_meta` itself, `Mcp-Method`, the params, `Mcp-Name`
+/// and `Mcp-Param-*`.
+fn check(
+    conn: &Connection<'_>,
+    method: &str,
+    keys: &MetaKeys<'_>,
+    parsed: Parsed<'_>,
+) -> Result<(RequestMeta, ClientRequest), Refused> {
     let version = keys.version_str();
     let header = match conn.headers.map(|h| header(h, McpHeader::ProtocolVersion, version.as_deref().unwrap_or(""))) {
         None => VersionHeader::NotApplicable,
-        Some(Err(e)) => return Err(refuse_early(&e)),
+        Some(Err(e)) => return Err(Refused::Early(e)),
         Some(Ok(None)) => VersionHeader::Missing,
         Some(Ok(Some(v))) => VersionHeader::Present(std::str::from_utf8(v).unwrap_or("")),
     };
-    let meta = RequestMeta::validate_keys(&keys, header, conn.versions).map_err(|e| refuse_early(&e))?;
+    let meta = RequestMeta::validate_keys(keys, header, conn.versions).map_err(Refused::Early)?;
     let profile = meta.version.profile();
-    let refuse = |e: ProtocolError| Refusal::new(Some(request.id.clone()), &e, profile);
+    let refuse = |e: ProtocolError| Refused::Late(e, profile);
     if let Some(h) = conn.headers {
-        check_method_header(h, &request.method).map_err(refuse)?;
+        check_method_header(h, method).map_err(refuse)?;
     }
     let parsed = match parsed {
-        Some(parsed) => parsed,
-        None => ClientRequest::from_parts(&request.method, request.params.as_ref()).map_err(refuse)?,
+        Parsed::Done(parsed) => parsed,
+        Parsed::Later(params) => ClientRequest::from_parts(method, params).map_err(refuse)?,
     };
     if let Some(h) = conn.headers {
         check_name_headers(h, conn.catalog, &parsed).map_err(refuse)?;

@@ -1,16 +1,30 @@
 //! One incoming message as the dispatcher sees it: the JSON-RPC envelope,
 //! then `_meta` validation against every served version (with and without
 //! a version header), then the method and its params — by the ordered slow
-//! path and by the one-pass fast path, which must agree.
+//! path and by the one-pass fast path, which must agree; and the one-pass
+//! reading of the whole message, which reads nothing the general way would
+//! read otherwise.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use mcp_protocol::jsonrpc::{decode, Incoming};
 use mcp_protocol::meta::VersionHeader;
+use mcp_protocol::one_pass::decode_request;
 use mcp_protocol::request::{ClientNotification, ClientRequest};
 use mcp_protocol::{ProtocolVersion, RequestMeta};
 
 fuzz_target!(|data: &[u8]| {
+    let one = decode_request(data);
+    if let Some(one) = &one {
+        // What the whole message read in one pass gives, the general way
+        // gives too: the same id, method, request and `_meta` keys.
+        let Ok(Incoming::Request(r)) = decode(data) else { panic!("read in one pass, refused the general way") };
+        assert_eq!((one.id.to_string(), one.method), (r.id.to_string(), r.method.as_str()));
+        let params = r.params.as_ref().expect("one pass read params");
+        let (request, keys) = ClientRequest::parse_with_meta(&r.method, params).expect("params read in one pass");
+        assert_eq!(one.request, request);
+        assert_eq!(format!("{:?}", one.keys), format!("{keys:?}"));
+    }
     match decode(data) {
         Ok(Incoming::Request(r)) => {
             let _ = RequestMeta::peek_version(r.params.as_ref());

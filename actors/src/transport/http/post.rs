@@ -18,7 +18,7 @@ use futures::future::LocalBoxFuture;
 use futures::{FutureExt, StreamExt};
 use mcp_protocol::jsonrpc;
 
-use super::answer::{route, stateless};
+use super::answer::{route, route_one_pass, stateless};
 use super::error::HttpError;
 use super::headers::session_id;
 use super::{auth, guard, session};
@@ -47,6 +47,13 @@ async fn serve(
     let http = &server.config().http;
     let body = read_body(&req, payload, http.max_body_bytes, Duration::from_millis(http.body_timeout_ms)).await?;
     crate::telemetry::bytes_in(body.len());
+    // With no credential to check and no session named, the common request
+    // is read in one pass; anything else is decoded the general way.
+    if server.authorizer().is_none() && session_id(&req).is_none() {
+        if let Some(route) = route_one_pass(&req, &server, &body) {
+            return stateless(&server, route).await;
+        }
+    }
     let decoded = jsonrpc::decode(&body);
     // Boxed: authentication may wait on the authorization server, and its
     // future would otherwise add its size to every request's.
