@@ -222,7 +222,9 @@ impl Actor for RequestActor {
         });
         // Built once into its box: wrapped and spawned by value, this large
         // future would be copied at each step.
-        let work = Box::pin(run(self.service.clone(), request, rctx, self.timeout));
+        // The timeout runs from the request's start, read once for both.
+        let deadline = tokio::time::Instant::from_std(self.started_at) + self.timeout;
+        let work = Box::pin(run(self.service.clone(), request, rctx, Limit { timeout: self.timeout, deadline }));
         ctx.spawn(work.into_actor(self).map(|(ending, code), act, ctx| {
             let ending = act.shutdown_answer(ending);
             act.record(match ending {
@@ -294,6 +296,13 @@ impl Handler<Cancel> for RequestActor {
     }
 }
 
+/// How long a handler may run: its timeout, and the instant it ends.
+#[derive(Clone, Copy)]
+struct Limit {
+    timeout: Duration,
+    deadline: tokio::time::Instant,
+}
+
 /// Runs the handler until it answers, the request is cancelled (by a
 /// [`Cancel`], or the client leaving: the outbound channel closed) or the
 /// timeout fires, and hands the response to the outbound channel.
@@ -303,8 +312,9 @@ async fn run(
     service: Arc<McpService>,
     request: ClientRequest,
     ctx: RequestContext,
-    timeout: Duration,
+    limit: Limit,
 ) -> (Ending, Option<i32>) {
+    let Limit { timeout, deadline } = limit;
     let (id, version) = (ctx.request_id().clone(), ctx.protocol_version());
     let legacy = ctx.era().session().is_some();
     let (outbound, cancel) = (ctx.outbound().clone(), ctx.cancellation().clone());
@@ -313,7 +323,6 @@ async fn run(
     // What the handler causes (catalog changes, so the hub's notifications)
     // carries its trace context.
     let trace = ctx.trace_context().cloned();
-    let deadline = tokio::time::Instant::now() + timeout;
     let handler = std::panic::AssertUnwindSafe(InTrace::new(trace, service.handle(request, ctx))).catch_unwind();
     let mut handler = std::pin::pin!(handler);
     if cancel.is_cancelled() || outbound.is_closed() {
