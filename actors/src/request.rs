@@ -248,9 +248,12 @@ impl Actor for RequestActor {
         }));
     }
 
-    fn stopped(&mut self, _ctx: &mut Self::Context) {
+    fn stopped(&mut self, ctx: &mut Self::Context) {
         // Whatever is still running for this request must stop with it.
         self.cancel.cancel();
+        if let Era::Legacy(session) = &self.era {
+            session.finished(&self.id, &ctx.address().recipient());
+        }
         self.record(Outcome::Cancelled);
     }
 }

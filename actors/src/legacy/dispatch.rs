@@ -24,8 +24,15 @@ pub enum Reply {
 /// What the session must do for one request.
 #[derive(Debug)]
 pub enum Action {
-    /// Reply without changing anything.
+    /// Reply without changing anything (decided where the request arrived).
     Reply(Reply),
+    /// Change the session's state (its actor does).
+    Change(StateChange),
+}
+
+/// A change of a session's state, which its actor applies.
+#[derive(Debug)]
+pub enum StateChange {
     /// `logging/setLevel`.
     SetLevel(LoggingLevel),
     /// `resources/subscribe` (`true`) or `resources/unsubscribe` (`false`) of a URI.
@@ -45,9 +52,9 @@ pub fn classify(state: &SessionState, r: Request) -> Action {
             now(Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "The session is already initialized")))
         }
         Ok(LegacyRequest::Ping) => now(Ok(json!({}))),
-        Ok(LegacyRequest::SetLevel(level)) => Action::SetLevel(level),
-        Ok(LegacyRequest::Subscribe(uri)) => Action::Subscribe(uri, true),
-        Ok(LegacyRequest::Unsubscribe(uri)) => Action::Subscribe(uri, false),
+        Ok(LegacyRequest::SetLevel(level)) => Action::Change(StateChange::SetLevel(level)),
+        Ok(LegacyRequest::Subscribe(uri)) => Action::Change(StateChange::Subscribe(uri, true)),
+        Ok(LegacyRequest::Unsubscribe(uri)) => Action::Change(StateChange::Subscribe(uri, false)),
         Ok(LegacyRequest::Shared(request)) => {
             let meta = RequestMeta {
                 version: state.version,
@@ -85,10 +92,13 @@ mod tests {
     fn session_methods_and_shared_methods() {
         let s = state();
         assert!(matches!(classify(&s, req("ping", json!({}))), Action::Reply(Reply::Now(Ok(_)))));
-        assert!(matches!(classify(&s, req("logging/setLevel", json!({"level": "info"}))), Action::SetLevel(_)));
+        assert!(matches!(
+            classify(&s, req("logging/setLevel", json!({"level": "info"}))),
+            Action::Change(StateChange::SetLevel(_))
+        ));
         assert!(matches!(
             classify(&s, req("resources/unsubscribe", json!({"uri": "x://a"}))),
-            Action::Subscribe(u, false) if u == "x://a"
+            Action::Change(StateChange::Subscribe(u, false)) if u == "x://a"
         ));
         match classify(&s, req("tools/list", json!({"_meta": {"progressToken": 7}}))) {
             Action::Reply(Reply::Run(a)) => {

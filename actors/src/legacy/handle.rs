@@ -93,7 +93,7 @@ impl SessionHandle {
         let action = dispatch::classify(&self.shared.state(), r);
         match action {
             Action::Reply(reply) => Ok(reply),
-            change => self.addr.send(Change(change)).await.map_err(gone),
+            Action::Change(change) => self.addr.send(Change(change)).await.map_err(gone),
         }
     }
 
@@ -124,6 +124,11 @@ impl SessionHandle {
     /// Registers a request started in the session.
     pub fn track(&self, id: RequestId, cancel: Recipient<Cancel>) {
         self.shared.track(id, cancel);
+    }
+
+    /// A request registered with [`SessionHandle::track`] ended.
+    pub fn finished(&self, id: &RequestId, cancel: &Recipient<Cancel>) {
+        self.shared.finished(id, cancel);
     }
 
     /// A fresh server-to-client request id and the receiver of its answer.

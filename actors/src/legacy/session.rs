@@ -19,7 +19,7 @@ use serde_json::Value;
 use slog::{debug, info, Logger};
 use tokio::sync::oneshot;
 
-use super::dispatch::{Action, Reply};
+use super::dispatch::{Reply, StateChange};
 use super::shared::SessionShared;
 use crate::msg::{Cancel, Close, CloseReason, UpdateFilter};
 
@@ -127,23 +127,22 @@ impl Actor for Session {
 /// `resources/subscribe`, `resources/unsubscribe`), as its handle decided it.
 #[derive(Message)]
 #[rtype(result = "Reply")]
-pub struct Change(pub Action);
+pub struct Change(pub StateChange);
 
 impl Handler<Change> for Session {
     type Result = ResponseActFuture<Self, Reply>;
 
-    fn handle(&mut self, Change(action): Change, _ctx: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, Change(change): Change, _ctx: &mut Self::Context) -> Self::Result {
         self.touch();
         let changed = {
             let mut state = self.shared.state_mut();
-            match action {
-                Action::Reply(reply) => return Box::pin(fut::ready(reply)),
-                Action::SetLevel(level) => {
+            match change {
+                StateChange::SetLevel(level) => {
                     state.log_level = Some(level);
                     false
                 }
-                Action::Subscribe(uri, true) => state.subscriptions.insert(uri),
-                Action::Subscribe(uri, false) => state.subscriptions.remove(&uri),
+                StateChange::Subscribe(uri, true) => state.subscriptions.insert(uri),
+                StateChange::Subscribe(uri, false) => state.subscriptions.remove(&uri),
             }
         };
         let ok = Reply::Now(Ok(Value::Object(Default::default())));
