@@ -104,6 +104,7 @@ pub mod msg;
 pub mod outbound;
 #[doc(hidden)]
 pub mod redis_backend;
+mod redis_subscription;
 #[doc(hidden)]
 pub mod relay;
 #[doc(hidden)]

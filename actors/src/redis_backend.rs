@@ -22,7 +22,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use mcp_protocol::subscription::{Event, WireEvent};
 use mcp_protocol::trace::TraceContext;
 use redis::aio::ConnectionManagerConfig;
@@ -30,6 +29,7 @@ use slog::{debug, info, warn, Logger};
 use tokio::sync::mpsc;
 
 use crate::hub::{HubBackend, HubInbox, RemoteEvent, Resync};
+use crate::redis_subscription::{subscribe_forever, Subscription};
 
 /// Counters of the Redis backend.
 pub type RedisStats = crate::hub::BackendStats;
@@ -141,50 +141,41 @@ async fn subscriber(
     stats: Arc<RedisStats>,
     log: Logger,
 ) {
-    let mut backoff = Duration::from_millis(100);
+    // Whether an outage came before: then the listeners resync on return.
     let mut missed = false;
-    loop {
-        let subscribed = async {
-            let mut pubsub = client.get_async_pubsub().await?;
-            pubsub.subscribe(&channel).await?;
-            Ok::<_, redis::RedisError>(pubsub)
-        };
-        match subscribed.await {
-            Ok(pubsub) => {
-                backoff = Duration::from_millis(100);
-                stats.connected.store(true, Ordering::Release);
-                if missed {
-                    stats.resyncs.fetch_add(1, Ordering::Relaxed);
-                    info!(log, "redis subscription restored; resyncing local listeners"; "channel" => &channel);
-                    hub.resync.do_send(Resync);
-                } else {
-                    info!(log, "redis subscription established"; "channel" => &channel);
-                }
-                let mut messages = pubsub.into_on_message();
-                while let Some(msg) = messages.next().await {
-                    match WireEvent::decode(msg.get_payload_bytes()) {
-                        Ok(w) if w.o == origin => {}
-                        Ok(w) => {
-                            stats.received.fetch_add(1, Ordering::Relaxed);
-                            hub.events.do_send(RemoteEvent { event: w.e, key: w.k, trace: w.t });
-                        }
-                        Err(e) => warn!(log, "ignoring a message on the hub channel"; "error" => e),
-                    }
-                }
-                warn!(log, "redis subscription lost; local delivery continues"; "channel" => &channel);
-            }
-            Err(e) => {
-                if !missed {
-                    warn!(log, "redis unavailable; local delivery continues, retrying"; "error" => %e);
-                }
+    subscribe_forever(client, channel.clone(), |event| match event {
+        Subscription::Subscribed => {
+            stats.connected.store(true, Ordering::Release);
+            if missed {
+                stats.resyncs.fetch_add(1, Ordering::Relaxed);
+                info!(log, "redis subscription restored; resyncing local listeners"; "channel" => &channel);
+                hub.resync.do_send(Resync);
+            } else {
+                info!(log, "redis subscription established"; "channel" => &channel);
             }
         }
-        missed = true;
-        stats.connected.store(false, Ordering::Release);
-        stats.outages.fetch_add(1, Ordering::Relaxed);
-        tokio::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(Duration::from_secs(5));
-    }
+        Subscription::Message(payload) => match WireEvent::decode(payload) {
+            Ok(w) if w.o == origin => {}
+            Ok(w) => {
+                stats.received.fetch_add(1, Ordering::Relaxed);
+                hub.events.do_send(RemoteEvent { event: w.e, key: w.k, trace: w.t });
+            }
+            Err(e) => warn!(log, "ignoring a message on the hub channel"; "error" => e),
+        },
+        Subscription::Lost(error) => {
+            match &error {
+                None => warn!(log, "redis subscription lost; local delivery continues"; "channel" => &channel),
+                Some(e) if !missed => {
+                    warn!(log, "redis unavailable; local delivery continues, retrying"; "error" => %e)
+                }
+                Some(_) => {}
+            }
+            missed = true;
+            stats.connected.store(false, Ordering::Release);
+            stats.outages.fetch_add(1, Ordering::Relaxed);
+        }
+    })
+    .await
 }
 
 impl HubBackend for RedisBackend {

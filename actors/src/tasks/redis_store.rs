@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::{BoxFuture, FutureExt};
-use futures::StreamExt;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use slog::{info, warn, Logger};
 use tokio::sync::OnceCell;
@@ -18,6 +17,7 @@ use tokio::sync::OnceCell;
 use super::record::TaskRecord;
 use super::store::{Change, StoreError, TaskStore};
 use crate::clock::Clock;
+use crate::redis_subscription::{subscribe_forever, Subscription};
 
 const CREATE: &str = r"
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
@@ -177,30 +177,21 @@ impl TaskStore for RedisStore {
         // driver outlive any worker.
         actix_rt::Arbiter::new().spawn(async move {
             let _ = warm.await;
-            let mut backoff = Duration::from_millis(100);
-            loop {
-                let subscribed = async {
-                    let mut pubsub = client.get_async_pubsub().await?;
-                    pubsub.subscribe(&channel).await?;
-                    Ok::<_, redis::RedisError>(pubsub)
-                };
-                match subscribed.await {
-                    Ok(pubsub) => {
-                        backoff = Duration::from_millis(100);
-                        info!(log, "task cancellations subscribed"; "channel" => &channel);
-                        let mut messages = pubsub.into_on_message();
-                        while let Some(msg) = messages.next().await {
-                            if let Ok(id) = std::str::from_utf8(msg.get_payload_bytes()) {
-                                cancels(id);
-                            }
-                        }
-                        warn!(log, "task cancellation subscription lost; retrying"; "channel" => &channel);
+            subscribe_forever(client, channel.clone(), |event| match event {
+                Subscription::Subscribed => info!(log, "task cancellations subscribed"; "channel" => &channel),
+                Subscription::Message(payload) => {
+                    if let Ok(id) = std::str::from_utf8(payload) {
+                        cancels(id);
                     }
-                    Err(e) => warn!(log, "redis unavailable for task cancellations; retrying"; "error" => %e),
                 }
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(Duration::from_secs(5));
-            }
+                Subscription::Lost(None) => {
+                    warn!(log, "task cancellation subscription lost; retrying"; "channel" => &channel);
+                }
+                Subscription::Lost(Some(e)) => {
+                    warn!(log, "redis unavailable for task cancellations; retrying"; "error" => %e);
+                }
+            })
+            .await
         });
     }
 }

@@ -1,0 +1,55 @@
+//! [`subscribe_forever`]: one Redis channel kept subscribed through outages,
+//! for the hub's events and for task cancellations alike.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+
+/// The first wait after a failure; it doubles up to [`MAX_BACKOFF`].
+const MIN_BACKOFF: Duration = Duration::from_millis(100);
+/// The longest wait between two attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// What happened to the subscription.
+pub(crate) enum Subscription<'a> {
+    /// Subscribed (again).
+    Subscribed,
+    /// A message on the channel: its payload.
+    Message(&'a [u8]),
+    /// The subscription ended, or could not be made (with the error); the
+    /// next attempt follows after the back-off.
+    Lost(Option<redis::RedisError>),
+}
+
+/// Keeps `channel` subscribed on `client` for ever, telling `on` of every
+/// message and every change. After a failed attempt or a lost subscription
+/// it waits — 100 ms, doubling to 5 s, back to 100 ms once subscribed — and
+/// subscribes again.
+pub(crate) async fn subscribe_forever(
+    client: redis::Client,
+    channel: String,
+    mut on: impl FnMut(Subscription<'_>),
+) -> ! {
+    let mut backoff = MIN_BACKOFF;
+    loop {
+        let subscribed = async {
+            let mut pubsub = client.get_async_pubsub().await?;
+            pubsub.subscribe(&channel).await?;
+            Ok::<_, redis::RedisError>(pubsub)
+        };
+        match subscribed.await {
+            Ok(pubsub) => {
+                backoff = MIN_BACKOFF;
+                on(Subscription::Subscribed);
+                let mut messages = pubsub.into_on_message();
+                while let Some(msg) = messages.next().await {
+                    on(Subscription::Message(msg.get_payload_bytes()));
+                }
+                on(Subscription::Lost(None));
+            }
+            Err(e) => on(Subscription::Lost(Some(e))),
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+}
