@@ -36,32 +36,29 @@ impl Redis {
     }
 }
 
-fn config_file(name: &str, redis_port: u16) -> std::path::PathBuf {
+fn config_file(name: &str, redis_port: u16) -> ConfigFile {
     config_file_with(name, redis_port, "[catalog]\nname = \"everything\"\n")
 }
 
-fn config_file_with(name: &str, redis_port: u16, catalog: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-cluster-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}-{redis_port}.toml"));
-    std::fs::write(
-        &path,
-        format!(
+/// The configuration of instance `name` on the Redis at `redis_port` (the
+/// file goes when the value is dropped).
+fn config_file_with(name: &str, redis_port: u16, catalog: &str) -> ConfigFile {
+    ConfigFile::new(
+        &format!("cluster-{name}-{redis_port}"),
+        &format!(
             "[server]\nname = \"{name}\"\n[hub]\nbackend = \"redis\"\nredis_url = \"redis://127.0.0.1:{redis_port}/\"\n\
              redis_channel_prefix = \"test-{pid}\"\n[mrtr]\nkey = \"{KEY}\"\n{catalog}",
             pid = std::process::id()
         ),
     )
-    .unwrap();
-    path
 }
 
 async fn instance(name: &str, redis_port: u16) -> HttpChild {
     started(config_file(name, redis_port)).await
 }
 
-async fn started(cfg: std::path::PathBuf) -> HttpChild {
-    let mut child = HttpChild::spawn(&["--config", cfg.to_str().unwrap()]).await;
+async fn started(cfg: ConfigFile) -> HttpChild {
+    let mut child = HttpChild::spawn(&["--config", cfg.path()]).await;
     child.stderr_until("redis subscription established").await;
     child
 }
@@ -254,8 +251,8 @@ async fn readiness_follows_the_redis_link_when_required() {
     let port = free_fixed_port();
     let redis = Redis::start(port).await;
     let cfg = config_file_with("node-r", port, "[catalog]\nname = \"everything\"\n");
-    let text = std::fs::read_to_string(&cfg).unwrap().replace("[hub]\n", "[hub]\nrequire_backend = true\n");
-    std::fs::write(&cfg, text).unwrap();
+    let text = std::fs::read_to_string(cfg.path()).unwrap().replace("[hub]\n", "[hub]\nrequire_backend = true\n");
+    std::fs::write(cfg.path(), text).unwrap();
     let node = started(cfg).await;
     assert_eq!(health(&node.url, "/readyz").await, (200, json!({"ready": true})));
 
@@ -281,34 +278,9 @@ async fn readiness_follows_the_redis_link_when_required() {
     redis.stop().await;
 }
 
-/// A tools/call or tasks/* request declaring the Tasks extension.
-fn with_tasks(id: i64, method: &str, params: Value) -> Value {
-    let mut params = params;
-    params["_meta"] = meta_with(json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}));
-    request(json!(id), method, params)
-}
-
-async fn task_status(url: &str, id: &str) -> Value {
-    let r = post(url, &with_tasks(900, "tasks/get", json!({"taskId": id}))).await;
-    r.response()["result"].clone()
-}
-
-async fn until_status(url: &str, id: &str, want: &str) -> Value {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let t = task_status(url, id).await;
-        if t["status"] == want {
-            return t;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{id} never became {want}: {t}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-async fn new_task(url: &str, n: i64, tool: &str, args: Value) -> String {
-    let r = post(url, &with_tasks(n, "tools/call", json!({"name": tool, "arguments": args}))).await;
-    assert_eq!(r.response()["result"]["resultType"], "task", "{}", r.raw);
-    r.response()["result"]["taskId"].as_str().unwrap().to_owned()
+/// A `tools/call` of `tool` declaring the Tasks extension.
+fn call_as_task(id: i64, tool: &str, args: Value) -> Value {
+    with_tasks(id, "tools/call", json!({"name": tool, "arguments": args}))
 }
 
 #[actix_rt::test]
@@ -320,7 +292,7 @@ async fn tasks_are_answered_by_every_instance_and_outlive_none() {
     let mut nodes = Vec::new();
     for name in ["node-a", "node-b"] {
         let cfg = config_file_with(name, port, extra);
-        let mut node = HttpChild::spawn(&["--config", cfg.to_str().unwrap()]).await;
+        let mut node = HttpChild::spawn(&["--config", cfg.path()]).await;
         node.stderr_until_all(&["redis subscription established", "task cancellations subscribed"]).await;
         nodes.push(node);
     }
@@ -328,8 +300,8 @@ async fn tasks_are_answered_by_every_instance_and_outlive_none() {
 
     // Created on A, read on B; B's listen stream follows it; cancelled on B,
     // which stops the handler running on A.
-    let id = new_task(&a.url, 1, "slow_compute", json!({"seconds": 60, "label": "x"})).await;
-    assert_eq!(task_status(&b.url, &id).await["status"], "working");
+    let id = new_task(&a.url, &call_as_task(1, "slow_compute", json!({"seconds": 60, "label": "x"}))).await;
+    assert_eq!(task_get(&b.url, &id).await["status"], "working");
     let listen = with_tasks(2, "subscriptions/listen", json!({"notifications": {"taskIds": [id]}}));
     let mut stream = SseReader::open(&b.url, &listen).await;
     assert_eq!(stream.next().await.unwrap()["params"]["notifications"]["taskIds"], json!([id]));
@@ -346,7 +318,7 @@ async fn tasks_are_answered_by_every_instance_and_outlive_none() {
 
     // Waiting for input on A, answered on B: the handler resumes on B and
     // A reads the result.
-    let id = new_task(&a.url, 4, "confirm_delete", json!({"filename": "f"})).await;
+    let id = new_task(&a.url, &call_as_task(4, "confirm_delete", json!({"filename": "f"}))).await;
     until_status(&b.url, &id, "input_required").await;
     let answer =
         json!({"taskId": id, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
@@ -354,7 +326,7 @@ async fn tasks_are_answered_by_every_instance_and_outlive_none() {
     assert_eq!(until_status(&a.url, &id, "completed").await["result"]["content"][0]["text"], "Deleted f");
 
     // A dies mid-task: past its lease, B reads the task failed.
-    let id = new_task(&a.url, 6, "slow_compute", json!({"seconds": 60})).await;
+    let id = new_task(&a.url, &call_as_task(6, "slow_compute", json!({"seconds": 60}))).await;
     a.child.kill().await.unwrap();
     let failed = until_status(&b.url, &id, "failed").await;
     assert!(failed["error"]["message"].as_str().unwrap().contains("no heartbeat"), "{failed}");

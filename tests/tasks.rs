@@ -7,58 +7,22 @@
 mod common;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use actix_mcp::clock::ManualClock;
 use actix_mcp::prelude::*;
 use common::*;
 use serde_json::{json, Value};
 
-const EXT: &str = "io.modelcontextprotocol/tasks";
-
-fn declaring() -> Value {
-    meta_with(json!({"elicitation": {}, "extensions": {EXT: {}}}))
-}
-
 fn call(id: i64, name: &str, args: Value) -> Value {
-    request(json!(id), "tools/call", json!({"name": name, "arguments": args, "_meta": declaring()}))
+    with_tasks(id, "tools/call", json!({"name": name, "arguments": args}))
 }
 
 fn task_request(id: i64, method: &str, task: &str, extra: Value) -> Value {
-    let mut params = json!({"taskId": task, "_meta": declaring()});
+    let mut params = json!({"taskId": task});
     for (k, v) in extra.as_object().unwrap() {
         params[k] = v.clone();
     }
-    request(json!(id), method, params)
-}
-
-async fn get(url: &str, task: &str) -> Value {
-    let r = post(url, &task_request(900, "tasks/get", task, json!({}))).await;
-    assert_eq!(r.status, 200, "{}", r.raw);
-    r.response()["result"].clone()
-}
-
-/// Polls `tasks/get` until the task's status is `want` (fails after 10 s).
-async fn until(url: &str, task: &str, want: &str) -> Value {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let t = get(url, task).await;
-        if t["status"] == want {
-            return t;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "task {task} never became {want}: {t}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-async fn created(url: &str, body: &Value) -> String {
-    let r = post(url, body).await;
-    let result = &r.response()["result"];
-    assert_eq!(result["resultType"], "task", "{}", r.raw);
-    for absent in ["result", "error", "inputRequests", "requestState"] {
-        assert!(result.get(absent).is_none(), "{absent} in {result}");
-    }
-    result["taskId"].as_str().unwrap().to_owned()
+    with_tasks(id, method, params)
 }
 
 fn server_with(edit: impl FnOnce(&mut Config), clock: Option<Arc<ManualClock>>) -> TestServer {
@@ -97,27 +61,27 @@ async fn each_kind_of_tool_ends_as_the_extension_says() {
     assert_eq!(r.response()["result"]["resultType"], "complete", "{}", r.raw);
     // Optional and slow: a task that completes with the tool's result, its
     // progress recorded as the status message on the way.
-    let id = created(&s.url, &call(2, "slow_compute", json!({"seconds": 1, "label": "a"}))).await;
-    let working = get(&s.url, &id).await;
+    let id = new_task(&s.url, &call(2, "slow_compute", json!({"seconds": 1, "label": "a"}))).await;
+    let working = task_get(&s.url, &id).await;
     assert_eq!(working["status"], "working");
     assert_eq!(working["resultType"], "complete");
-    let done = until(&s.url, &id, "completed").await;
+    let done = until_status(&s.url, &id, "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "a: computed in 1 s");
     assert!(done["statusMessage"].as_str().unwrap().starts_with("a: step"), "{done}");
     // Required and instant: still a task, created already completed.
-    let id = created(&s.url, &call(3, "quick", json!({}))).await;
-    assert_eq!(get(&s.url, &id).await["result"]["content"][0]["text"], "quick");
+    let id = new_task(&s.url, &call(3, "quick", json!({}))).await;
+    assert_eq!(task_get(&s.url, &id).await["result"]["content"][0]["text"], "quick");
     // A tool error: completed with isError.
-    let id = created(&s.url, &call(4, "failing_job", json!({}))).await;
-    assert_eq!(until(&s.url, &id, "completed").await["result"]["isError"], true);
+    let id = new_task(&s.url, &call(4, "failing_job", json!({}))).await;
+    assert_eq!(until_status(&s.url, &id, "completed").await["result"]["isError"], true);
     // A protocol error: failed with the error, no result.
-    let id = created(&s.url, &call(5, "protocol_error_job", json!({}))).await;
-    let failed = until(&s.url, &id, "failed").await;
+    let id = new_task(&s.url, &call(5, "protocol_error_job", json!({}))).await;
+    let failed = until_status(&s.url, &id, "failed").await;
     assert_eq!(failed["error"]["code"], -32603);
     assert!(failed.get("result").is_none());
     // A panic: failed with -32603, and the server carries on.
-    let id = created(&s.url, &call(6, "panics", json!({}))).await;
-    assert_eq!(until(&s.url, &id, "failed").await["error"]["code"], -32603);
+    let id = new_task(&s.url, &call(6, "panics", json!({}))).await;
+    assert_eq!(until_status(&s.url, &id, "failed").await["error"]["code"], -32603);
     assert_eq!(
         post(&s.url, &call(7, "greet", json!({"name": "x"}))).await.response()["result"]["content"][0]["text"],
         "Hello, x!"
@@ -128,8 +92,8 @@ async fn each_kind_of_tool_ends_as_the_extension_says() {
 #[actix_rt::test]
 async fn input_required_then_a_partial_update_then_completed() {
     let s = server();
-    let id = created(&s.url, &call(1, "multi_input", json!({}))).await;
-    let waiting = until(&s.url, &id, "input_required").await;
+    let id = new_task(&s.url, &call(1, "multi_input", json!({}))).await;
+    let waiting = until_status(&s.url, &id, "input_required").await;
     let keys: Vec<&String> = waiting["inputRequests"].as_object().unwrap().keys().collect();
     assert_eq!(keys, ["confirm", "name"]);
     assert_eq!(waiting["inputRequests"]["name"]["method"], "elicitation/create");
@@ -139,14 +103,14 @@ async fn input_required_then_a_partial_update_then_completed() {
     assert_eq!(ack.response()["result"]["resultType"], "complete", "{}", ack.raw);
     assert!(ack.response()["result"].get("status").is_none());
     // Only the unanswered key is left.
-    let partial = get(&s.url, &id).await;
+    let partial = task_get(&s.url, &id).await;
     assert_eq!(partial["status"], "input_required");
     assert_eq!(partial["inputRequests"].as_object().unwrap().keys().collect::<Vec<_>>(), ["confirm"]);
     // An answer to a key not outstanding is acknowledged and ignored.
     let stray = post(&s.url, &task_request(3, "tasks/update", &id, answer("nope"))).await;
     assert_eq!(stray.response()["result"]["resultType"], "complete");
     post(&s.url, &task_request(4, "tasks/update", &id, answer("confirm"))).await;
-    let done = until(&s.url, &id, "completed").await;
+    let done = until_status(&s.url, &id, "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "Ada answered; proceed: Some(Bool(true))");
     s.stop().await;
 }
@@ -160,28 +124,28 @@ async fn questions_before_the_task_are_rounds_of_the_call() {
     let mut retry = call(2, "test_tool_with_task", json!({}));
     retry["params"]["inputResponses"] = json!({"user_name": {"action": "accept", "content": {"name": "Alice"}}});
     retry["params"]["requestState"] = result["requestState"].clone();
-    let id = created(&s.url, &retry).await;
-    assert_eq!(until(&s.url, &id, "completed").await["result"]["content"][0]["text"], "Hello, Alice!");
+    let id = new_task(&s.url, &retry).await;
+    assert_eq!(until_status(&s.url, &id, "completed").await["result"]["content"][0]["text"], "Hello, Alice!");
     s.stop().await;
 }
 
 #[actix_rt::test]
 async fn cancelling_a_running_task_and_a_finished_one() {
     let s = server();
-    let id = created(&s.url, &call(1, "slow_compute", json!({"seconds": 60}))).await;
+    let id = new_task(&s.url, &call(1, "slow_compute", json!({"seconds": 60}))).await;
     let ack = post(&s.url, &task_request(2, "tasks/cancel", &id, json!({}))).await;
     assert_eq!(ack.response()["result"]["resultType"], "complete", "{}", ack.raw);
-    until(&s.url, &id, "cancelled").await;
+    until_status(&s.url, &id, "cancelled").await;
     // A finished task: acknowledged the same way, and left as it was.
-    let id = created(&s.url, &call(3, "quick", json!({}))).await;
+    let id = new_task(&s.url, &call(3, "quick", json!({}))).await;
     let ack = post(&s.url, &task_request(4, "tasks/cancel", &id, json!({}))).await;
     assert_eq!(ack.response()["result"]["resultType"], "complete");
-    assert_eq!(get(&s.url, &id).await["status"], "completed");
+    assert_eq!(task_get(&s.url, &id).await["status"], "completed");
     // A task waiting for input is cancelled at once.
-    let id = created(&s.url, &call(5, "confirm_delete", json!({"filename": "a"}))).await;
-    until(&s.url, &id, "input_required").await;
+    let id = new_task(&s.url, &call(5, "confirm_delete", json!({"filename": "a"}))).await;
+    until_status(&s.url, &id, "input_required").await;
     post(&s.url, &task_request(6, "tasks/cancel", &id, json!({}))).await;
-    assert_eq!(get(&s.url, &id).await["status"], "cancelled");
+    assert_eq!(task_get(&s.url, &id).await["status"], "cancelled");
     s.stop().await;
 }
 
@@ -195,10 +159,10 @@ async fn tasks_expire_after_their_ttl_and_the_store_is_bounded() {
         },
         Some(clock.clone()),
     );
-    let a = created(&s.url, &call(1, "quick", json!({}))).await;
-    let t = get(&s.url, &a).await;
+    let a = new_task(&s.url, &call(1, "quick", json!({}))).await;
+    let t = task_get(&s.url, &a).await;
     assert_eq!((t["ttlMs"].as_u64(), t["createdAt"].as_str()), (Some(60_000), Some("2023-11-14T22:13:20.000Z")));
-    created(&s.url, &call(2, "quick", json!({}))).await;
+    new_task(&s.url, &call(2, "quick", json!({}))).await;
     // Full: a required task cannot be created; an optional call is answered in it.
     let full = post(&s.url, &call(3, "quick", json!({}))).await;
     assert_eq!(full.error_code(), Some(-32603), "{}", full.raw);
@@ -207,7 +171,7 @@ async fn tasks_expire_after_their_ttl_and_the_store_is_bounded() {
     clock.advance(60_000);
     let gone = post(&s.url, &task_request(4, "tasks/get", &a, json!({}))).await;
     assert_eq!(gone.error_code(), Some(-32602), "{}", gone.raw);
-    created(&s.url, &call(5, "quick", json!({}))).await;
+    new_task(&s.url, &call(5, "quick", json!({}))).await;
     s.stop().await;
 }
 
@@ -216,19 +180,19 @@ async fn the_extension_is_negotiated_and_tasks_are_routed_by_id() {
     let s = server();
     // Advertised.
     let d = post(&s.url, &request(json!(1), "server/discover", json!({}))).await;
-    assert_eq!(d.response()["result"]["capabilities"]["extensions"][EXT], json!({}));
+    assert_eq!(d.response()["result"]["capabilities"]["extensions"][TASKS_EXT], json!({}));
     // Without the extension: a required tool and tasks/* are -32021 naming it.
     let plain = |id: i64, name: &str| request(json!(id), "tools/call", json!({"name": name, "arguments": {}}));
     let r = post(&s.url, &plain(2, "quick")).await;
     assert_eq!(r.error_code(), Some(-32021), "{}", r.raw);
-    assert_eq!(r.response()["error"]["data"]["requiredCapabilities"]["extensions"][EXT], json!({}));
+    assert_eq!(r.response()["error"]["data"]["requiredCapabilities"]["extensions"][TASKS_EXT], json!({}));
     let get_plain = request(json!(3), "tasks/get", json!({"taskId": "x"}));
     assert_eq!(post(&s.url, &get_plain).await.error_code(), Some(-32021));
     // An optional tool just answers.
     let r = post(&s.url, &plain(4, "slow_compute")).await;
     assert_eq!(r.response()["result"]["resultType"], "complete");
     // Mcp-Name must be the task id.
-    let id = created(&s.url, &call(5, "quick", json!({}))).await;
+    let id = new_task(&s.url, &call(5, "quick", json!({}))).await;
     let body = task_request(6, "tasks/get", &id, json!({}));
     let r = post_with(&s.url, &body, |h| set(h, "Mcp-Name", "another-task")).await;
     assert_eq!(r.error_code(), Some(-32020), "{}", r.raw);
@@ -252,7 +216,7 @@ async fn the_extension_is_negotiated_and_tasks_are_routed_by_id() {
 #[actix_rt::test]
 async fn status_changes_reach_listen_streams_that_asked_for_the_task() {
     let s = server();
-    let id = created(&s.url, &call(1, "confirm_delete", json!({"filename": "f"}))).await;
+    let id = new_task(&s.url, &call(1, "confirm_delete", json!({"filename": "f"}))).await;
     let listen = |caps: Value| {
         request(
             json!("l1"),
@@ -263,12 +227,12 @@ async fn status_changes_reach_listen_streams_that_asked_for_the_task() {
     // Without the extension: -32021.
     let refused = post(&s.url, &listen(json!({}))).await;
     assert_eq!(refused.error_code(), Some(-32021), "{}", refused.raw);
-    let mut stream = SseReader::open(&s.url, &listen(json!({"extensions": {EXT: {}}}))).await;
+    let mut stream = SseReader::open(&s.url, &listen(json!({"extensions": {TASKS_EXT: {}}}))).await;
     let ack = stream.next().await.unwrap();
     assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]), "{ack}");
     // The task waits for input (it may have got there before the stream
     // opened), then is answered: the stream sees it work and complete.
-    until(&s.url, &id, "input_required").await;
+    until_status(&s.url, &id, "input_required").await;
     let answer = json!({"inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
     post(&s.url, &task_request(2, "tasks/update", &id, answer)).await;
     let mut seen = Vec::new();
@@ -281,7 +245,7 @@ async fn status_changes_reach_listen_streams_that_asked_for_the_task() {
     }
     // The last one is the whole task, as tasks/get shows it.
     let last = &seen.last().unwrap()["params"];
-    let got = get(&s.url, &id).await;
+    let got = task_get(&s.url, &id).await;
     for key in ["status", "result", "createdAt", "lastUpdatedAt", "ttlMs"] {
         assert_eq!(last[key], got[key], "{key}");
     }
@@ -299,7 +263,7 @@ async fn nginx_routes_tasks_by_mcp_name_to_the_instance_holding_them() {
     // Calls go round robin: tasks are created on both instances.
     let mut ids = Vec::new();
     for i in 0..6 {
-        ids.push(created(&lb.url, &call(i, "quick", json!({}))).await);
+        ids.push(new_task(&lb.url, &call(i, "quick", json!({}))).await);
     }
     assert!(ids.iter().any(|i| i.starts_with("a.")) && ids.iter().any(|i| i.starts_with("b.")), "{ids:?}");
     // Each tasks/get reaches the instance holding its task.

@@ -6,7 +6,9 @@
 pub mod auth_server;
 mod external;
 pub mod nginx;
+mod tasks;
 pub use external::*;
+pub use tasks::*;
 
 use std::path::PathBuf;
 use std::process::Stdio;
