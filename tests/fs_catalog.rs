@@ -26,14 +26,10 @@ impl TempDir {
         std::fs::write(p.join("image.png"), [0x89u8, b'P', b'N', b'G', 0, 1, 2]).unwrap();
         std::fs::write(p.join("target/debug/build.log"), "excluded").unwrap();
         std::fs::write(p.join("big.txt"), "x".repeat(5000)).unwrap();
-        std::fs::write(std::env::temp_dir().join(format!("actix-mcp-secret-{}", std::process::id())), "secret")
-            .unwrap();
+        // A file outside the root (one per directory: tests run at once).
+        std::fs::write(secret_of(&p), "secret").unwrap();
         #[cfg(unix)]
-        std::os::unix::fs::symlink(
-            std::env::temp_dir().join(format!("actix-mcp-secret-{}", std::process::id())),
-            p.join("escape-link"),
-        )
-        .unwrap();
+        std::os::unix::fs::symlink(secret_of(&p), p.join("escape-link")).unwrap();
         TempDir(p.canonicalize().unwrap())
     }
 
@@ -42,9 +38,15 @@ impl TempDir {
     }
 }
 
+/// The file outside the directory `p` that its `escape-link` points to.
+fn secret_of(p: &std::path::Path) -> PathBuf {
+    p.with_file_name(format!("{}.secret", p.file_name().unwrap().to_string_lossy()))
+}
+
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+        let _ = std::fs::remove_file(secret_of(&self.0));
     }
 }
 

@@ -14,13 +14,15 @@ use serde_json::{json, Value};
 struct Prometheus {
     _child: tokio::process::Child,
     api: String,
+    /// Its configuration and data, removed with it.
+    _dir: tempfile::TempDir,
 }
 
 impl Prometheus {
     async fn start(target: &str) -> Self {
         let port = free_port();
-        let dir = std::env::temp_dir().join(format!("actix-mcp-prometheus-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::Builder::new().prefix("actix-mcp-prometheus-").tempdir().unwrap();
+        let dir = temp.path();
         let conf = format!(
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: mcp\n    \
              metrics_path: /metrics\n    static_configs:\n      - targets: ['{target}']\n"
@@ -37,7 +39,7 @@ impl Prometheus {
         .spawn()
         .expect("prometheus starts");
         wait_for_port(port, "prometheus").await;
-        Prometheus { _child: child, api: format!("http://127.0.0.1:{port}/api/v1/query") }
+        Prometheus { _child: child, api: format!("http://127.0.0.1:{port}/api/v1/query"), _dir: temp }
     }
 
     /// The value of an instant query with one result (`None`: no result yet).

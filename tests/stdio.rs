@@ -173,9 +173,8 @@ async fn malformed_input_corpus_gets_errors_and_no_panic() {
 
 #[actix_rt::test]
 async fn an_over_long_line_is_refused_and_skipped() {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cfg = dir.join("small.toml");
+    let dir = tempfile::Builder::new().prefix("actix-mcp-test-").tempdir().unwrap();
+    let cfg = dir.path().join("small.toml");
     std::fs::write(&cfg, "[stdio]\nmax_line_bytes = 256\n").unwrap();
     let mut p = StdioChild::spawn(&["--config", cfg.to_str().unwrap()]);
     let big = request(json!(1), "tools/list", json!({"pad": "x".repeat(1000)}));
@@ -204,10 +203,9 @@ async fn stdout_carries_only_protocol_messages() {
 
 #[actix_rt::test]
 async fn the_default_catalog_serves_a_directory() {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-stdio-fs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("note.md"), "# Note\n").unwrap();
-    let root = dir.canonicalize().unwrap();
+    let dir = tempfile::Builder::new().prefix("actix-mcp-stdio-fs-").tempdir().unwrap();
+    std::fs::write(dir.path().join("note.md"), "# Note\n").unwrap();
+    let root = dir.path().canonicalize().unwrap();
     let mut p = StdioChild::spawn_args(&["--root", root.to_str().unwrap()]);
     p.send(&request(json!(1), "resources/list", json!({}))).await;
     let r = p.recv().await;

@@ -27,6 +27,8 @@ pub struct Nginx {
     child: tokio::process::Child,
     /// The balanced MCP endpoint.
     pub url: String,
+    /// Its configuration, logs and temporary files (removed once it stopped).
+    dir: std::path::PathBuf,
 }
 
 impl Nginx {
@@ -75,7 +77,7 @@ impl Nginx {
         .spawn()
         .expect("nginx starts");
         wait_for_port(port, "nginx").await;
-        Nginx { child, url: format!("http://127.0.0.1:{port}/mcp") }
+        Nginx { child, url: format!("http://127.0.0.1:{port}/mcp"), dir }
     }
 }
 
@@ -92,5 +94,6 @@ impl Drop for Nginx {
                 std::thread::sleep(Duration::from_millis(20));
             }
         }
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
