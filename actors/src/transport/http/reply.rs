@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use actix_web::http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use actix_web::http::StatusCode;
 use actix_web::HttpResponse;
 use mcp_protocol::RequestId;
@@ -55,6 +56,10 @@ impl Statuses {
     }
 }
 
+/// `Content-Type: application/json`, made once: naming it by a string
+/// would parse and copy it into a new header value for every response.
+const JSON_CONTENT_TYPE: (HeaderName, HeaderValue) = (CONTENT_TYPE, HeaderValue::from_static("application/json"));
+
 /// The response when it is ready within `stream_after_ms` and came alone,
 /// else an SSE stream.
 pub(super) async fn reply(
@@ -81,7 +86,7 @@ pub(super) async fn reply(
                     Statuses::ByCode => status_for(error_code),
                     Statuses::AlwaysOk => StatusCode::OK,
                 };
-                HttpResponse::build(status).content_type("application/json").body(bytes)
+                HttpResponse::build(status).insert_header(JSON_CONTENT_TYPE).body(bytes)
             }
             notification => sse::request_response(Some(notification), rx, keep_alive),
         }),
