@@ -11,8 +11,10 @@
 # then ROUNDS interleaved rounds per concurrency. For every run it prints
 # req/s, p50/p99, the server's CPU µs per call and wrk's own CPU use. The
 # summary gives medians and min–max, ratios to the ceiling and to rmcp, and
-# the generator's headroom: its CPU during the ceiling's runs, which must be
-# well under its core for the ceiling to be the server's and not wrk's.
+# the generator's headroom: its CPU during the ceiling's runs, and its
+# maximum on this machine — wrk against nginx returning a fixed reply on the
+# same core — of which the ceiling's rate must be well short (or wrk's CPU
+# well under its core) for the ceiling to be the server's and not wrk's.
 #
 # Two more rows for actix-mcp: `legacy`, the same call inside a 2025-11-25
 # session (benches/wrk/legacy_call.lua, the session opened and checked with
@@ -21,8 +23,9 @@
 # each flow: its line, the server's CPU per request and mcp-load's own CPU.
 #
 #   bash benches/compare.sh            # ROUNDS=5 DURATION=5 CONNS="16 256"
-# Bounded: ROUNDS x 4 runs x |CONNS| x DURATION s, plus DURATION s of mixed
-# and a few seconds of warm-up. Loopback only.
+# Bounded: ROUNDS x 4 runs x |CONNS| x DURATION s, plus DURATION s of mixed,
+# |CONNS| x DURATION s of the generator's maximum (wrk against nginx, when
+# installed) and a few seconds of warm-up. Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-16 256}"
@@ -38,7 +41,35 @@ ACTIX_MCP_WORKERS=1 taskset -c 0 target/release/actix-mcp serve --catalog everyt
 MCP_PID=$!
 taskset -c 0 benches/rmcp-echo/target/release/rmcp-echo "127.0.0.1:$RMCP_PORT" 2>/dev/null &
 RMCP_PID=$!
-trap 'kill $BASE_PID $MCP_PID $RMCP_PID 2>/dev/null || true; rm -rf "$OUT"' EXIT
+# The generator's own maximum here: wrk against nginx answering every POST
+# with a fixed reply of the ceiling's size, on the same core (when nginx is
+# installed). A ceiling well below it is the handler's, not wrk's.
+GEN_PORT=18193 GEN_PID=""
+if command -v nginx >/dev/null; then
+  mkdir -p "$OUT/nginx/logs"
+  cat >"$OUT/nginx/nginx.conf" <<CONF
+worker_processes 1;
+error_log $OUT/nginx/logs/error.log;
+pid $OUT/nginx/nginx.pid;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $OUT/nginx/body; proxy_temp_path $OUT/nginx/proxy;
+  fastcgi_temp_path $OUT/nginx/fastcgi; uwsgi_temp_path $OUT/nginx/uwsgi; scgi_temp_path $OUT/nginx/scgi;
+  server {
+    listen 127.0.0.1:$GEN_PORT;
+    keepalive_requests 100000000;
+    location /mcp {
+      default_type application/json;
+      return 200 '{"id":1,"jsonrpc":"2.0","result":{"content":[{"text":"hello","type":"text"}],"resultType":"complete"}}';
+    }
+  }
+}
+CONF
+  taskset -c 0 nginx -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf" -g 'daemon off;' 2>/dev/null &
+  GEN_PID=$!
+fi
+trap 'kill $BASE_PID $MCP_PID $RMCP_PID $GEN_PID 2>/dev/null || true; rm -rf "$OUT"' EXIT
 sleep 1
 # shellcheck source=wrk/run.sh
 . benches/wrk/run.sh
@@ -72,6 +103,15 @@ legacy_post -H "Mcp-Session-Id: $MCP_SESSION" -H 'MCP-Protocol-Version: 2025-11-
 grep -q '"text":"hello"' "$OUT/body" || { echo "legacy tools/call failed:" >&2; cat "$OUT/body" >&2; exit 1; }
 echo "legacy session $MCP_SESSION (tools/call checked)"
 
+if [ -n "$GEN_PID" ]; then
+  worker=$(pgrep -P "$GEN_PID" | head -n 1)
+  for c in $CONNS; do
+    read -r rps _ _ _ gen < <(wrk_measure "$worker" "http://127.0.0.1:$GEN_PORT/mcp" "$c" "$DURATION" benches/wrk/call.lua) || exit 1
+    echo "generator maximum @$c (wrk against nginx's fixed reply): req/s=$rps wrk_cpu=${gen}%"
+    echo "$c $rps $gen" >>"$OUT/generator.txt"
+  done
+fi
+
 for round in $(seq 1 "$ROUNDS"); do
   for c in $CONNS; do
     for name in $SERVERS; do
@@ -97,9 +137,12 @@ MIXED_CPU=$(awk -v t0="$t0" -v t1="$t1" -v n="$n" -v k="$(getconf CLK_TCK)" 'BEG
 MIXED_GEN=$(awk -v d="$DURATION" 'NR==2 {split($1,u,"m"); split($2,s,"m"); sub("s","",u[2]); sub("s","",s[2]);
   printf "%.0f", (u[1]*60+u[2]+s[1]*60+s[2])/d*100}' "$OUT/mixed-times.txt")
 
-python3 - "$OUT/all.txt" <<'PY'
-import sys, statistics as st
+python3 - "$OUT/all.txt" "$OUT/generator.txt" <<'PY'
+import os, sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1])]
+generator = {}
+if os.path.exists(sys.argv[2]):
+    generator = {c: (float(r), float(g)) for c, r, g in (l.split() for l in open(sys.argv[2]))}
 def ms(v):
     for unit, f in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
         if v.endswith(unit):
@@ -119,8 +162,14 @@ for c in sorted({r[0] for r in rows}, key=int):
               f"  {p50:>6.2f}  {p99:>6.2f}  {us:>11.1f}  {gen:>6.0f}%")
     print(f"{'':<10} {c:>5}  p99 of actix-mcp / p99 of the ceiling: {med['actix-mcp'][4] / med['baseline'][4]:.2f}")
     gen = med["baseline"][6]
-    print(f"{'':<10} {c:>5}  generator headroom: wrk used {gen:.0f}% of its core during the ceiling's runs"
-          f" ({'headroom' if gen < 90 else 'NO HEADROOM: the ceiling is the generator'})")
+    line = f"{'':<10} {c:>5}  generator headroom: wrk used {gen:.0f}% of its core during the ceiling's runs"
+    fits = gen < 90
+    if c in generator:
+        top, top_gen = generator[c]
+        share = med["baseline"][0] / top
+        fits = fits or share <= 0.9
+        line += f"; its maximum here is {top:.0f} req/s (at {top_gen:.0f}% of its core), the ceiling {share:.0%} of that"
+    print(line + f" ({'headroom' if fits else 'NO HEADROOM: the ceiling is the generator'})")
 PY
 echo
 echo "mixed (mcp-load, 16 connections, ${DURATION} s, every reply verified): $MIXED"
