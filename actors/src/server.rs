@@ -68,6 +68,11 @@ struct Inner {
     /// Fires when running requests must end (every request actor holds a
     /// child token).
     stopping: CancellationToken,
+    /// A child of `stopping` for the server's lifetime. The token frees its
+    /// list of children whenever the last one goes, so without this one
+    /// each request's child would allocate the list again (and free it on
+    /// its end): with requests answered one after the other, on every call.
+    _anchor: CancellationToken,
     /// Authorization of HTTP requests (`None`: every request is served).
     auth: Option<Arc<Authorizer>>,
     /// Set when shutdown begins: readiness answers 503 from then on.
@@ -161,6 +166,7 @@ impl McpServer {
         let sessions = SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry);
         let hub = Arc::new(hub);
         let stopping = CancellationToken::new();
+        let _anchor = stopping.child_token();
         let auth = Authorizer::from_config(&config)?.map(Arc::new);
         let draining = std::sync::atomic::AtomicBool::new(false);
         let inner = Inner {
@@ -172,6 +178,7 @@ impl McpServer {
             sessions,
             session_index,
             stopping,
+            _anchor,
             auth,
             draining,
             backend_link,
