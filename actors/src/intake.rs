@@ -387,6 +387,47 @@ mod tests {
         }
     }
 
+    /// The admitted request of a route, or what the route was.
+    fn admitted(route: Route) -> Result<(bool, Admitted), String> {
+        match route {
+            Route::Run(a) => Ok((false, *a)),
+            Route::Listen(a) => Ok((true, *a)),
+            other => Err(format!("{other:?}")),
+        }
+    }
+
+    #[test]
+    fn the_one_pass_admits_what_the_general_way_admits_and_nothing_else() {
+        let c = Catalog::new();
+        let mut listen = stateless(3, "subscriptions/listen");
+        listen["params"]["notifications"] = json!({"toolsListChanged": true});
+        let mut call = stateless(4, "tools/call");
+        call["params"]["name"] = json!("echo");
+        call["params"]["arguments"] = json!({"text": "hi"});
+        call["params"]["_meta"]["io.modelcontextprotocol/progressToken"] = json!("p");
+        for message in [stateless(2, "tools/list"), listen, call] {
+            let bytes = message.to_string();
+            let one = admitted(route_one_pass(&conn(&c, false), bytes.as_bytes()).expect("one pass")).unwrap();
+            let general = admitted(route(&conn(&c, false), decode(bytes.as_bytes()))).unwrap();
+            assert_eq!(one.0, general.0, "{message}");
+            assert_eq!(one.1.id, general.1.id);
+            assert_eq!(one.1.meta, general.1.meta);
+            assert_eq!(one.1.request, general.1.request);
+        }
+        // Refused, in a session, or not read in one pass: left to the general way.
+        let mut unsupported = stateless(5, "tools/list");
+        unsupported["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("1999-01-01");
+        assert!(matches!(route(&conn(&c, false), msg(unsupported.clone())), Route::Refuse(_)));
+        let in_session = stateless(6, "tools/list").to_string();
+        let legacy = json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {}}).to_string();
+        let unknown = stateless(8, "no/such").to_string();
+        for (message, session) in
+            [(unsupported.to_string(), false), (in_session, true), (legacy, false), (unknown, false)]
+        {
+            assert!(route_one_pass(&conn(&c, session), message.as_bytes()).is_none(), "{message}");
+        }
+    }
+
     #[test]
     fn notifications_responses_and_garbage() {
         let c = Catalog::new();
