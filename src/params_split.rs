@@ -64,7 +64,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, 'de, A> {
             if self.keys.meta != MetaShape::Absent {
                 return Err(serde::de::Error::duplicate_field("_meta"));
             }
-            let members: MetaMembers<'de> = self.inner.next_value()?;
+            // Read as an object only: a derived struct also accepts an array,
+            // which the slow path refuses (`_meta` must be an object).
+            let members: MetaMembers<'de> = self.inner.next_value_seed(ObjectOnly(std::marker::PhantomData))?;
             *self.keys = members.into_keys();
         }
     }
@@ -75,6 +77,29 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for WithoutMeta<'_, 'de, A> {
 
     fn size_hint(&self) -> Option<usize> {
         self.inner.size_hint()
+    }
+}
+
+/// `T` read from a JSON object and nothing else.
+struct ObjectOnly<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ObjectOnly<T> {
+    type Value = T;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectOnly<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::deserialize(MapAccessDeserializer::new(map))
     }
 }
 
@@ -141,6 +166,10 @@ mod tests {
         let twice = r#"{"name":"e","_meta":{},"_meta":{}}"#;
         assert!(parse_split::<CallToolParams>(twice).is_err());
         assert!(parse_split::<CallToolParams>(r#"{"name":"e","_meta":3}"#).is_err());
+        // An array is not an object, even one whose elements line up with
+        // the keys this crate reads.
+        assert!(parse_split::<CallToolParams>(r#"{"name":"e","_meta":[]}"#).is_err());
+        assert!(parse_split::<CallToolParams>(r#"{"name":"e","_meta":["2026-07-28",null,{}]}"#).is_err());
         assert!(parse_split::<CallToolParams>(r#"{"_meta":{}}"#).is_err());
         let (_, keys) = parse_split::<CallToolParams>(r#"{"name":"e"}"#).unwrap();
         assert_eq!(keys.meta, MetaShape::Absent);
