@@ -89,7 +89,8 @@ impl SessionShared {
     }
 
     /// How many requests are registered as running.
-    pub fn running(&self) -> usize {
+    #[cfg(test)]
+    fn running(&self) -> usize {
         self.in_flight().running.len()
     }
 
