@@ -313,8 +313,10 @@ async fn transport_level_refusals() {
     let r = post_with(&srv.url, &list, |h| set(h, "Content-Type", "text/plain")).await;
     assert_eq!(r.status, 415);
 
-    // GET / DELETE are not part of 2026-07-28 (only of legacy sessions) → 405
-    for method in [reqwest::Method::GET, reqwest::Method::DELETE, reqwest::Method::PUT] {
+    // GET / DELETE are not part of 2026-07-28 (only of legacy sessions) → 405,
+    // and no other method is served either
+    let others = [reqwest::Method::PUT, reqwest::Method::PATCH, reqwest::Method::HEAD, reqwest::Method::OPTIONS];
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE].into_iter().chain(others) {
         let resp = client().request(method.clone(), &srv.url).send().await.unwrap();
         assert_eq!(resp.status().as_u16(), 405, "{method}");
         assert!(resp.headers()["allow"].to_str().unwrap().contains("POST"));

@@ -7,6 +7,7 @@
 mod answer;
 mod auth;
 mod counted;
+mod endpoint;
 pub mod error;
 pub mod guard;
 mod headers;
@@ -77,20 +78,7 @@ pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone 
             }
         }
         cfg.service(
-            web::resource(path)
-                .wrap_fn(|req, srv| {
-                    let res = actix_web::dev::Service::call(srv, req);
-                    async move {
-                        let res = res.await?;
-                        crate::telemetry::http_response(res.status().as_u16());
-                        Ok(res.map_body(|_, body| counted::Counted(body)))
-                    }
-                })
-                .app_data(web::Data::new(server.clone()))
-                .route(web::post().to(post::post))
-                .route(web::get().to(session::get))
-                .route(web::delete().to(session::delete))
-                .default_service(web::to(session::not_allowed)),
+            web::resource(path).app_data(web::Data::new(server.clone())).route(web::route().to(endpoint::endpoint)),
         );
     }
 }

@@ -14,7 +14,6 @@ use std::time::Duration;
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
-use futures::future::LocalBoxFuture;
 use futures::{FutureExt, StreamExt};
 use mcp_protocol::jsonrpc;
 
@@ -25,19 +24,8 @@ use super::{auth, guard, session};
 use crate::intake::Route;
 use crate::server::McpServer;
 
-/// The POST handler. Its future is boxed here, once: actix-web moves a
-/// handler's future several times between its creation and its first poll,
-/// and moving a pointer costs less than moving the whole state machine.
-pub(super) fn post(
-    req: HttpRequest,
-    payload: web::Payload,
-    server: web::Data<McpServer>,
-) -> LocalBoxFuture<'static, Result<HttpResponse, HttpError>> {
-    Box::pin(serve(req, payload, server))
-}
-
-/// What [`post`] does.
-async fn serve(
+/// The POST handler: every JSON-RPC message a client sends.
+pub(super) async fn serve(
     req: HttpRequest,
     payload: web::Payload,
     server: web::Data<McpServer>,
