@@ -23,6 +23,8 @@
 # each flow: its line, the server's CPU per request and mcp-load's own CPU.
 #
 #   bash benches/compare.sh            # ROUNDS=5 DURATION=5 CONNS="16 256"
+#   PGO=1 bash benches/compare.sh      # the three servers' profile-guided builds
+#                                      # (benches/pgo.sh; PGO_BUILT=1 reuses target/pgo)
 # Bounded: ROUNDS x 4 runs x |CONNS| x DURATION s, plus DURATION s of mixed,
 # |CONNS| x DURATION s of the generator's maximum (wrk against nginx, when
 # installed) and a few seconds of warm-up. Loopback only.
@@ -32,14 +34,20 @@ ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-16 256}"
 command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; exit 1; }
 cargo build --release -q -p actix-mcp -p mcp-load
 cargo build --release -q --manifest-path benches/rmcp-echo/Cargo.toml
+BASE_BIN=target/release/echo-baseline MCP_BIN=target/release/actix-mcp RMCP_BIN=benches/rmcp-echo/target/release/rmcp-echo
+if [ "${PGO:-0}" = 1 ]; then
+  [ "${PGO_BUILT:-0}" = 1 ] || bash benches/pgo.sh
+  BASE_BIN=target/pgo/echo-baseline MCP_BIN=target/pgo/actix-mcp RMCP_BIN=target/pgo/rmcp-echo
+  echo "profile-guided builds (benches/pgo.sh): $BASE_BIN $MCP_BIN $RMCP_BIN"
+fi
 OUT="$(mktemp -d)"
 BASE_PORT=18190 MCP_PORT=18191 RMCP_PORT=18192
-taskset -c 0 target/release/echo-baseline "127.0.0.1:$BASE_PORT" 2>/dev/null &
+taskset -c 0 "$BASE_BIN" "127.0.0.1:$BASE_PORT" 2>/dev/null &
 BASE_PID=$!
-ACTIX_MCP_WORKERS=1 taskset -c 0 target/release/actix-mcp serve --catalog everything \
+ACTIX_MCP_WORKERS=1 taskset -c 0 "$MCP_BIN" serve --catalog everything \
   --bind "127.0.0.1:$MCP_PORT" --log-level warning 2>/dev/null &
 MCP_PID=$!
-taskset -c 0 benches/rmcp-echo/target/release/rmcp-echo "127.0.0.1:$RMCP_PORT" 2>/dev/null &
+taskset -c 0 "$RMCP_BIN" "127.0.0.1:$RMCP_PORT" 2>/dev/null &
 RMCP_PID=$!
 # The generator's own maximum here: wrk against nginx answering every POST
 # with a fixed reply of the ceiling's size, on the same core (when nginx is
@@ -88,19 +96,7 @@ done
 
 # A 2025-11-25 session on actix-mcp for the legacy runs, checked with one call.
 MCP_URL="http://127.0.0.1:$MCP_PORT/mcp"
-legacy_post() {
-  curl -sS -D "$OUT/headers" -o "$OUT/body" -X POST "$MCP_URL" -H 'Content-Type: application/json' \
-    -H 'Accept: application/json, text/event-stream' "$@"
-}
-legacy_post -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"compare","version":"1"}}}'
-MCP_SESSION=$(awk 'tolower($1) == "mcp-session-id:" {print $2}' "$OUT/headers" | tr -d '\r')
-[ -n "$MCP_SESSION" ] || { echo "initialize opened no session" >&2; cat "$OUT/body" >&2; exit 1; }
-export MCP_SESSION
-legacy_post -H "Mcp-Session-Id: $MCP_SESSION" -H 'MCP-Protocol-Version: 2025-11-25' \
-  -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-legacy_post -H "Mcp-Session-Id: $MCP_SESSION" -H 'MCP-Protocol-Version: 2025-11-25' \
-  -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}'
-grep -q '"text":"hello"' "$OUT/body" || { echo "legacy tools/call failed:" >&2; cat "$OUT/body" >&2; exit 1; }
+open_legacy_session "$MCP_URL" "$OUT"
 echo "legacy session $MCP_SESSION (tools/call checked)"
 
 if [ -n "$GEN_PID" ]; then

@@ -50,5 +50,10 @@ async fn main() -> std::io::Result<()> {
     let router = axum::Router::new().nest_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
-    axum::serve(listener, router).await
+    // SIGINT ends it normally (its exit handlers run).
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
 }
