@@ -5,19 +5,47 @@
 //! stream actix-web makes: the acknowledgement, then nothing (no keep-alive,
 //! no subscription state): the floor for memory per idle stream.
 //!
+//! For `mcp-load fanout` it is the floor of a delivery: a `tools/call` of
+//! `test_trigger_resource_update` (or `test_trigger_tool_change`) writes one
+//! `notifications/resources/updated` (or `tools/list_changed`) event, the
+//! same bytes for every stream, to every stream held open, by a channel per
+//! stream that the stream's response body reads — no filter, no
+//! subscription id, no hub.
+//!
 //! `echo-baseline [ADDR:PORT]` (default `127.0.0.1:8090`, workers = 1).
 
+use std::cell::RefCell;
+
 use actix_web::{web, App, HttpResponse, HttpServer};
+use futures::channel::mpsc;
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-/// The acknowledgement, then an open stream that never sends again.
+thread_local! {
+    /// The open streams' senders (one worker: every stream is on this thread).
+    static STREAMS: RefCell<Vec<mpsc::UnboundedSender<web::Bytes>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The acknowledgement, then whatever a trigger writes to every stream.
 fn idle_stream(id: &Value) -> HttpResponse {
     let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
     let first = web::Bytes::from(format!("data: {ack}\n\n"));
-    let stream = futures::stream::once(async move { Ok::<_, std::convert::Infallible>(first) })
-        .chain(futures::stream::pending());
+    let (tx, rx) = mpsc::unbounded();
+    STREAMS.with(|s| s.borrow_mut().push(tx));
+    let stream = futures::stream::once(async move { first }).chain(rx).map(Ok::<_, std::convert::Infallible>);
     HttpResponse::Ok().content_type("text/event-stream").streaming(stream)
+}
+
+/// Writes `method`'s event to every open stream; forgets closed ones.
+/// Returns how many streams it went to.
+fn fan_out(method: &str, params: Value) -> usize {
+    let event = json!({"jsonrpc": "2.0", "method": method, "params": params});
+    let frame = web::Bytes::from(format!("data: {event}\n\n"));
+    STREAMS.with(|s| {
+        let mut streams = s.borrow_mut();
+        streams.retain(|tx| tx.unbounded_send(frame.clone()).is_ok());
+        streams.len()
+    })
 }
 
 async fn echo(body: web::Bytes) -> HttpResponse {
@@ -27,7 +55,16 @@ async fn echo(body: web::Bytes) -> HttpResponse {
     if v["method"] == "subscriptions/listen" {
         return idle_stream(&v["id"]);
     }
-    let text = v["params"]["arguments"]["text"].as_str().unwrap_or_default();
+    let text = match v["params"]["name"].as_str() {
+        Some("test_trigger_resource_update") => {
+            let uri = v["params"]["arguments"]["uri"].clone();
+            format!("notified {} streams", fan_out("notifications/resources/updated", json!({"uri": uri})))
+        }
+        Some("test_trigger_tool_change") => {
+            format!("notified {} streams", fan_out("notifications/tools/list_changed", json!({})))
+        }
+        _ => v["params"]["arguments"]["text"].as_str().unwrap_or_default().to_owned(),
+    };
     let reply = json!({"jsonrpc": "2.0", "id": v["id"], "result": {"content": [{"type": "text", "text": text}], "resultType": "complete"}});
     HttpResponse::Ok().content_type("application/json").body(serde_json::to_vec(&reply).unwrap_or_default())
 }
