@@ -7,7 +7,7 @@
 #   fanout-floor  one non-blocking write of the same pre-framed bytes per
 #                 socket from the triggering task, and nothing else: what
 #                 loopback TCP itself costs per delivery;
-#   actix-web     echo-baseline: one channel per stream feeding a bare
+#   actix-web     echo-baseline --fanout: one channel per stream feeding a bare
 #                 actix-web SSE response (a wake-up and the dispatcher's
 #                 write per delivery), no filter, no subscription id;
 #   actix-mcp     the server (ACTIX_MCP_WORKERS=1): hub, relay, listener
@@ -64,7 +64,7 @@ run() { # NAME CMD...
 for round in $(seq 1 "$ROUNDS"); do
   echo "round $round"
   run fanout-floor target/release/fanout-floor "127.0.0.1:$PORT"
-  run actix-web target/release/echo-baseline "127.0.0.1:$PORT"
+  run actix-web target/release/echo-baseline "127.0.0.1:$PORT" --fanout
   run actix-mcp target/release/actix-mcp serve --catalog everything --bind "127.0.0.1:$PORT" --log-level warning
 done
 

@@ -5,14 +5,16 @@
 //! stream actix-web makes: the acknowledgement, then nothing (no keep-alive,
 //! no subscription state): the floor for memory per idle stream.
 //!
-//! For `mcp-load fanout` it is the floor of a delivery: a `tools/call` of
-//! `test_trigger_resource_update` (or `test_trigger_tool_change`) writes one
-//! `notifications/resources/updated` (or `tools/list_changed`) event, the
-//! same bytes for every stream, to every stream held open, by a channel per
-//! stream that the stream's response body reads — no filter, no
-//! subscription id, no hub.
+//! With `--fanout` it is instead the floor of a delivery for `mcp-load
+//! fanout`: each listen stream's body reads from a channel, and a
+//! `tools/call` of `test_trigger_resource_update` (or
+//! `test_trigger_tool_change`) sends one `notifications/resources/updated`
+//! (or `tools/list_changed`) event, the same bytes for every stream, down
+//! every open stream's channel — no filter, no subscription id, no hub.
+//! Without it the handlers above are untouched by any of this.
 //!
-//! `echo-baseline [ADDR:PORT]` (default `127.0.0.1:8090`, workers = 1).
+//! `echo-baseline [ADDR:PORT] [--fanout]` (default `127.0.0.1:8090`,
+//! workers = 1).
 
 use std::cell::RefCell;
 
@@ -22,12 +24,21 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 
 thread_local! {
-    /// The open streams' senders (one worker: every stream is on this thread).
+    /// `--fanout`: the open streams' senders (one worker: every stream is on this thread).
     static STREAMS: RefCell<Vec<mpsc::UnboundedSender<web::Bytes>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The acknowledgement, then whatever a trigger writes to every stream.
+/// The acknowledgement, then an open stream that never sends again.
 fn idle_stream(id: &Value) -> HttpResponse {
+    let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
+    let first = web::Bytes::from(format!("data: {ack}\n\n"));
+    let stream = futures::stream::once(async move { Ok::<_, std::convert::Infallible>(first) })
+        .chain(futures::stream::pending());
+    HttpResponse::Ok().content_type("text/event-stream").streaming(stream)
+}
+
+/// `--fanout`: the acknowledgement, then whatever a trigger sends.
+fn fed_stream(id: &Value) -> HttpResponse {
     let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
     let first = web::Bytes::from(format!("data: {ack}\n\n"));
     let (tx, rx) = mpsc::unbounded();
@@ -36,8 +47,8 @@ fn idle_stream(id: &Value) -> HttpResponse {
     HttpResponse::Ok().content_type("text/event-stream").streaming(stream)
 }
 
-/// Writes `method`'s event to every open stream; forgets closed ones.
-/// Returns how many streams it went to.
+/// `--fanout`: sends `method`'s event down every open stream's channel and
+/// forgets closed streams; how many streams it went to.
 fn fan_out(method: &str, params: Value) -> usize {
     let event = json!({"jsonrpc": "2.0", "method": method, "params": params});
     let frame = web::Bytes::from(format!("data: {event}\n\n"));
@@ -48,6 +59,30 @@ fn fan_out(method: &str, params: Value) -> usize {
     })
 }
 
+/// `--fanout`: listen streams fed by triggers, and the two trigger tools.
+async fn fanout(body: web::Bytes) -> HttpResponse {
+    let Ok(v) = serde_json::from_slice::<Value>(&body) else {
+        return HttpResponse::BadRequest().finish();
+    };
+    if v["method"] == "subscriptions/listen" {
+        return fed_stream(&v["id"]);
+    }
+    let sent = match v["params"]["name"].as_str() {
+        Some("test_trigger_resource_update") => {
+            let uri = v["params"]["arguments"]["uri"].clone();
+            fan_out("notifications/resources/updated", json!({"uri": uri}))
+        }
+        Some("test_trigger_tool_change") => fan_out("notifications/tools/list_changed", json!({})),
+        _ => {
+            let error = json!({"jsonrpc": "2.0", "id": v["id"], "error": {"code": -32601, "message": "only the fan-out triggers are served with --fanout"}});
+            return HttpResponse::NotFound().json(error);
+        }
+    };
+    let text = format!("notified {sent} streams");
+    let reply = json!({"jsonrpc": "2.0", "id": v["id"], "result": {"content": [{"type": "text", "text": text}], "resultType": "complete"}});
+    HttpResponse::Ok().json(reply)
+}
+
 async fn echo(body: web::Bytes) -> HttpResponse {
     let Ok(v) = serde_json::from_slice::<Value>(&body) else {
         return HttpResponse::BadRequest().finish();
@@ -55,24 +90,22 @@ async fn echo(body: web::Bytes) -> HttpResponse {
     if v["method"] == "subscriptions/listen" {
         return idle_stream(&v["id"]);
     }
-    let text = match v["params"]["name"].as_str() {
-        Some("test_trigger_resource_update") => {
-            let uri = v["params"]["arguments"]["uri"].clone();
-            format!("notified {} streams", fan_out("notifications/resources/updated", json!({"uri": uri})))
-        }
-        Some("test_trigger_tool_change") => {
-            format!("notified {} streams", fan_out("notifications/tools/list_changed", json!({})))
-        }
-        _ => v["params"]["arguments"]["text"].as_str().unwrap_or_default().to_owned(),
-    };
+    let text = v["params"]["arguments"]["text"].as_str().unwrap_or_default();
     let reply = json!({"jsonrpc": "2.0", "id": v["id"], "result": {"content": [{"type": "text", "text": text}], "resultType": "complete"}});
     HttpResponse::Ok().content_type("application/json").body(serde_json::to_vec(&reply).unwrap_or_default())
 }
 
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
-    let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:8090".into());
-    let server = HttpServer::new(|| App::new().route("/mcp", web::post().to(echo))).workers(1).bind(&addr)?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let fanout_mode = args.iter().any(|a| a == "--fanout");
+    let addr = args.iter().find(|a| !a.starts_with("--")).cloned().unwrap_or_else(|| "127.0.0.1:8090".into());
+    let server = HttpServer::new(move || {
+        let handler = if fanout_mode { web::post().to(fanout) } else { web::post().to(echo) };
+        App::new().route("/mcp", handler)
+    })
+    .workers(1)
+    .bind(&addr)?;
     for a in server.addrs() {
         eprintln!("listening on http://{a}/mcp");
     }
