@@ -1,6 +1,7 @@
 //! The command line: scenarios and their options.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcp_load::triggers::{RESOURCES_UPDATED, RESOURCE_TRIGGER, TOOLS_LIST_CHANGED, TOOLS_TRIGGER};
 use serde_json::json;
 
 /// The resource the `fanout` scenario watches.
@@ -203,15 +204,15 @@ impl FanoutEvent {
     /// The trigger tool and its arguments.
     pub(crate) fn trigger(self) -> (&'static str, serde_json::Value) {
         match self {
-            FanoutEvent::Resource => ("test_trigger_resource_update", json!({"uri": WATCHED})),
-            FanoutEvent::Tools => ("test_trigger_tool_change", json!({})),
+            FanoutEvent::Resource => (RESOURCE_TRIGGER, json!({"uri": WATCHED})),
+            FanoutEvent::Tools => (TOOLS_TRIGGER, json!({})),
         }
     }
     /// The method of the notification it causes.
     pub(crate) fn method(self) -> &'static str {
         match self {
-            FanoutEvent::Resource => "notifications/resources/updated",
-            FanoutEvent::Tools => "notifications/tools/list_changed",
+            FanoutEvent::Resource => RESOURCES_UPDATED,
+            FanoutEvent::Tools => TOOLS_LIST_CHANGED,
         }
     }
 }

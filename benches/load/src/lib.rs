@@ -5,6 +5,7 @@
 //! resident memory of a server process.
 
 pub mod report;
+pub mod triggers;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;

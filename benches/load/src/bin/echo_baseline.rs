@@ -21,6 +21,7 @@ use std::cell::RefCell;
 use actix_web::{web, App, HttpResponse, HttpServer};
 use futures::channel::mpsc;
 use futures::StreamExt;
+use mcp_load::triggers::{acknowledgement, notification_of};
 use serde_json::{json, Value};
 
 thread_local! {
@@ -30,8 +31,7 @@ thread_local! {
 
 /// The acknowledgement, then an open stream that never sends again.
 fn idle_stream(id: &Value) -> HttpResponse {
-    let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
-    let first = web::Bytes::from(format!("data: {ack}\n\n"));
+    let first = web::Bytes::from(format!("data: {}\n\n", acknowledgement(id)));
     let stream = futures::stream::once(async move { Ok::<_, std::convert::Infallible>(first) })
         .chain(futures::stream::pending());
     HttpResponse::Ok().content_type("text/event-stream").streaming(stream)
@@ -39,18 +39,16 @@ fn idle_stream(id: &Value) -> HttpResponse {
 
 /// `--fanout`: the acknowledgement, then whatever a trigger sends.
 fn fed_stream(id: &Value) -> HttpResponse {
-    let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
-    let first = web::Bytes::from(format!("data: {ack}\n\n"));
+    let first = web::Bytes::from(format!("data: {}\n\n", acknowledgement(id)));
     let (tx, rx) = mpsc::unbounded();
     STREAMS.with(|s| s.borrow_mut().push(tx));
     let stream = futures::stream::once(async move { first }).chain(rx).map(Ok::<_, std::convert::Infallible>);
     HttpResponse::Ok().content_type("text/event-stream").streaming(stream)
 }
 
-/// `--fanout`: sends `method`'s event down every open stream's channel and
-/// forgets closed streams; how many streams it went to.
-fn fan_out(method: &str, params: Value) -> usize {
-    let event = json!({"jsonrpc": "2.0", "method": method, "params": params});
+/// `--fanout`: sends `event` down every open stream's channel and forgets
+/// closed streams; how many streams it went to.
+fn fan_out(event: &Value) -> usize {
     let frame = web::Bytes::from(format!("data: {event}\n\n"));
     STREAMS.with(|s| {
         let mut streams = s.borrow_mut();
@@ -67,17 +65,12 @@ async fn fanout(body: web::Bytes) -> HttpResponse {
     if v["method"] == "subscriptions/listen" {
         return fed_stream(&v["id"]);
     }
-    let sent = match v["params"]["name"].as_str() {
-        Some("test_trigger_resource_update") => {
-            let uri = v["params"]["arguments"]["uri"].clone();
-            fan_out("notifications/resources/updated", json!({"uri": uri}))
-        }
-        Some("test_trigger_tool_change") => fan_out("notifications/tools/list_changed", json!({})),
-        _ => {
-            let error = json!({"jsonrpc": "2.0", "id": v["id"], "error": {"code": -32601, "message": "only the fan-out triggers are served with --fanout"}});
-            return HttpResponse::NotFound().json(error);
-        }
+    let Some(event) = notification_of(v["params"]["name"].as_str().unwrap_or_default(), &v["params"]["arguments"])
+    else {
+        let error = json!({"jsonrpc": "2.0", "id": v["id"], "error": {"code": -32601, "message": "only the fan-out triggers are served with --fanout"}});
+        return HttpResponse::NotFound().json(error);
     };
+    let sent = fan_out(&event);
     let text = format!("notified {sent} streams");
     let reply = json!({"jsonrpc": "2.0", "id": v["id"], "result": {"content": [{"type": "text", "text": text}], "resultType": "complete"}});
     HttpResponse::Ok().json(reply)

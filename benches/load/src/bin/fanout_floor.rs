@@ -20,6 +20,7 @@ use std::cell::RefCell;
 use std::io::ErrorKind;
 use std::rc::Rc;
 
+use mcp_load::triggers::{acknowledgement, notification_of};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -65,26 +66,18 @@ async fn connection(mut socket: TcpStream) -> std::io::Result<()> {
             .await;
         };
         let id = request["id"].clone();
-        match (request["method"].as_str(), request["params"]["name"].as_str()) {
-            (Some("subscriptions/listen"), _) => {
-                let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
-                let mut head =
-                    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
-                        .to_vec();
-                head.extend_from_slice(&chunk(&ack));
-                socket.write_all(&head).await?;
-                STREAMS.with(|s| s.borrow_mut().push(Rc::new(socket)));
-                return Ok(());
-            }
-            (Some("tools/call"), Some("test_trigger_resource_update")) => {
-                let uri = request["params"]["arguments"]["uri"].clone();
-                let (sent, missed) = fan_out(
-                    &json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}),
-                );
-                reply(&mut socket, "200 OK", &result(&id, sent, missed)).await?;
-            }
-            (Some("tools/call"), Some("test_trigger_tool_change")) => {
-                let (sent, missed) = fan_out(&json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+        if request["method"] == "subscriptions/listen" {
+            let mut head =
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n".to_vec();
+            head.extend_from_slice(&chunk(&acknowledgement(&id)));
+            socket.write_all(&head).await?;
+            STREAMS.with(|s| s.borrow_mut().push(Rc::new(socket)));
+            return Ok(());
+        }
+        let name = request["params"]["name"].as_str().unwrap_or_default();
+        match notification_of(name, &request["params"]["arguments"]) {
+            Some(event) if request["method"] == "tools/call" => {
+                let (sent, missed) = fan_out(&event);
                 reply(&mut socket, "200 OK", &result(&id, sent, missed)).await?;
             }
             _ => {
