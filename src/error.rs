@@ -51,6 +51,11 @@ impl ErrorCode {
     pub const DRAFT_HEADER_MISMATCH: ErrorCode = ErrorCode(-32001);
     /// DRAFT-2026-v1: missing required client capability.
     pub const DRAFT_MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32003);
+    /// A JSON-RPC implementation-defined server error of this server: it is
+    /// at a capacity limit (the task store, the caller's share of it), a
+    /// matter of load rather than a fault; the client may retry later. HTTP
+    /// answers it with 429.
+    pub const SERVER_BUSY: ErrorCode = ErrorCode(-32000);
 }
 
 /// The `error` member of a JSON-RPC error response.

@@ -13,6 +13,7 @@ use serde_json::{json, Map};
 
 const URIS: [&str; 4] = ["test://a", "test://b", "test://c", "test://d"];
 const TASKS: [&str; 3] = ["task-1", "task-2", "task-3"];
+const OWNERS: [Option<&str>; 3] = [None, Some("alice"), Some("bob")];
 
 fn filter() -> impl Strategy<Value = SubscriptionFilter> {
     (
@@ -21,13 +22,15 @@ fn filter() -> impl Strategy<Value = SubscriptionFilter> {
         any::<bool>(),
         proptest::collection::vec(0..URIS.len(), 0..4),
         proptest::collection::vec(0..TASKS.len(), 0..3),
+        0..OWNERS.len(),
     )
-        .prop_map(|(tools, prompts, resources, uris, tasks)| SubscriptionFilter {
+        .prop_map(|(tools, prompts, resources, uris, tasks, owner)| SubscriptionFilter {
             tools_list_changed: tools,
             prompts_list_changed: prompts,
             resources_list_changed: resources,
             resource_subscriptions: uris.into_iter().map(|i| URIS[i].to_owned()).collect(),
             task_ids: tasks.into_iter().map(|i| TASKS[i].to_owned()).collect(),
+            owner: OWNERS[owner].map(str::to_owned),
         })
 }
 
@@ -37,7 +40,11 @@ fn event() -> impl Strategy<Value = Event> {
         Just(Event::PromptsListChanged),
         Just(Event::ResourcesListChanged),
         (0..URIS.len()).prop_map(|i| Event::ResourceUpdated { uri: URIS[i].to_owned() }),
-        (0..TASKS.len()).prop_map(|i| Event::TaskStatus { task_id: TASKS[i].to_owned(), task: "{}".into() }),
+        (0..TASKS.len(), 0..OWNERS.len()).prop_map(|(i, o)| Event::TaskStatus {
+            task_id: TASKS[i].to_owned(),
+            task: "{}".into(),
+            owner: OWNERS[o].map(str::to_owned)
+        }),
     ]
 }
 

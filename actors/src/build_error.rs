@@ -3,7 +3,10 @@
 use crate::config::ConfigError;
 
 /// Why a server could not be built or run. Each message names what to fix.
-#[derive(Debug)]
+///
+/// Its `Debug` form is its sentence too, so that `fn main() -> Result<(),
+/// BuildError>` ends with `Error: invalid configuration: …` rather than the
+/// error's structure.
 #[non_exhaustive]
 pub enum BuildError {
     /// A configuration value is invalid; the message names the key.
@@ -24,7 +27,7 @@ pub enum BuildError {
 impl std::fmt::Display for BuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BuildError::Config(e) => write!(f, "invalid configuration: {e}"),
+            BuildError::Config(e) => write!(f, "invalid configuration: {}", e.0),
             BuildError::Catalog(problems) => write!(f, "invalid catalog: {}", problems.join("; ")),
             BuildError::NoSystem => f.write_str(
                 "the server must be built inside a running actix system (#[actix_web::main], \
@@ -39,10 +42,27 @@ impl std::fmt::Display for BuildError {
     }
 }
 
+impl std::fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
 impl std::error::Error for BuildError {}
 
 impl From<ConfigError> for BuildError {
     fn from(e: ConfigError) -> Self {
         BuildError::Config(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_is_the_sentence() {
+        let e = BuildError::Config(ConfigError("http.bind: not an address".into()));
+        assert_eq!(format!("{e:?}"), "invalid configuration: http.bind: not an address");
     }
 }

@@ -229,7 +229,8 @@ impl McpServerBuilder {
     }
 
     /// Serves what the command line asks: `--stdio`, or `--http ADDR`
-    /// (default: `http.bind` of the configuration).
+    /// (default: `http.bind` of the configuration); `--help` prints the
+    /// usage and returns, `--version` the server's name and version.
     pub fn run(self) -> Result<(), BuildError> {
         let args: Vec<String> = std::env::args().skip(1).collect();
         match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
@@ -239,10 +240,36 @@ impl McpServerBuilder {
                 let addr = self.config.http.bind.clone();
                 self.run_http(&addr)
             }
-            other => {
-                Err(BuildError::Config(ConfigError(format!("command line {other:?}: expected --stdio or --http ADDR"))))
+            ["--help" | "-h"] => {
+                print!("{}", self.usage());
+                Ok(())
             }
+            ["--version" | "-V"] => {
+                println!("{} {}", self.info.name, self.info.version);
+                Ok(())
+            }
+            other => Err(BuildError::Config(ConfigError(format!(
+                "unexpected arguments {}: expected --stdio, --http ADDR or --help",
+                other.join(" ")
+            )))),
         }
+    }
+
+    /// The usage `run()` prints for `--help`.
+    fn usage(&self) -> String {
+        format!(
+            "{name} {version}: a Model Context Protocol server\n\n\
+             Usage: {name} [--stdio | --http ADDR]\n\n\
+             Options:\n  \
+             --stdio        serve MCP on stdin/stdout\n  \
+             --http ADDR    serve Streamable HTTP on ADDR (default {bind}), path {path}\n  \
+             -h, --help     print this help\n  \
+             -V, --version  print the version\n",
+            name = self.info.name,
+            version = self.info.version,
+            bind = self.config.http.bind,
+            path = self.config.http.path,
+        )
     }
 
     fn run_with(self, transport: Transport) -> Result<(), BuildError> {
@@ -257,7 +284,8 @@ impl McpServerBuilder {
         self.config.validate()?;
         let (log_config, log) = (self.config.log.clone(), self.log.clone());
         // The runner hands back `log` when one was given.
-        runner::run(&log_config, log, transport, move |log| self.logger(log).build()).map_err(|e| match e {
+        let service = self.info.name.clone();
+        runner::run(&service, &log_config, log, transport, move |log| self.logger(log).build()).map_err(|e| match e {
             RunError::Make(e) => e,
             RunError::Logger(e) => BuildError::Config(e),
             RunError::Serve(e) => BuildError::Serve(e.to_string()),

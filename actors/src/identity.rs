@@ -36,9 +36,46 @@ impl Identity {
         self
     }
 
+    /// This identity as issued by `issuer`.
+    #[must_use]
+    pub fn with_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// The key of this caller wherever something is bound to it (its tasks,
+    /// legacy sessions, `requestState`, task listens): the issuer and the
+    /// subject together, so that the same `sub` from two issuers is two
+    /// callers. Length-prefixed, so no pair of issuer and subject can spell
+    /// another pair's key.
+    pub fn key(&self) -> String {
+        match &self.issuer {
+            Some(issuer) => format!("{}:{issuer}{}", issuer.len(), self.subject),
+            None => format!("-:{}", self.subject),
+        }
+    }
+
     /// Whether scope `scope` was granted (literally; hierarchies are the
     /// server's [`ScopePolicy`](crate::auth::ScopePolicy)).
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes.iter().any(|s| s == scope)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_is_issuer_and_subject() {
+        let a = Identity::new("alice").with_issuer("https://one.example");
+        let b = Identity::new("alice").with_issuer("https://two.example");
+        assert_ne!(a.key(), b.key());
+        assert_ne!(Identity::new("alice").key(), a.key());
+        // No pair spells another pair's key.
+        let c = Identity::new("bc").with_issuer("a");
+        let d = Identity::new("c").with_issuer("ab");
+        assert_ne!(c.key(), d.key());
+        assert_eq!(a.key(), Identity::new("alice").with_issuer("https://one.example").key());
     }
 }

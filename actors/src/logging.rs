@@ -14,12 +14,19 @@ impl std::fmt::Debug for LogGuard {
     }
 }
 
-/// Builds the root logger: terminal or JSON to stderr, filtered by level,
+/// Builds the root logger of the `actix-mcp` program (see
+/// [`root_logger_for`]).
+pub fn root_logger_with_guard(config: &LogConfig) -> Result<(Logger, LogGuard), ConfigError> {
+    root_logger_for(config, "actix-mcp")
+}
+
+/// Builds the root logger of the program named `service` (every record
+/// carries `service`): terminal or JSON to stderr, filtered by level,
 /// through an async drain so logging never blocks an actor. Records still
 /// queued are written when the returned guard is dropped.
-pub fn root_logger_with_guard(config: &LogConfig) -> Result<(Logger, LogGuard), ConfigError> {
+pub fn root_logger_for(config: &LogConfig, service: &str) -> Result<(Logger, LogGuard), ConfigError> {
     let level = parse_level(&config.level)?;
-    let values = o!("service" => "actix-mcp");
+    let values = o!("service" => service.to_owned());
     Ok(match config.format.as_str() {
         "json" => {
             // Buffered and flushed per record: each line reaches stderr in one
@@ -52,4 +59,67 @@ pub fn root_logger(config: &LogConfig) -> Result<Logger, ConfigError> {
 /// A logger that drops everything (for tests and embedding without logs).
 pub fn discard() -> Logger {
     Logger::root(slog::Discard, o!())
+}
+
+/// At most `per_window` log lines per window of time, for lines that a
+/// client can cause at will (refusals): past it lines are counted, not
+/// written, and the next line written says how many were left out.
+#[derive(Debug)]
+pub struct RateLimit {
+    per_window: u32,
+    window: std::time::Duration,
+    state: std::sync::Mutex<RateState>,
+}
+
+#[derive(Debug)]
+struct RateState {
+    started: std::time::Instant,
+    written: u32,
+    suppressed: u64,
+}
+
+impl RateLimit {
+    /// A limit of `per_window` lines per `window`.
+    pub fn new(per_window: u32, window: std::time::Duration) -> Self {
+        let state = RateState { started: std::time::Instant::now(), written: 0, suppressed: 0 };
+        RateLimit { per_window, window, state: std::sync::Mutex::new(state) }
+    }
+
+    /// Whether a line may be written now: `Some(n)` with the number of
+    /// lines left out since the last one written, `None` to leave it out.
+    pub fn admit(&self) -> Option<u64> {
+        self.admit_at(std::time::Instant::now())
+    }
+
+    fn admit_at(&self, now: std::time::Instant) -> Option<u64> {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if now.saturating_duration_since(s.started) >= self.window {
+            s.started = now;
+            s.written = 0;
+        }
+        if s.written >= self.per_window {
+            s.suppressed += 1;
+            return None;
+        }
+        s.written += 1;
+        Some(std::mem::take(&mut s.suppressed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_rate_limit_counts_what_it_leaves_out() {
+        let limit = RateLimit::new(2, Duration::from_secs(1));
+        let t0 = Instant::now();
+        assert_eq!(limit.admit_at(t0), Some(0));
+        assert_eq!(limit.admit_at(t0), Some(0));
+        assert_eq!(limit.admit_at(t0), None);
+        assert_eq!(limit.admit_at(t0 + Duration::from_millis(500)), None);
+        assert_eq!(limit.admit_at(t0 + Duration::from_secs(1)), Some(2), "the next line says two were left out");
+        assert_eq!(limit.admit_at(t0 + Duration::from_secs(1)), Some(0));
+    }
 }

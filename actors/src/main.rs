@@ -29,7 +29,7 @@ fn env_vars() -> Vec<(String, String)> {
 /// serves until the end.
 fn run(config: Config, transport: Transport) -> Result<(), String> {
     let log_config = config.log.clone();
-    runner::run(&log_config, None, transport, move |log| {
+    runner::run("actix-mcp", &log_config, None, transport, move |log| {
         let catalog = catalogs::build(&config, &log)?;
         McpServer::new(catalog, config, log).map_err(|e| e.to_string())
     })

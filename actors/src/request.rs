@@ -346,7 +346,7 @@ async fn run(
         Ok(Ok(Ok(answer))) => (service.encode_answer(&id, &answer, legacy), None, Ending::Answered),
         Ok(Err(panic)) => {
             let data = ErrorData::internal("the handler failed (it panicked); see the server log");
-            (encode_error(Some(&id), &data), Some(data.code.0), Ending::Panicked(panic_message(&panic)))
+            (encode_error(Some(&id), &data), Some(data.code.0), Ending::Panicked(panic_message(&*panic)))
         }
         Ok(Ok(Err(e))) => {
             let data = e.to_error_data(version);

@@ -42,13 +42,14 @@ impl<E: fmt::Display> fmt::Display for RunError<E> {
 }
 
 /// Builds the server with `make` inside a fresh actix system (it receives
-/// the root logger: `log` if given, else one built from `log_config`) and
-/// serves `transport` until the end.
+/// the root logger: `log` if given, else one built from `log_config` whose
+/// records name `service`, the program) and serves `transport` until the end.
 ///
 /// Serving stdio ends the process (exit status 0, or 1 after printing the
 /// error): a read of stdin may still be blocked in a runtime thread, which
 /// nothing can cancel.
 pub fn run<E: fmt::Display>(
+    service: &str,
     log_config: &LogConfig,
     log: Option<Logger>,
     transport: Transport,
@@ -57,7 +58,7 @@ pub fn run<E: fmt::Display>(
     let (log, guard) = match log {
         Some(l) => (l, None),
         None => {
-            let (l, g) = crate::logging::root_logger_with_guard(log_config).map_err(RunError::Logger)?;
+            let (l, g) = crate::logging::root_logger_for(log_config, service).map_err(RunError::Logger)?;
             (l, Some(g))
         }
     };

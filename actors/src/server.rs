@@ -39,6 +39,7 @@ use crate::config::{Config, ConfigError};
 use crate::era::Era;
 use crate::facts::RequestFacts;
 use crate::hub::{HubBackend, HubStats, MemoryBackend, Occupancy, Publish, Shutdown, Stats, SubscriptionHub};
+use crate::identity::Identity;
 use crate::intake::Admitted;
 use crate::legacy::registry::{Close as EndSession, Count, Open, SessionIndex};
 use crate::legacy::{Reply, SessionHandle, SessionRegistry, SessionsFull};
@@ -354,7 +355,9 @@ impl McpServer {
             let missing = mcp_protocol::tasks::missing_extension("notifications.taskIds");
             return Err(missing.to_error_data(admitted.meta.version.profile()));
         }
-        Ok(p.notifications.honored(&self.inner.service.supported_filter()))
+        // Task events go to their owner's listens only.
+        let owner = admitted.facts.identity().map(Identity::key);
+        Ok(p.notifications.honored(&self.inner.service.supported_filter()).owned_by(owner))
     }
 
     /// Starts a listener on the current arbiter (the sink's thread); `ready`
@@ -422,7 +425,8 @@ impl McpServer {
     }
 
     /// Answers a legacy client's `initialize` and opens its HTTP session,
-    /// which only `owner` may use when it is given (the authenticated subject).
+    /// which only `owner` may use when it is given (the authenticated
+    /// caller's [`Identity::key`]).
     pub async fn open_session(&self, r: &Request, owner: Option<&str>) -> Result<(SessionHandle, Vec<u8>), OpenError> {
         let (state, result) = self.inner.service.initialize(r).map_err(OpenError::Refused)?;
         let (version, client) = (state.version, state.client_info.name.clone());
@@ -556,7 +560,8 @@ fn listener_cap(configured: usize, log: &slog::Logger) -> usize {
     if configured <= budget {
         return configured;
     }
-    slog::warn!(log, "hub.max_listeners lowered to fit the open-files limit";
+    // A default that adapts itself to the machine: worth knowing, not a fault.
+    slog::info!(log, "hub.max_listeners lowered to fit the open-files limit";
         "configured" => configured, "max_listeners" => budget, "open_files_limit" => files);
     budget
 }

@@ -30,6 +30,10 @@ pub enum Event {
         /// The task as `tasks/get` shows it now (a `DetailedTask`), encoded
         /// as a JSON object.
         task: String,
+        /// The key of the caller that owns the task (authorization on):
+        /// only that caller's listens receive it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        owner: Option<String>,
     },
 }
 

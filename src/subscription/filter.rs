@@ -35,6 +35,12 @@ pub struct SubscriptionFilter {
     /// (the Tasks extension).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub task_ids: Vec<String>,
+    /// The key of the authenticated caller that opened the stream (never on
+    /// the wire: the server sets it). Task events reach only listeners of
+    /// their owner: another caller's listen of a task id sees what an
+    /// unknown id gets, nothing.
+    #[serde(skip)]
+    pub owner: Option<String>,
 }
 
 impl SubscriptionFilter {
@@ -57,7 +63,15 @@ impl SubscriptionFilter {
                 let mut seen = std::collections::HashSet::new();
                 self.task_ids.iter().filter(|t| seen.insert(t.as_str())).cloned().collect()
             },
+            owner: self.owner.clone(),
         }
+    }
+
+    /// This filter, for the caller with key `owner`.
+    #[must_use]
+    pub fn owned_by(mut self, owner: Option<String>) -> Self {
+        self.owner = owner;
+        self
     }
 
     /// Checks the size of `resourceSubscriptions` against a server's limits:
@@ -89,7 +103,11 @@ impl SubscriptionFilter {
 
     /// Whether the filter asks for nothing.
     pub fn is_empty(&self) -> bool {
-        *self == SubscriptionFilter::default()
+        !self.tools_list_changed
+            && !self.prompts_list_changed
+            && !self.resources_list_changed
+            && self.resource_subscriptions.is_empty()
+            && self.task_ids.is_empty()
     }
 
     /// Whether `event` passes the filter.
@@ -99,7 +117,9 @@ impl SubscriptionFilter {
             Event::PromptsListChanged => self.prompts_list_changed,
             Event::ResourcesListChanged => self.resources_list_changed,
             Event::ResourceUpdated { uri } => self.resource_subscriptions.iter().any(|u| u == uri),
-            Event::TaskStatus { task_id, .. } => self.task_ids.iter().any(|t| t == task_id),
+            Event::TaskStatus { task_id, owner, .. } => {
+                *owner == self.owner && self.task_ids.iter().any(|t| t == task_id)
+            }
         }
     }
 }

@@ -117,6 +117,7 @@ mod tests {
         let e = Event::TaskStatus {
             task_id: "t1".into(),
             task: r#"{"taskId":"t1","status":"working","ttlMs":null}"#.into(),
+            owner: None,
         };
         let id = RequestId::string("s");
         let text = String::from_utf8(e.encode_for(&id)).unwrap();
@@ -128,7 +129,7 @@ mod tests {
         let untagged: serde_json::Value = serde_json::from_slice(&e.encode_untagged()).unwrap();
         assert_eq!(untagged["params"]["status"], "working");
         // Between instances, a task that is not a JSON object is refused.
-        let bad = Event::TaskStatus { task_id: "t".into(), task: "[1]".into() };
+        let bad = Event::TaskStatus { task_id: "t".into(), task: "[1]".into(), owner: None };
         assert!(WireEvent::decode(&WireEvent::encode("o", &bad, None, None)).is_err());
         assert!(WireEvent::decode(&WireEvent::encode("o", &e, None, None)).is_ok());
         let f = filter(json!({"taskIds": ["t1", "t1", "t2"]}));
@@ -141,6 +142,24 @@ mod tests {
         assert_eq!(t.route(&e).collect::<Vec<_>>(), vec![l]);
         t.remove(l);
         assert_eq!(t.route(&e).count(), 0);
+    }
+
+    #[test]
+    fn a_task_event_reaches_only_its_owners_listeners() {
+        let alices = Event::TaskStatus { task_id: "t1".into(), task: "{}".into(), owner: Some("alice".into()) };
+        let f = filter(json!({"taskIds": ["t1"]}));
+        let (alice, bob, anonymous) = (ListenerId::new(), ListenerId::new(), ListenerId::new());
+        let mut t = SubscriptionTable::new();
+        t.insert(alice, &f.clone().owned_by(Some("alice".into())));
+        t.insert(bob, &f.clone().owned_by(Some("bob".into())));
+        t.insert(anonymous, &f);
+        assert_eq!(t.route(&alices).collect::<Vec<_>>(), vec![alice]);
+        assert!(f.clone().owned_by(Some("alice".into())).wants(&alices));
+        assert!(!f.clone().owned_by(Some("bob".into())).wants(&alices) && !f.wants(&alices));
+        // The owner is never on the wire: the acknowledgement is the same.
+        let ack = encode_ack(&RequestId::number(1), &f.clone().owned_by(Some("alice".into())));
+        assert_eq!(ack, encode_ack(&RequestId::number(1), &f));
+        assert!(SubscriptionFilter::default().owned_by(Some("alice".into())).is_empty(), "an owner asks for nothing");
     }
 
     #[test]

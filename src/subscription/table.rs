@@ -107,16 +107,20 @@ impl<T> SubscriptionTable<T> {
         Some(payload)
     }
 
-    /// The listeners that want `event`.
-    pub fn route<'a>(&'a self, event: &Event) -> impl Iterator<Item = ListenerId> + 'a {
-        let set = match event {
-            Event::ToolsListChanged => Some(&self.tools),
-            Event::PromptsListChanged => Some(&self.prompts),
-            Event::ResourcesListChanged => Some(&self.resources),
-            Event::ResourceUpdated { uri } => self.by_uri.get(uri),
-            Event::TaskStatus { task_id, .. } => self.by_task.get(task_id),
+    /// The listeners that want `event` (a task's event: those of its owner
+    /// that named it).
+    pub fn route<'a>(&'a self, event: &'a Event) -> impl Iterator<Item = ListenerId> + 'a {
+        let (set, owner) = match event {
+            Event::ToolsListChanged => (Some(&self.tools), None),
+            Event::PromptsListChanged => (Some(&self.prompts), None),
+            Event::ResourcesListChanged => (Some(&self.resources), None),
+            Event::ResourceUpdated { uri } => (self.by_uri.get(uri), None),
+            Event::TaskStatus { task_id, owner, .. } => (self.by_task.get(task_id), Some(owner)),
         };
-        set.into_iter().flatten().copied()
+        set.into_iter().flatten().copied().filter(move |id| match owner {
+            None => true,
+            Some(owner) => self.filters.get(id).is_some_and(|(f, _)| f.owner == *owner),
+        })
     }
 
     /// Every listener.

@@ -5,6 +5,7 @@
 
 pub mod auth_server;
 mod external;
+pub mod logs;
 pub mod nginx;
 mod tasks;
 pub use external::*;

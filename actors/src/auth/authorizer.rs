@@ -3,14 +3,17 @@
 //! it answers refusals with.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::dev::RequestHead;
 use serde_json::Value;
+use slog::{info, warn, Logger};
 
 use super::{ApiKeyAuthenticator, AuthError, Authenticator, OAuthAuthenticator, ProtectedResource, ScopePolicy};
 use crate::catalog::Catalog;
 use crate::config::{Config, ConfigError};
 use crate::identity::Identity;
+use crate::logging::RateLimit;
 
 /// Authorization as a server applies it.
 #[derive(Clone)]
@@ -19,7 +22,15 @@ pub struct Authorizer {
     policy: ScopePolicy,
     resource: ProtectedResource,
     advertised: Vec<String>,
+    /// Refusals are logged at info, at most this often: a client can cause
+    /// them at will.
+    refusals_logged: Arc<RateLimit>,
+    /// Issuer failures are logged at warn, at most this often.
+    failures_logged: Arc<RateLimit>,
 }
+
+/// Log lines of one kind per second, at most.
+const LOG_LINES_PER_SECOND: u32 = 10;
 
 impl std::fmt::Debug for Authorizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -48,7 +59,40 @@ impl Authorizer {
             policy: ScopePolicy::new(a.required_scopes.clone(), &a.scope_implies),
             resource: ProtectedResource::new(&config.canonical_resource(), a.issuers.clone()),
             advertised: a.required_scopes.iter().chain(&a.scopes_supported).cloned().collect(),
+            refusals_logged: Arc::new(RateLimit::new(LOG_LINES_PER_SECOND, Duration::from_secs(1))),
+            failures_logged: Arc::new(RateLimit::new(LOG_LINES_PER_SECOND, Duration::from_secs(1))),
         }
+    }
+
+    /// Reports a refusal to the operator: counted in
+    /// `mcp_server_auth_failures_total{reason}`, and logged (rate-limited;
+    /// the next line written counts those left out) with the reason, the
+    /// issuer and client id the token names (unverified for a refused
+    /// token) and the subject of a known caller — never token material. An
+    /// issuer that could not be reached is a warning with its detail;
+    /// any other refusal is info.
+    pub fn report(&self, log: &Logger, e: &AuthError, token: Option<&str>, caller: Option<&Identity>) {
+        crate::telemetry::auth_failure(e.reason());
+        let (issuer, client_id) = match caller {
+            Some(id) => (id.issuer.clone(), id.client_id.clone()),
+            None => token.map(super::unverified_names).unwrap_or_default(),
+        };
+        let subject = caller.map(|id| id.subject.as_str());
+        if let AuthError::Unavailable(detail) = e {
+            if let Some(left_out) = self.failures_logged.admit() {
+                warn!(log, "authorization unavailable: the token's issuer could not be asked";
+                    "detail" => detail, "issuer" => issuer, "left_out" => left_out);
+            }
+        } else if let Some(left_out) = self.refusals_logged.admit() {
+            info!(log, "request refused by authorization"; "reason" => e.reason(), "why" => e.to_string(),
+                "issuer" => issuer, "client_id" => client_id, "subject" => subject, "left_out" => left_out);
+        }
+    }
+
+    /// What the status page shows of authorization: the mode's
+    /// dependencies (each issuer's key set) when the authenticator has any.
+    pub fn health(&self) -> Option<Value> {
+        self.authenticator.health()
     }
 
     /// The caller of a request, holding the scopes every request needs.
@@ -92,7 +136,7 @@ impl Authorizer {
             out.push_str(&format!(", scope=\"{}\"", quoted(&scopes.join(" "))));
         }
         if let Some(code) = e.code() {
-            out.push_str(&format!(", error=\"{code}\", error_description=\"{}\"", quoted(&e.to_string())));
+            out.push_str(&format!(", error=\"{code}\", error_description=\"{}\"", quoted(&e.for_client())));
         }
         out
     }

@@ -39,6 +39,32 @@ impl AuthError {
     }
 }
 
+impl AuthError {
+    /// The reason as a bounded label (`missing`, `invalid_token`,
+    /// `invalid_request`, `insufficient_scope`, `unavailable`): the
+    /// `reason` of `mcp_server_auth_failures_total` and of the log line.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            AuthError::Missing => "missing",
+            AuthError::InvalidToken(_) => "invalid_token",
+            AuthError::InvalidRequest(_) => "invalid_request",
+            AuthError::InsufficientScope(_) => "insufficient_scope",
+            AuthError::Unavailable(_) => "unavailable",
+        }
+    }
+
+    /// What a client is told: everything but why the issuer could not be
+    /// reached, which is for the operator's log only.
+    pub fn for_client(&self) -> String {
+        match self {
+            AuthError::Unavailable(_) => {
+                "authorization unavailable: the token cannot be checked right now; try again later".into()
+            }
+            other => other.to_string(),
+        }
+    }
+}
+
 impl std::fmt::Display for AuthError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

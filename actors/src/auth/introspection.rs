@@ -25,6 +25,11 @@ impl Introspector {
         })
     }
 
+    /// The endpoint (it vouches for answers that name no issuer).
+    pub(super) fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
     /// The introspection answer for an active token; an error for an
     /// inactive (revoked, expired, unknown) one.
     pub(super) async fn introspect(

@@ -1,7 +1,9 @@
 //! [`Issuer`]: one trusted token issuer, its metadata and its signing keys,
 //! fetched when first needed and cached. A token signed with a key id the
 //! cache does not know refetches the key set (the issuer rotated its keys),
-//! at most once per `min_refresh`, so made-up key ids cannot hammer it.
+//! at most once per `min_refresh`, so made-up key ids cannot hammer it; a
+//! failed fetch backs off (1 s, doubling, up to `min_refresh`), one fetch
+//! is in flight at a time, and the metadata is discovered once.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -23,10 +25,16 @@ struct Key {
 
 #[derive(Default)]
 struct Keys {
+    /// Discovered (or configured) once, kept across failed key fetches.
     jwks_uri: Option<String>,
     keys: Vec<Key>,
     fetched_at: Option<Instant>,
     last_attempt: Option<Instant>,
+    /// Fetches that failed in a row since the last success.
+    failures: u32,
+    /// Why the last fetch failed (for the log and the status page, never
+    /// for clients).
+    last_error: Option<String>,
 }
 
 /// A trusted issuer.
@@ -35,6 +43,8 @@ pub(super) struct Issuer {
     id: String,
     configured_jwks: Option<String>,
     keys: Mutex<Keys>,
+    /// One fetch at a time: callers that need keys meanwhile wait on it and
+    /// share its outcome.
     refreshing: tokio::sync::Mutex<()>,
 }
 
@@ -47,10 +57,26 @@ impl std::fmt::Debug for Issuer {
 /// How often key sets may be refetched.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Refresh {
-    /// An unknown key id refetches at most once per this.
+    /// An unknown key id refetches at most once per this; after failures,
+    /// the back-off grows up to this.
     pub(super) min_interval: Duration,
     /// Keys older than this are refetched anyway.
     pub(super) max_age: Duration,
+}
+
+/// The first wait after a failed fetch; it doubles with each failure in a
+/// row, up to `Refresh::min_interval`.
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+
+impl Refresh {
+    /// How long after an attempt the issuer may be asked again.
+    fn wait_after(&self, failures: u32, fresh: bool) -> Duration {
+        match failures {
+            0 if !fresh => Duration::ZERO,
+            0 => self.min_interval,
+            n => FIRST_BACKOFF.saturating_mul(1 << (n - 1).min(16)).min(self.min_interval.max(FIRST_BACKOFF)),
+        }
+    }
 }
 
 impl Issuer {
@@ -69,8 +95,34 @@ impl Issuer {
         iss.trim_end_matches('/') == self.id
     }
 
+    /// The issuer identifier (without a trailing slash): the issuer part of
+    /// the identities of its tokens.
+    pub(super) fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The state of the key set: keys held, their age, failures in a row
+    /// and the last error.
+    pub(super) fn health(&self) -> Value {
+        let k = self.lock();
+        serde_json::json!({
+            "issuer": self.id,
+            "jwks_uri": k.jwks_uri,
+            "keys": k.keys.len(),
+            "fetched_secs_ago": k.fetched_at.map(|t| t.elapsed().as_secs()),
+            "failures": k.failures,
+            "last_error": k.last_error,
+            "healthy": k.failures == 0 && k.fetched_at.is_some(),
+        })
+    }
+
     /// The keys that may have signed a token with key id `kid` and
     /// algorithm `alg`, fetching or refetching the key set when needed.
+    /// The issuer is asked at most once per `refresh.min_interval` for
+    /// unknown key ids, and after a failure only once the back-off has run
+    /// out (1 s doubling up to `min_interval`): a failing issuer is not
+    /// hammered by the tokens that keep arriving. Until then requests are
+    /// refused as unavailable, or served from the keys already held.
     pub(super) async fn keys_for(
         &self,
         kid: Option<&str>,
@@ -85,39 +137,53 @@ impl Issuer {
             if fresh && !found.is_empty() {
                 return Ok(found);
             }
-            let may_refresh = !fresh || keys.last_attempt.is_none_or(|t| t.elapsed() >= refresh.min_interval);
-            if !may_refresh {
-                return Err(unknown(kid));
+            let wait = refresh.wait_after(keys.failures, fresh);
+            if keys.last_attempt.is_some_and(|t| t.elapsed() < wait) {
+                return held_or(found, &keys, kid);
             }
             keys.last_attempt
         };
         let _one_at_a_time = self.refreshing.lock().await;
-        // Another request may have refetched while this one waited.
+        // Another request may have fetched while this one waited: its
+        // outcome is this one's too.
         if self.lock().last_attempt == attempt_before {
             self.lock().last_attempt = Some(Instant::now());
-            let (jwks_uri, set) = self.fetch(fetcher).await?;
+            let fetched = self.fetch(fetcher).await;
             let mut keys = self.lock();
-            keys.jwks_uri = Some(jwks_uri);
-            keys.keys = set;
-            keys.fetched_at = Some(Instant::now());
+            match fetched {
+                Ok(set) => {
+                    keys.keys = set;
+                    keys.fetched_at = Some(Instant::now());
+                    keys.failures = 0;
+                    keys.last_error = None;
+                }
+                Err(e) => {
+                    keys.failures = keys.failures.saturating_add(1);
+                    keys.last_error = Some(match e {
+                        AuthError::Unavailable(why) => why,
+                        other => other.to_string(),
+                    });
+                }
+            }
         }
-        let found = matching(&self.lock().keys, kid, alg);
-        if found.is_empty() {
-            return Err(unknown(kid));
-        }
-        Ok(found)
+        let keys = self.lock();
+        held_or(matching(&keys.keys, kid, alg), &keys, kid)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Keys> {
         self.keys.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Fetches the key set (discovering its URI first if needed).
-    async fn fetch(&self, fetcher: &Fetcher) -> Result<(String, Vec<Key>), AuthError> {
+    /// Fetches the key set (discovering its URI first, once).
+    async fn fetch(&self, fetcher: &Fetcher) -> Result<Vec<Key>, AuthError> {
         let known = self.configured_jwks.clone().or_else(|| self.lock().jwks_uri.clone());
         let jwks_uri = match known {
             Some(u) => u,
-            None => self.discover(fetcher).await?,
+            None => {
+                let u = self.discover(fetcher).await?;
+                self.lock().jwks_uri = Some(u.clone());
+                u
+            }
         };
         let doc =
             fetcher.get(&jwks_uri).await?.ok_or_else(|| AuthError::Unavailable(format!("{jwks_uri} answered 404")))?;
@@ -137,7 +203,7 @@ impl Issuer {
                 })
             })
             .collect();
-        Ok((jwks_uri, keys))
+        Ok(keys)
     }
 
     /// The `jwks_uri` of the issuer's metadata: RFC 8414 (path-inserted),
@@ -171,6 +237,18 @@ impl Issuer {
     }
 }
 
+/// The keys found, else why there are none: the issuer's key set could not
+/// be had (its last fetch failed), or it has no such key.
+fn held_or(found: Vec<DecodingKey>, keys: &Keys, kid: Option<&str>) -> Result<Vec<DecodingKey>, AuthError> {
+    if !found.is_empty() {
+        return Ok(found);
+    }
+    match &keys.last_error {
+        Some(e) if keys.failures > 0 => Err(AuthError::Unavailable(e.clone())),
+        _ => Err(unknown(kid)),
+    }
+}
+
 fn unknown(kid: Option<&str>) -> AuthError {
     AuthError::invalid(match kid {
         Some(k) => format!("no key {k:?} is known for the issuer"),
@@ -189,4 +267,21 @@ fn matching(keys: &[Key], kid: Option<&str>, alg: Algorithm) -> Vec<DecodingKey>
         .filter(|k| k.alg.is_none_or(|a| format!("{a:?}") == format!("{alg:?}")))
         .map(|k| k.key.clone())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_back_off_up_to_the_refresh_interval() {
+        let r = Refresh { min_interval: Duration::from_secs(30), max_age: Duration::from_secs(3600) };
+        assert_eq!(r.wait_after(0, false), Duration::ZERO);
+        assert_eq!(r.wait_after(0, true), Duration::from_secs(30));
+        let waits: Vec<u64> = (1..=7).map(|n| r.wait_after(n, false).as_secs()).collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 30, 30]);
+        assert_eq!(r.wait_after(u32::MAX, false), Duration::from_secs(30));
+        let quick = Refresh { min_interval: Duration::ZERO, max_age: Duration::from_secs(1) };
+        assert_eq!(quick.wait_after(3, false), Duration::from_secs(1), "never below the first back-off");
+    }
 }

@@ -45,6 +45,12 @@ use crate::identity::Identity;
 pub trait Authenticator: Send + Sync + 'static {
     /// The caller of the request with this head.
     fn authenticate<'a>(&'a self, head: &'a RequestHead) -> LocalBoxFuture<'a, Result<Arc<Identity>, AuthError>>;
+
+    /// What the status page shows of the authenticator's dependencies (an
+    /// OAuth authenticator: each issuer's key set). Default: nothing.
+    fn health(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 /// The bearer token of a request: `Ok(None)` without an `Authorization`
@@ -75,6 +81,24 @@ pub fn bearer_token(head: &RequestHead) -> Result<Option<&str>, AuthError> {
         return Err(AuthError::invalid("the bearer token is empty or malformed"));
     }
     std::str::from_utf8(token).map(Some).map_err(|_| AuthError::invalid("the bearer token is not ASCII"))
+}
+
+/// The issuer and client id a JWT names, read without verifying it: for
+/// the operator's log of a refused token only (each at most 128 printable
+/// characters; nothing for a token that is not a JWT).
+pub(crate) fn unverified_names(token: &str) -> (Option<String>, Option<String>) {
+    let Ok(claims) =
+        jsonwebtoken::dangerous::insecure_decode_claims::<serde_json::Map<String, serde_json::Value>>(token)
+    else {
+        return (None, None);
+    };
+    let text = |k: &str| {
+        claims
+            .get(k)
+            .and_then(serde_json::Value::as_str)
+            .map(|s| s.chars().filter(|c| !c.is_control()).take(128).collect::<String>())
+    };
+    (text("iss"), text("client_id").or_else(|| text("azp")))
 }
 
 /// Seconds since the Unix epoch (the time scale of `exp`).

@@ -1,9 +1,11 @@
 //! [`OAuthAuthenticator`]: the server as an OAuth 2.1 resource server.
 //! Bearer JWTs are verified against their issuer's published keys
 //! (asymmetric algorithms only) and must carry `iss` (a trusted issuer),
-//! `aud` (this server's canonical URI), `exp` and, when present, a
-//! reached `nbf`; opaque tokens go to RFC 7662 introspection when it is
-//! configured. Validated tokens are cached until they expire.
+//! `aud` (this server's canonical URI), `exp`, a subject, when present a
+//! reached `nbf`, and an access token's `typ` (`at+jwt`, or none with
+//! `auth.require_typ` off); opaque tokens go to RFC 7662 introspection when
+//! it is configured, and their answers must say the same. Validated JWTs
+//! are cached until they expire.
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -18,7 +20,7 @@ use serde_json::{Map, Value};
 use super::fetch::Fetcher;
 use super::introspection::Introspector;
 use super::issuer::{Issuer, Refresh};
-use super::jwt::{audience_matches, identity_of};
+use super::jwt::{check_audience, check_times, identity_of};
 use super::token_cache::TokenCache;
 use super::{bearer_token, now_secs, AuthError, Authenticator};
 use crate::config::{AuthConfig, ConfigError};
@@ -34,6 +36,7 @@ pub struct OAuthAuthenticator {
     fetcher: Fetcher,
     cache: TokenCache,
     introspection: Option<Introspector>,
+    require_typ: bool,
 }
 
 impl std::fmt::Debug for OAuthAuthenticator {
@@ -69,6 +72,7 @@ impl OAuthAuthenticator {
             fetcher: Fetcher::new(Duration::from_millis(config.fetch_timeout_ms)),
             cache: TokenCache::new(config.token_cache),
             introspection: Introspector::new(&config.introspection),
+            require_typ: config.require_typ,
         })
     }
 
@@ -83,7 +87,8 @@ impl OAuthAuthenticator {
         } else if let Some(introspector) = &self.introspection {
             // Introspected tokens are asked about at every use, so that a
             // revocation takes effect at once.
-            return self.introspected(introspector.introspect(token, &self.fetcher).await?, now).map(Arc::new);
+            let answer = introspector.introspect(token, &self.fetcher).await?;
+            return self.introspected(answer, introspector.endpoint()).map(Arc::new);
         } else {
             return Err(AuthError::invalid("not a JWT, and no introspection endpoint is configured"));
         };
@@ -95,13 +100,13 @@ impl OAuthAuthenticator {
     }
 
     async fn validate_jwt(&self, token: &str) -> Result<Identity, AuthError> {
-        let header =
-            jsonwebtoken::decode_header(token).map_err(|e| AuthError::invalid(format!("malformed token: {e}")))?;
+        let header = jsonwebtoken::decode_header(token).map_err(|_| AuthError::invalid("malformed token"))?;
         if !self.algorithms.contains(&header.alg) {
             return Err(AuthError::invalid(format!("algorithm {:?} is not accepted", header.alg)));
         }
+        self.check_typ(header.typ.as_deref())?;
         let unverified: Map<String, Value> = jsonwebtoken::dangerous::insecure_decode_claims(token)
-            .map_err(|e| AuthError::invalid(format!("malformed token claims: {e}")))?;
+            .map_err(|_| AuthError::invalid("malformed token claims"))?;
         let iss = unverified
             .get("iss")
             .and_then(Value::as_str)
@@ -112,59 +117,82 @@ impl OAuthAuthenticator {
             .find(|i| i.is(iss))
             .ok_or_else(|| AuthError::invalid(format!("issuer {iss:?} is not trusted")))?;
         let keys = issuer.keys_for(header.kid.as_deref(), header.alg, &self.fetcher, self.refresh).await?;
+        // The signature and `iss` here; the times (NumericDates with
+        // fractions, which the library reads as integers only) and the
+        // audience in `accept`.
         let mut validation = Validation::new(header.alg);
-        validation.leeway = self.leeway;
-        validation.validate_nbf = true;
+        validation.validate_exp = false;
+        validation.validate_nbf = false;
         validation.validate_aud = false;
         validation.set_issuer(&[iss]);
-        validation.set_required_spec_claims(&["exp", "iss"]);
+        validation.set_required_spec_claims(&["iss"]);
         let mut last = AuthError::invalid("no key verifies the token");
         for key in &keys {
             match jsonwebtoken::decode::<Map<String, Value>>(token, key, &validation) {
-                Ok(data) => return self.accept(data.claims),
+                Ok(data) => return self.accept(data.claims, issuer.id()),
                 Err(e) => last = AuthError::invalid(describe(e.kind())),
             }
         }
         Err(last)
     }
 
-    /// Checks what the signature checks do not: the audience.
-    fn accept(&self, claims: Map<String, Value>) -> Result<Identity, AuthError> {
-        if !audience_matches(claims.get("aud"), &self.resource) {
-            return Err(AuthError::invalid(format!("the token's audience does not include {}", self.resource)));
+    /// RFC 9068 access tokens are typed `at+jwt`; `auth.require_typ` makes
+    /// that a requirement, else an untyped token or a plain `JWT` passes
+    /// too. A token typed as anything else (an ID token, a logout token, a
+    /// DPoP proof) is never an access token.
+    fn check_typ(&self, typ: Option<&str>) -> Result<(), AuthError> {
+        let typ = typ.map(|t| t.strip_prefix("application/").unwrap_or(t).to_ascii_lowercase());
+        match typ.as_deref() {
+            Some("at+jwt") => Ok(()),
+            None | Some("jwt") if !self.require_typ => Ok(()),
+            None => Err(AuthError::invalid("the token has no typ; at+jwt is required (RFC 9068)")),
+            Some(other) => Err(AuthError::invalid(format!("a token of typ {other:?} is not an access token (at+jwt)"))),
         }
-        Ok(identity_of(claims))
     }
 
-    fn introspected(&self, claims: Map<String, Value>, now: u64) -> Result<Identity, AuthError> {
-        if let Some(exp) = claims.get("exp").and_then(Value::as_u64) {
-            if exp.saturating_add(self.leeway) <= now {
-                return Err(AuthError::invalid("the token has expired"));
-            }
-        }
-        if let Some(iss) = claims.get("iss").and_then(Value::as_str) {
-            if !self.issuers.iter().any(|i| i.is(iss)) {
-                return Err(AuthError::invalid(format!("issuer {iss:?} is not trusted")));
-            }
-        }
-        // The issuer vouches for the token; when it names an audience,
-        // that must be this server.
-        if claims.contains_key("aud") && !audience_matches(claims.get("aud"), &self.resource) {
-            return Err(AuthError::invalid(format!("the token's audience does not include {}", self.resource)));
-        }
-        Ok(identity_of(claims))
+    /// Checks what the signature checks do not: the times, the audience,
+    /// and that the token names its caller.
+    fn accept(&self, claims: Map<String, Value>, issuer: &str) -> Result<Identity, AuthError> {
+        check_times(&claims, now_secs_f64(), self.leeway, true)?;
+        check_audience(&claims, &self.resource)?;
+        identity_of(claims, issuer)
     }
+
+    /// An active introspection answer: the same checks as a JWT's claims
+    /// (an `exp` is optional here: the issuer said the token is active).
+    /// Its issuer must be trusted when it names one; without `iss` the
+    /// introspection endpoint vouches for it.
+    fn introspected(&self, claims: Map<String, Value>, endpoint: &str) -> Result<Identity, AuthError> {
+        check_times(&claims, now_secs_f64(), self.leeway, false)?;
+        let issuer = match claims.get("iss") {
+            None => endpoint.to_owned(),
+            Some(iss) => {
+                let iss = iss.as_str().unwrap_or_default();
+                let trusted = self.issuers.iter().find(|i| i.is(iss));
+                trusted.ok_or_else(|| AuthError::invalid(format!("issuer {iss:?} is not trusted")))?.id().to_owned()
+            }
+        };
+        check_audience(&claims, &self.resource)?;
+        identity_of(claims, &issuer)
+    }
+
+    /// The state of each issuer's key set, for the status page.
+    pub fn health(&self) -> Value {
+        Value::Array(self.issuers.iter().map(Issuer::health).collect())
+    }
+}
+
+fn now_secs_f64() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
 }
 
 fn describe(kind: &ErrorKind) -> String {
     match kind {
-        ErrorKind::ExpiredSignature => "the token has expired".into(),
-        ErrorKind::ImmatureSignature => "the token is not valid yet (nbf)".into(),
         ErrorKind::InvalidSignature => "the signature does not verify".into(),
         ErrorKind::InvalidIssuer => "the issuer does not match".into(),
         ErrorKind::MissingRequiredClaim(c) => format!("the token has no {c} claim"),
         ErrorKind::InvalidAlgorithm => "the algorithm does not fit the key".into(),
-        other => format!("the token does not verify: {other:?}"),
+        _ => "the token does not verify".into(),
     }
 }
 
@@ -174,5 +202,9 @@ impl Authenticator for OAuthAuthenticator {
             let token = bearer_token(head)?.ok_or(AuthError::Missing)?;
             self.validate(token).await
         })
+    }
+
+    fn health(&self) -> Option<Value> {
+        Some(OAuthAuthenticator::health(self))
     }
 }

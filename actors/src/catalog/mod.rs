@@ -15,6 +15,7 @@
 //! assert_eq!(catalog.list_resources(None, 10).unwrap().page.items.len(), 1);
 //! ```
 
+mod arguments;
 mod body;
 mod header_params;
 mod listing;
@@ -313,6 +314,20 @@ impl Catalog {
     /// Removes a resource.
     pub fn remove_resource(&self, uri: &str) -> Option<Arc<Resource>> {
         self.delete_resource(uri, None)
+    }
+
+    /// What the catalog offers, in words for a log line (`3 tools, 1
+    /// resource, 0 templates, 1 prompt`).
+    pub fn summary(&self) -> String {
+        let s = self.read();
+        let n = |count: usize, one: &str| format!("{count} {one}{}", if count == 1 { "" } else { "s" });
+        format!(
+            "{}, {}, {}, {}",
+            n(s.tools.len(), "tool"),
+            n(s.resources.len(), "resource"),
+            n(s.templates.len(), "template"),
+            n(s.prompts.len(), "prompt")
+        )
     }
 
     /// How many resources are listed.

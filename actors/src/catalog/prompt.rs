@@ -106,10 +106,12 @@ impl Prompt {
             .collect();
         let mut prompt = Self::new(name, description, move |args: PromptArgs, ctx| {
             let args = Value::Object(args.into_iter().map(|(k, v)| (k, Value::String(v))).collect());
-            match serde_json::from_value::<A>(args) {
+            match super::arguments::from_value::<A>(args) {
                 Ok(a) => handler(a, ctx).map(|r| r.map(Into::into)).boxed_local(),
-                Err(e) => futures::future::ready(Err(HandlerError::invalid_params(format!("prompt arguments: {e}"))))
-                    .boxed_local(),
+                Err(why) => {
+                    futures::future::ready(Err(HandlerError::invalid_params(format!("prompt arguments: {why}"))))
+                        .boxed_local()
+                }
             }
         });
         prompt.def.arguments = arguments;

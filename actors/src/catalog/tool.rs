@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::arguments;
 use super::header_params::{header_params, HeaderParam};
 use super::no_args::NoArgs;
 use super::outcome::{object_schema, IntoToolOutcome};
@@ -98,11 +99,13 @@ impl Tool {
         }
         let tool_name = name.clone();
         let mut tool =
-            Self::with_handler(name, description, schema, move |args: &RawObject, ctx| match args.parse::<A>() {
-                Ok(a) => handler(a, ctx).map(|r| r.and_then(IntoToolOutcome::into_outcome)).boxed_local(),
-                Err(e) => {
-                    let message = format!("Invalid arguments for tool {tool_name}: {e}");
-                    futures::future::ready(Ok(CallToolResult::error(message))).boxed_local()
+            Self::with_handler(name, description, schema, move |args: &RawObject, ctx| {
+                match arguments::parse::<A>(args) {
+                    Ok(a) => handler(a, ctx).map(|r| r.and_then(IntoToolOutcome::into_outcome)).boxed_local(),
+                    Err(why) => {
+                        let message = format!("Invalid arguments for tool {tool_name}: {why}");
+                        futures::future::ready(Ok(CallToolResult::error(message))).boxed_local()
+                    }
                 }
             });
         tool.def.output_schema = R::output_schema();

@@ -40,8 +40,13 @@ pub struct AuthConfig {
     /// and HMAC never, so a public key cannot be used as an HMAC secret).
     /// Default: RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA.
     pub algorithms: Vec<String>,
-    /// Clock skew tolerated on `exp` and `nbf`, in seconds. Default: 30.
+    /// Clock skew tolerated on `exp`, `nbf` and `iat`, in seconds. Default: 30.
     pub leeway_secs: u64,
+    /// Accept only JWTs typed `at+jwt` (RFC 9068 access tokens). Off
+    /// (default): a JWT without `typ`, or typed `JWT`, passes too, since
+    /// many issuers do not type their access tokens; a token typed as
+    /// anything else (an ID token, a logout token) never does.
+    pub require_typ: bool,
     /// Validated tokens remembered (until they expire) so that a token
     /// costs a map lookup after its first use. Default: 10000.
     pub token_cache: usize,
@@ -103,6 +108,7 @@ impl Default for AuthConfig {
             scope_implies: BTreeMap::new(),
             algorithms: ASYMMETRIC_ALGORITHMS.iter().map(|a| a.to_string()).collect(),
             leeway_secs: 30,
+            require_typ: false,
             token_cache: 10_000,
             jwks_min_refresh_secs: 30,
             jwks_max_age_secs: 3600,

@@ -15,9 +15,15 @@ pub struct TasksConfig {
     /// `hub.backend = "redis"`, else `memory`.
     pub store: String,
     /// At most this many unexpired tasks are kept; past it a call that must
-    /// be a task fails (-32603) and one that may be answers in the call.
-    /// Default: 10000.
+    /// be a task is refused (-32000, HTTP 429: the server is loaded, try
+    /// later) and one that may be is answered in the call. Default: 10000.
     pub max_tasks: usize,
+    /// At most this many unexpired tasks per authenticated caller (the
+    /// identity's issuer and subject), so that one caller cannot fill the
+    /// store for everyone; past it the caller's calls are treated as when
+    /// the store is full. Without authorization there is no caller to tell
+    /// apart and `max_tasks` alone applies. 0: no share. Default: 100.
+    pub max_tasks_per_subject: usize,
     /// A task's `ttlMs`: it is kept (and its result readable) this long
     /// after its creation. Default: 3600000 (1 h).
     pub ttl_ms: u64,
@@ -50,6 +56,7 @@ impl Default for TasksConfig {
             enabled: true,
             store: String::new(),
             max_tasks: 10_000,
+            max_tasks_per_subject: 100,
             ttl_ms: 3_600_000,
             poll_interval_ms: 500,
             task_after_ms: 100,

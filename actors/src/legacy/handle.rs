@@ -27,7 +27,8 @@ pub struct SessionHandle {
     input_timeout: Duration,
     addr: Addr<Session>,
     shared: Arc<SessionShared>,
-    /// The subject whose credentials opened the session: only it may use it.
+    /// The key ([`Identity::key`](crate::Identity::key): issuer and subject)
+    /// of the caller whose credentials opened the session: only it may use it.
     owner: Option<Arc<str>>,
 }
 
@@ -55,12 +56,13 @@ impl SessionHandle {
         self
     }
 
-    /// Whether a request by `subject` (`None`: unauthenticated) may use
-    /// the session: a session opened with credentials is its subject's alone.
-    pub fn usable_by(&self, subject: Option<&str>) -> bool {
+    /// Whether a request by the caller with key `caller` (`None`:
+    /// unauthenticated) may use the session: a session opened with
+    /// credentials is its caller's alone.
+    pub fn usable_by(&self, caller: Option<&str>) -> bool {
         match &self.owner {
             None => true,
-            Some(owner) => subject == Some(&**owner),
+            Some(owner) => caller == Some(&**owner),
         }
     }
 

@@ -84,6 +84,7 @@ impl Session {
             resources_list_changed: true,
             resource_subscriptions: self.shared.state().subscriptions.iter().cloned().collect(),
             task_ids: Vec::new(),
+            owner: None,
         }
     }
 

@@ -46,7 +46,9 @@ fn task_service(config: &Config, clock: Arc<dyn crate::clock::Clock>, log: &slog
     let t = &config.tasks;
     if t.in_redis(&config.hub.backend) {
         let prefix = &config.hub.redis_channel_prefix;
-        match crate::tasks::RedisStore::new(&config.hub.redis_url, prefix, t.max_tasks, clock.clone()) {
+        let store = crate::tasks::RedisStore::new(&config.hub.redis_url, prefix, t.max_tasks, clock.clone())
+            .map(|s| s.with_share(t.max_tasks_per_subject));
+        match store {
             Ok(store) => return crate::tasks::TaskService::with_store(t, clock, Arc::new(store)),
             Err(e) => slog::error!(log, "tasks kept in memory: the Redis store cannot be used"; "error" => e),
         }
@@ -212,6 +214,7 @@ impl McpService {
             resources_list_changed: true,
             resource_subscriptions: vec!["*".into()],
             task_ids: if self.tasks.is_some() { vec!["*".into()] } else { Vec::new() },
+            owner: None,
         }
     }
 

@@ -22,8 +22,8 @@ impl McpService {
             .prompt(&p.name)
             .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)))?;
         let args = p.arguments;
-        let subject = ctx.auth().map(|i| i.subject.as_str());
-        let binding = || Binding::new("prompts/get", &p.name, args.as_ref()).for_subject(subject);
+        let owner = ctx.auth().map(crate::identity::Identity::key);
+        let binding = || Binding::new("prompts/get", &p.name, args.as_ref()).for_subject(owner.as_deref());
         let run = || prompt.get(args.clone(), ctx.clone());
         let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
         self.complete_with(out, None)

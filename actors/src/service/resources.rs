@@ -33,8 +33,8 @@ impl McpService {
         p: ReadResourceParams,
         ctx: RequestContext,
     ) -> Result<Value, HandlerError> {
-        let subject = ctx.auth().map(|i| i.subject.as_str());
-        let binding = || Binding::new("resources/read", &p.uri, None).for_subject(subject);
+        let owner = ctx.auth().map(crate::identity::Identity::key);
+        let binding = || Binding::new("resources/read", &p.uri, None).for_subject(owner.as_deref());
         let (reader, cache) = self.reader(&p.uri, &ctx)?;
         let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), reader).await?;
         let out = out.map(|contents| json!({ "contents": contents }));

@@ -7,7 +7,7 @@ use std::time::Duration;
 use mcp_protocol::model::tools::CallToolParams;
 use mcp_protocol::request_state::Binding;
 use mcp_protocol::tasks::{self, TaskIdParams, TaskStatus, UpdateTaskParams};
-use mcp_protocol::ProtocolError;
+use mcp_protocol::{ErrorCode, ErrorData, ProtocolError};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -24,6 +24,25 @@ fn not_found(id: &str) -> HandlerError {
 
 fn store_error(e: crate::tasks::StoreError) -> HandlerError {
     HandlerError::internal(e.to_string())
+}
+
+/// Why a task could not be created: the store or the caller's share of it
+/// at its limit is load (-32000, HTTP 429: retry later), not a fault.
+fn refused(e: crate::tasks::StoreError) -> HandlerError {
+    let (reason, limit) = match &e {
+        crate::tasks::StoreError::ShareFull(n) => ("caller_share", *n),
+        crate::tasks::StoreError::Full(n) => ("store", *n),
+        crate::tasks::StoreError::Unavailable(_) => return store_error(e),
+    };
+    let message = format!("The server cannot take another task now ({e}); try again later");
+    HandlerError::Rpc(
+        ErrorData::new(ErrorCode::SERVER_BUSY, message)
+            .with_data(serde_json::json!({"reason": reason, "limit": limit})),
+    )
+}
+
+fn is_input_required(outcome: &RunOutcome) -> bool {
+    matches!(outcome, RunOutcome::Done(Err(HandlerError::InputRequired)))
 }
 
 impl McpService {
@@ -51,6 +70,9 @@ impl McpService {
     /// answered in the call (an optional task), or through a task created
     /// already finished (a required one); one that asks for input first
     /// gets an `InputRequiredResult` (a multi round-trip request of the call).
+    /// When the store or the caller's share of it is full, an optional
+    /// task's call is answered in the call, and a required one is refused
+    /// with -32000 (HTTP 429).
     pub(super) async fn call_as_task(
         &self,
         tasks: Arc<TaskService>,
@@ -59,8 +81,8 @@ impl McpService {
         ctx: RequestContext,
     ) -> Result<Value, HandlerError> {
         let args = p.arguments.unwrap_or_default();
-        let subject = ctx.auth().map(|i| i.subject.clone());
-        let binding = || Binding::new("tools/call", &p.name, Some(&args.to_map())).for_subject(subject.as_deref());
+        let owner = ctx.auth().map(crate::identity::Identity::key);
+        let binding = || Binding::new("tools/call", &p.name, Some(&args.to_map())).for_subject(owner.as_deref());
         let token = CancellationToken::new();
         // Dropped with this call (the client left before a task existed):
         // the handler stops too.
@@ -87,31 +109,53 @@ impl McpService {
                 state,
             }
         };
+        let optional = tool.task_support() == TaskSupport::Optional;
         match early {
-            Some(RunOutcome::Done(Err(HandlerError::InputRequired))) => {
-                let input_required = self.input_required(&run_ctx, &binding)?;
-                self.complete_with::<Value>(Err(input_required), None)
-            }
-            Some(outcome) if tool.task_support() == TaskSupport::Optional => match outcome {
-                RunOutcome::Done(r) => self.complete_with(Ok(r?), None),
-                RunOutcome::Panicked(m) => Err(HandlerError::internal(format!("the handler panicked: {m}"))),
-                RunOutcome::Cancelled => Err(HandlerError::internal("the handler was cancelled")),
-            },
+            Some(outcome) if optional || is_input_required(&outcome) => self.in_the_call(outcome, &run_ctx, &binding),
             Some(outcome) => {
                 // A required task whose handler already ended: a finished task.
-                let mut settled = tasks.new_record(call(), subject.clone());
+                let mut settled = tasks.new_record(call(), owner.clone());
                 settlement(outcome, &run_ctx, tasks.now(), run_ctx.logger())(&mut settled);
-                tasks.create(settled.clone()).await.map_err(store_error)?;
+                tasks.create(settled.clone()).await.map_err(refused)?;
                 self.created(&settled)
             }
             None => {
                 link.mark_begun();
-                let record = tasks.new_record(call(), subject.clone());
-                tasks.create(record.clone()).await.map_err(store_error)?;
-                guard.disarm();
-                TaskActor::start_with(record.id.clone(), tasks.clone(), run_ctx, token, run);
-                self.created(&record)
+                let record = tasks.new_record(call(), owner.clone());
+                match tasks.create(record.clone()).await {
+                    Ok(()) => {
+                        guard.disarm();
+                        TaskActor::start_with(record.id.clone(), tasks.clone(), run_ctx, token, run);
+                        self.created(&record)
+                    }
+                    // No room for the task: an optional one is answered in
+                    // the call, as if it had answered early.
+                    Err(e) if e.is_full() && optional => {
+                        let outcome = run.await.unwrap_or(RunOutcome::Cancelled);
+                        self.in_the_call(outcome, &run_ctx, &binding)
+                    }
+                    Err(e) => Err(refused(e)),
+                }
             }
+        }
+    }
+
+    /// The answer of a call that did not become a task: its result, or an
+    /// `InputRequiredResult` when its handler asked for input.
+    fn in_the_call(
+        &self,
+        outcome: RunOutcome,
+        run_ctx: &RequestContext,
+        binding: &dyn Fn() -> Binding,
+    ) -> Result<Value, HandlerError> {
+        match outcome {
+            RunOutcome::Done(Err(HandlerError::InputRequired)) => {
+                let input_required = self.input_required(run_ctx, binding)?;
+                self.complete_with::<Value>(Err(input_required), None)
+            }
+            RunOutcome::Done(r) => self.complete_with(Ok(r?), None),
+            RunOutcome::Panicked(m) => Err(HandlerError::internal(format!("the handler panicked: {m}"))),
+            RunOutcome::Cancelled => Err(HandlerError::internal("the handler was cancelled")),
         }
     }
 
@@ -125,8 +169,8 @@ impl McpService {
     /// `tasks/get`.
     pub(super) async fn get_task(&self, p: TaskIdParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
         let tasks = self.tasks_gate(ctx, tasks::GET)?;
-        let subject = ctx.auth().map(|i| i.subject.as_str());
-        let record = tasks.get_for(&p.task_id, subject).await.map_err(store_error)?;
+        let owner = ctx.auth().map(crate::identity::Identity::key);
+        let record = tasks.get_for(&p.task_id, owner.as_deref()).await.map_err(store_error)?;
         let record = record.ok_or_else(|| not_found(&p.task_id))?;
         self.finish(&record.detailed(), None)
     }
@@ -136,8 +180,8 @@ impl McpService {
     /// finished one is left as it is. Acknowledged with an empty result.
     pub(super) async fn cancel_task(&self, p: TaskIdParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
         let tasks = self.tasks_gate(ctx, tasks::CANCEL)?;
-        let subject = ctx.auth().map(|i| i.subject.as_str());
-        tasks.get_for(&p.task_id, subject).await.map_err(store_error)?.ok_or_else(|| not_found(&p.task_id))?;
+        let owner = ctx.auth().map(crate::identity::Identity::key);
+        tasks.get_for(&p.task_id, owner.as_deref()).await.map_err(store_error)?.ok_or_else(|| not_found(&p.task_id))?;
         let now = tasks.now();
         let change = Box::new(move |t: &mut TaskRecord| match t.status {
             TaskStatus::InputRequired => t.settle(TaskStatus::Cancelled, now),
@@ -157,8 +201,8 @@ impl McpService {
     /// every answer so far, inside the task. Acknowledged with an empty result.
     pub(super) async fn update_task(&self, p: UpdateTaskParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
         let tasks = self.tasks_gate(ctx, tasks::UPDATE)?.clone();
-        let subject = ctx.auth().map(|i| i.subject.as_str());
-        tasks.get_for(&p.task_id, subject).await.map_err(store_error)?.ok_or_else(|| not_found(&p.task_id))?;
+        let owner = ctx.auth().map(crate::identity::Identity::key);
+        tasks.get_for(&p.task_id, owner.as_deref()).await.map_err(store_error)?.ok_or_else(|| not_found(&p.task_id))?;
         let now = tasks.now();
         let answers = p.input_responses;
         // Resumed here: this instance runs it, under a lease.

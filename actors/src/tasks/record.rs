@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 pub struct TaskRecord {
     /// Its id (a UUID v4: 122 random bits).
     pub id: String,
-    /// The subject that created it (authorization on), else `None`.
+    /// The key of the caller that created it ([`Identity::key`](crate::Identity::key):
+    /// its issuer and subject; authorization on), else `None`.
     pub owner: Option<String>,
     /// Its status.
     pub status: TaskStatus,

@@ -1,7 +1,8 @@
 //! [`RedisStore`]: tasks in Redis, so that every instance answers for every
 //! task. A task is one JSON value at `{prefix}:task:{id}` expiring with its
 //! `ttlMs`; a sorted set of their keys by expiry bounds the count
-//! (`tasks.max_tasks`, across instances); changes are compare-and-set
+//! (`tasks.max_tasks`, across instances), and one per owner bounds each
+//! caller's share (`tasks.max_tasks_per_subject`); changes are compare-and-set
 //! (a Lua script replaces the value only if it is still the one read), and
 //! `tasks/cancel` reaches the instance running a task on
 //! `{prefix}:task-cancel`.
@@ -19,11 +20,23 @@ use super::store::{Change, StoreError, TaskStore};
 use crate::clock::Clock;
 use crate::redis_subscription::{subscribe_forever, Subscription};
 
+/// Stores a task if the store (KEYS[2]) and, when the task has an owner
+/// and a share is set (ARGV[6] > 0), its owner's index (KEYS[3]) are below
+/// their limits: 1 stored, 0 the store is full, 2 the owner's share is.
 const CREATE: &str = r"
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+local share = tonumber(ARGV[6])
+if share > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[3])
+  if redis.call('ZCARD', KEYS[3]) >= share then return 2 end
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[5], KEYS[1])
+if share > 0 then
+  redis.call('ZADD', KEYS[3], ARGV[5], KEYS[1])
+  redis.call('PEXPIRE', KEYS[3], ARGV[2])
+end
 return 1";
 
 const SWAP: &str = r"
@@ -38,6 +51,8 @@ pub struct RedisStore {
     client: redis::Client,
     prefix: String,
     max: usize,
+    /// At most this many unexpired tasks per owner (0: no share).
+    share: usize,
     clock: Arc<dyn Clock>,
     con: Arc<OnceCell<ConnectionManager>>,
 }
@@ -47,7 +62,24 @@ impl RedisStore {
     /// tasks in all. Connects on first use.
     pub fn new(url: &str, prefix: &str, max: usize, clock: Arc<dyn Clock>) -> Result<Self, String> {
         let client = redis::Client::open(url).map_err(|e| format!("hub.redis_url {url:?}: {e}"))?;
-        Ok(RedisStore { client, prefix: prefix.to_owned(), max, clock, con: Arc::new(OnceCell::new()) })
+        Ok(RedisStore { client, prefix: prefix.to_owned(), max, share: 0, clock, con: Arc::new(OnceCell::new()) })
+    }
+
+    /// This store, holding at most `share` unexpired tasks of any one owner
+    /// (0: no share), across instances.
+    #[must_use]
+    pub fn with_share(mut self, share: usize) -> Self {
+        self.share = share;
+        self
+    }
+
+    /// The index of one owner's tasks: keyed by a digest of the owner, so
+    /// that any issuer and subject make a short, safe key.
+    fn owner_index(&self, owner: &str) -> String {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(owner.as_bytes());
+        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        format!("{}:tasks-of:{hex}", self.prefix)
     }
 
     fn key(&self, id: &str) -> String {
@@ -82,6 +114,11 @@ impl TaskStore for RedisStore {
     fn create(&self, record: TaskRecord) -> BoxFuture<'static, Result<(), StoreError>> {
         let (key, index, max, now) =
             (self.key(&record.id), format!("{}:tasks", self.prefix), self.max, self.clock.now_ms());
+        // Unowned tasks (no authorization) have no share.
+        let (owned, share) = match &record.owner {
+            Some(owner) if self.share > 0 => (self.owner_index(owner), self.share),
+            _ => (format!("{}:tasks-unowned", self.prefix), 0),
+        };
         let con = self.connection();
         async move {
             let mut con = con.await?;
@@ -90,21 +127,23 @@ impl TaskStore for RedisStore {
             let ttl = expiry.saturating_sub(now).max(1);
             let stored: i64 = redis::cmd("EVAL")
                 .arg(CREATE)
-                .arg(2)
+                .arg(3)
                 .arg(&key)
                 .arg(&index)
+                .arg(&owned)
                 .arg(json)
                 .arg(ttl)
                 .arg(now)
                 .arg(max)
                 .arg(expiry)
+                .arg(share)
                 .query_async(&mut con)
                 .await
                 .map_err(unavailable)?;
-            if stored == 1 {
-                Ok(())
-            } else {
-                Err(StoreError::Full(max))
+            match stored {
+                1 => Ok(()),
+                2 => Err(StoreError::ShareFull(share)),
+                _ => Err(StoreError::Full(max)),
             }
         }
         .boxed()

@@ -39,7 +39,8 @@ impl std::fmt::Debug for TaskService {
 impl TaskService {
     /// Tasks kept in this process.
     pub fn in_memory(config: &TasksConfig, clock: Arc<dyn Clock>) -> Self {
-        let store = Arc::new(MemoryStore::new(config.max_tasks, clock.clone()));
+        let store =
+            Arc::new(MemoryStore::new(config.max_tasks, clock.clone()).with_share(config.max_tasks_per_subject));
         Self::with_store(config, clock, store)
     }
 
@@ -139,12 +140,12 @@ impl TaskService {
         self.store.create(record).await
     }
 
-    /// The task `id` as `subject` may see it: another subject's task is
-    /// as absent as an unknown one.
+    /// The task `id` as the caller with key `owner` ([`Identity::key`](crate::Identity::key))
+    /// may see it: another caller's task is as absent as an unknown one.
     /// A working task whose runner's lease ran out (its instance stopped)
     /// is settled `failed` first.
-    pub async fn get_for(&self, id: &str, subject: Option<&str>) -> Result<Option<TaskRecord>, StoreError> {
-        let Some(record) = self.store.get(id).await?.filter(|t| t.owner.as_deref() == subject) else { return Ok(None) };
+    pub async fn get_for(&self, id: &str, owner: Option<&str>) -> Result<Option<TaskRecord>, StoreError> {
+        let Some(record) = self.store.get(id).await?.filter(|t| t.owner.as_deref() == owner) else { return Ok(None) };
         let now = self.now();
         if !abandoned(&record, now) {
             return Ok(Some(record));
@@ -170,7 +171,8 @@ impl TaskService {
         let after = self.store.update(id, change).await?;
         if let (Some((record, true)), Some(hub)) = (&after, self.notifier.get()) {
             let task = serde_json::to_value(record.detailed()).unwrap_or_default();
-            let event = Event::TaskStatus { task_id: record.id.clone(), task: task.to_string() };
+            let event =
+                Event::TaskStatus { task_id: record.id.clone(), task: task.to_string(), owner: record.owner.clone() };
             // Status changes are few per task: never dropped.
             hub.do_send(Publish { event, key: None, trace: None });
         }

@@ -12,14 +12,25 @@ use super::record::TaskRecord;
 pub enum StoreError {
     /// `tasks.max_tasks` unexpired tasks exist already.
     Full(usize),
+    /// The task's owner has `tasks.max_tasks_per_subject` unexpired tasks
+    /// already.
+    ShareFull(usize),
     /// The backing service failed (the message says how).
     Unavailable(String),
+}
+
+impl StoreError {
+    /// Whether the store is at a limit (load, not a fault).
+    pub fn is_full(&self) -> bool {
+        matches!(self, StoreError::Full(_) | StoreError::ShareFull(_))
+    }
 }
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StoreError::Full(max) => write!(f, "the task store holds its maximum of {max} tasks"),
+            StoreError::ShareFull(max) => write!(f, "the caller has its maximum of {max} unexpired tasks"),
             StoreError::Unavailable(e) => write!(f, "the task store is unavailable: {e}"),
         }
     }

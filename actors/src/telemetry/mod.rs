@@ -75,6 +75,12 @@ pub const NOTIFICATIONS_DROPPED: &str = "mcp_server_notifications_dropped_total"
 pub const EVENT_TO_OUTLET: &str = "mcp_server_notification_delivery_seconds";
 /// Listeners closed because their thread's relay mailbox was full.
 pub const RELAY_MAILBOX_FULL: &str = "mcp_server_relay_mailbox_full_total";
+/// Requests refused by authorization, by reason (`missing`,
+/// `invalid_token`, `invalid_request`, `insufficient_scope`, `unavailable`).
+pub const AUTH_FAILURES: &str = "mcp_server_auth_failures_total";
+/// The label values of [`AUTH_FAILURES`]; each series exists (at 0) from the start.
+pub const AUTH_FAILURE_REASONS: [&str; 5] =
+    ["missing", "invalid_token", "invalid_request", "insufficient_scope", "unavailable"];
 /// Redis backend: second copies of one observation delivered once.
 pub const REDIS_DEDUPLICATED: &str = "mcp_server_redis_events_deduplicated_total";
 
@@ -117,6 +123,7 @@ impl Outcome {
                 -32002 => "-32002",
                 -32001 => "-32001",
                 -32003 => "-32003",
+                -32000 => "-32000",
                 _ => "error",
             },
         }
@@ -139,13 +146,15 @@ struct Handles {
     delivered: Counter,
     dropped: Counter,
     to_outlet: Histogram,
+    /// By [`AUTH_FAILURE_REASONS`] index.
+    auth_failures: Vec<Counter>,
 }
 
 static HANDLES: OnceLock<Handles> = OnceLock::new();
 
 /// The status label values kept apart; others fold into `2xx`/`4xx`/`5xx`.
-const STATUSES: [&str; 15] =
-    ["200", "202", "400", "401", "403", "404", "405", "408", "413", "415", "500", "503", "2xx", "4xx", "5xx"];
+const STATUSES: [&str; 16] =
+    ["200", "202", "400", "401", "403", "404", "405", "408", "413", "415", "429", "500", "503", "2xx", "4xx", "5xx"];
 
 fn handles() -> Option<&'static Handles> {
     HANDLES.get()
@@ -164,7 +173,17 @@ pub(crate) fn register_handles() {
         delivered: counter!(NOTIFICATIONS_DELIVERED),
         dropped: counter!(NOTIFICATIONS_DROPPED),
         to_outlet: histogram!(EVENT_TO_OUTLET),
+        auth_failures: AUTH_FAILURE_REASONS.iter().map(|r| counter!(AUTH_FAILURES, "reason" => *r)).collect(),
     });
+}
+
+/// A request refused by authorization, for `reason` (one of
+/// [`AUTH_FAILURE_REASONS`]).
+pub fn auth_failure(reason: &'static str) {
+    let Some(h) = handles() else { return };
+    if let Some(i) = AUTH_FAILURE_REASONS.iter().position(|r| *r == reason) {
+        h.auth_failures[i].increment(1);
+    }
 }
 
 /// The labels of one duration histogram: method, outcome and version (by
@@ -310,11 +329,12 @@ pub fn http_response(status: u16) {
         408 => 7,
         413 => 8,
         415 => 9,
-        500 => 10,
-        503 => 11,
-        s if s < 300 => 12,
-        s if s < 500 => 13,
-        _ => 14,
+        429 => 10,
+        500 => 11,
+        503 => 12,
+        s if s < 300 => 13,
+        s if s < 500 => 14,
+        _ => 15,
     };
     h.responses[i].increment(1);
 }

@@ -53,6 +53,7 @@ fn describe() {
     describe_counter!(LISTEN_STREAMS_OPENED, "Listen streams opened");
     describe_counter!(LISTEN_STREAMS_CLOSED, "Listen streams closed, by reason");
     describe_counter!(LAGGED, "Subscribers closed because they fell behind");
+    describe_counter!(AUTH_FAILURES, "Requests refused by authorization, by reason");
     describe_counter!(HTTP_RESPONSES, "HTTP responses of the MCP endpoint, by status");
     describe_counter!(HTTP_BYTES_IN, Unit::Bytes, "Request body bytes read by the MCP endpoint");
     describe_counter!(HTTP_BYTES_OUT, Unit::Bytes, "Response body bytes written by the MCP endpoint (JSON and SSE)");

@@ -52,11 +52,33 @@ impl Notifications {
         }
     }
 
-    /// The next message, or `None` when the stream ended.
+    /// The next message, or `None` when the stream ended. It waits as long
+    /// as the stream stays open: see [`next_within`](Self::next_within) for
+    /// a deadline.
     pub async fn next_message(&mut self) -> Option<Value> {
         futures::StreamExt::next(self).await
     }
+
+    /// The next message if one arrives within `wait`: `Ok(None)` when the
+    /// stream ended, `Err(TimedOut)` when nothing came in time (the stream
+    /// stays usable).
+    pub async fn next_within(&mut self, wait: std::time::Duration) -> Result<Option<Value>, TimedOut> {
+        tokio::time::timeout(wait, self.next_message()).await.map_err(|_| TimedOut(wait))
+    }
 }
+
+/// No message arrived on a listen stream within the time given to
+/// [`Notifications::next_within`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimedOut(pub std::time::Duration);
+
+impl std::fmt::Display for TimedOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no notification within {} ms", self.0.as_millis())
+    }
+}
+
+impl std::error::Error for TimedOut {}
 
 impl Stream for Notifications {
     type Item = Value;

@@ -4,18 +4,44 @@
 //! prompts, listen streams as async streams of notifications, and
 //! multi round-trip input answered by a callback.
 //!
+//! The client and the server run in an actix system: [`block_on`] runs a
+//! test's body in a fresh one, under a plain `#[test]`, with no other
+//! dependency. (With `actix-rt` among your dev-dependencies,
+//! `#[actix_rt::test] async fn` does the same.)
+//!
 //! ```
 //! use actix_mcp::prelude::*;
-//! use actix_mcp::test::TestClient;
+//! use actix_mcp::test::{block_on, TestClient};
 //!
-//! # actix_rt::System::new().block_on(async {
-//! let server = McpServer::builder(server_info!())
-//!     .tool(Tool::no_args("ping", "Answers pong", |_ctx| async { Ok("pong") }))
-//!     .build()
-//!     .unwrap();
+//! #[test]
+//! fn ping_answers_pong() {
+//!     block_on(async {
+//!         let server = McpServer::builder(server_info!())
+//!             .tool(Tool::no_args("ping", "Answers pong", |_ctx| async { Ok("pong") }))
+//!             .build()
+//!             .unwrap();
+//!         let client = TestClient::new(server).await;
+//!         let result = client.call("ping", json!({})).await.unwrap();
+//!         assert_eq!(result.content, vec![Content::text("pong")]);
+//!     });
+//! }
+//! # ping_answers_pong();
+//! ```
+//!
+//! A listen stream waits for its next notification as long as it stays
+//! open; [`Notifications::next_within`] gives up after a deadline:
+//!
+//! ```
+//! # use actix_mcp::prelude::*;
+//! # use actix_mcp::test::{block_on, TestClient};
+//! use std::time::Duration;
+//!
+//! # block_on(async {
+//! # let server = McpServer::builder(server_info!()).tool(Tool::no_args("ping", "", |_ctx| async { Ok("pong") })).build().unwrap();
 //! let client = TestClient::new(server).await;
-//! let result = client.call("ping", json!({})).await.unwrap();
-//! assert_eq!(result.content, vec![Content::text("pong")]);
+//! let mut changes = client.listen(json!({"toolsListChanged": true})).await.unwrap();
+//! // Nothing changes: no notification within 100 ms, and the stream is still open.
+//! assert!(changes.next_within(Duration::from_millis(100)).await.is_err());
 //! # });
 //! ```
 
@@ -41,7 +67,17 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 pub use input::InputAnswer;
-pub use listen::Notifications;
+pub use listen::{Notifications, TimedOut};
+
+/// The runtime of the test client: actix's, re-exported so that a test
+/// needs no dependency of its own on it.
+pub use actix_rt as rt;
+
+/// Runs `test` to completion in a fresh actix system (the runtime the server
+/// and [`TestClient`] need), from a plain `#[test] fn`.
+pub fn block_on<F: std::future::Future>(test: F) -> F::Output {
+    actix_rt::System::new().block_on(test)
+}
 
 use crate::server::McpServer;
 

@@ -16,14 +16,16 @@ use crate::identity::Identity;
 use crate::server::McpServer;
 
 /// The caller of a request when authorization is on (`Ok(None)` when it is
-/// off). A refusal carries the request's id when the body could be read.
-pub(super) async fn caller(
-    req: &HttpRequest,
-    server: &McpServer,
-    id: Option<&RequestId>,
-) -> Result<Option<Arc<Identity>>, HttpError> {
+/// off), from the request's head alone: a request without valid
+/// credentials is refused before a byte of its body is read, so its
+/// refusal carries no request id. Refusals are reported to the operator.
+pub(super) async fn caller(req: &HttpRequest, server: &McpServer) -> Result<Option<Arc<Identity>>, HttpError> {
     let Some(auth) = server.authorizer() else { return Ok(None) };
-    auth.authenticate(req.head()).await.map(Some).map_err(|e| refusal(auth, id, &e))
+    auth.authenticate(req.head()).await.map(Some).map_err(|e| {
+        let token = crate::auth::bearer_token(req.head()).ok().flatten();
+        auth.report(server.logger(), &e, token, None);
+        refusal(auth, None, &e)
+    })
 }
 
 /// A message's scopes: the item its request uses must be one the caller's
@@ -40,10 +42,14 @@ pub(super) fn permit_message(
     if scopes.is_empty() {
         return Ok(());
     }
-    auth.permit(identity, &scopes).map_err(|e| refusal(auth, Some(&r.id), &e))
+    auth.permit(identity, &scopes).map_err(|e| {
+        auth.report(server.logger(), &e, None, Some(identity));
+        refusal(auth, Some(&r.id), &e)
+    })
 }
 
-/// The HTTP answer to an authorization refusal.
+/// The HTTP answer to an authorization refusal (an unreachable issuer's
+/// detail stays in the log).
 pub(super) fn refusal(auth: &Authorizer, id: Option<&RequestId>, e: &AuthError) -> HttpError {
     let (status, prefix) = match e {
         AuthError::Missing | AuthError::InvalidToken(_) => (StatusCode::UNAUTHORIZED, "Unauthorized"),
@@ -51,7 +57,7 @@ pub(super) fn refusal(auth: &Authorizer, id: Option<&RequestId>, e: &AuthError) 
         AuthError::InsufficientScope(_) => (StatusCode::FORBIDDEN, "Forbidden"),
         AuthError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "Unavailable"),
     };
-    HttpError::unauthorized(status, id, format!("{prefix}: {e}"), auth.challenge(e))
+    HttpError::unauthorized(status, id, format!("{prefix}: {}", e.for_client()), auth.challenge(e))
 }
 
 /// The id of a decoded request, for a refusal's body.

@@ -16,6 +16,7 @@ pub fn status_for(code: Option<i32>) -> StatusCode {
         None => StatusCode::OK,
         Some(-32601) => StatusCode::NOT_FOUND,
         Some(-32603) => StatusCode::INTERNAL_SERVER_ERROR,
+        Some(-32000) => StatusCode::TOO_MANY_REQUESTS,
         Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022 | -32001 | -32003) => StatusCode::BAD_REQUEST,
         Some(_) => StatusCode::OK,
     }
@@ -154,6 +155,7 @@ mod tests {
         assert_eq!(status_for(Some(-32020)), StatusCode::BAD_REQUEST);
         assert_eq!(status_for(Some(-32001)), StatusCode::BAD_REQUEST);
         assert_eq!(status_for(Some(-32603)), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(status_for(Some(-32000)), StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(status_for(Some(1234)), StatusCode::OK);
         let e = HttpError::method_not_allowed("PUT is not supported");
         let res = e.error_response();

@@ -1,7 +1,10 @@
 //! Liveness and readiness for load balancers (`[health]`): `GET /healthz`
 //! answers 200 while the process answers; `GET /readyz` answers 200 when
 //! the instance should get traffic and 503 with the reasons when not. Both
-//! bypass the Origin check and authorization, and are never cached.
+//! bypass the `Host`/`Origin` guard and authorization (a kubelet's probe
+//! names the pod's address as its host; they say only whether the process
+//! is up and ready), and are never cached. Every other route of the main
+//! port is guarded.
 
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};

@@ -9,6 +9,16 @@ use actix_web::{web, App, HttpResponse, HttpServer};
 use crate::server::McpServer;
 use crate::telemetry;
 
+/// The exposition on the main port, behind the `Host`/`Origin` guard of the
+/// MCP endpoint (a scraper names an allowed host, as Prometheus does with
+/// its target's address; or use `metrics.bind`).
+pub(super) async fn guarded(req: actix_web::HttpRequest, server: web::Data<McpServer>) -> HttpResponse {
+    if let Err(refused) = super::guard::admit(&req, &server) {
+        return actix_web::ResponseError::error_response(&refused);
+    }
+    metrics(server).await
+}
+
 /// The exposition.
 pub(super) async fn metrics(server: web::Data<McpServer>) -> HttpResponse {
     telemetry::legacy_sessions(server.session_count().await);

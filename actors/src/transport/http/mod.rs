@@ -49,7 +49,7 @@ pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone 
             cfg.service(
                 web::resource(m.path.clone())
                     .app_data(web::Data::new(server.clone()))
-                    .route(web::get().to(metrics::metrics)),
+                    .route(web::get().to(metrics::guarded)),
             );
         }
         let st = &server.config().status;
@@ -99,14 +99,17 @@ pub fn bind(server: McpServer) -> std::io::Result<(actix_web::dev::Server, Vec<S
         // its subscription now rather than at the next keep-alive write.
         .h1_allow_half_closed(false)
         .disable_signals();
+    // A failure to bind names the address (the OS's "Address already in
+    // use" alone does not say which).
+    let at = |e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", c.bind));
     let mut builder = if c.tls.enabled() {
-        builder.bind_rustls_0_23(&c.bind, tls::server_config(&c.tls)?)?
+        builder.bind_rustls_0_23(&c.bind, tls::server_config(&c.tls)?).map_err(at)?
     } else {
         #[cfg(feature = "h2c")]
-        let bound = if c.h2c { builder.bind_auto_h2c(&c.bind)? } else { builder.bind(&c.bind)? };
+        let bound = if c.h2c { builder.bind_auto_h2c(&c.bind) } else { builder.bind(&c.bind) };
         #[cfg(not(feature = "h2c"))]
-        let bound = builder.bind(&c.bind)?;
-        bound
+        let bound = builder.bind(&c.bind);
+        bound.map_err(at)?
     };
     if c.workers > 0 {
         builder = builder.workers(c.workers);
@@ -131,7 +134,7 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
     }
     let c = server.config();
     info!(server.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path,
-        "catalog" => &c.catalog.name, "versions" => c.server.versions.join(","), "backend" => &c.hub.backend,
+        "server" => &server.service().info().name, "serves" => server.service().catalog().summary(), "versions" => c.server.versions.join(","), "backend" => &c.hub.backend,
         "auth" => &c.auth.mode, "tls" => c.http.tls.enabled(), "metrics" => c.metrics.enabled,
         "otel" => crate::telemetry::spans_exported(),
         "version" => env!("CARGO_PKG_VERSION"));

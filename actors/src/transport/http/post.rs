@@ -1,8 +1,9 @@
 //! POST: every JSON-RPC message a client sends.
 //!
 //! Per request, in order: `Host`/`Origin` (403) → `Content-Type` (415) →
-//! body size (413) → with authorization on, the caller (401, 400, 503) and
-//! the scopes of the item the request uses (403) → the dispatcher: JSON-RPC envelope (-32700/-32600, 400)
+//! with authorization on, the caller from the head (401, 400, 503; no byte
+//! of the body is read for a refused one) → body size (413) → the scopes of
+//! the item the request uses (403) → the dispatcher: JSON-RPC envelope (-32700/-32600, 400)
 //! → `_meta` (-32602 / HeaderMismatch / UnsupportedProtocolVersion, 400) →
 //! `Mcp-Method` (HeaderMismatch, 400) → method (-32601, 404) → params
 //! (-32602, 400) → `Mcp-Name` and `Mcp-Param-*` (HeaderMismatch, 400) → a
@@ -32,6 +33,14 @@ pub(super) async fn serve(
 ) -> Result<HttpResponse, HttpError> {
     guard::admit(&req, &server)?;
     check_content(&req)?;
+    // The caller is known from the head, before the body is read: a request
+    // without valid credentials costs no body buffer and no wait. Boxed:
+    // authentication may wait on the authorization server, and its future
+    // would otherwise add its size to every request's.
+    let identity = match server.authorizer() {
+        Some(_) => Box::pin(auth::caller(&req, &server)).await?,
+        None => None,
+    };
     let http = &server.config().http;
     let body = read_body(&req, payload, http.max_body_bytes, Duration::from_millis(http.body_timeout_ms)).await?;
     crate::telemetry::bytes_in(body.len());
@@ -43,12 +52,6 @@ pub(super) async fn serve(
         }
     }
     let decoded = jsonrpc::decode(&body);
-    // Boxed: authentication may wait on the authorization server, and its
-    // future would otherwise add its size to every request's.
-    let identity = match server.authorizer() {
-        Some(_) => Box::pin(auth::caller(&req, &server, auth::request_id(&decoded))).await?,
-        None => None,
-    };
     auth::permit_message(&server, identity.as_deref(), &decoded)?;
     // The legacy paths are boxed: their futures are large and rare, and the
     // stateless path's future stays small enough for the allocator's caches.

@@ -29,7 +29,7 @@ pub(super) async fn initialize(
     r: Request,
     identity: Option<&Identity>,
 ) -> Result<HttpResponse, HttpError> {
-    match server.open_session(&r, identity.map(|i| i.subject.as_str())).await {
+    match server.open_session(&r, identity.map(Identity::key).as_deref()).await {
         Ok((session, body)) => Ok(HttpResponse::Ok()
             .content_type("application/json")
             .insert_header((MCP_SESSION_ID, session.id().to_owned()))
@@ -70,11 +70,11 @@ pub(super) async fn post(
 }
 
 /// The session `sid`, if it is open and the caller may use it: a session
-/// opened with credentials is answered 404 for any other subject, as if it
-/// did not exist.
+/// opened with credentials is answered 404 for any other caller (issuer and
+/// subject), as if it did not exist.
 async fn find(server: &McpServer, sid: &str, identity: Option<&Identity>) -> Option<SessionHandle> {
     let session = server.find_session(sid).await?;
-    session.usable_by(identity.map(|i| i.subject.as_str())).then_some(session)
+    session.usable_by(identity.map(Identity::key).as_deref()).then_some(session)
 }
 
 /// `MCP-Protocol-Version`, when sent, must be the session's.
@@ -120,7 +120,7 @@ pub(super) async fn get(req: HttpRequest, server: web::Data<McpServer>) -> Resul
             "GET needs an Mcp-Session-Id (legacy sessions only); stateless clients use subscriptions/listen",
         ));
     };
-    let identity = auth::caller(&req, &server, None).await?;
+    let identity = auth::caller(&req, &server).await?;
     let Some(session) = find(&server, sid, identity.as_deref()).await else { return Err(HttpError::no_session(None)) };
     let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
     let ready = server
@@ -140,7 +140,7 @@ pub(super) async fn delete(req: HttpRequest, server: web::Data<McpServer>) -> Re
     let Some(sid) = session_id(&req) else {
         return Err(HttpError::method_not_allowed("DELETE needs an Mcp-Session-Id (legacy sessions only)"));
     };
-    let identity = auth::caller(&req, &server, None).await?;
+    let identity = auth::caller(&req, &server).await?;
     if find(&server, sid, identity.as_deref()).await.is_none() || !server.end_session(sid).await {
         return Err(HttpError::no_session(None));
     }

@@ -1,10 +1,14 @@
 //! The live status page (`[status]`): one HTML page with no external
 //! assets at `status.path`, refreshing itself from `{path}.json`.
-//! Loopback clients only unless `status.allow_remote`.
+//! Loopback clients only unless `status.allow_remote`, and behind the same
+//! `Host`/`Origin` guard as the MCP endpoint (a page a browser reads must
+//! not be readable through DNS rebinding).
 
 use actix_web::http::header;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use serde_json::{json, Value};
 
+use super::guard;
 use crate::server::McpServer;
 use crate::telemetry::status;
 
@@ -16,6 +20,9 @@ fn allowed(req: &HttpRequest, server: &McpServer) -> bool {
 
 /// `GET` the page.
 pub(super) async fn page(req: HttpRequest, server: web::Data<McpServer>) -> HttpResponse {
+    if let Err(refused) = guard::admit(&req, &server) {
+        return refused.error_response();
+    }
     if !allowed(&req, &server) {
         return HttpResponse::Forbidden().body("the status page answers loopback clients only (status.allow_remote)\n");
     }
@@ -31,12 +38,28 @@ pub(super) async fn page(req: HttpRequest, server: web::Data<McpServer>) -> Http
 
 /// `GET` the page's data.
 pub(super) async fn data(req: HttpRequest, server: web::Data<McpServer>) -> HttpResponse {
+    if let Err(refused) = guard::admit(&req, &server) {
+        return refused.error_response();
+    }
     if !allowed(&req, &server) {
         return HttpResponse::Forbidden().finish();
     }
     let redis = server.backend_stats().map(|s| s.connected.load(std::sync::atomic::Ordering::Relaxed));
     match status::snapshot(redis, server.session_count().await) {
-        Some(v) => HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(v),
+        Some(mut v) => {
+            v["auth"] = auth_status(&server);
+            HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(v)
+        }
         None => HttpResponse::NotFound().finish(),
+    }
+}
+
+/// Authorization as the page shows it: the mode and, for OAuth, each
+/// issuer's key set (keys held, age, failures in a row, the last error).
+fn auth_status(server: &McpServer) -> Value {
+    let mode = &server.config().auth.mode;
+    match server.authorizer() {
+        None => json!({"mode": mode}),
+        Some(a) => json!({"mode": mode, "issuers": a.health().unwrap_or(Value::Null)}),
     }
 }

@@ -254,7 +254,9 @@ impl Actor for StdioConnection {
     type Context = Context<Self>;
 
     fn started(&mut self, _ctx: &mut Self::Context) {
-        info!(self.server.logger(), "serving on stdio");
+        let service = self.server.service();
+        info!(self.server.logger(), "serving on stdio"; "server" => &service.info().name,
+            "serves" => service.catalog().summary(), "version" => env!("CARGO_PKG_VERSION"));
     }
 }
 
