@@ -182,3 +182,32 @@ async fn resource_subscriptions_are_capped_and_deduplicated() {
     drop(stream);
     srv.stop().await;
 }
+
+/// Security review finding 9: the status page and its data, and the
+/// metrics on the main port, go through the `Host`/`Origin` guard of the
+/// MCP endpoint (a DNS-rebinding page reads nothing); health probes answer
+/// any host, as a kubelet's probe names the pod's address.
+#[actix_rt::test]
+async fn browser_facing_routes_pass_the_host_guard_and_probes_need_not() {
+    let srv = TestServer::everything_with(|c| {
+        c.status.enabled = true;
+        c.metrics.enabled = true;
+    });
+    let base = srv.url.trim_end_matches("/mcp").to_owned();
+    let get = |path: &str, host: &str, origin: Option<&str>| {
+        let mut req = client().get(format!("{base}{path}")).header("Host", host);
+        if let Some(o) = origin {
+            req = req.header("Origin", o);
+        }
+        async move { req.send().await.unwrap().status().as_u16() }
+    };
+    for path in ["/status", "/status.json", "/metrics"] {
+        assert_eq!(get(path, "localhost", None).await, 200, "{path} for an allowed host");
+        assert_eq!(get(path, "evil.example", None).await, 403, "{path} for Host: evil.example");
+        assert_eq!(get(path, "localhost", Some("http://evil.example")).await, 403, "{path} from a foreign origin");
+    }
+    for path in ["/healthz", "/readyz"] {
+        assert_eq!(get(path, "10.1.2.3:8080", None).await, 200, "{path} for a probe naming the pod's address");
+    }
+    srv.stop().await;
+}

@@ -55,6 +55,13 @@ impl Identity {
         }
     }
 
+    /// How long until the credentials expire (zero once they have), from
+    /// now to the second of `expires_at`; `None`: they do not.
+    pub fn expires_in(&self) -> Option<std::time::Duration> {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        self.expires_at.map(|exp| std::time::Duration::from_secs(exp).saturating_sub(now))
+    }
+
     /// Whether scope `scope` was granted (literally; hierarchies are the
     /// server's [`ScopePolicy`](crate::auth::ScopePolicy)).
     pub fn has_scope(&self, scope: &str) -> bool {

@@ -25,6 +25,15 @@ pub fn root_logger_with_guard(config: &LogConfig) -> Result<(Logger, LogGuard), 
 /// through an async drain so logging never blocks an actor. Records still
 /// queued are written when the returned guard is dropped.
 pub fn root_logger_for(config: &LogConfig, service: &str) -> Result<(Logger, LogGuard), ConfigError> {
+    root_logger_into(config, service, std::io::stderr())
+}
+
+/// [`root_logger_for`] writing to `out`.
+fn root_logger_into<W: std::io::Write + Send + 'static>(
+    config: &LogConfig,
+    service: &str,
+    out: W,
+) -> Result<(Logger, LogGuard), ConfigError> {
     let level = parse_level(&config.level)?;
     let values = o!("service" => service.to_owned());
     Ok(match config.format.as_str() {
@@ -32,14 +41,13 @@ pub fn root_logger_for(config: &LogConfig, service: &str) -> Result<(Logger, Log
             // Buffered and flushed per record: each line reaches stderr in one
             // write, so lines from elsewhere (the `listening on` line) never
             // land inside a log record.
-            let out = std::io::BufWriter::with_capacity(16 * 1024, std::io::stderr());
+            let out = std::io::BufWriter::with_capacity(16 * 1024, out);
             let json = slog_json::Json::new(out).set_flush(true).add_default_keys().build().fuse();
             let (drain, guard) = slog_async::Async::new(json).chan_size(4096).build_with_guard();
             (Logger::root(drain.fuse().filter_level(level).fuse(), values), LogGuard(guard))
         }
         _ => {
-            let decorator =
-                slog_term::PlainDecorator::new(std::io::BufWriter::with_capacity(16 * 1024, std::io::stderr()));
+            let decorator = slog_term::PlainDecorator::new(std::io::BufWriter::with_capacity(16 * 1024, out));
             let term = slog_term::FullFormat::new(decorator).build().fuse();
             let (drain, guard) = slog_async::Async::new(term).chan_size(4096).build_with_guard();
             (Logger::root(drain.fuse().filter_level(level).fuse(), values), LogGuard(guard))
@@ -110,6 +118,34 @@ impl RateLimit {
 mod tests {
     use super::*;
     use std::time::{Duration, Instant};
+
+    /// A writer into a shared buffer.
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn records_name_the_program() {
+        let out = Shared::default();
+        let config = LogConfig { format: "json".into(), ..LogConfig::default() };
+        let (log, guard) = root_logger_into(&config, "weather", out.clone()).unwrap();
+        slog::info!(log, "started");
+        drop(log);
+        drop(guard);
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let record: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!((record["service"].as_str(), record["msg"].as_str()), (Some("weather"), Some("started")), "{text}");
+    }
 
     #[test]
     fn a_rate_limit_counts_what_it_leaves_out() {

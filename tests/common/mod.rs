@@ -5,6 +5,7 @@
 
 pub mod auth_server;
 mod external;
+pub mod issuer;
 pub mod logs;
 pub mod nginx;
 mod tasks;
@@ -219,6 +220,19 @@ pub fn binary() -> PathBuf {
             dir.join("actix-mcp")
         })
         .clone()
+}
+
+/// The example program `name` of the `actix-mcp` package, built if needed.
+pub fn example_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+    let mut build = std::process::Command::new(env!("CARGO"));
+    build.args(["build", "-q", "-p", "actix-mcp", "--example", name]);
+    if dir.file_name().is_some_and(|d| d == "release") {
+        build.arg("--release");
+    }
+    assert!(build.status().expect("cargo build").success());
+    dir.join("examples").join(name)
 }
 
 /// The binary serving stdio, with line-oriented access to its pipes.

@@ -30,6 +30,8 @@ struct Keys {
     keys: Vec<Key>,
     fetched_at: Option<Instant>,
     last_attempt: Option<Instant>,
+    /// Attempts finished so far (succeeded or failed).
+    finished: u64,
     /// Fetches that failed in a row since the last success.
     failures: u32,
     /// Why the last fetch failed (for the log and the status page, never
@@ -130,7 +132,7 @@ impl Issuer {
         fetcher: &Fetcher,
         refresh: Refresh,
     ) -> Result<Vec<DecodingKey>, AuthError> {
-        let attempt_before = {
+        let finished_before = {
             let keys = self.lock();
             let fresh = keys.fetched_at.is_some_and(|t| t.elapsed() < refresh.max_age);
             let found = matching(&keys.keys, kid, alg);
@@ -141,15 +143,16 @@ impl Issuer {
             if keys.last_attempt.is_some_and(|t| t.elapsed() < wait) {
                 return held_or(found, &keys, kid);
             }
-            keys.last_attempt
+            keys.finished
         };
         let _one_at_a_time = self.refreshing.lock().await;
-        // Another request may have fetched while this one waited: its
-        // outcome is this one's too.
-        if self.lock().last_attempt == attempt_before {
+        // An attempt that finished while this request waited (or was
+        // already under way when it looked) is its attempt too.
+        if self.lock().finished == finished_before {
             self.lock().last_attempt = Some(Instant::now());
             let fetched = self.fetch(fetcher).await;
             let mut keys = self.lock();
+            keys.finished += 1;
             match fetched {
                 Ok(set) => {
                     keys.keys = set;

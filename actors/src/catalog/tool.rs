@@ -84,6 +84,33 @@ impl Tool {
     /// from its type), content blocks, a `CallToolResult`, or a `Result` whose
     /// `Err` becomes a tool execution error. `Err(HandlerError)` is a
     /// protocol error. An empty `description` is taken from `A`'s doc comment.
+    ///
+    /// Arguments that do not fit are answered with a tool execution error
+    /// naming the argument in words (`argument "seconds": expected u64, got
+    /// string "soon"`). An optional argument with a default is a field with
+    /// `#[serde(default = "…")]`: schemars writes the default into the
+    /// input schema, and a call without it gets it.
+    ///
+    /// ```
+    /// use actix_mcp::prelude::*;
+    ///
+    /// /// Waits a while.
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Wait {
+    ///     /// How long to wait, in seconds.
+    ///     #[serde(default = "thirty")]
+    ///     seconds: u64,
+    /// }
+    ///
+    /// fn thirty() -> u64 {
+    ///     30
+    /// }
+    ///
+    /// let wait = Tool::new("wait", "", |w: Wait, _ctx| async move { Ok(format!("waited {} s", w.seconds)) });
+    /// let schema = &wait.definition().input_schema;
+    /// assert_eq!(schema["properties"]["seconds"]["default"], 30);
+    /// assert!(schema.get("required").is_none_or(|r| r.as_array().unwrap().is_empty()));
+    /// ```
     pub fn new<A, F, Fut, R>(name: impl Into<String>, description: impl Into<String>, handler: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + 'static,

@@ -3,7 +3,6 @@
 //! era (a request actor's reply, a listen stream, a refusal, 202).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
@@ -147,10 +146,13 @@ fn listen(server: &McpServer, admitted: Admitted) -> Result<HttpResponse, HttpEr
         for uri in &filter.resource_subscriptions {
             let scopes = catalog.read_scopes(uri);
             if !scopes.is_empty() {
-                auth.permit(identity, &scopes).map_err(|e| super::auth::refusal(auth, Some(&admitted.id), &e))?;
+                auth.permit(identity, &scopes).map_err(|e| {
+                    auth.report(server.logger(), &e, None, Some(identity));
+                    super::auth::refusal(auth, Some(&admitted.id), &e)
+                })?;
             }
         }
-        expires_in = identity.expires_at.map(|exp| Duration::from_secs(exp.saturating_sub(crate::auth::now_secs())));
+        expires_in = identity.expires_in();
     }
     let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
     let kind = ListenerKind::Listen(admitted.id);
