@@ -33,7 +33,7 @@ fn weather() -> McpServerBuilder {
         .tool(Tool::new("wait", "", |w: Wait, _ctx| async move { Ok(format!("{} after {} s", w.text, w.seconds)) }))
         .tool(Tool::no_args("explode", "Panics", |_ctx| async {
             let reason = "the disk is on fire";
-            if !reason.is_empty() {
+            if std::hint::black_box(true) {
                 panic!("cannot go on: {reason}");
             }
             Ok("unreachable")

@@ -27,7 +27,7 @@ pub struct SessionHandle {
     input_timeout: Duration,
     addr: Addr<Session>,
     shared: Arc<SessionShared>,
-    /// The key ([`Identity::key`](crate::Identity::key): issuer and subject)
+    /// The key ([`Identity::key`](crate::identity::Identity::key): issuer and subject)
     /// of the caller whose credentials opened the session: only it may use it.
     owner: Option<Arc<str>>,
 }

@@ -140,7 +140,7 @@ impl TaskService {
         self.store.create(record).await
     }
 
-    /// The task `id` as the caller with key `owner` ([`Identity::key`](crate::Identity::key))
+    /// The task `id` as the caller with key `owner` ([`Identity::key`](crate::identity::Identity::key))
     /// may see it: another caller's task is as absent as an unknown one.
     /// A working task whose runner's lease ran out (its instance stopped)
     /// is settled `failed` first.

@@ -25,7 +25,16 @@
 //!         assert_eq!(result.content, vec![Content::text("pong")]);
 //!     });
 //! }
-//! # ping_answers_pong();
+//! # // A doctest compiles no `#[test]` function: run the same body here.
+//! # block_on(async {
+//! #     let server = McpServer::builder(server_info!())
+//! #         .tool(Tool::no_args("ping", "Answers pong", |_ctx| async { Ok("pong") }))
+//! #         .build()
+//! #         .unwrap();
+//! #     let client = TestClient::new(server).await;
+//! #     let result = client.call("ping", json!({})).await.unwrap();
+//! #     assert_eq!(result.content, vec![Content::text("pong")]);
+//! # });
 //! ```
 //!
 //! A listen stream waits for its next notification as long as it stays
@@ -44,6 +53,10 @@
 //! assert!(changes.next_within(Duration::from_millis(100)).await.is_err());
 //! # });
 //! ```
+
+// The module's example shows a test file's `#[test]` function as a reader
+// writes it; hidden lines run its body, since a doctest runs no `#[test]`.
+#![allow(clippy::test_attr_in_doctest)]
 
 mod input;
 mod listen;
