@@ -77,6 +77,7 @@ fn assert_refused(r: &Reply, why: &str) {
     assert!(challenge(r).contains("error=\"invalid_token\""), "{why}: {}", challenge(r));
 }
 
+/// Finding 1: an introspected token must name this server in `aud`, like a JWT.
 #[actix_rt::test]
 async fn every_token_must_name_this_server_as_its_audience() {
     let issuer = Issuer::start();
@@ -98,12 +99,21 @@ async fn every_token_must_name_this_server_as_its_audience() {
     // Without `iss`, the introspection endpoint vouches for the caller.
     let who = ok.response()["result"]["content"][0]["text"].as_str().unwrap().to_owned();
     assert_eq!(who, format!("{} alice", issuer.introspection_endpoint()));
-
     // JWTs likewise.
     let mut no_aud = claims("alice");
     no_aud.as_object_mut().unwrap().remove("aud");
     assert_refused(&call_as(&s.url, &issuer.mint(no_aud)).await, "a JWT without aud");
-    // RFC 8707: a resource URI has no fragment, and a user part names another resource.
+    assert_eq!(call_as(&s.url, &issuer.mint(claims("alice"))).await.status, 200);
+    s.stop().await;
+    issuer.stop().await;
+}
+
+/// Finding 11: RFC 8707 — a resource URI has no fragment, and a user part
+/// names another resource.
+#[actix_rt::test]
+async fn an_audience_with_a_fragment_or_a_user_part_is_another_resource() {
+    let issuer = Issuer::start();
+    let s = serve(config(&[&issuer]), &Logs::default());
     for aud in
         ["http://mcp.test/mcp#frag", "http://mcp.test/mcp#", "http://eve@mcp.test/mcp", "http://eve:x@mcp.test/mcp"]
     {
@@ -116,8 +126,9 @@ async fn every_token_must_name_this_server_as_its_audience() {
     issuer.stop().await;
 }
 
+/// Finding 7: a token naming no caller gets no shared, empty identity.
 #[actix_rt::test]
-async fn a_token_must_name_its_caller_and_be_an_access_token() {
+async fn a_token_must_name_its_caller() {
     let issuer = Issuer::start();
     let s = serve(config(&[&issuer]), &Logs::default());
     // Neither `sub` nor `client_id`: no shared empty identity.
@@ -131,8 +142,16 @@ async fn a_token_must_name_its_caller_and_be_an_access_token() {
     nobody["client_id"] = json!("batch-job");
     let r = call_as(&s.url, &issuer.mint(nobody)).await;
     assert_eq!(r.response()["result"]["content"][0]["text"], format!("{} batch-job", issuer.url), "{}", r.raw);
+    s.stop().await;
+    issuer.stop().await;
+}
 
-    // typ: at+jwt always; untyped or JWT while auth.require_typ is off; another type never.
+/// Finding 13: `typ` — `at+jwt` always; untyped or `JWT` only while
+/// `auth.require_typ` is off; another type (an ID token's) never.
+#[actix_rt::test]
+async fn a_token_must_be_an_access_token() {
+    let issuer = Issuer::start();
+    let s = serve(config(&[&issuer]), &Logs::default());
     for (typ, status) in [(Some("at+jwt"), 200), (Some("application/at+jwt"), 200), (None, 200), (Some("JWT"), 200)] {
         assert_eq!(call_as(&s.url, &issuer.mint_typed(claims("alice"), typ)).await.status, status, "typ {typ:?}");
     }
@@ -149,6 +168,8 @@ async fn a_token_must_name_its_caller_and_be_an_access_token() {
     issuer.stop().await;
 }
 
+/// Finding 8: RFC 7519 NumericDates with fractions, in JWTs and
+/// introspection answers.
 #[actix_rt::test]
 async fn fractional_dates_expire() {
     let issuer = Issuer::start();
@@ -188,8 +209,10 @@ async fn fractional_dates_expire() {
     issuer.stop().await;
 }
 
+/// Finding 4: while the key set fails, tokens do not make the server ask
+/// the issuer again and again; the status page shows the key set's health.
 #[actix_rt::test]
-async fn a_failing_key_set_is_not_hammered_and_clients_learn_nothing_of_it() {
+async fn a_failing_key_set_is_not_hammered() {
     let issuer = Issuer::start();
     issuer.set_keys(Keys::Fail);
     let logs = Logs::default();
@@ -236,6 +259,30 @@ async fn a_failing_key_set_is_not_hammered_and_clients_learn_nothing_of_it() {
     issuer.stop().await;
 }
 
+/// Finding 10: a client is told the issuer could not be asked, and nothing
+/// of the issuer's address or error; the operator's log has them.
+#[actix_rt::test]
+async fn an_unreachable_issuer_is_described_to_the_operator_only() {
+    let issuer = Issuer::start();
+    issuer.set_keys(Keys::Fail);
+    let logs = Logs::default();
+    let s = serve(config(&[&issuer]), &logs);
+    let r = call_as(&s.url, &issuer.mint(claims("alice"))).await;
+    assert_eq!(r.status, 503, "{}", r.raw);
+    assert_eq!(
+        r.response()["error"]["message"],
+        "Unavailable: authorization unavailable: the token cannot be checked right now; try again later"
+    );
+    assert!(!r.raw.contains(&issuer.url) && !r.raw.contains("7f3a"), "{}", r.raw);
+    assert!(!challenge(&r).contains(&issuer.url) && !challenge(&r).contains("7f3a"), "{}", challenge(&r));
+    let warned = logs.with_msg("authorization unavailable");
+    assert_eq!(warned.len(), 1, "{}", logs.text());
+    assert!(warned[0].get("detail").contains(&issuer.url) && warned[0].get("detail").contains("503"));
+    s.stop().await;
+    issuer.stop().await;
+}
+
+/// Finding 4: one fetch in flight; concurrent requests wait on it.
 #[actix_rt::test]
 async fn a_hanging_key_set_is_asked_once_by_concurrent_requests() {
     let issuer = Issuer::start();
@@ -250,6 +297,7 @@ async fn a_hanging_key_set_is_asked_once_by_concurrent_requests() {
     issuer.stop().await;
 }
 
+/// Finding 5: authentication from the head, before a byte of the body.
 #[actix_rt::test]
 async fn the_token_is_checked_before_the_body_is_read() {
     let issuer = Issuer::start();
@@ -277,6 +325,7 @@ async fn the_token_is_checked_before_the_body_is_read() {
     issuer.stop().await;
 }
 
+/// Finding 6: the identity's key is (issuer, subject).
 #[actix_rt::test]
 async fn the_same_subject_from_two_issuers_is_two_callers() {
     let (one, two) = (Issuer::start(), Issuer::start());
@@ -299,6 +348,7 @@ async fn the_same_subject_from_two_issuers_is_two_callers() {
     two.stop().await;
 }
 
+/// Finding 12: refusals are logged (rate-limited) and counted.
 #[actix_rt::test]
 async fn refusals_are_logged_and_counted_without_token_material() {
     let issuer = Issuer::start();

@@ -54,6 +54,8 @@ fn call(id: i64, tool: &str) -> Value {
     with_tasks(id, "tools/call", json!({"name": tool, "arguments": {}}))
 }
 
+/// Security review finding 3: a per-caller share of the store, and load
+/// answered as load.
 #[actix_rt::test]
 async fn one_caller_cannot_fill_the_task_store_for_everyone() {
     let s = server(|c| {
@@ -92,6 +94,8 @@ async fn one_caller_cannot_fill_the_task_store_for_everyone() {
     s.stop().await;
 }
 
+/// Security review finding 2: another caller's listen of a task id sees
+/// what an unknown id gets.
 #[actix_rt::test]
 async fn a_task_is_heard_only_by_its_owner() {
     let s = server(|_| {});
