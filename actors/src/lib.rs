@@ -1,3 +1,11 @@
+//! A server for the **stateless Model Context Protocol** (revision
+//! `2026-07-28`, plus the legacy `initialize`-era revisions for the clients
+//! that still need them) on [actix](https://actix.rs): every request carries
+//! its protocol version, client capabilities and identity in `_meta`, so any
+//! request can be served by any instance behind a plain load balancer. Each
+//! request runs in its own actor; a subscription hub actor fans change
+//! notifications out to listener actors behind SSE streams or stdout.
+//!
 //! # Start here
 //!
 //! `use actix_mcp::prelude::*;` brings everything a server needs. The types
@@ -26,7 +34,34 @@
 //! `schemars`, `serde` and `serde_json` are re-exported so their versions
 //! match this crate's.
 //!
-#![doc = include_str!("../../README.md")]
+//! # Guides
+//!
+//! [`_guide`] has a page per topic, with examples the tests compile and run:
+//! [configuration](_guide::configuration), [tools, resources, prompts and
+//! input from the client](_guide::handlers),
+//! [subscriptions](_guide::subscriptions), [legacy clients](_guide::legacy_clients),
+//! [authorization](_guide::authorization), [tasks](_guide::tasks),
+//! [several instances](_guide::scaling_out), [operating it](_guide::operating)
+//! and [embedding](_guide::embedding).
+//!
+//! A complete server:
+//!
+//! ```no_run
+//! use actix_mcp::prelude::*;
+//!
+//! /// Adds two numbers.
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Add {
+//!     a: f64,
+//!     b: f64,
+//! }
+//!
+//! fn main() -> Result<(), BuildError> {
+//!     McpServer::builder(server_info!())
+//!         .tool(Tool::new("add", "", |x: Add, _ctx| async move { Ok(format!("{}", x.a + x.b)) }))
+//!         .run()
+//! }
+//! ```
 //!
 //! # Layout of this crate
 //! From the edge inwards:
@@ -61,6 +96,7 @@
 //! no module imports, directly or through others, a module that imports it
 //! back.
 
+pub mod _guide;
 pub mod auth;
 pub mod bridge;
 pub mod build_error;

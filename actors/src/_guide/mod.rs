@@ -1,0 +1,30 @@
+//! Guides: how to use the server and the library, topic by topic, with
+//! examples the test suite compiles and runs. Documentation only (like
+//! clap's `_tutorial`): nothing here is code to call.
+//!
+//! | guide | for |
+//! |---|---|
+//! | [`configuration`] | where settings come from, every limit, the command line |
+//! | [`handlers`] | tools, resources, prompts, shared state, asking the client for input |
+//! | [`subscriptions`] | `subscriptions/listen`, the hub, fan-out policy, HTTP/2, shutdown |
+//! | [`legacy_clients`] | clients that open with `initialize` (dual-era sessions) |
+//! | [`authorization`] | OAuth 2.1 resource server, API keys, your own authenticator, scopes |
+//! | [`tasks`] | long-running calls as tasks (the Tasks extension) |
+//! | [`scaling_out`] | several instances behind a load balancer, over Redis |
+//! | [`operating`] | health, metrics, the status page, trace context, OpenTelemetry, logs |
+//! | [`embedding`] | mounting the endpoint in your own actix-web app, your actors and the hub |
+//!
+//! Performance figures, the load harness, fuzzing and the soak are in the
+//! repository's `benches/README.md`; how to work on the project (the CI
+//! recipe, the conformance runner, the layers of the code) in
+//! `CONTRIBUTING.md`.
+
+pub mod authorization;
+pub mod configuration;
+pub mod embedding;
+pub mod handlers;
+pub mod legacy_clients;
+pub mod operating;
+pub mod scaling_out;
+pub mod subscriptions;
+pub mod tasks;

@@ -1,0 +1,115 @@
+//! # Operating it: health, metrics, status, traces, logs
+//!
+//!
+//! **Health.** `GET /healthz` answers 200 while the process answers; `GET
+//! /readyz` answers 200 when the instance should get traffic and 503 with the
+//! reasons when it should not — from the moment graceful shutdown begins
+//! (before listen streams get their completion result), while the hub is at
+//! `hub.max_listeners`, and, with `hub.backend = "redis"` and
+//! `hub.require_backend = true`, while Redis is unreachable. Both are on the
+//! main port (`[health]` sets the paths), mounted by `configure()` too, and
+//! skip the Origin check and authorization.
+//!
+//! **Metrics.** `GET /metrics` is the Prometheus text format (`[metrics]`,
+//! on by default). `metrics.bind = "127.0.0.1:9100"` serves it on a listener
+//! of its own instead — recommended when the main port faces the internet:
+//! the scraper then reaches it on an internal address, and nothing about the
+//! server's traffic is public. A scrape configuration:
+//!
+//! ```yaml
+//! scrape_configs:
+//!   - job_name: actix-mcp
+//!     scrape_interval: 15s
+//!     static_configs:
+//!       - targets: ["10.0.0.5:8080"]   # or metrics.bind's address
+//! ```
+//!
+//! | series | type | labels |
+//! |---|---|---|
+//! | `mcp_server_operation_duration_seconds` | histogram | `mcp_method_name`, `outcome` (`ok`, a JSON-RPC code, `cancelled`, `timeout`), `mcp_protocol_version`; with `metrics.tool_labels = true`, `gen_ai_tool_name` on `tools/call` |
+//! | `mcp_server_requests_in_flight` | gauge | |
+//! | `mcp_server_request_actors_started_total` | counter | |
+//! | `mcp_server_cancellations_total`, `mcp_server_timeouts_total` | counter | |
+//! | `mcp_server_mrtr_rounds_total` | counter | `event` (`issued`, `completed`, `refused`) |
+//! | `mcp_server_listen_streams_open` | gauge | |
+//! | `mcp_server_listen_streams_opened_total` | counter | |
+//! | `mcp_server_listen_streams_closed_total` | counter | `reason` (`client`, `lag`, `shutdown`, `token_expiry`) |
+//! | `mcp_server_lagged_subscribers_total` | counter | |
+//! | `mcp_server_notifications_delivered_total`, `mcp_server_notifications_dropped_total` | counter | |
+//! | `mcp_server_notification_delivery_seconds` | histogram | (event routed by the hub → written by the relay) |
+//! | `mcp_server_relay_mailbox_full_total` | counter | |
+//! | `mcp_server_http_responses_total` | counter | `status` |
+//! | `mcp_server_http_request_bytes_total`, `mcp_server_http_response_bytes_total` | counter | (response bytes count SSE streams as they are written) |
+//! | `mcp_server_legacy_sessions_open` | gauge | |
+//! | `mcp_server_redis_connected` | gauge | |
+//! | `mcp_server_redis_reconnects_total`, `_resyncs_total`, `_events_published_total`, `_events_received_total`, `_events_deduplicated_total` | counter | |
+//!
+//! The duration histogram follows the OpenTelemetry MCP semantic conventions
+//! (`mcp.server.operation.duration`, `mcp.method.name`,
+//! `mcp.protocol.version`). Label values are bounded: never tool arguments,
+//! ids or URIs, and tool names only with `metrics.tool_labels = true` — then
+//! only names the catalog holds (a call of an unknown name is labelled
+//! `_other`), since whoever registers tools decides how many there are. p99 by method: `histogram_quantile(0.99, sum by (le,
+//! mcp_method_name) (rate(mcp_server_operation_duration_seconds_bucket[5m])))`.
+//! `tests/metrics.rs` runs a real Prometheus (Debian's package) scraping the
+//! binary every second and checks the series against what the test did.
+//!
+//! **Status page.** With `status.enabled = true` (or `ACTIX_MCP_STATUS=true`),
+//! `/status` is one HTML page with no external assets and no build step —
+//! uptime, version, request rate, requests, errors and p50/p99 by method,
+//! open listen streams, lagged subscribers, legacy sessions and the Redis
+//! link, with a sparkline of the last five minutes — refreshing itself every
+//! 2 s from `/status.json`. It answers loopback clients only unless
+//! `status.allow_remote = true`. `tests/status.rs` loads it in headless
+//! Chromium and checks that it shows what the JSON says, with no console
+//! error. Under `mcp-load mixed`:
+//!
+//! A screenshot of it under that load is in the repository at
+//! `actors/docs/status.png`.
+//!
+//! **Trace context.** W3C `traceparent`, `tracestate` and `baggage` are read
+//! from the HTTP headers and from `_meta` (the 2026-07-28 spec reserves those
+//! keys there; `_meta` wins for its request). A malformed value is ignored,
+//! never an error. The trace id is on every log line of the request,
+//! handlers read the context with `ctx.trace_context()`, and the progress and
+//! log notifications the request sends carry it in their `_meta` — as do the
+//! hub's list-changed and resource-updated notifications for a change the
+//! request made (through Redis to the other instances too).
+//!
+//! **OpenTelemetry.** Built with the `otel` feature
+//! (`cargo run --release -p actix-mcp --features otel -- serve …`), the
+//! server exports one span per request and one per listen stream over
+//! OTLP/HTTP (protobuf) to a collector named by `otel.endpoint` (its base
+//! URL: spans go to `/v1/traces` under it; `ACTIX_MCP_OTEL_ENDPOINT`) or by
+//! the standard `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` /
+//! `OTEL_EXPORTER_OTLP_ENDPOINT`; with none, nothing is exported. Spans follow
+//! the MCP semantic conventions: kind `SERVER`, named `{mcp.method.name}
+//! {target}` (`tools/call get_weather`, `prompts/get summarize`, else the
+//! method), with `mcp.method.name`, `mcp.protocol.version`,
+//! `jsonrpc.request.id`, `network.transport` (`tcp`, `pipe` for stdio),
+//! `gen_ai.tool.name` and `gen_ai.operation.name = execute_tool`,
+//! `gen_ai.prompt.name`, `mcp.resource.uri`, and on failure `error.type`,
+//! `rpc.response.status_code` and an error status. A request's span is a
+//! child of the caller's `traceparent`, and what the handler sends on
+//! (progress, logs, hub notifications) names that span as its parent. A
+//! listen stream's span ends with the stream and records
+//! `mcp.subscription.close_reason`. Spans are batched off the request path
+//! and flushed at shutdown. Pointing it at a local collector:
+//!
+//! ```sh
+//! otelcol --config collector.yaml &        # an OTLP receiver on :4318
+//! ACTIX_MCP_OTEL_ENDPOINT=http://127.0.0.1:4318 \
+//!   cargo run --release -p actix-mcp --features otel -- serve
+//! ```
+//!
+//! `tests/otel.rs` starts an OTLP/HTTP receiver, decodes what arrives with
+//! `opentelemetry-proto` and checks names, parents and attributes. The spans
+//! are made by the request actor rather than by an HTTP middleware
+//! (`opentelemetry-instrumentation-actix-web`): an MCP operation is one
+//! JSON-RPC request, which stdio carries too, and a listen stream outlives
+//! the HTTP exchange's handler.
+//!
+//! **Logs.** One INFO line at start (addresses, catalog, versions, backend,
+//! auth, TLS, metrics); requests at DEBUG; cancellations and client
+//! disconnects at DEBUG; requests slower than `log.slow_ms` (1 s) at INFO with
+//! method, duration and outcome. Never a token, never an argument value.
