@@ -125,27 +125,6 @@ impl ClientRequest {
         Some((request, keys))
     }
 
-    /// Whether this revision defines `method` as a client request.
-    pub fn is_known_method(method: &str) -> bool {
-        use self::method as m;
-        matches!(
-            method,
-            m::DISCOVER
-                | m::TOOLS_LIST
-                | m::TOOLS_CALL
-                | m::RESOURCES_LIST
-                | m::RESOURCES_TEMPLATES_LIST
-                | m::RESOURCES_READ
-                | m::PROMPTS_LIST
-                | m::PROMPTS_GET
-                | m::COMPLETION_COMPLETE
-                | m::SUBSCRIPTIONS_LISTEN
-                | tasks::GET
-                | tasks::UPDATE
-                | tasks::CANCEL
-        )
-    }
-
     /// The method name.
     pub fn method(&self) -> &'static str {
         use self::method as m;
@@ -176,19 +155,6 @@ impl ClientRequest {
             ClientRequest::UpdateTask(p) => Some(&p.task_id),
             _ => None,
         }
-    }
-
-    /// Whether `method` requires an `Mcp-Name` header.
-    pub fn method_needs_name(method: &str) -> bool {
-        matches!(
-            method,
-            method::TOOLS_CALL
-                | method::PROMPTS_GET
-                | method::RESOURCES_READ
-                | tasks::GET
-                | tasks::UPDATE
-                | tasks::CANCEL
-        )
     }
 }
 
@@ -300,7 +266,6 @@ mod tests {
     fn removed_and_unknown_methods_are_not_found() {
         for m in ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "x/y"] {
             assert!(matches!(ClientRequest::from_parts(m, None), Err(ProtocolError::MethodNotFound(_))), "{m}");
-            assert!(!ClientRequest::is_known_method(m));
         }
     }
 
