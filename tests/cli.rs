@@ -8,6 +8,13 @@ use serde_json::json;
 #[actix_rt::test]
 async fn serve_prints_the_bound_address_and_serves_until_terminated() {
     let served = HttpChild::spawn(&["--catalog", "everything", "--log-format", "json"]).await;
+    // Under --log-format json every line is JSON, the address line too.
+    for line in served.early_lines() {
+        assert!(serde_json::from_str::<serde_json::Value>(line).is_ok(), "not JSON: {line}");
+    }
+    let address: serde_json::Value = serde_json::from_str(&served.address_line).expect("the address line is JSON");
+    assert_eq!(address["msg"], format!("listening on {}", served.url));
+    assert_eq!((address["level"].as_str(), address["url"].as_str()), (Some("INFO"), Some(served.url.as_str())));
     let (mut child, url) = (served.child, served.url);
     assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
     let r = post(&url, &request(json!(1), "server/discover", json!({}))).await;
@@ -157,4 +164,24 @@ async fn sigterm_under_256_connections_answers_everything() {
     }
     let status = tokio::time::timeout(std::time::Duration::from_secs(20), child.wait()).await.expect("exits").unwrap();
     assert!(status.success(), "{status:?}");
+}
+
+/// The `fs` catalog says at start, in one line, what it exposes: the
+/// absolute directory (with the default `root = "."`, the one the process
+/// started in) and what is left out.
+#[actix_rt::test]
+async fn the_fs_catalog_names_what_it_exposes_at_start() {
+    let mut served = HttpChild::spawn(&[]).await;
+    let line = served.stderr_until("serving every file under a directory").await;
+    let cwd = std::env::current_dir().unwrap().canonicalize().unwrap();
+    assert!(line.contains("(the directory the process started in)"), "{line}");
+    assert!(line.contains(&format!("root: {}", cwd.display())), "{line}");
+    assert!(line.contains("exclude: **/.git/**"), "{line}");
+    drop(served);
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut served = HttpChild::spawn(&["--root", root.to_str().unwrap()]).await;
+    let line = served.stderr_until("serving every file under a directory").await;
+    assert!(!line.contains("started in") && line.contains(&format!("root: {}", root.display())), "{line}");
 }

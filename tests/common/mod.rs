@@ -359,6 +359,8 @@ pub struct HttpChild {
     pub url: String,
     pub stderr: Lines<BufReader<ChildStderr>>,
     early: Vec<String>,
+    /// The line that named the address, as printed.
+    pub address_line: String,
 }
 
 impl HttpChild {
@@ -388,18 +390,29 @@ impl HttpChild {
         // before the server listens).
         let mut early = Vec::new();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        let url = loop {
+        let (url, address_line) = loop {
             let line = tokio::time::timeout_at(deadline, stderr.next_line())
                 .await
                 .expect("the address line within 10 s")
                 .unwrap()
                 .expect("stderr open");
-            match line.strip_prefix("listening on ") {
-                Some(url) => break url.to_string(),
+            // Plain, or a JSON record under `--log-format json`.
+            let json_url = || {
+                let record: Value = serde_json::from_str(&line).ok()?;
+                let listening = record["msg"].as_str()?.starts_with("listening on ");
+                listening.then(|| record["url"].as_str().map(str::to_owned)).flatten()
+            };
+            match line.strip_prefix("listening on ").map(str::to_owned).or_else(json_url) {
+                Some(url) => break (url, line),
                 None => early.push(line),
             }
         };
-        HttpChild { child, url, stderr, early }
+        HttpChild { child, url, stderr, early, address_line }
+    }
+
+    /// The stderr lines read before the address line.
+    pub fn early_lines(&self) -> &[String] {
+        &self.early
     }
 
     /// Reads stderr until a line contains `needle` (fails after 10 s),

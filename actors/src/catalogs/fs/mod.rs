@@ -163,7 +163,13 @@ pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
             Ok(path) => resource_for(&s, &path).map(Ok),
         }
     }));
-    info!(log, "serving a directory"; "root" => %shared.jail.root().display(), "files" => found.files.len());
+    // One line says what is exposed: the absolute directory (with the
+    // default `root = "."`, the one the process started in) and what is
+    // left out of it.
+    let started_in = if config.root == "." { " (the directory the process started in)" } else { "" };
+    info!(log, "serving every file under a directory, read-only{}", started_in;
+        "root" => %shared.jail.root().display(), "include" => config.include.join(" "),
+        "exclude" => config.exclude.join(" "), "files" => found.files.len());
     if config.watch {
         watch::start(shared.clone(), Arc::downgrade(&catalog), found.dirs, log.clone())?;
     }

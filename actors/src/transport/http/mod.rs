@@ -118,8 +118,24 @@ pub fn bind(server: McpServer) -> std::io::Result<(actix_web::dev::Server, Vec<S
     Ok((builder.run(), addrs))
 }
 
+/// Prints `WHAT URL` on stderr in one write, so that it cannot interleave
+/// with log output; under `log.format = "json"` as a JSON record like the
+/// log's (`{"msg":"listening on http://…","url":"http://…","level":"INFO"}`),
+/// so that every line a log collector reads is JSON.
+fn announce(server: &McpServer, what: &str, url: &str) {
+    let line = if server.config().log.format == "json" {
+        let record = serde_json::json!({"msg": format!("{what} {url}"), "url": url, "level": "INFO",
+            "service": server.service().info().name});
+        format!("{record}\n")
+    } else {
+        format!("{what} {url}\n")
+    };
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
+}
+
 /// Serves HTTP until SIGINT or SIGTERM, printing
-/// `listening on http://ADDR/PATH` (`https://` with TLS) on stderr. At the signal every
+/// `listening on http://ADDR/PATH` (`https://` with TLS; a JSON record under
+/// `log.format = "json"`) on stderr. At the signal every
 /// subscription gets its completion result, running requests get
 /// `http.shutdown_timeout_secs` to finish (those still running then answer
 /// -32603 "server shutting down"), then the server stops.
@@ -127,10 +143,8 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
     let path = server.config().http.path.clone();
     let (http, addrs) = bind(server.clone())?;
     for addr in &addrs {
-        // One write, so the line cannot interleave with log output.
         let scheme = if server.config().http.tls.enabled() { "https" } else { "http" };
-        let line = format!("listening on {scheme}://{addr}{path}\n");
-        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
+        announce(&server, "listening on", &format!("{scheme}://{addr}{path}"));
     }
     let c = server.config();
     info!(server.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path,
@@ -142,8 +156,7 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
     if m.enabled && !m.bind.is_empty() {
         let (metrics_http, metrics_addrs) = metrics::separate(server.clone())?;
         for addr in &metrics_addrs {
-            let line = format!("metrics on http://{addr}{}\n", m.path);
-            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
+            announce(&server, "metrics on", &format!("http://{addr}{}", m.path));
         }
         let stop = metrics_http.handle();
         actix_rt::spawn(metrics_http);
