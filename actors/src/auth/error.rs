@@ -37,9 +37,7 @@ impl AuthError {
             AuthError::InsufficientScope(_) => Some("insufficient_scope"),
         }
     }
-}
 
-impl AuthError {
     /// The reason as a bounded label (`missing`, `invalid_token`,
     /// `invalid_request`, `insufficient_scope`, `unavailable`): the
     /// `reason` of `mcp_server_auth_failures_total` and of the log line.

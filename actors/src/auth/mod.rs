@@ -103,7 +103,16 @@ pub(crate) fn unverified_names(token: &str) -> (Option<String>, Option<String>) 
 
 /// Seconds since the Unix epoch (the time scale of `exp`).
 pub fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    since_epoch().as_secs()
+}
+
+/// Seconds since the Unix epoch with their fraction (NumericDates may have one).
+pub(crate) fn now_secs_f64() -> f64 {
+    since_epoch().as_secs_f64()
+}
+
+fn since_epoch() -> std::time::Duration {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use super::introspection::Introspector;
 use super::issuer::{Issuer, Refresh};
 use super::jwt::{check_audience, check_times, identity_of};
 use super::token_cache::TokenCache;
-use super::{bearer_token, now_secs, AuthError, Authenticator};
+use super::{bearer_token, now_secs, now_secs_f64, AuthError, Authenticator};
 use crate::config::{AuthConfig, ConfigError};
 use crate::identity::Identity;
 
@@ -180,10 +180,6 @@ impl OAuthAuthenticator {
     pub fn health(&self) -> Value {
         Value::Array(self.issuers.iter().map(Issuer::health).collect())
     }
-}
-
-fn now_secs_f64() -> f64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
 }
 
 fn describe(kind: &ErrorKind) -> String {

@@ -146,10 +146,8 @@ fn listen(server: &McpServer, admitted: Admitted) -> Result<HttpResponse, HttpEr
         for uri in &filter.resource_subscriptions {
             let scopes = catalog.read_scopes(uri);
             if !scopes.is_empty() {
-                auth.permit(identity, &scopes).map_err(|e| {
-                    auth.report(server.logger(), &e, None, Some(identity));
-                    super::auth::refusal(auth, Some(&admitted.id), &e)
-                })?;
+                auth.permit(identity, &scopes)
+                    .map_err(|e| super::auth::refusal(server, auth, Some(&admitted.id), &e, None, Some(identity)))?;
             }
         }
         expires_in = identity.expires_in();

@@ -23,8 +23,7 @@ pub(super) async fn caller(req: &HttpRequest, server: &McpServer) -> Result<Opti
     let Some(auth) = server.authorizer() else { return Ok(None) };
     auth.authenticate(req.head()).await.map(Some).map_err(|e| {
         let token = crate::auth::bearer_token(req.head()).ok().flatten();
-        auth.report(server.logger(), &e, token, None);
-        refusal(auth, None, &e)
+        refusal(server, auth, None, &e, token, None)
     })
 }
 
@@ -42,15 +41,22 @@ pub(super) fn permit_message(
     if scopes.is_empty() {
         return Ok(());
     }
-    auth.permit(identity, &scopes).map_err(|e| {
-        auth.report(server.logger(), &e, None, Some(identity));
-        refusal(auth, Some(&r.id), &e)
-    })
+    auth.permit(identity, &scopes).map_err(|e| refusal(server, auth, Some(&r.id), &e, None, Some(identity)))
 }
 
-/// The HTTP answer to an authorization refusal (an unreachable issuer's
-/// detail stays in the log).
-pub(super) fn refusal(auth: &Authorizer, id: Option<&RequestId>, e: &AuthError) -> HttpError {
+/// The HTTP answer to an authorization refusal, reported to the operator
+/// first ([`Authorizer::report`]: the presented `token` or the known
+/// `caller` name who was refused; an unreachable issuer's detail stays in
+/// the log).
+pub(super) fn refusal(
+    server: &McpServer,
+    auth: &Authorizer,
+    id: Option<&RequestId>,
+    e: &AuthError,
+    token: Option<&str>,
+    caller: Option<&Identity>,
+) -> HttpError {
+    auth.report(server.logger(), e, token, caller);
     let (status, prefix) = match e {
         AuthError::Missing | AuthError::InvalidToken(_) => (StatusCode::UNAUTHORIZED, "Unauthorized"),
         AuthError::InvalidRequest(_) => (StatusCode::BAD_REQUEST, "Bad request"),
