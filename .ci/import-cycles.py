@@ -3,9 +3,18 @@
 module that imports it back.
 
 Each `.rs` file under the given crate roots is a module. An edge A -> B is a
-path `crate::…` or `super::…` (in a `use` or in code) in A that resolves to
-module B (the longest module path that exists). `mod x;` declarations are
-not edges, and tests at the bottom of a file (`#[cfg(test)]`) are left out.
+path `crate::…`, `super::…` or `self::…` (in a `use`, a `pub use` or in code)
+in A that resolves to module B (the longest module path that exists). `mod x;`
+declarations are not edges, and tests at the bottom of a file (`#[cfg(test)]`)
+are left out.
+
+A name the crate root re-exports (`pub use a::b::C;`) counts as the module
+it comes from when another module names it `crate::C`.
+
+Two graphs are checked: the modules themselves, and the top-level modules
+(every module counted as the top-level module it lies in, the crate root left
+out), so that the crate's top level reads as layers, each importing only
+those below it.
 Usage: import-cycles.py SRC_DIR [SRC_DIR …]   (each the directory of a lib.rs)
 """
 import os
@@ -65,8 +74,25 @@ def expand_use(body):
     return [p for part in parts if part.strip() for p in expand_use(prefix + "::" + part.strip())]
 
 
+def reexports(mods):
+    """Names the crate root re-exports (`pub use a::b::C;` -> C: a::b::C), so
+    that `crate::C` in a module counts as an import of `a::b`."""
+    out = {}
+    root = mods.get(())
+    if root is None:
+        return out
+    for body in re.findall(r"\bpub\s+use\s+([^;]+);", strip(open(root, encoding="utf-8").read())):
+        for p in expand_use(re.sub(r"\s+", "", body)):
+            segs = p.split(" as ")[0].split("::")
+            name = p.split(" as ")[-1].split("::")[-1]
+            if segs[0] not in ("crate", "self", "super") and tuple(segs[:1]) in mods:
+                out[name] = segs
+    return out
+
+
 def edges(mods):
     graph = {m: set() for m in mods}
+    root_names = reexports(mods)
     for mod, path in mods.items():
         text = strip(open(path, encoding="utf-8").read())
         paths = []
@@ -77,6 +103,11 @@ def edges(mods):
             segs = p.split(" as ")[0].split("::")
             if segs[0] == "crate":
                 base, segs = (), segs[1:]
+                if segs and (segs[0],) not in mods and segs[0] in root_names:
+                    segs = root_names[segs[0]] + segs[1:]
+            elif segs[0] == "self":
+                # `self` is this module itself (`a/b.rs` and `a/b/mod.rs` alike).
+                base, segs = mod, segs[1:]
             elif segs[0] == "super":
                 # `super` is the parent module, for `a/b.rs` and `a/b/mod.rs` alike.
                 base = mod
@@ -124,19 +155,40 @@ def cycles(graph):
     return out
 
 
+def top_level(graph):
+    """The graph of top-level modules: A -> B when a module inside A imports
+    one inside B (the crate root, which only declares and re-exports, is left
+    out)."""
+    out = {}
+    for mod, targets in graph.items():
+        if not mod:
+            continue
+        out.setdefault(mod[:1], set())
+        for t in targets:
+            if t and t[:1] != mod[:1]:
+                out[mod[:1]].add(t[:1])
+                out.setdefault(t[:1], set())
+    return out
+
+
+def report(label, graph):
+    """Prints the cycles of one graph; true when there is one."""
+    found = cycles(graph)
+    name = lambda m: "::".join(m) or "crate"
+    print(f"{label}: {len(graph)} modules, {sum(map(len, graph.values()))} imports, {len(found)} cycles")
+    for comp in found:
+        print("  cycle: " + " <-> ".join(sorted(name(m) for m in comp)))
+        for m in sorted(comp):
+            print(f"    {name(m)} -> " + ", ".join(sorted(name(t) for t in graph[m] if t in comp)))
+    return bool(found)
+
+
 def main():
     failed = False
     for root in sys.argv[1:]:
-        mods = modules(root)
-        graph = edges(mods)
-        found = cycles(graph)
-        name = lambda m: "::".join(m) or "crate"
-        print(f"{root}: {len(mods)} modules, {sum(map(len, graph.values()))} imports, {len(found)} cycles")
-        for comp in found:
-            failed = True
-            print("  cycle: " + " <-> ".join(sorted(name(m) for m in comp)))
-            for m in sorted(comp):
-                print(f"    {name(m)} -> " + ", ".join(sorted(name(t) for t in graph[m] if t in comp)))
+        graph = edges(modules(root))
+        failed |= report(root, graph)
+        failed |= report(f"{root} (top level)", top_level(graph))
     sys.exit(1 if failed else 0)
 
 

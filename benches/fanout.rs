@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix::{Actor, Arbiter};
+use actix_mcp::channels::outbound::Outbound;
+use actix_mcp::channels::sink::{ListenerSink, SinkError};
+use actix_mcp::hub::listener::{ListenerActor, ListenerKind, ListenerSpec};
 use actix_mcp::hub::{MemoryBackend, Publish, Stats, SubscriptionHub};
-use actix_mcp::listener::{ListenerActor, ListenerKind, ListenerSpec};
-use actix_mcp::outbound::Outbound;
-use actix_mcp::sink::{ListenerSink, SinkError};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mcp_protocol::subscription::{Event, SubscriptionFilter};
 use mcp_protocol::RequestId;
@@ -46,7 +46,7 @@ fn fanout(c: &mut Criterion) {
         let target = Arc::new(AtomicUsize::new(usize::MAX));
         let done = Arc::new(Notify::new());
         let hub = system.block_on(async {
-            let log = actix_mcp::logging::discard();
+            let log = actix_mcp::telemetry::logging::discard();
             let hub = Arc::new(SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| {
                 SubscriptionHub::new(Box::new(MemoryBackend), 1_000_000, 65_536, log)
             }));
@@ -61,7 +61,7 @@ fn fanout(c: &mut Criterion) {
                     ready: None,
                     expires_in: None,
                 };
-                ListenerActor::start_with(hub.clone(), spec, &actix_mcp::logging::discard());
+                ListenerActor::start_with(hub.clone(), spec, &actix_mcp::telemetry::logging::discard());
             }
             // Every listener registered and acknowledged (the ack is its first push).
             while hub.send(Stats).await.unwrap().listeners < n || pushed.load(Ordering::Acquire) < n {

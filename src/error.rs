@@ -23,6 +23,18 @@ pub struct ErrorProfile {
     pub resource_not_found: ErrorCode,
 }
 
+impl ErrorProfile {
+    /// The codes of the released stateless revision (2026-07-28), also used
+    /// where no version is known.
+    pub const RELEASED: ErrorProfile = ErrorProfile {
+        header_mismatch: ErrorCode::HEADER_MISMATCH,
+        missing_capability: ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        unsupported_version: ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+        client_info_required: false,
+        resource_not_found: ErrorCode::INVALID_PARAMS,
+    };
+}
+
 /// A JSON-RPC error code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -193,7 +205,7 @@ impl ProtocolError {
 
 impl std::fmt::Display for ProtocolError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let data = self.to_error_data(crate::ProtocolVersion::V2026_07_28.profile());
+        let data = self.to_error_data(ErrorProfile::RELEASED);
         f.write_str(&data.message)
     }
 }

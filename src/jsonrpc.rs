@@ -169,32 +169,31 @@ struct Envelope<'a> {
     error: Option<Value>,
 }
 
-/// Decodes one JSON-RPC message from bytes (one stdio line or one POST body).
-pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
+/// The envelope of one message: a batch is refused without trusting its
+/// content (but only if it is JSON), malformed JSON is a parse error, and
+/// JSON of the wrong shape an invalid request.
+fn envelope(bytes: &[u8]) -> Result<Envelope<'_>, ProtocolError> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        // Reject batches without trusting their content, but only if it is JSON.
-        return Err(DecodeError {
-            id: None,
-            error: match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-                Ok(_) => ProtocolError::InvalidRequest(
-                    "batch requests are not supported; send one message per request".into(),
-                ),
-                Err(e) => ProtocolError::Parse(e.to_string()),
-            },
+        return Err(match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+            Ok(_) => {
+                ProtocolError::InvalidRequest("batch requests are not supported; send one message per request".into())
+            }
+            Err(e) => ProtocolError::Parse(e.to_string()),
         });
     }
-    let env: Envelope<'_> = match serde_json::from_slice(bytes) {
-        Ok(env) => env,
-        Err(e) => {
-            let error = if e.is_data() {
-                ProtocolError::InvalidRequest(e.to_string())
-            } else {
-                ProtocolError::Parse(e.to_string())
-            };
-            return Err(DecodeError { id: None, error });
+    serde_json::from_slice(bytes).map_err(|e| {
+        if e.is_data() {
+            ProtocolError::InvalidRequest(e.to_string())
+        } else {
+            ProtocolError::Parse(e.to_string())
         }
-    };
+    })
+}
+
+/// Decodes one JSON-RPC message from bytes (one stdio line or one POST body).
+pub fn decode(bytes: &[u8]) -> Result<Incoming, DecodeError> {
+    let env = envelope(bytes).map_err(|error| DecodeError { id: None, error })?;
     let id = match env.id {
         None => None,
         Some(raw) => Some(RequestId::from_raw(raw).map_err(|error| DecodeError { id: None, error })?),

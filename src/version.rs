@@ -61,13 +61,7 @@ impl ProtocolVersion {
     /// The error-code profile of this version.
     pub const fn profile(self) -> ErrorProfile {
         match self {
-            ProtocolVersion::V2026_07_28 => ErrorProfile {
-                header_mismatch: ErrorCode::HEADER_MISMATCH,
-                missing_capability: ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                unsupported_version: ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-                client_info_required: false,
-                resource_not_found: ErrorCode::INVALID_PARAMS,
-            },
+            ProtocolVersion::V2026_07_28 => ErrorProfile::RELEASED,
             ProtocolVersion::Draft2026V1 => ErrorProfile {
                 header_mismatch: ErrorCode::DRAFT_HEADER_MISMATCH,
                 missing_capability: ErrorCode::DRAFT_MISSING_REQUIRED_CLIENT_CAPABILITY,

@@ -219,6 +219,7 @@ async fn a_failing_key_set_is_not_hammered() {
     let s = serve(config(&[&issuer]), &logs);
     // 300 forged tokens with made-up key ids while the key set answers 503.
     let mut refused = Vec::new();
+    let started = std::time::Instant::now();
     for i in 0..300 {
         let token = issuer.mint_with(claims("mallory"), Some("at+jwt"), &format!("forged-{i}"));
         refused.push(call_as(&s.url, &token).await);
@@ -230,9 +231,12 @@ async fn a_failing_key_set_is_not_hammered() {
     assert_eq!(issuer.requests("metadata"), 1, "discovered once");
     let fetches = issuer.requests("jwks");
     assert!((1..=3).contains(&fetches), "{fetches} key set fetches for 300 tokens");
-    // The operator is told, at warn, rate-limited.
+    // The operator is told, at warn, rate-limited: at most 10 lines in each
+    // second the loop took (however slow the machine), far fewer than 300.
+    let seconds = started.elapsed().as_secs() + 1;
     let warned = logs.with_msg("authorization unavailable");
-    assert!(!warned.is_empty() && warned.len() <= 20, "rate-limited warnings: {}", warned.len());
+    let most = (10 * seconds).min(200) as usize;
+    assert!(!warned.is_empty() && warned.len() <= most, "{} warnings in {seconds} s", warned.len());
     assert_eq!(warned[0].level, slog::Level::Warning);
     // The status page shows the key set's health.
     let status: Value = client().get(s.url.replace("/mcp", "/status.json")).send().await.unwrap().json().await.unwrap();

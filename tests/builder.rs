@@ -2,7 +2,7 @@
 //! setting or item (never a panic), `serverInfo` from the embedding crate,
 //! and what a middleware attaches reaching the handler.
 
-use actix_mcp::extensions::Extensions;
+use actix_mcp::facts::extensions::Extensions;
 use actix_mcp::prelude::*;
 use actix_mcp::test::TestClient;
 use actix_web::{test as web_test, App, HttpMessage};
@@ -56,8 +56,12 @@ async fn refused_items_are_reported_together() {
 fn building_outside_an_actix_system_is_an_error_not_a_panic() {
     let e = McpServer::builder(server_info!()).build().unwrap_err();
     assert!(matches!(e, BuildError::NoSystem), "{e}");
-    let e = McpServer::new(std::sync::Arc::new(Catalog::new()), Config::default(), actix_mcp::logging::discard())
-        .unwrap_err();
+    let e = McpServer::new(
+        std::sync::Arc::new(Catalog::new()),
+        Config::default(),
+        actix_mcp::telemetry::logging::discard(),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("actix system"), "{e}");
 }
 

@@ -6,7 +6,7 @@ mod common;
 use std::sync::Arc;
 
 use actix_mcp::catalog::{Catalog, Tool};
-use actix_mcp::{logging, McpServer};
+use actix_mcp::{telemetry::logging, McpServer};
 use actix_web::{web, App, HttpServer};
 use common::*;
 use mcp_protocol::model::tools::CallToolResult;

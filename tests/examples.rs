@@ -139,7 +139,7 @@ async fn notify_tells_listeners_of_each_tick() {
 
 #[actix_rt::test]
 async fn actors_publish_through_the_notifier_and_hear_through_a_subscription() {
-    use actix_mcp::bridge::HubEvent;
+    use actix_mcp::hub::bridge::HubEvent;
     use actix_mcp::hub::Publish;
     use actix_mcp::protocol::subscription::Event;
     let server = actor_bridge::server().build().unwrap();

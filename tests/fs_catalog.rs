@@ -56,7 +56,7 @@ fn url_of(p: &std::path::Path) -> String {
 
 fn start(dir: &TempDir) -> TestServer {
     let config = FsConfig { root: dir.0.display().to_string(), max_file_bytes: 4096, ..FsConfig::default() };
-    let catalog = actix_mcp::catalogs::fs::build(&config, &actix_mcp::logging::discard()).unwrap();
+    let catalog = actix_mcp::catalogs::fs::build(&config, &actix_mcp::telemetry::logging::discard()).unwrap();
     TestServer::start(catalog, test_config())
 }
 

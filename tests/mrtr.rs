@@ -346,7 +346,7 @@ async fn an_expired_state_is_refused_before_the_handler_runs() {
     let runs = Arc::new(AtomicUsize::new(0));
     let mut cfg = config_with_key();
     cfg.mrtr.state_ttl_ms = 60_000;
-    let clock = actix_mcp::clock::ManualClock::at(1_700_000_000_000);
+    let clock = actix_mcp::facts::clock::ManualClock::at(1_700_000_000_000);
     let srv = TestServer::start_with_clock(counting_catalog(runs.clone()), cfg, Arc::new(clock.clone()));
     let round_two = |id: i64, state: Value| {
         call(

@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use actix_mcp::clock::ManualClock;
+use actix_mcp::facts::clock::ManualClock;
 use actix_mcp::prelude::*;
 use common::*;
 use serde_json::{json, Value};

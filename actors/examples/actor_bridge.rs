@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use actix::prelude::*;
-use actix_mcp::bridge::HubEvent;
+use actix_mcp::hub::bridge::HubEvent;
 use actix_mcp::hub::Publish;
 use actix_mcp::prelude::*;
 use actix_mcp::protocol::subscription::{Event, SubscriptionFilter};

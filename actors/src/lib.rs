@@ -64,33 +64,37 @@
 //! ```
 //!
 //! # Layout of this crate
-//! From the edge inwards:
+//! The top-level modules are layers; each imports only those below it (CI
+//! checks it), from the top down:
+//! - [`builder`]: [`McpServerBuilder`](builder::McpServerBuilder), the
+//!   embedding API, and the runner the binary uses.
 //! - [`transport`]: Streamable HTTP ([`transport::http`]: `configure`,
 //!   `bind`, `serve`; `HttpError`), its SSE wire format
 //!   ([`transport::sse`]), and stdio ([`transport::stdio`]: a connection
 //!   actor per stream). Only these files name actix-web or stdin/stdout,
 //!   besides [`auth`], whose authenticators read an HTTP request head.
-//! - [`intake`]: the one dispatcher: each incoming message becomes a
-//!   [`intake::Route`], and the era is decided there.
 //! - [`server`]: [`McpServer`], the service, the hub and the sessions, with
 //!   the entry points that start the actors of a route. It names no transport.
-//! - [`request`]: the per-request actor; [`era`]: the era it serves in;
-//!   [`context`]: what a handler sees of its request; [`outbound`]: a
-//!   request's channel back to its transport.
-//! - [`service`]: request semantics over the catalog, one file per method
-//!   family, and the `requestState` sealer.
-//! - [`hub`], [`relay`], [`listener`], [`sink`]: the subscription hub, its
-//!   delivery arm on each thread, the listener actors and where they write;
-//!   [`redis_backend`] carries hub events between instances.
-//! - [`legacy`]: sessions of clients that open with `initialize` (dual-era),
-//!   as actors.
-//! - [`msg`]: control messages several actors share.
+//! - `pipeline` (internal): from a parsed message to its answer — the
+//!   intake (the one dispatcher: the era is decided there), legacy
+//!   sessions, the request actor (one per call) and the service (request
+//!   semantics over the catalog, one file per method family).
+//! - [`tasks`]: the Tasks extension — task records, their stores and actors.
+//! - [`auth`]: authorization — authenticators, scope policy,
+//!   protected-resource metadata.
+//! - [`hub`]: the subscription hub, its delivery arm on each thread, the
+//!   listener actors, the bridge to your own actors, and Redis between
+//!   instances.
 //! - [`catalog`]: the handler API (tools, resources, templates, prompts,
-//!   completions); [`catalogs`]: the built-in catalogs (`fs`, `everything`).
-//! - [`auth`]: authorization of HTTP requests — authenticators, scope
-//!   policy, protected-resource metadata.
-//! - [`config`], [`logging`], [`cli`]: typed configuration, the slog root
-//!   logger, the command line; [`clock`]: where token expiry reads time.
+//!   completions), the [`RequestContext`] a handler sees and the
+//!   [`HandlerError`] it returns; [`catalogs`]: the built-in catalogs (`fs`,
+//!   `everything`).
+//! - [`channels`]: a request's outbound channel, the control messages
+//!   several actors share, and the sink a listener writes to.
+//! - [`facts`]: what a request is served with besides its message — the
+//!   caller's identity, its headers, middleware extensions — and the clock.
+//! - [`telemetry`]: metrics, spans, the status page and the slog root
+//!   logger; [`config`]: typed configuration and the command line.
 //!
 //! Dependencies point down only: transports → actors → `mcp_protocol`, and
 //! no module imports, directly or through others, a module that imports it
@@ -98,63 +102,27 @@
 
 pub mod _guide;
 pub mod auth;
-pub mod bridge;
-pub mod build_error;
 pub mod builder;
 pub mod catalog;
 pub mod catalogs;
-pub mod clock;
+pub mod channels;
 pub mod config;
-pub mod context;
-pub mod error;
-pub mod extensions;
 pub mod facts;
 pub mod hub;
-pub mod identity;
-pub mod logging;
+#[doc(hidden)]
+pub mod pipeline;
 pub mod prelude;
-pub mod request_headers;
-pub mod runner;
 pub mod server;
 pub mod tasks;
 pub mod telemetry;
 pub mod test;
-pub mod trace_scope;
 pub mod transport;
-
-// The machinery under the embedding API: public for the binary, the
-// project's tests and benches, not for applications.
-#[doc(hidden)]
-pub mod cli;
-#[doc(hidden)]
-pub mod era;
-#[doc(hidden)]
-pub mod intake;
-#[doc(hidden)]
-pub mod legacy;
-#[doc(hidden)]
-pub mod listener;
-#[doc(hidden)]
-pub mod msg;
-#[doc(hidden)]
-pub mod outbound;
-#[doc(hidden)]
-pub mod redis_backend;
-mod redis_subscription;
-#[doc(hidden)]
-pub mod relay;
-#[doc(hidden)]
-pub mod request;
-#[doc(hidden)]
-pub mod service;
-#[doc(hidden)]
-pub mod sink;
 
 pub use mcp_protocol as protocol;
 pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use context::RequestContext;
-pub use error::HandlerError;
+pub use catalog::context::RequestContext;
+pub use catalog::error::HandlerError;
 pub use server::McpServer;

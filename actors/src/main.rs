@@ -15,9 +15,9 @@ static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[export_name = "_rjem_malloc_conf"]
 pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
 
-use actix_mcp::cli::{Cli, Command};
+use actix_mcp::builder::runner::{self, Transport};
+use actix_mcp::config::cli::{Cli, Command};
 use actix_mcp::config::Config;
-use actix_mcp::runner::{self, Transport};
 use actix_mcp::{catalogs, McpServer};
 use clap::Parser;
 

@@ -7,16 +7,16 @@
 //! `derive`) and `schemars` 1 for those derives to expand; use the versions
 //! re-exported as `actix_mcp::serde` and `actix_mcp::schemars`.
 
-pub use crate::build_error::BuildError;
 pub use crate::builder::McpServerBuilder;
+pub use crate::catalog::context::RequestContext;
+pub use crate::catalog::error::HandlerError;
 pub use crate::catalog::{
     Catalog, IntoToolOutcome, Json, NoArgs, Prompt, PromptArgs, Resource, ResourceBody, ResourceTemplate, TaskSupport,
     TemplateVars, Tool,
 };
 pub use crate::config::Config;
-pub use crate::context::RequestContext;
-pub use crate::error::HandlerError;
-pub use crate::identity::Identity;
+pub use crate::facts::identity::Identity;
+pub use crate::server::build_error::BuildError;
 pub use crate::server::McpServer;
 pub use crate::server_info;
 pub use crate::transport::http::serve as serve_http;

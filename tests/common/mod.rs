@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use actix_mcp::catalog::Catalog;
 use actix_mcp::config::Config;
-use actix_mcp::{logging, McpServer};
+use actix_mcp::{telemetry::logging, McpServer};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
@@ -70,7 +70,11 @@ impl TestServer {
     }
 
     /// A server whose `requestState` expiry reads `clock`.
-    pub fn start_with_clock(catalog: Arc<Catalog>, config: Config, clock: Arc<dyn actix_mcp::clock::Clock>) -> Self {
+    pub fn start_with_clock(
+        catalog: Arc<Catalog>,
+        config: Config,
+        clock: Arc<dyn actix_mcp::facts::clock::Clock>,
+    ) -> Self {
         let backend = Box::new(actix_mcp::hub::MemoryBackend);
         Self::serve(
             McpServer::assemble(catalog, config, logging::discard(), backend, clock).expect("a valid test server"),

@@ -26,7 +26,7 @@
 //!   (ends early, with an error, when the request is cancelled),
 //!   `is_cancelled`/`cancellation`, input from the client (below), `catalog()`
 //!   to change the catalog, `headers()` (HTTP), `extension::<T>()` (values a
-//!   middleware attached through `actix_mcp::extensions::Extensions`) and
+//!   middleware attached through `actix_mcp::facts::extensions::Extensions`) and
 //!   `identity()`.
 //! - **Registration** returns `Result`: `add_*` refuses a taken or invalid name
 //!   (tool names: 1–128 of `A-Z a-z 0-9 _ - .`, as the specification says);

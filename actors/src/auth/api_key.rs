@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::{bearer_token, AuthError, Authenticator};
 use crate::config::{ApiKeyConfig, ConfigError};
-use crate::identity::Identity;
+use crate::facts::identity::Identity;
 
 /// Accepts the configured keys.
 pub struct ApiKeyAuthenticator {

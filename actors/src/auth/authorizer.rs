@@ -12,8 +12,8 @@ use slog::{info, warn, Logger};
 use super::{ApiKeyAuthenticator, AuthError, Authenticator, OAuthAuthenticator, ProtectedResource, ScopePolicy};
 use crate::catalog::Catalog;
 use crate::config::{Config, ConfigError};
-use crate::identity::Identity;
-use crate::logging::RateLimit;
+use crate::facts::identity::Identity;
+use crate::telemetry::logging::RateLimit;
 
 /// Authorization as a server applies it.
 #[derive(Clone)]

@@ -9,7 +9,7 @@
 use serde_json::{Map, Value};
 
 use super::AuthError;
-use crate::identity::Identity;
+use crate::facts::identity::Identity;
 
 /// Whether `aud` (a string or a list of strings) names `resource`.
 pub(super) fn audience_matches(aud: Option<&Value>, resource: &url::Url) -> bool {

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use actix_web::dev::RequestHead;
 use futures::future::LocalBoxFuture;
 
-use crate::identity::Identity;
+use crate::facts::identity::Identity;
 
 /// Turns a request head into the caller's [`Identity`], or says why not.
 /// The server's built-ins are [`OAuthAuthenticator`] (`auth.mode = "oauth"`)

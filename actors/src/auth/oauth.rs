@@ -24,7 +24,7 @@ use super::jwt::{check_audience, check_times, identity_of};
 use super::token_cache::TokenCache;
 use super::{bearer_token, now_secs, now_secs_f64, AuthError, Authenticator};
 use crate::config::{AuthConfig, ConfigError};
-use crate::identity::Identity;
+use crate::facts::identity::Identity;
 
 /// Validates bearer tokens issued for this server.
 pub struct OAuthAuthenticator {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, Mutex};
 
-use crate::identity::Identity;
+use crate::facts::identity::Identity;
 
 /// Tokens already validated.
 #[derive(Debug)]

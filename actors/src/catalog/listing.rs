@@ -5,8 +5,11 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 
 use mcp_protocol::model::CacheHints;
+use mcp_protocol::model::{prompts, resources, tools};
 use mcp_protocol::pagination::{decode_cursor, encode_cursor, Page};
 use mcp_protocol::ProtocolError;
+
+use super::Catalog;
 
 /// A page of listed definitions and the caching hints of the items in it.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,4 +53,79 @@ pub(super) fn page_of<T, D: Clone>(
         last_key = Some(key);
     }
     Ok(Listing { page: Page { items, next_cursor }, cache: hints })
+}
+
+impl Catalog {
+    /// A page of listed tools.
+    pub fn list_tools(&self, cursor: Option<&str>, page_size: usize) -> Result<Listing<tools::Tool>, ProtocolError> {
+        self.list_tools_for(cursor, page_size, &|_| true)
+    }
+
+    /// A page of the listed tools whose scopes pass `visible` (the
+    /// caller's token grants them).
+    pub fn list_tools_for(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        visible: &dyn Fn(&[String]) -> bool,
+    ) -> Result<Listing<tools::Tool>, ProtocolError> {
+        page_of(&self.read().tools, cursor, page_size, |t| t.listed && visible(&t.scopes), |t| &t.def, |t| t.cache)
+    }
+
+    /// A page of listed resources.
+    pub fn list_resources(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<Listing<resources::Resource>, ProtocolError> {
+        self.list_resources_for(cursor, page_size, &|_| true)
+    }
+
+    /// A page of the listed resources whose scopes pass `visible`.
+    pub fn list_resources_for(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        visible: &dyn Fn(&[String]) -> bool,
+    ) -> Result<Listing<resources::Resource>, ProtocolError> {
+        page_of(&self.read().resources, cursor, page_size, |r| r.listed && visible(&r.scopes), |r| &r.def, |r| r.cache)
+    }
+
+    /// A page of resource templates.
+    pub fn list_templates(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<Listing<resources::ResourceTemplate>, ProtocolError> {
+        self.list_templates_for(cursor, page_size, &|_| true)
+    }
+
+    /// A page of the resource templates whose scopes pass `visible`.
+    pub fn list_templates_for(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        visible: &dyn Fn(&[String]) -> bool,
+    ) -> Result<Listing<resources::ResourceTemplate>, ProtocolError> {
+        page_of(&self.read().templates, cursor, page_size, |t| visible(&t.scopes), |t| &t.def, |t| t.cache)
+    }
+
+    /// A page of listed prompts.
+    pub fn list_prompts(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<Listing<prompts::Prompt>, ProtocolError> {
+        self.list_prompts_for(cursor, page_size, &|_| true)
+    }
+
+    /// A page of the listed prompts whose scopes pass `visible`.
+    pub fn list_prompts_for(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        visible: &dyn Fn(&[String]) -> bool,
+    ) -> Result<Listing<prompts::Prompt>, ProtocolError> {
+        page_of(&self.read().prompts, cursor, page_size, |p| p.listed && visible(&p.scopes), |p| &p.def, |_| None)
+    }
 }

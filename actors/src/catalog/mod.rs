@@ -17,12 +17,16 @@
 
 mod arguments;
 mod body;
+pub mod context;
+pub mod error;
 mod header_params;
 mod listing;
+mod names;
 mod no_args;
 mod outcome;
 mod prompt;
 mod resource;
+mod scopes;
 mod state;
 mod template;
 mod tool;
@@ -32,8 +36,8 @@ use std::sync::{Arc, RwLock};
 
 pub use body::ResourceBody;
 pub use header_params::HeaderParam;
-use listing::page_of;
 pub use listing::Listing;
+use names::{check_name, check_tool, check_uri};
 pub use no_args::NoArgs;
 pub use outcome::{IntoToolOutcome, Json};
 pub use prompt::{Completer, Prompt, PromptArgs};
@@ -41,14 +45,12 @@ pub use resource::Resource;
 pub use template::{ResourceTemplate, TemplateVars, UriPattern};
 pub use tool::{HandlerFuture, TaskSupport, Tool};
 
-use mcp_protocol::model::{prompts, resources, tools};
 use mcp_protocol::subscription::Event;
-use mcp_protocol::ProtocolError;
 
 /// Resolves a URI that is neither a listed resource nor a template match:
 /// `None` (not found), or the resource, or why it is refused.
 pub type ResourceResolver =
-    std::sync::Arc<dyn Fn(&str) -> Option<Result<Resource, crate::error::HandlerError>> + Send + Sync>;
+    std::sync::Arc<dyn Fn(&str) -> Option<Result<Resource, crate::catalog::error::HandlerError>> + Send + Sync>;
 
 /// A function told of every catalog event and, for changes observed from an
 /// external source, the observation key (see [`Catalog::watch`]).
@@ -257,17 +259,6 @@ impl Catalog {
         old
     }
 
-    fn note_scopes(&self, scopes: &[String]) {
-        if !scopes.is_empty() {
-            self.scoped.store(true, std::sync::atomic::Ordering::Release);
-        }
-    }
-
-    /// Whether any item asks for scopes (`with_scopes`).
-    pub fn has_scoped_items(&self) -> bool {
-        self.scoped.load(std::sync::atomic::Ordering::Acquire)
-    }
-
     /// Looks up a tool (listed or not).
     pub fn tool(&self, name: &str) -> Option<Arc<Tool>> {
         self.read().tools.get(name).cloned()
@@ -299,7 +290,7 @@ impl Catalog {
     }
 
     /// Asks the resolver about `uri` (see [`ResourceResolver`]).
-    pub fn resolve(&self, uri: &str) -> Option<Result<Resource, crate::error::HandlerError>> {
+    pub fn resolve(&self, uri: &str) -> Option<Result<Resource, crate::catalog::error::HandlerError>> {
         let resolver = self.resolver.read().unwrap_or_else(|p| p.into_inner()).clone();
         resolver.and_then(|r| r(uri))
     }
@@ -425,235 +416,7 @@ impl Catalog {
     pub fn prompt(&self, name: &str) -> Option<Arc<Prompt>> {
         self.read().prompts.get(name).cloned()
     }
-
-    /// A page of listed tools.
-    pub fn list_tools(&self, cursor: Option<&str>, page_size: usize) -> Result<Listing<tools::Tool>, ProtocolError> {
-        self.list_tools_for(cursor, page_size, &|_| true)
-    }
-
-    /// A page of the listed tools whose scopes pass `visible` (the
-    /// caller's token grants them).
-    pub fn list_tools_for(
-        &self,
-        cursor: Option<&str>,
-        page_size: usize,
-        visible: &dyn Fn(&[String]) -> bool,
-    ) -> Result<Listing<tools::Tool>, ProtocolError> {
-        page_of(&self.read().tools, cursor, page_size, |t| t.listed && visible(&t.scopes), |t| &t.def, |t| t.cache)
-    }
-
-    /// A page of listed resources.
-    pub fn list_resources(
-        &self,
-        cursor: Option<&str>,
-        page_size: usize,
-    ) -> Result<Listing<resources::Resource>, ProtocolError> {
-        self.list_resources_for(cursor, page_size, &|_| true)
-    }
-
-    /// A page of the listed resources whose scopes pass `visible`.
-    pub fn list_resources_for(
-        &self,
-        cursor: Option<&str>,
-        page_size: usize,
-        visible: &dyn Fn(&[String]) -> bool,
-    ) -> Result<Listing<resources::Resource>, ProtocolError> {
-        page_of(&self.read().resources, cursor, page_size, |r| r.listed && visible(&r.scopes), |r| &r.def, |r| r.cache)
-    }
-
-    /// A page of resource templates.
-    pub fn list_templates(
-        &self,
-        cursor: Option<&str>,
-        page_size: usize,
-    ) -> Result<Listing<resources::ResourceTemplate>, ProtocolError> {
-        self.list_templates_for(cursor, page_size, &|_| true)
-    }
-
-    /// A page of the resource templates whose scopes pass `visible`.
-    pub fn list_templates_for(
-        &self,
-        cursor: Option<&str>,
-        page_size: usize,
-        visible: &dyn Fn(&[String]) -> bool,
-    ) -> Result<Listing<resources::ResourceTemplate>, ProtocolError> {
-        page_of(&self.read().templates, cursor, page_size, |t| visible(&t.scopes), |t| &t.def, |t| t.cache)
-    }
-
-    /// A page of listed prompts.
-    pub fn list_prompts(
-        &self,
-        cursor: Option<&str>,
-        page_size: usize,
-    ) -> Result<Listing<prompts::Prompt>, ProtocolError> {
-        self.list_prompts_for(cursor, page_size, &|_| true)
-    }
-
-    /// A page of the listed prompts whose scopes pass `visible`.
-    pub fn list_prompts_for(
-        &self,
-        cursor: Option<&str>,
-        page_size: usize,
-        visible: &dyn Fn(&[String]) -> bool,
-    ) -> Result<Listing<prompts::Prompt>, ProtocolError> {
-        page_of(&self.read().prompts, cursor, page_size, |p| p.listed && visible(&p.scopes), |p| &p.def, |_| None)
-    }
-
-    /// Every scope some item asks for (`with_scopes`), for the
-    /// protected-resource metadata.
-    pub fn scopes_in_use(&self) -> std::collections::BTreeSet<String> {
-        let s = self.read();
-        let tools = s.tools.values().flat_map(|t| t.scopes.iter());
-        let resources = s.resources.values().flat_map(|r| r.scopes.iter());
-        let templates = s.templates.values().flat_map(|t| t.scopes.iter());
-        let prompts = s.prompts.values().flat_map(|p| p.scopes.iter());
-        tools.chain(resources).chain(templates).chain(prompts).cloned().collect()
-    }
-
-    /// The scopes of the item a request uses: the tool of `tools/call`,
-    /// the prompt of `prompts/get`, the resource (or the template matching
-    /// its URI) of `resources/read` and `resources/subscribe`. Empty for
-    /// other methods and for unknown items (they fail on their own).
-    pub fn scopes_for(&self, method: &str, params: Option<&mcp_protocol::RawObject>) -> Vec<String> {
-        if !self.has_scoped_items() {
-            return Vec::new();
-        }
-        let params = params.map(mcp_protocol::RawObject::to_map);
-        let field = |k: &str| params.as_ref().and_then(|p| p.get(k)).and_then(serde_json::Value::as_str);
-        match method {
-            "tools/call" => field("name").and_then(|n| self.tool(n)).map(|t| t.scopes.clone()).unwrap_or_default(),
-            "prompts/get" => field("name").and_then(|n| self.prompt(n)).map(|p| p.scopes.clone()).unwrap_or_default(),
-            "resources/read" | "resources/subscribe" => field("uri").map(|u| self.read_scopes(u)).unwrap_or_default(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The scopes needed to read `uri`: its resource's, or those of the
-    /// template matching it.
-    pub fn read_scopes(&self, uri: &str) -> Vec<String> {
-        let s = self.read();
-        match s.resources.get(uri) {
-            Some(r) => r.scopes.clone(),
-            None => s
-                .templates
-                .values()
-                .find(|t| t.pattern.matches(uri).is_some())
-                .map(|t| t.scopes.clone())
-                .unwrap_or_default(),
-        }
-    }
-}
-
-/// The specification's rule for tool names (and ours for prompt names):
-/// 1 to 128 characters from `A-Z a-z 0-9 _ - .`.
-fn check_name(kind: &str, name: &str) -> Result<(), CatalogError> {
-    let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
-    if name.is_empty() || name.len() > 128 || !name.chars().all(ok_char) {
-        return Err(CatalogError(format!(
-            "{kind} name {name:?}: 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'"
-        )));
-    }
-    Ok(())
-}
-
-fn check_tool(tool: &Tool) -> Result<(), CatalogError> {
-    check_name("tool", tool.name())?;
-    if let Err(e) = &tool.header_params {
-        return Err(CatalogError(format!("tool {}: {e}", tool.name())));
-    }
-    Ok(())
-}
-
-fn check_uri(uri: &str) -> Result<(), CatalogError> {
-    if uri.is_empty() || uri.chars().any(char::is_whitespace) {
-        return Err(CatalogError(format!("resource URI {uri:?}: not empty, no whitespace")));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use mcp_protocol::model::tools::CallToolResult;
-    use mcp_protocol::model::CacheHints;
-    use serde_json::json;
-
-    fn tool(name: &str) -> Tool {
-        Tool::raw(name, "d", json!({"type": "object"}), |_, _| async { Ok(CallToolResult::text("x")) })
-    }
-
-    #[test]
-    fn lists_in_name_order_with_stable_cursors() {
-        let c = Catalog::new();
-        for n in ["c", "a", "e", "b", "d"] {
-            c.add_tool(tool(n)).unwrap();
-        }
-        c.add_tool(tool("hidden").unlisted()).unwrap();
-        let p1 = c.list_tools(None, 2).unwrap().page;
-        assert_eq!(p1.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
-        // an item removed before the next page does not shift it
-        c.remove_tool("a");
-        let p2 = c.list_tools(p1.next_cursor.as_deref(), 2).unwrap().page;
-        assert_eq!(p2.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["c", "d"]);
-        let p3 = c.list_tools(p2.next_cursor.as_deref(), 2).unwrap().page;
-        assert_eq!(p3.items.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["e"]);
-        assert!(p3.next_cursor.is_none());
-        assert!(c.tool("hidden").is_some());
-        assert!(c.list_tools(Some("garbage!"), 2).is_err());
-    }
-
-    #[test]
-    fn listed_changes_are_published() {
-        let c = Catalog::new();
-        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let s2 = seen.clone();
-        c.watch(move |e, _key| s2.lock().unwrap().push(e.clone()));
-        c.add_tool(tool("a")).unwrap();
-        c.add_tool(tool("hidden").unlisted()).unwrap();
-        c.remove_tool("hidden");
-        c.remove_tool("a");
-        c.remove_tool("a");
-        c.notify_resource_updated("x://1");
-        assert_eq!(
-            *seen.lock().unwrap(),
-            vec![Event::ToolsListChanged, Event::ToolsListChanged, Event::ResourceUpdated { uri: "x://1".into() }]
-        );
-    }
-
-    #[test]
-    fn refuses_invalid_header_annotations() {
-        let bad = Tool::raw(
-            "t",
-            "d",
-            json!({"type": "object", "properties": {"x": {"type": "number", "x-mcp-header": "X"}}}),
-            |_, _| async { Ok(CallToolResult::text("x")) },
-        );
-        assert!(Catalog::new().add_tool(bad).is_err());
-    }
-
-    #[test]
-    fn adding_refuses_a_taken_name_or_a_bad_one_and_replacing_is_explicit() {
-        let c = Catalog::new();
-        c.add_tool(tool("a")).unwrap();
-        assert!(c.add_tool(tool("a")).unwrap_err().0.contains("already there"));
-        assert!(c.replace_tool(tool("a")).unwrap().is_some(), "replace returns the old tool");
-        for bad in ["", "has space", "comma,", &"x".repeat(129)] {
-            assert!(c.add_tool(tool(bad)).is_err(), "{bad:?}");
-        }
-        assert!(c.add_tool(tool(&"x".repeat(128))).is_ok());
-        c.add_resource(Resource::text("x://1", "one", "text/plain", "1")).unwrap();
-        assert!(c.add_resource(Resource::text("x://1", "again", "text/plain", "1")).is_err());
-        assert!(c.add_resource(Resource::text("", "empty", "text/plain", "1")).is_err());
-        assert!(c.replace_resource(Resource::text("x://1", "again", "text/plain", "1")).unwrap().is_some());
-    }
-
-    #[test]
-    fn page_hints_take_shortest_ttl_and_private_scope() {
-        use mcp_protocol::model::CacheScope;
-        let c = Catalog::new();
-        c.add_tool(tool("a").with_cache(CacheHints::new(1000, CacheScope::Public))).unwrap();
-        c.add_tool(tool("b").with_cache(CacheHints::new(10, CacheScope::Private))).unwrap();
-        let l = c.list_tools(None, 10).unwrap();
-        assert_eq!(l.cache, Some(CacheHints::new(10, CacheScope::Private)));
-    }
-}
+mod tests;

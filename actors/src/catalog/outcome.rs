@@ -20,7 +20,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::HandlerError;
+use crate::catalog::error::HandlerError;
 
 /// A handler's return value, made into a `tools/call` outcome.
 pub trait IntoToolOutcome {

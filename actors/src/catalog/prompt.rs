@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 
 use super::outcome::object_schema;
 use super::tool::HandlerFuture;
-use crate::context::RequestContext;
-use crate::error::HandlerError;
+use crate::catalog::context::RequestContext;
+use crate::catalog::error::HandlerError;
 
 /// Completes an argument: `(argument name, partial value, resolved context
 /// arguments) -> candidates`. The server caps the answer at 100 values.

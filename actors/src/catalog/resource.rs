@@ -11,8 +11,8 @@ use mcp_protocol::model::result::CacheHints;
 
 use super::body::ResourceBody;
 use super::tool::HandlerFuture;
-use crate::context::RequestContext;
-use crate::error::HandlerError;
+use crate::catalog::context::RequestContext;
+use crate::catalog::error::HandlerError;
 
 type ReadFn = dyn Fn(String, RequestContext) -> HandlerFuture<Vec<ResourceContents>> + Send + Sync;
 

@@ -12,8 +12,8 @@ use mcp_protocol::model::result::CacheHints;
 
 use super::prompt::Completer;
 use super::tool::HandlerFuture;
-use crate::context::RequestContext;
-use crate::error::HandlerError;
+use crate::catalog::context::RequestContext;
+use crate::catalog::error::HandlerError;
 
 /// Variables bound by matching a URI against a template.
 pub type TemplateVars = BTreeMap<String, String>;

@@ -15,8 +15,8 @@ use super::arguments;
 use super::header_params::{header_params, HeaderParam};
 use super::no_args::NoArgs;
 use super::outcome::{object_schema, IntoToolOutcome};
-use crate::context::RequestContext;
-use crate::error::HandlerError;
+use crate::catalog::context::RequestContext;
+use crate::catalog::error::HandlerError;
 
 /// The future a handler returns. Handlers run on the request actor's
 /// thread, so the future need not be `Send`.

@@ -8,6 +8,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 mod auth;
+#[doc(hidden)]
+pub mod cli;
 mod error;
 mod fs;
 mod health;
@@ -150,6 +152,41 @@ impl Config {
                 return Err(ConfigError(format!("{key} must start with '/' and differ from http.path, not {path:?}")));
             }
         }
+        self.validate_tasks()?;
+        if !self.http.path.starts_with('/') {
+            return Err(ConfigError(format!("http.path must start with '/', not {:?}", self.http.path)));
+        }
+        if self.http.h2c && !cfg!(feature = "h2c") {
+            return Err(ConfigError(
+                "http.h2c needs a build with HTTP/2 (cargo build --release -p actix-mcp --features h2c)".into(),
+            ));
+        }
+        self.http
+            .bind
+            .parse::<SocketAddr>()
+            .map_err(|e| ConfigError(format!("http.bind {:?}: {e}", self.http.bind)))?;
+        self.validate_versions()?;
+        self.mrtr.decoded_key()?;
+        if !["memory", "redis"].contains(&self.hub.backend.as_str()) {
+            return Err(ConfigError(format!("hub.backend must be memory or redis, not {:?}", self.hub.backend)));
+        }
+        if self.hub.backend == "redis" {
+            redis::Client::open(self.hub.redis_url.as_str())
+                .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
+        }
+        if !self.metrics.bind.is_empty() {
+            self.metrics
+                .bind
+                .parse::<SocketAddr>()
+                .map_err(|e| ConfigError(format!("metrics.bind {:?}: {e}", self.metrics.bind)))?;
+        }
+        self.auth.validate()?;
+        self.validate_transport_security()?;
+        self.validate_limits()
+    }
+
+    /// The `[tasks]` values.
+    fn validate_tasks(&self) -> Result<(), ConfigError> {
         if !["", "memory", "redis"].contains(&self.tasks.store.as_str()) {
             return Err(ConfigError(format!("tasks.store must be memory, redis or empty, not {:?}", self.tasks.store)));
         }
@@ -169,18 +206,11 @@ impl Config {
         if self.tasks.max_tasks == 0 || self.tasks.ttl_ms == 0 {
             return Err(ConfigError("tasks.max_tasks and tasks.ttl_ms must be above 0".into()));
         }
-        if !self.http.path.starts_with('/') {
-            return Err(ConfigError(format!("http.path must start with '/', not {:?}", self.http.path)));
-        }
-        if self.http.h2c && !cfg!(feature = "h2c") {
-            return Err(ConfigError(
-                "http.h2c needs a build with HTTP/2 (cargo build --release -p actix-mcp --features h2c)".into(),
-            ));
-        }
-        self.http
-            .bind
-            .parse::<SocketAddr>()
-            .map_err(|e| ConfigError(format!("http.bind {:?}: {e}", self.http.bind)))?;
+        Ok(())
+    }
+
+    /// `server.versions`: known versions, a stateless one among them.
+    fn validate_versions(&self) -> Result<(), ConfigError> {
         if self.server.versions.is_empty() {
             return Err(ConfigError("server.versions must name at least one version".into()));
         }
@@ -192,23 +222,7 @@ impl Config {
                 return Err(ConfigError(format!("server.versions: unknown protocol version {v:?}")));
             }
         }
-        self.mrtr.decoded_key()?;
-        if !["memory", "redis"].contains(&self.hub.backend.as_str()) {
-            return Err(ConfigError(format!("hub.backend must be memory or redis, not {:?}", self.hub.backend)));
-        }
-        if self.hub.backend == "redis" {
-            redis::Client::open(self.hub.redis_url.as_str())
-                .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
-        }
-        if !self.metrics.bind.is_empty() {
-            self.metrics
-                .bind
-                .parse::<SocketAddr>()
-                .map_err(|e| ConfigError(format!("metrics.bind {:?}: {e}", self.metrics.bind)))?;
-        }
-        self.auth.validate()?;
-        self.validate_transport_security()?;
-        self.validate_limits()
+        Ok(())
     }
 
     /// With authorization on, tokens must not cross a network in the clear:

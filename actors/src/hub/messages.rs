@@ -5,8 +5,8 @@ use mcp_protocol::subscription::{Event, ListenerId, SubscriptionFilter};
 use mcp_protocol::trace::TraceContext;
 
 use super::occupancy::HubError;
-use crate::msg::Close;
-use crate::relay::RelayHandle;
+use crate::channels::control::Close;
+use crate::hub::relay::RelayHandle;
 
 /// How the hub reaches one listener without knowing its type: events go
 /// through the relay of the listener's thread, which delivers them to it

@@ -5,7 +5,7 @@
 //! # Fan-out policy
 //! Routing never blocks and never grows memory without bound:
 //! - an event goes to each thread that runs listeners wanting it as one
-//!   `try_send` into that thread's [`relay`](crate::relay) (bounded by
+//!   `try_send` into that thread's [`relay`] (bounded by
 //!   `hub.relay_mailbox`), which hands it to those listeners; each pushes it
 //!   into its own bounded sink;
 //! - a listener whose sink is full has fallen behind its buffer: it closes
@@ -24,8 +24,16 @@
 //! them between processes and deliver remote events with [`RemoteEvent`].
 
 mod backend;
+pub mod bridge;
+#[doc(hidden)]
+pub mod listener;
 mod messages;
 mod occupancy;
+#[doc(hidden)]
+pub mod redis;
+pub(crate) mod redis_subscription;
+#[doc(hidden)]
+pub mod relay;
 
 use std::sync::Arc;
 
@@ -40,8 +48,8 @@ pub use messages::{
 };
 pub use occupancy::{HubError, Occupancy};
 
-use crate::msg::{Close, CloseReason};
-use crate::relay::{Fanout, KeepAlive, RelayHandle};
+use crate::channels::control::{Close, CloseReason};
+use crate::hub::relay::{Fanout, KeepAlive, RelayHandle};
 
 /// The hub actor.
 pub struct SubscriptionHub {
@@ -295,7 +303,7 @@ impl Handler<Shutdown> for SubscriptionHub {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::listener::{ListenerActor, ListenerKind, ListenerSpec};
+    use crate::hub::listener::{ListenerActor, ListenerKind, ListenerSpec};
     use crate::transport::sse::queue;
     use futures::StreamExt;
     use mcp_protocol::subscription::SubscriptionFilter;
@@ -303,7 +311,7 @@ mod tests {
 
     #[actix_rt::test]
     async fn listeners_whose_thread_cannot_take_an_event_are_closed_as_lagged() {
-        let log = crate::logging::discard();
+        let log = crate::telemetry::logging::discard();
         let hub_log = log.clone();
         let hub = Arc::new(SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| {
             SubscriptionHub::new(Box::new(MemoryBackend), 10, 64, hub_log)

@@ -15,8 +15,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::run::{CancelRun, RunOutcome};
 use super::service::TaskService;
-use crate::context::RequestContext;
-use crate::error::HandlerError;
+use crate::catalog::context::RequestContext;
+use crate::catalog::error::HandlerError;
 
 /// The actor of one running task handler.
 pub struct TaskActor {

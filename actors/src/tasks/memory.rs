@@ -8,7 +8,7 @@ use futures::future::{ready, BoxFuture, FutureExt};
 
 use super::record::TaskRecord;
 use super::store::{Change, StoreError, TaskStore};
-use crate::clock::Clock;
+use crate::facts::clock::Clock;
 
 /// Tasks in this process.
 pub struct MemoryStore {
@@ -139,7 +139,7 @@ impl TaskStore for MemoryStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::ManualClock;
+    use crate::facts::clock::ManualClock;
     use mcp_protocol::tasks::TaskStatus;
 
     fn record(id: &str, now: u64) -> TaskRecord {

@@ -3,8 +3,8 @@
 //! task, which the client follows with `tasks/get`, answers with
 //! `tasks/update` and stops with `tasks/cancel`.
 //!
-//! - `TaskLink`: the handler's side (when the task begins; progress as
-//!   its status message).
+//! - The handler's side (when the task begins; progress as its status
+//!   message) is the context's task link.
 //! - [`TaskRecord`] in a [`TaskStore`] ([`MemoryStore`]): the task's state,
 //!   durable before the `CreateTaskResult` is sent.
 //! - [`TaskActor`]: one actor per running handler; it settles the task when
@@ -12,7 +12,6 @@
 //! - [`TaskService`]: ties them together for the request handlers.
 
 mod actor;
-mod link;
 mod memory;
 mod record;
 mod redis_store;
@@ -22,7 +21,6 @@ mod store;
 
 pub(crate) use actor::settlement;
 pub use actor::TaskActor;
-pub(crate) use link::TaskLink;
 pub use memory::MemoryStore;
 pub use record::{TaskCall, TaskRecord};
 pub use redis_store::RedisStore;

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 pub struct TaskRecord {
     /// Its id (a UUID v4: 122 random bits).
     pub id: String,
-    /// The key of the caller that created it ([`Identity::key`](crate::identity::Identity::key):
+    /// The key of the caller that created it ([`Identity::key`](crate::facts::identity::Identity::key):
     /// its issuer and subject; authorization on), else `None`.
     pub owner: Option<String>,
     /// Its status.

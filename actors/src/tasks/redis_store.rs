@@ -17,8 +17,8 @@ use tokio::sync::OnceCell;
 
 use super::record::TaskRecord;
 use super::store::{Change, StoreError, TaskStore};
-use crate::clock::Clock;
-use crate::redis_subscription::{subscribe_forever, Subscription};
+use crate::facts::clock::Clock;
+use crate::hub::redis_subscription::{subscribe_forever, Subscription};
 
 /// Stores a task if the store (KEYS[2]) and, when the task has an owner
 /// and a share is set (ARGV[6] > 0), its owner's index (KEYS[3]) are below

@@ -6,8 +6,8 @@ use mcp_protocol::model::tools::CallToolResult;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::catalog::error::HandlerError;
 use crate::catalog::HandlerFuture;
-use crate::error::HandlerError;
 
 /// Stops a task's handler (`tasks/cancel`).
 #[derive(Debug, Clone, Copy, actix::Message)]
@@ -37,7 +37,7 @@ pub(crate) fn spawn_run(
             _ = cancel.cancelled() => RunOutcome::Cancelled,
             r = std::panic::AssertUnwindSafe(handler).catch_unwind() => match r {
                 Ok(done) => RunOutcome::Done(done),
-                Err(panic) => RunOutcome::Panicked(crate::request::panic_message(&*panic)),
+                Err(panic) => RunOutcome::Panicked(crate::catalog::error::panic_message(&*panic)),
             },
         };
         let _ = tx.send(outcome);

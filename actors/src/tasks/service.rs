@@ -13,8 +13,8 @@ use super::memory::MemoryStore;
 use super::record::{TaskCall, TaskRecord};
 use super::run::CancelRun;
 use super::store::{Change, StoreError, TaskStore};
-use crate::clock::Clock;
 use crate::config::TasksConfig;
+use crate::facts::clock::Clock;
 use crate::hub::Publish;
 
 /// The tasks of one server.
@@ -140,7 +140,7 @@ impl TaskService {
         self.store.create(record).await
     }
 
-    /// The task `id` as the caller with key `owner` ([`Identity::key`](crate::identity::Identity::key))
+    /// The task `id` as the caller with key `owner` ([`Identity::key`](crate::facts::identity::Identity::key))
     /// may see it: another caller's task is as absent as an unknown one.
     /// A working task whose runner's lease ran out (its instance stopped)
     /// is settled `failed` first.

@@ -9,11 +9,13 @@
 //! `mcp.protocol.version`, exported as `mcp_server_operation_duration_seconds`
 //! with `mcp_method_name` and `mcp_protocol_version`).
 
+pub mod logging;
 #[cfg(feature = "otel")]
 pub mod otel;
 mod recorder;
 pub mod span;
 pub mod status;
+pub mod trace_scope;
 
 pub use recorder::{install, rendered};
 

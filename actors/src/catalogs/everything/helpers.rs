@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use slog::info;
 
+use crate::catalog::context::RequestContext;
 use crate::catalog::Tool;
-use crate::context::RequestContext;
 
 /// A 1×1 PNG.
 pub const PNG_BASE64: &str =
@@ -87,7 +87,7 @@ pub(super) fn name_schema() -> Value {
 
 pub(super) fn mrtr_tool<F>(name: &str, description: &str, f: F) -> Tool
 where
-    F: Fn(RequestContext) -> Result<CallToolResult, crate::error::HandlerError> + Send + Sync + Copy + 'static,
+    F: Fn(RequestContext) -> Result<CallToolResult, crate::catalog::error::HandlerError> + Send + Sync + Copy + 'static,
 {
     Tool::raw(name, description, no_args(), move |_, ctx| async move { f(ctx) })
 }

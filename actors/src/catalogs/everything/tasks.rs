@@ -10,8 +10,8 @@ use mcp_protocol::model::tools::CallToolResult;
 use mcp_protocol::ErrorData;
 use serde_json::{json, Value};
 
+use crate::catalog::error::HandlerError;
 use crate::catalog::{Catalog, CatalogError, TaskSupport, Tool};
-use crate::error::HandlerError;
 
 use super::helpers::*;
 

@@ -25,9 +25,9 @@ use mcp_protocol::ProtocolError;
 use slog::{info, warn, Logger};
 use walkdir::WalkDir;
 
+use crate::catalog::error::HandlerError;
 use crate::catalog::{Catalog, Resource};
 use crate::config::FsConfig;
-use crate::error::HandlerError;
 
 /// What the resources, tools and watcher share.
 #[derive(Debug)]

@@ -12,13 +12,13 @@ use mcp_protocol::ErrorData;
 use super::error::{status_for, HttpError};
 use super::headers::HttpHeaders;
 use super::reply;
-use crate::era::Era;
-use crate::extensions::Extensions;
+use crate::facts::extensions::Extensions;
+use crate::facts::headers::RequestHeaders;
+use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
-use crate::identity::Identity;
-use crate::intake::{self, Admitted, Route};
-use crate::listener::ListenerKind;
-use crate::request_headers::RequestHeaders;
+use crate::hub::listener::ListenerKind;
+use crate::pipeline::intake::{self, Admitted, Route};
+use crate::pipeline::legacy::era::Era;
 use crate::server::McpServer;
 use crate::transport::sse;
 
@@ -70,7 +70,7 @@ fn with_facts(route: Route, req: &HttpRequest, server: &McpServer, identity: Opt
 }
 
 /// The request's headers, the caller the server authenticated, and the
-/// [`Extensions`](crate::extensions::Extensions) a middleware attached to
+/// [`Extensions`](crate::facts::extensions::Extensions) a middleware attached to
 /// it (moved out of the actix-web request; so is an `Arc<Identity>` a
 /// middleware attached, when the server authenticated no one).
 ///

@@ -12,7 +12,7 @@ use mcp_protocol::RequestId;
 
 use super::error::HttpError;
 use crate::auth::{AuthError, Authorizer};
-use crate::identity::Identity;
+use crate::facts::identity::Identity;
 use crate::server::McpServer;
 
 /// The caller of a request when authorization is on (`Ok(None)` when it is

@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, ResponseError};
 use mcp_protocol::jsonrpc::encode_error;
 use mcp_protocol::{ErrorCode, ErrorData, RequestId};
 
-use crate::intake::Refusal;
+use crate::pipeline::intake::Refusal;
 
 /// The HTTP status for a JSON-RPC error code in the stateless era (`None`:
 /// success). The legacy era answers JSON-RPC errors with 200.

@@ -3,7 +3,7 @@
 use actix_web::http::header::HeaderName;
 use actix_web::HttpRequest;
 
-use crate::intake::{Headers, McpHeader, Repeated};
+use crate::pipeline::intake::{Headers, McpHeader, Repeated};
 
 // Header names built once: looking a header up by a `&str` name that is
 // not a standard one allocates a `HeaderName` for every request.

@@ -22,7 +22,7 @@ use super::answer::{route, route_one_pass, stateless};
 use super::error::HttpError;
 use super::headers::session_id;
 use super::{auth, guard, session};
-use crate::intake::Route;
+use crate::pipeline::intake::Route;
 use crate::server::McpServer;
 
 /// The POST handler: every JSON-RPC message a client sends.

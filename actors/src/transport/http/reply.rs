@@ -11,10 +11,10 @@ use mcp_protocol::RequestId;
 use tokio::sync::mpsc;
 
 use super::error::{status_for, HttpError};
+use crate::channels::outbound::{self, Outbound, OutboundRx};
 use crate::config::Config;
-use crate::era::Era;
-use crate::intake::Admitted;
-use crate::outbound::{self, Outbound, OutboundRx};
+use crate::pipeline::intake::Admitted;
+use crate::pipeline::legacy::era::Era;
 use crate::server::McpServer;
 use crate::transport::sse;
 

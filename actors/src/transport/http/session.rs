@@ -15,11 +15,11 @@ use super::answer::{route, stateless};
 use super::error::HttpError;
 use super::headers::{session_id, MCP_SESSION_ID};
 use super::{auth, guard, reply};
+use crate::channels::outbound;
+use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
-use crate::identity::Identity;
-use crate::intake::Route;
-use crate::legacy::SessionHandle;
-use crate::outbound;
+use crate::pipeline::intake::Route;
+use crate::pipeline::legacy::SessionHandle;
 use crate::server::{McpServer, OpenError};
 use crate::transport::sse;
 

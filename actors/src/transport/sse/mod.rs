@@ -31,7 +31,7 @@ use futures::{Stream, StreamExt};
 pub use frame::{frame, frame_event, KEEP_ALIVE};
 pub use queue::{queue, SseFrames, SseSink};
 
-use crate::outbound::{Outbound, OutboundRx};
+use crate::channels::outbound::{Outbound, OutboundRx};
 
 /// A streaming SSE response of `frames`: no caching, no content encoding,
 /// and no buffering by a proxy (nginx reads `X-Accel-Buffering`).
@@ -108,7 +108,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_request_stream_frames_each_message_keeps_alive_and_ends_after_the_response() {
-        let (tx, rx) = crate::outbound::channel(4);
+        let (tx, rx) = crate::channels::outbound::channel(4);
         let first = Outbound::Notification(Bytes::from_static(br#"{"n":1}"#));
         let mut tick =
             tokio::time::interval_at(tokio::time::Instant::now() + Duration::from_secs(5), Duration::from_secs(5));

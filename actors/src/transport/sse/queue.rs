@@ -18,8 +18,8 @@ use mcp_protocol::subscription::EventTemplate;
 use mcp_protocol::RequestId;
 
 use super::frame::{frame, frame_event, KEEP_ALIVE};
-use crate::outbound::Outbound;
-use crate::sink::{ListenerSink, SinkError};
+use crate::channels::outbound::Outbound;
+use crate::channels::sink::{ListenerSink, SinkError};
 
 struct Shared {
     queue: VecDeque<Bytes>,

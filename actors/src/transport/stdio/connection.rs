@@ -17,13 +17,13 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::lines::Line;
 use super::sink::StdioSink;
-use crate::era::Era;
-use crate::intake::{self, Admitted, Route};
-use crate::legacy::{Session, SessionHandle};
-use crate::listener::{ListenerActor, ListenerKind};
-use crate::msg::{Abort, Cancel, Close, CloseReason};
-use crate::outbound::{Outbound, OutboundTx};
-use crate::request::RequestActor;
+use crate::channels::control::{Abort, Cancel, Close, CloseReason};
+use crate::channels::outbound::{Outbound, OutboundTx};
+use crate::hub::listener::{ListenerActor, ListenerKind};
+use crate::pipeline::intake::{self, Admitted, Route};
+use crate::pipeline::legacy::era::Era;
+use crate::pipeline::legacy::{Session, SessionHandle};
+use crate::pipeline::request::RequestActor;
 use crate::server::McpServer;
 
 /// The id of the stdio connection's legacy session.

@@ -33,7 +33,7 @@ where
     R: AsyncBufRead + Unpin + 'static,
     W: AsyncWrite + Unpin + 'static,
 {
-    let (tx, rx) = crate::outbound::channel(server.config().stdio.writer_buffer);
+    let (tx, rx) = crate::channels::outbound::channel(server.config().stdio.writer_buffer);
     let mut writer = actix_rt::spawn(writer::write_all(output, rx));
     let max = server.config().stdio.max_line_bytes;
     let log = server.logger().clone();

@@ -7,8 +7,8 @@ use mcp_protocol::RequestId;
 use serde_json::json;
 use tokio::sync::mpsc::error::TrySendError;
 
-use crate::outbound::{Outbound, OutboundTx};
-use crate::sink::{ListenerSink, SinkError};
+use crate::channels::outbound::{Outbound, OutboundTx};
+use crate::channels::sink::{ListenerSink, SinkError};
 
 /// The shared stdio writer, for one listener. Ending sends
 /// `notifications/cancelled` for the listen id, so the client learns why

@@ -3,7 +3,7 @@
 
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 
-use crate::outbound::OutboundRx;
+use crate::channels::outbound::OutboundRx;
 
 /// Writes every message from `rx` as a line until every sender is gone.
 pub(super) async fn write_all<W: AsyncWrite + Unpin>(mut output: W, mut rx: OutboundRx) -> std::io::Result<()> {

@@ -1,0 +1,296 @@
+//! [`McpServerBuilder`]: a server from a few lines — its name, its tools,
+//! resources and prompts, shared state — built inside a running actix
+//! system, or run as a program that starts its own.
+//!
+//! ```no_run
+//! use actix_mcp::prelude::*;
+//!
+//! fn main() -> Result<(), BuildError> {
+//!     McpServer::builder(server_info!())
+//!         .tool(Tool::no_args("ping", "Answers pong", |_ctx| async { Ok("pong") }))
+//!         .run_http("127.0.0.1:8080")
+//! }
+//! ```
+
+pub mod runner;
+
+use std::sync::Arc;
+
+use mcp_protocol::model::discover::Implementation;
+use slog::Logger;
+
+use crate::catalog::{Catalog, Prompt, Resource, ResourceTemplate, Tool};
+use crate::config::{Config, ConfigError};
+use crate::facts::clock::{Clock, SystemClock};
+use crate::hub::HubBackend;
+use crate::server::build_error::BuildError;
+use crate::server::McpServer;
+use runner::{RunError, Transport};
+
+/// `serverInfo` naming the crate this macro is expanded in (its Cargo
+/// package name and version): `McpServer::builder(server_info!())`.
+#[macro_export]
+macro_rules! server_info {
+    () => {
+        $crate::protocol::model::Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+    };
+}
+
+/// Builds an [`McpServer`]; see the [module](self) for an example.
+/// Registration problems (a taken or invalid name) are collected and
+/// reported by [`build`](McpServerBuilder::build) as one error.
+#[must_use = "a builder does nothing until built or run"]
+pub struct McpServerBuilder {
+    info: Implementation,
+    config: Config,
+    config_names_server: bool,
+    catalog: Arc<Catalog>,
+    problems: Vec<String>,
+    log: Option<Logger>,
+    backend: Option<Box<dyn HubBackend + Send>>,
+    clock: Arc<dyn Clock>,
+    authenticator: Option<Arc<dyn crate::auth::Authenticator>>,
+}
+
+impl std::fmt::Debug for McpServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServerBuilder")
+            .field("info", &self.info)
+            .field("catalog", &self.catalog)
+            .field("problems", &self.problems)
+            .finish()
+    }
+}
+
+impl McpServer {
+    /// A builder for a server that names itself `info` in `serverInfo`
+    /// (use [`server_info!`](crate::server_info) for your crate's name and
+    /// version).
+    pub fn builder(info: Implementation) -> McpServerBuilder {
+        McpServerBuilder {
+            info,
+            config: Config::default(),
+            config_names_server: false,
+            catalog: Arc::new(Catalog::new()),
+            problems: Vec::new(),
+            log: None,
+            backend: None,
+            clock: Arc::new(SystemClock),
+            authenticator: None,
+        }
+    }
+}
+
+impl McpServerBuilder {
+    /// Uses `config` (else the embedded defaults). A `server.name` set in it
+    /// wins over the builder's `serverInfo`.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config_names_server = config.server.name != Config::default().server.name;
+        self.config = config;
+        self
+    }
+
+    /// Reads the configuration from a TOML file, then the `ACTIX_MCP_*`
+    /// environment overrides (as the `actix-mcp` binary does). A problem is
+    /// reported by `build`.
+    pub fn config_file(self, path: impl AsRef<std::path::Path>) -> Self {
+        let loaded = Config::from_file(path.as_ref()).and_then(|mut c| {
+            c.apply_env(std::env::vars().filter(|(k, _)| k.starts_with("ACTIX_MCP_")))?;
+            Ok(c)
+        });
+        match loaded {
+            Ok(c) => self.config(c),
+            Err(e) => self.problem(e.to_string()),
+        }
+    }
+
+    /// Guidance for models, sent in `server/discover` (`instructions`).
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.config.server.instructions = text.into();
+        self
+    }
+
+    /// Adds a tool (a taken or invalid name is reported by `build`).
+    pub fn tool(self, tool: Tool) -> Self {
+        let added = self.catalog.add_tool(tool);
+        self.noted(added)
+    }
+
+    /// Adds a resource.
+    pub fn resource(self, resource: Resource) -> Self {
+        let added = self.catalog.add_resource(resource);
+        self.noted(added)
+    }
+
+    /// Adds a resource template.
+    pub fn template(self, template: ResourceTemplate) -> Self {
+        let added = self.catalog.add_template(template);
+        self.noted(added)
+    }
+
+    /// Adds a prompt.
+    pub fn prompt(self, prompt: Prompt) -> Self {
+        let added = self.catalog.add_prompt(prompt);
+        self.noted(added)
+    }
+
+    /// Shares `value` with every handler: `ctx.state::<S>()?` in a handler.
+    pub fn state<S: Send + Sync + 'static>(self, value: S) -> Self {
+        self.catalog.set_state(value);
+        self
+    }
+
+    /// Serves `catalog` (one you keep, to change it at runtime) instead of
+    /// the builder's own. Call it before adding items or state to the
+    /// builder; afterwards it is reported as a problem by `build`.
+    pub fn catalog(mut self, catalog: Arc<Catalog>) -> Self {
+        if !self.catalog.is_empty() {
+            return self
+                .problem("catalog() must come before tool(), resource(), template(), prompt() and state()".into());
+        }
+        self.catalog = catalog;
+        self
+    }
+
+    /// Logs to `log` (else a root logger from `log.*` of the configuration).
+    pub fn logger(mut self, log: Logger) -> Self {
+        self.log = Some(log);
+        self
+    }
+
+    /// Carries hub events through `backend` (else the one `hub.backend` names).
+    pub fn backend(mut self, backend: Box<dyn HubBackend + Send>) -> Self {
+        self.backend = Some(backend);
+        self
+    }
+
+    /// Authorizes HTTP requests with `authenticator` (your own, or an
+    /// [`ApiKeyAuthenticator`](crate::auth::ApiKeyAuthenticator) built in
+    /// code) instead of the one `auth.mode` names; the scopes and metadata
+    /// of `[auth]` still apply.
+    pub fn authenticator(mut self, authenticator: impl crate::auth::Authenticator) -> Self {
+        self.authenticator = Some(Arc::new(authenticator));
+        self
+    }
+
+    /// Reads token-expiry time from `clock` (tests: a [`ManualClock`](crate::facts::clock::ManualClock)).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    fn problem(mut self, p: String) -> Self {
+        self.problems.push(p);
+        self
+    }
+
+    fn noted(self, r: Result<(), crate::catalog::CatalogError>) -> Self {
+        match r {
+            Ok(()) => self,
+            Err(e) => self.problem(e.0),
+        }
+    }
+
+    /// Builds the server. Needs a running actix system (see
+    /// [`BuildError::NoSystem`]); the `run_*` methods start one.
+    pub fn build(mut self) -> Result<McpServer, BuildError> {
+        if !self.problems.is_empty() {
+            return Err(BuildError::Catalog(self.problems));
+        }
+        if !self.config_names_server {
+            self.config.server.name = self.info.name.clone();
+            self.config.server.version = self.info.version.clone();
+        }
+        self.config.validate()?;
+        let log = match self.log {
+            Some(l) => l,
+            None => crate::telemetry::logging::root_logger(&self.config.log)?,
+        };
+        let backend = match self.backend {
+            Some(backend) => backend,
+            None => crate::server::backend_for(&self.config)?,
+        };
+        let server = McpServer::assemble(self.catalog, self.config, log, backend, self.clock)?;
+        match self.authenticator {
+            Some(a) => server.with_authenticator(a),
+            None => Ok(server),
+        }
+    }
+
+    /// Serves Streamable HTTP on `addr` (e.g. `"127.0.0.1:8080"`) until
+    /// SIGINT/SIGTERM, in an actix system of its own; blocks.
+    pub fn run_http(mut self, addr: &str) -> Result<(), BuildError> {
+        self.config.http.bind = addr.to_owned();
+        self.run_with(Transport::Http)
+    }
+
+    /// Serves stdin/stdout until EOF or SIGINT/SIGTERM, in an actix system of
+    /// its own; then ends the process (see [`runner::run`]).
+    pub fn run_stdio(self) -> Result<(), BuildError> {
+        self.run_with(Transport::Stdio)
+    }
+
+    /// Serves what the command line asks: `--stdio`, or `--http ADDR`
+    /// (default: `http.bind` of the configuration); `--help` prints the
+    /// usage and returns, `--version` the server's name and version.
+    pub fn run(self) -> Result<(), BuildError> {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+            ["--stdio"] => self.run_stdio(),
+            ["--http", addr] => self.run_http(addr),
+            [] => {
+                let addr = self.config.http.bind.clone();
+                self.run_http(&addr)
+            }
+            ["--help" | "-h"] => {
+                print!("{}", self.usage());
+                Ok(())
+            }
+            ["--version" | "-V"] => {
+                println!("{} {}", self.info.name, self.info.version);
+                Ok(())
+            }
+            other => Err(BuildError::Config(ConfigError(format!(
+                "unexpected arguments {}: expected --stdio, --http ADDR or --help",
+                other.join(" ")
+            )))),
+        }
+    }
+
+    /// The usage `run()` prints for `--help`.
+    fn usage(&self) -> String {
+        format!(
+            "{name} {version}: a Model Context Protocol server\n\n\
+             Usage: {name} [--stdio | --http ADDR]\n\n\
+             Options:\n  \
+             --stdio        serve MCP on stdin/stdout\n  \
+             --http ADDR    serve Streamable HTTP on ADDR (default {bind}), path {path}\n  \
+             -h, --help     print this help\n  \
+             -V, --version  print the version\n",
+            name = self.info.name,
+            version = self.info.version,
+            bind = self.config.http.bind,
+            path = self.config.http.path,
+        )
+    }
+
+    fn run_with(self, transport: Transport) -> Result<(), BuildError> {
+        if actix_rt::System::try_current().is_some() {
+            return Err(BuildError::InSystem);
+        }
+        // Refused items and invalid settings are returned here, before the
+        // runner takes over: a stdio run ends the process on any error.
+        if !self.problems.is_empty() {
+            return Err(BuildError::Catalog(self.problems));
+        }
+        self.config.validate()?;
+        let (log_config, log) = (self.config.log.clone(), self.log.clone());
+        // The runner hands back `log` when one was given.
+        let service = self.info.name.clone();
+        runner::run(&service, &log_config, log, transport, move |log| self.logger(log).build()).map_err(|e| match e {
+            RunError::Make(e) => e,
+            RunError::Logger(e) => BuildError::Config(e),
+            RunError::Serve(e) => BuildError::Serve(e.to_string()),
+        })
+    }
+}

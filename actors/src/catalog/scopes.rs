@@ -1,0 +1,62 @@
+//! The scopes a catalog's items ask for (`with_scopes`): every one in use
+//! (for the protected-resource metadata), and those of the item one request
+//! uses.
+
+use super::Catalog;
+
+impl Catalog {
+    pub(super) fn note_scopes(&self, scopes: &[String]) {
+        if !scopes.is_empty() {
+            self.scoped.store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// Whether any item asks for scopes (`with_scopes`).
+    pub fn has_scoped_items(&self) -> bool {
+        self.scoped.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Every scope some item asks for (`with_scopes`), for the
+    /// protected-resource metadata.
+    pub fn scopes_in_use(&self) -> std::collections::BTreeSet<String> {
+        let s = self.read();
+        let tools = s.tools.values().flat_map(|t| t.scopes.iter());
+        let resources = s.resources.values().flat_map(|r| r.scopes.iter());
+        let templates = s.templates.values().flat_map(|t| t.scopes.iter());
+        let prompts = s.prompts.values().flat_map(|p| p.scopes.iter());
+        tools.chain(resources).chain(templates).chain(prompts).cloned().collect()
+    }
+
+    /// The scopes of the item a request uses: the tool of `tools/call`,
+    /// the prompt of `prompts/get`, the resource (or the template matching
+    /// its URI) of `resources/read` and `resources/subscribe`. Empty for
+    /// other methods and for unknown items (they fail on their own).
+    pub fn scopes_for(&self, method: &str, params: Option<&mcp_protocol::RawObject>) -> Vec<String> {
+        if !self.has_scoped_items() {
+            return Vec::new();
+        }
+        let params = params.map(mcp_protocol::RawObject::to_map);
+        let field = |k: &str| params.as_ref().and_then(|p| p.get(k)).and_then(serde_json::Value::as_str);
+        match method {
+            "tools/call" => field("name").and_then(|n| self.tool(n)).map(|t| t.scopes.clone()).unwrap_or_default(),
+            "prompts/get" => field("name").and_then(|n| self.prompt(n)).map(|p| p.scopes.clone()).unwrap_or_default(),
+            "resources/read" | "resources/subscribe" => field("uri").map(|u| self.read_scopes(u)).unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The scopes needed to read `uri`: its resource's, or those of the
+    /// template matching it.
+    pub fn read_scopes(&self, uri: &str) -> Vec<String> {
+        let s = self.read();
+        match s.resources.get(uri) {
+            Some(r) => r.scopes.clone(),
+            None => s
+                .templates
+                .values()
+                .find(|t| t.pattern.matches(uri).is_some())
+                .map(|t| t.scopes.clone())
+                .unwrap_or_default(),
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! [`RedisBackend`]: carries hub events between server instances over Redis
+//! pub/sub, so a change observed on one instance reaches `subscriptions/listen`
+//! streams held open on the others.
+//!
+//! - Each instance publishes its local events once (compact, versioned
+//!   [`WireEvent`]s tagged with its origin) and delivers them locally at once;
+//!   events received from Redis are delivered to local listeners only, and an
+//!   instance's own events coming back are skipped.
+//! - A change observed in a source every instance watches (one shared
+//!   directory) carries an observation key (the file's modification time and
+//!   size); the same key seen again within `hub.dedup_ms` is dropped, so each
+//!   listener still gets each change once. Changes an instance makes itself
+//!   carry no key and are never coalesced.
+//! - Redis outage: local delivery goes on; publishing is skipped (counted); the
+//!   subscriber reconnects with exponential backoff (100 ms to 5 s) and, once
+//!   back, asks the hub for a conservative [`Resync`]: every local listener
+//!   gets the list_changed notifications it opted into. No request fails
+//!   because Redis is down.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_protocol::subscription::{Event, WireEvent};
+use mcp_protocol::trace::TraceContext;
+use redis::aio::ConnectionManagerConfig;
+use slog::{debug, info, warn, Logger};
+use tokio::sync::mpsc;
+
+use crate::hub::redis_subscription::{subscribe_forever, Subscription};
+use crate::hub::{HubBackend, HubInbox, RemoteEvent, Resync};
+
+/// Counters of the Redis backend.
+pub type RedisStats = crate::hub::BackendStats;
+
+/// The Redis pub/sub hub backend.
+pub struct RedisBackend {
+    client: redis::Client,
+    channel: String,
+    origin: String,
+    dedup: Duration,
+    recent: HashMap<(Event, String), Instant>,
+    outbox: Option<mpsc::Sender<Vec<u8>>>,
+    stats: Arc<RedisStats>,
+}
+
+impl RedisBackend {
+    /// A backend for `url` publishing on `{prefix}:events`, coalescing
+    /// duplicates within `dedup`.
+    pub fn new(url: &str, prefix: &str, dedup: Duration) -> Result<Self, String> {
+        let client = redis::Client::open(url).map_err(|e| format!("hub.redis_url {url:?}: {e}"))?;
+        Ok(RedisBackend {
+            client,
+            channel: format!("{prefix}:events"),
+            origin: uuid::Uuid::new_v4().simple().to_string(),
+            dedup,
+            recent: HashMap::new(),
+            outbox: None,
+            stats: Arc::new(RedisStats::default()),
+        })
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> Arc<RedisStats> {
+        self.stats.clone()
+    }
+
+    /// False for a second copy of the same keyed observation within the
+    /// window; unkeyed events (changes made by an instance) are always fresh.
+    fn fresh(&mut self, event: &Event, key: Option<&str>) -> bool {
+        let Some(key) = key else { return true };
+        let now = Instant::now();
+        if self.recent.len() > 4096 {
+            let window = self.dedup;
+            self.recent.retain(|_, at| now.duration_since(*at) < window);
+        }
+        let k = (event.clone(), key.to_owned());
+        match self.recent.get(&k) {
+            Some(at) if now.duration_since(*at) < self.dedup => {
+                self.stats.deduplicated.fetch_add(1, Ordering::Relaxed);
+                false
+            }
+            _ => {
+                self.recent.insert(k, now);
+                true
+            }
+        }
+    }
+}
+
+async fn publisher(
+    client: redis::Client,
+    channel: String,
+    mut rx: mpsc::Receiver<Vec<u8>>,
+    stats: Arc<RedisStats>,
+    log: Logger,
+) {
+    let config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Duration::from_millis(500))
+        .set_response_timeout(Duration::from_millis(1000))
+        .set_number_of_retries(1);
+    let mut con = None;
+    while let Some(payload) = rx.recv().await {
+        if con.is_none() {
+            match client.get_connection_manager_with_config(config.clone()).await {
+                Ok(c) => con = Some(c),
+                Err(e) => {
+                    stats.publish_failures.fetch_add(1, Ordering::Relaxed);
+                    debug!(log, "redis unreachable; event delivered locally only"; "error" => %e);
+                    continue;
+                }
+            }
+        }
+        let Some(c) = con.as_mut() else { continue };
+        let mut result = redis::cmd("PUBLISH").arg(&channel).arg(&payload).query_async::<i64>(c).await;
+        if result.is_err() {
+            // The connection may predate an outage: reconnect once and retry.
+            con = client.get_connection_manager_with_config(config.clone()).await.ok();
+            if let Some(c) = con.as_mut() {
+                result = redis::cmd("PUBLISH").arg(&channel).arg(&payload).query_async::<i64>(c).await;
+            }
+        }
+        match result {
+            Ok(_) => {
+                stats.published.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => {
+                stats.publish_failures.fetch_add(1, Ordering::Relaxed);
+                debug!(log, "redis publish failed; event delivered locally only"; "error" => %e);
+            }
+        }
+    }
+}
+
+async fn subscriber(
+    client: redis::Client,
+    channel: String,
+    origin: String,
+    hub: HubInbox,
+    stats: Arc<RedisStats>,
+    log: Logger,
+) {
+    // Whether an outage came before: then the listeners resync on return.
+    let mut missed = false;
+    subscribe_forever(client, channel.clone(), |event| match event {
+        Subscription::Subscribed => {
+            stats.connected.store(true, Ordering::Release);
+            if missed {
+                stats.resyncs.fetch_add(1, Ordering::Relaxed);
+                info!(log, "redis subscription restored; resyncing local listeners"; "channel" => &channel);
+                hub.resync.do_send(Resync);
+            } else {
+                info!(log, "redis subscription established"; "channel" => &channel);
+            }
+        }
+        Subscription::Message(payload) => match WireEvent::decode(payload) {
+            Ok(w) if w.o == origin => {}
+            Ok(w) => {
+                stats.received.fetch_add(1, Ordering::Relaxed);
+                hub.events.do_send(RemoteEvent { event: w.e, key: w.k, trace: w.t });
+            }
+            Err(e) => warn!(log, "ignoring a message on the hub channel"; "error" => e),
+        },
+        Subscription::Lost(error) => {
+            match &error {
+                None => warn!(log, "redis subscription lost; local delivery continues"; "channel" => &channel),
+                Some(e) if !missed => {
+                    warn!(log, "redis unavailable; local delivery continues, retrying"; "error" => %e)
+                }
+                Some(_) => {}
+            }
+            missed = true;
+            stats.connected.store(false, Ordering::Release);
+            stats.outages.fetch_add(1, Ordering::Relaxed);
+        }
+    })
+    .await
+}
+
+impl HubBackend for RedisBackend {
+    fn stats(&self) -> Option<Arc<RedisStats>> {
+        Some(self.stats.clone())
+    }
+
+    fn start(&mut self, hub: HubInbox, log: &Logger) {
+        let (tx, rx) = mpsc::channel(4096);
+        self.outbox = Some(tx);
+        actix_rt::spawn(publisher(self.client.clone(), self.channel.clone(), rx, self.stats.clone(), log.clone()));
+        actix_rt::spawn(subscriber(
+            self.client.clone(),
+            self.channel.clone(),
+            self.origin.clone(),
+            hub,
+            self.stats.clone(),
+            log.clone(),
+        ));
+    }
+
+    fn publish(&mut self, event: Event, key: Option<&str>, trace: Option<&TraceContext>) -> Vec<Event> {
+        if let Some(tx) = &self.outbox {
+            if tx.try_send(WireEvent::encode(&self.origin, &event, key, trace)).is_err() {
+                self.stats.publish_failures.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        if self.fresh(&event, key) {
+            vec![event]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn accept_remote(&mut self, event: &Event, key: Option<&str>) -> bool {
+        self.fresh(event, key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coalesces_only_identical_observations() {
+        let mut b = RedisBackend::new("redis://127.0.0.1:1/", "t", Duration::from_secs(60)).unwrap();
+        let e = Event::ResourceUpdated { uri: "x".into() };
+        assert_eq!(b.publish(e.clone(), Some("mtime-1"), None), vec![e.clone()]);
+        assert!(!b.accept_remote(&e, Some("mtime-1")), "the same change seen by another instance is delivered once");
+        assert!(b.accept_remote(&e, Some("mtime-2")), "a later change of the same file is delivered");
+        assert_eq!(b.publish(e.clone(), None, None).len(), 1, "changes made by an instance are never coalesced");
+        assert!(b.accept_remote(&e, None));
+        assert!(b.accept_remote(&e, None));
+    }
+}

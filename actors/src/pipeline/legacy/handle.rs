@@ -1,0 +1,176 @@
+//! [`SessionHandle`]: how the transports, request actors and handlers reach
+//! one legacy session. Cheap to clone. A request that only reads the
+//! session's state is decided here, against its shared part; a change of
+//! that state, the notification stream and the questions asked of the
+//! client are messages to its actor.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix::prelude::*;
+use mcp_protocol::jsonrpc::{Request, Response};
+use mcp_protocol::subscription::SubscriptionFilter;
+use mcp_protocol::{ProtocolVersion, RequestId};
+use tokio::sync::oneshot;
+
+use super::dispatch::{self, Action, Reply};
+use super::session::{Ask, Change, ClientAnswer, End, ForgetAsk, Session, SetStream, StreamFilter};
+use super::shared::SessionShared;
+use crate::catalog::context::SessionPeer;
+use crate::channels::control::{Cancel, Close, UpdateFilter};
+use futures::future::BoxFuture;
+use mcp_protocol::ErrorData;
+
+impl SessionPeer for SessionHandle {
+    fn ask(&self) -> BoxFuture<'_, Result<(RequestId, oneshot::Receiver<super::Answer>), ErrorData>> {
+        Box::pin(SessionHandle::ask(self))
+    }
+
+    fn forget(&self, id: RequestId) {
+        SessionHandle::forget(self, id);
+    }
+
+    fn input_timeout(&self) -> Duration {
+        SessionHandle::input_timeout(self)
+    }
+}
+
+/// The address of one legacy session with what never changes about it.
+#[derive(Clone)]
+pub struct SessionHandle {
+    id: Arc<str>,
+    version: ProtocolVersion,
+    input_timeout: Duration,
+    addr: Addr<Session>,
+    shared: Arc<SessionShared>,
+    /// The key ([`Identity::key`](crate::facts::identity::Identity::key): issuer and subject)
+    /// of the caller whose credentials opened the session: only it may use it.
+    owner: Option<Arc<str>>,
+}
+
+impl std::fmt::Debug for SessionHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionHandle").field("id", &self.id).field("version", &self.version).finish()
+    }
+}
+
+fn gone(_: MailboxError) -> ErrorData {
+    ErrorData::internal("the session has ended")
+}
+
+impl SessionHandle {
+    /// Starts `session` on the current arbiter.
+    pub fn start(session: Session, id: &str, version: ProtocolVersion, input_timeout: Duration) -> Self {
+        let shared = session.shared();
+        SessionHandle { id: id.into(), version, input_timeout, addr: session.start(), shared, owner: None }
+    }
+
+    /// This handle for a session only `owner` may use.
+    #[must_use]
+    pub fn with_owner(mut self, owner: Option<Arc<str>>) -> Self {
+        self.owner = owner;
+        self
+    }
+
+    /// Whether a request by the caller with key `caller` (`None`:
+    /// unauthenticated) may use the session: a session opened with
+    /// credentials is its caller's alone.
+    pub fn usable_by(&self, caller: Option<&str>) -> bool {
+        match &self.owner {
+            None => true,
+            Some(owner) => caller == Some(&**owner),
+        }
+    }
+
+    /// The session id (`Mcp-Session-Id` on HTTP).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The negotiated protocol version.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// How long a handler waits for the client to answer a server-to-client request.
+    pub fn input_timeout(&self) -> Duration {
+        self.input_timeout
+    }
+
+    /// Whether the session is still open.
+    pub fn is_open(&self) -> bool {
+        self.addr.connected()
+    }
+
+    /// Decides one request of the session's client.
+    pub async fn request(&self, r: Request) -> Result<Reply, ErrorData> {
+        if !self.is_open() {
+            return Err(gone(MailboxError::Closed));
+        }
+        self.shared.touch();
+        let action = dispatch::classify(&self.shared.state(), r);
+        match action {
+            Action::Reply(reply) => Ok(reply),
+            Action::Change(change) => self.addr.send(Change(change)).await.map_err(gone),
+        }
+    }
+
+    /// A client notification other than a cancellation: marks the session used.
+    pub fn touch(&self) {
+        self.shared.touch();
+    }
+
+    /// When the session's client last spoke.
+    pub fn last_seen(&self) -> std::time::Instant {
+        self.shared.last_seen()
+    }
+
+    /// `notifications/cancelled` for a request running in the session.
+    pub fn cancel(&self, id: RequestId, reason: Option<String>) {
+        self.shared.touch();
+        if let Some(cancel) = self.shared.untrack(&id) {
+            let _ = cancel.try_send(Cancel { reason });
+        }
+    }
+
+    /// Hands the client's answer to the handler waiting for it; false when
+    /// none was (unknown id, answered already, or given up).
+    pub async fn answer(&self, r: Response) -> bool {
+        self.addr.send(ClientAnswer(r)).await.unwrap_or(false)
+    }
+
+    /// Registers a request started in the session.
+    pub fn track(&self, id: RequestId, cancel: Recipient<Cancel>) {
+        self.shared.track(id, cancel);
+    }
+
+    /// A request registered with [`SessionHandle::track`] ended.
+    pub fn finished(&self, id: &RequestId, cancel: &Recipient<Cancel>) {
+        self.shared.finished(id, cancel);
+    }
+
+    /// A fresh server-to-client request id and the receiver of its answer.
+    pub async fn ask(&self) -> Result<(RequestId, oneshot::Receiver<super::Answer>), ErrorData> {
+        self.addr.send(Ask).await.map_err(gone)
+    }
+
+    /// Forgets a server-to-client request (its handler stopped waiting).
+    pub fn forget(&self, id: RequestId) {
+        self.addr.do_send(ForgetAsk(id));
+    }
+
+    /// The filter of a new notification stream.
+    pub async fn stream_filter(&self) -> Result<SubscriptionFilter, ErrorData> {
+        self.addr.send(StreamFilter).await.map_err(gone)
+    }
+
+    /// Sets the listener behind the notification stream.
+    pub fn set_stream(&self, close: Recipient<Close>, update: Recipient<UpdateFilter>) {
+        self.addr.do_send(SetStream { close, update });
+    }
+
+    /// Ends the session: its stream closes and its requests are cancelled.
+    pub fn end(&self) {
+        self.addr.do_send(End);
+    }
+}

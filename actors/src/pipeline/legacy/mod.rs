@@ -1,0 +1,25 @@
+//! Dual-era support: clients that open with `initialize` (2025-11-25,
+//! 2025-06-18, 2025-03-26) get legacy semantics, scoped to their HTTP session
+//! (`Mcp-Session-Id`) or to the stdio connection. The stateless path keeps no
+//! session at all; these sessions live apart, expire when idle and are capped.
+//!
+//! A [`Session`] is an actor that owns its negotiated state, its in-flight
+//! requests, its server-to-client requests awaiting answers and its
+//! notification stream; it expires on its own timer. The
+//! [`SessionRegistry`] actor maps HTTP session ids to their handles and
+//! enforces the cap. What a session does with one message is decided by the
+//! pure functions of [`dispatch`]; `initialize` itself is answered by the
+//! service.
+
+pub mod dispatch;
+pub mod era;
+pub mod handle;
+pub mod registry;
+mod session;
+pub mod shared;
+
+pub use dispatch::Reply;
+pub use handle::SessionHandle;
+
+pub use registry::{SessionRegistry, SessionsFull};
+pub use session::{Answer, Session};

@@ -1,0 +1,12 @@
+//! From a parsed message to its answer: the [`intake`] admits or refuses it,
+//! [`legacy`] sessions hold what the `initialize` era negotiated, one
+//! [`request`] actor runs each call, and the [`service`] answers it from the
+//! catalog.
+//!
+//! The machinery under the embedding API: public for the binary, the
+//! project's tests and benches, not for applications.
+
+pub mod intake;
+pub mod legacy;
+pub mod request;
+pub mod service;

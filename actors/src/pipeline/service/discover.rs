@@ -1,0 +1,27 @@
+//! `server/discover`.
+
+use mcp_protocol::model::{DiscoverResult, ResultType};
+use mcp_protocol::ProtocolVersion;
+use serde_json::{json, Value};
+
+use super::McpService;
+use crate::catalog::context::RequestContext;
+use crate::catalog::error::HandlerError;
+
+impl McpService {
+    pub(super) fn discover(&self, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let result = DiscoverResult {
+            result_type: ResultType::Complete,
+            supported_versions: self.versions.iter().map(|v| v.as_str().to_owned()).collect(),
+            capabilities: self.capabilities(),
+            instructions: self.instructions.clone(),
+            cache: self.read_cache,
+        };
+        let mut out = self.finish(&result, None)?;
+        if ctx.protocol_version() == ProtocolVersion::Draft2026V1 {
+            // The seed draft carried serverInfo at the top level.
+            out.as_object_mut().map(|m| m.insert("serverInfo".into(), json!(self.info)));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,270 @@
+//! [`McpService`]: answers one parsed [`ClientRequest`] from the catalog.
+//!
+//! This is the part of a request actor's work that knows MCP semantics but
+//! no transport: it returns the result object (with `resultType`, caching
+//! hints and `_meta.serverInfo`) or a [`HandlerError`]. One file per method
+//! family, as each arm of [`McpService::handle`] is one line: `discover`,
+//! `tools`, `resources` (with templates), `prompts`, `completion`; `rounds`
+//! runs handlers that ask the client for input, in either era; `envelope`
+//! finishes results; [`sealer`] owns the `requestState` key; `initialize`
+//! answers a legacy client's handshake.
+
+mod answer;
+mod completion;
+mod discover;
+mod envelope;
+mod initialize;
+mod prompts;
+mod resources;
+mod rounds;
+pub mod sealer;
+mod tasks;
+mod tools;
+
+use std::sync::Arc;
+
+use mcp_protocol::meta::SERVER_INFO_KEY;
+use mcp_protocol::model::capabilities::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
+use mcp_protocol::model::{CacheHints, CacheScope, Implementation};
+use mcp_protocol::request::ClientRequest;
+use mcp_protocol::subscription::SubscriptionFilter;
+use mcp_protocol::{ProtocolError, ProtocolVersion};
+use serde_json::{json, Map, Value};
+
+use crate::catalog::context::RequestContext;
+use crate::catalog::error::HandlerError;
+use crate::catalog::Catalog;
+use crate::config::Config;
+use sealer::StateSealer;
+
+pub use answer::Answer;
+
+/// The task service `[tasks]` asks for: in Redis (`tasks.in_redis`), else
+/// in memory (also when the Redis URL is unusable, which
+/// [`Config::validate`] refuses, with an error logged).
+fn task_service(
+    config: &Config,
+    clock: Arc<dyn crate::facts::clock::Clock>,
+    log: &slog::Logger,
+) -> crate::tasks::TaskService {
+    let t = &config.tasks;
+    if t.in_redis(&config.hub.backend) {
+        let prefix = &config.hub.redis_channel_prefix;
+        let store = crate::tasks::RedisStore::new(&config.hub.redis_url, prefix, t.max_tasks, clock.clone())
+            .map(|s| s.with_share(t.max_tasks_per_subject));
+        match store {
+            Ok(store) => return crate::tasks::TaskService::with_store(t, clock, Arc::new(store)),
+            Err(e) => slog::error!(log, "tasks kept in memory: the Redis store cannot be used"; "error" => e),
+        }
+    }
+    crate::tasks::TaskService::in_memory(t, clock)
+}
+
+/// Stateless request semantics over a shared [`Catalog`].
+#[derive(Debug)]
+pub struct McpService {
+    catalog: Arc<Catalog>,
+    info: Implementation,
+    instructions: Option<String>,
+    versions: Vec<ProtocolVersion>,
+    /// The stateless subset of `versions`, checked on every request.
+    stateless: Vec<ProtocolVersion>,
+    page_size: usize,
+    /// Which items a caller's scopes let it see in lists.
+    scopes: crate::auth::ScopePolicy,
+    list_cache: CacheHints,
+    read_cache: CacheHints,
+    result_meta: Value,
+    /// `result_meta` and `resultType` as members to append to a tool's result.
+    tool_members: answer::ToolMembers,
+    sealer: StateSealer,
+    max_input_rounds: u32,
+    /// `metrics.tool_labels`.
+    tool_labels: bool,
+    /// The Tasks extension (`tasks.enabled`).
+    tasks: Option<Arc<crate::tasks::TaskService>>,
+}
+
+impl McpService {
+    /// A service for `catalog` configured by `config`. A malformed
+    /// `mrtr.key` (which [`Config::validate`] refuses) falls back to a
+    /// generated key.
+    pub fn new(catalog: Arc<Catalog>, config: &Config) -> Self {
+        Self::with_clock(
+            catalog,
+            config,
+            Arc::new(crate::facts::clock::SystemClock),
+            &crate::telemetry::logging::discard(),
+        )
+    }
+
+    /// A service whose `requestState` expiry reads time from `clock`; `log`
+    /// hears, once, that the `requestState` key was generated for this
+    /// process when a multi round-trip request first needs it.
+    pub fn with_clock(
+        catalog: Arc<Catalog>,
+        config: &Config,
+        clock: Arc<dyn crate::facts::clock::Clock>,
+        log: &slog::Logger,
+    ) -> Self {
+        let scope = if config.cache.scope == "private" { CacheScope::Private } else { CacheScope::Public };
+        let info = Implementation::new(config.server.name.clone(), config.server.version.clone());
+        let result_meta = json!({ SERVER_INFO_KEY: info });
+        let sealer =
+            StateSealer::from_config(&config.mrtr).unwrap_or_else(|_| StateSealer::generate(config.mrtr.state_ttl_ms));
+        let sealer = sealer.with_clock(clock.clone()).with_logger(log.clone());
+        let tasks = config.tasks.enabled.then(|| Arc::new(task_service(config, clock.clone(), log)));
+        McpService {
+            sealer,
+            max_input_rounds: config.legacy.max_input_rounds.max(1),
+            catalog,
+            instructions: Some(config.server.instructions.clone()).filter(|s| !s.is_empty()),
+            info,
+            versions: config.protocol_versions(),
+            stateless: config.protocol_versions().into_iter().filter(|v| v.is_stateless()).collect(),
+            page_size: config.server.page_size,
+            scopes: crate::auth::ScopePolicy::new(config.auth.required_scopes.clone(), &config.auth.scope_implies),
+            list_cache: CacheHints::new(config.cache.list_ttl_ms, scope),
+            read_cache: CacheHints::new(config.cache.read_ttl_ms, scope),
+            tool_members: answer::ToolMembers::new(&result_meta),
+            result_meta,
+            tool_labels: config.metrics.tool_labels,
+            tasks,
+        }
+    }
+
+    /// The `gen_ai_tool_name` label of a `tools/call` of `name`, when
+    /// `metrics.tool_labels` is on: the name if the catalog has the tool,
+    /// else `_other` (label values stay bounded by the catalog).
+    pub fn tool_label(&self, name: &str) -> Option<Arc<str>> {
+        if !self.tool_labels {
+            return None;
+        }
+        Some(match self.catalog.tool(name) {
+            Some(tool) => Arc::from(tool.def.name.as_str()),
+            None => Arc::from("_other"),
+        })
+    }
+
+    /// Whether a list shows the caller an item needing `scopes`: always
+    /// without an authenticated caller, else when its token grants them
+    /// ("the tools currently available to the requesting client").
+    fn visible(&self, ctx: &RequestContext, scopes: &[String]) -> bool {
+        match ctx.auth() {
+            None => true,
+            Some(id) => scopes.iter().all(|s| self.scopes.grants(&id.scopes, s)),
+        }
+    }
+
+    /// A list page's caching hints: the items' own or the configured ones,
+    /// private when the page was chosen for an authenticated caller.
+    fn list_hints(&self, ctx: &RequestContext, own: Option<CacheHints>) -> CacheHints {
+        let mut hints = own.unwrap_or(self.list_cache);
+        if ctx.auth().is_some() {
+            hints.cache_scope = mcp_protocol::model::CacheScope::Private;
+        }
+        hints
+    }
+
+    /// The Tasks extension's service (`tasks.enabled`).
+    pub fn tasks(&self) -> Option<&Arc<crate::tasks::TaskService>> {
+        self.tasks.as_ref()
+    }
+
+    /// The catalog served.
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// The protocol versions served, newest first.
+    pub fn versions(&self) -> &[ProtocolVersion] {
+        &self.versions
+    }
+
+    /// The stateless versions served (those a request may name in `_meta`).
+    pub fn stateless_versions(&self) -> &[ProtocolVersion] {
+        &self.stateless
+    }
+
+    /// The server's identity.
+    pub fn info(&self) -> &Implementation {
+        &self.info
+    }
+
+    /// The `instructions` of `server/discover` and `initialize`.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
+    /// The `requestState` sealer.
+    pub fn sealer(&self) -> &StateSealer {
+        &self.sealer
+    }
+
+    /// What `server/discover` declares. Every method this service answers is
+    /// declared, so clients can rely on discover instead of probing.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: Some(ListChangedCapability { list_changed: Some(true) }),
+            resources: Some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            prompts: Some(ListChangedCapability { list_changed: Some(true) }),
+            completions: Some(Map::new()),
+            logging: Some(Map::new()),
+            experimental: None,
+            extensions: self.tasks.as_ref().map(|_| Map::from_iter([mcp_protocol::tasks::server_capability()])),
+        }
+    }
+
+    /// The notification types `subscriptions/listen` can deliver.
+    pub fn supported_filter(&self) -> SubscriptionFilter {
+        SubscriptionFilter {
+            tools_list_changed: true,
+            prompts_list_changed: true,
+            resources_list_changed: true,
+            resource_subscriptions: vec!["*".into()],
+            task_ids: if self.tasks.is_some() { vec!["*".into()] } else { Vec::new() },
+            owner: None,
+        }
+    }
+
+    /// Answers one request. Legacy-era results lose the fields that era does
+    /// not know (`resultType`, `ttlMs`, `cacheScope`).
+    pub async fn handle(&self, request: ClientRequest, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        let legacy = ctx.in_session();
+        match self.answer(request, ctx).await? {
+            Answer::Tree(mut result) if legacy => {
+                mcp_protocol::legacy::strip_stateless_fields(&mut result);
+                Ok(Answer::Tree(result))
+            }
+            answer => Ok(answer),
+        }
+    }
+
+    async fn answer(&self, request: ClientRequest, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        if let ClientRequest::CallTool(p) = request {
+            return self.call_tool(p, ctx).await;
+        }
+        self.answer_tree(request, ctx).await.map(Answer::Tree)
+    }
+
+    /// Every answer but a tool call's. The futures of the methods that wait
+    /// are boxed: a request's future is as large as the largest it could
+    /// run, and every request moves its own.
+    async fn answer_tree(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
+        match request {
+            ClientRequest::Discover => self.discover(&ctx),
+            ClientRequest::ListTools(p) => self.list_tools(p, &ctx),
+            ClientRequest::ListResources(p) => self.list_resources(p, &ctx),
+            ClientRequest::ListResourceTemplates(p) => self.list_templates(p, &ctx),
+            ClientRequest::ListPrompts(p) => self.list_prompts(p, &ctx),
+            ClientRequest::ReadResource(p) => Box::pin(self.read_resource(p, ctx)).await,
+            ClientRequest::GetPrompt(p) => Box::pin(self.get_prompt(p, ctx)).await,
+            ClientRequest::Complete(p) => self.complete(&p),
+            ClientRequest::Listen(_) => Err(HandlerError::internal("subscriptions/listen is served by a listener")),
+            ClientRequest::GetTask(p) => Box::pin(self.get_task(p, &ctx)).await,
+            ClientRequest::UpdateTask(p) => Box::pin(self.update_task(p, &ctx)).await,
+            ClientRequest::CancelTask(p) => Box::pin(self.cancel_task(p, &ctx)).await,
+            other => Err(ProtocolError::MethodNotFound(other.method().to_owned()).into()),
+        }
+    }
+}

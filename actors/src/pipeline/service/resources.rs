@@ -1,0 +1,69 @@
+//! `resources/list`, `resources/templates/list` and `resources/read` (a
+//! listed resource, a template match, or the catalog's resolver).
+
+use mcp_protocol::model::content::ResourceContents;
+use mcp_protocol::model::resources::ReadResourceParams;
+use mcp_protocol::request::ListParams;
+use mcp_protocol::request_state::Binding;
+use mcp_protocol::ProtocolError;
+use serde_json::{json, Value};
+
+use super::McpService;
+use crate::catalog::context::RequestContext;
+use crate::catalog::error::HandlerError;
+use crate::catalog::HandlerFuture;
+
+type Reader = Box<dyn Fn() -> HandlerFuture<Vec<ResourceContents>>>;
+
+impl McpService {
+    pub(super) fn list_resources(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let visible = |scopes: &[String]| self.visible(ctx, scopes);
+        let l = self.catalog.list_resources_for(p.cursor.as_deref(), self.page_size, &visible)?;
+        self.finish_page("resources", l.page, Some(self.list_hints(ctx, l.cache)))
+    }
+
+    pub(super) fn list_templates(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let visible = |scopes: &[String]| self.visible(ctx, scopes);
+        let l = self.catalog.list_templates_for(p.cursor.as_deref(), self.page_size, &visible)?;
+        self.finish_page("resourceTemplates", l.page, Some(self.list_hints(ctx, l.cache)))
+    }
+
+    pub(super) async fn read_resource(
+        &self,
+        p: ReadResourceParams,
+        ctx: RequestContext,
+    ) -> Result<Value, HandlerError> {
+        let owner = ctx.auth().map(crate::facts::identity::Identity::key);
+        let binding = || Binding::new("resources/read", &p.uri, None).for_subject(owner.as_deref());
+        let (reader, cache) = self.reader(&p.uri, &ctx)?;
+        let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), reader).await?;
+        let out = out.map(|contents| json!({ "contents": contents }));
+        self.complete_with(out, Some(cache.unwrap_or(self.read_cache)))
+    }
+
+    /// The reader for `uri` and its own caching hints: a listed resource, a
+    /// template match, or what the resolver finds.
+    fn reader(
+        &self,
+        uri: &str,
+        ctx: &RequestContext,
+    ) -> Result<(Reader, Option<mcp_protocol::model::CacheHints>), HandlerError> {
+        let (u, c) = (uri.to_owned(), ctx.clone());
+        if let Some(r) = self.catalog.resource(uri) {
+            let cache = r.cache;
+            return Ok((Box::new(move || (r.reader)(u.clone(), c.clone())), cache));
+        }
+        if let Some((t, vars)) = self.catalog.match_template(uri) {
+            let cache = t.cache;
+            return Ok((Box::new(move || (t.reader)(u.clone(), vars.clone(), c.clone())), cache));
+        }
+        match self.catalog.resolve(uri) {
+            Some(resolved) => {
+                let r = resolved?;
+                let cache = r.cache;
+                Ok((Box::new(move || (r.reader)(u.clone(), c.clone())), cache))
+            }
+            None => Err(ProtocolError::ResourceNotFound { uri: uri.to_owned() }.into()),
+        }
+    }
+}

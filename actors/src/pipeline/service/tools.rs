@@ -1,0 +1,48 @@
+//! `tools/list` and `tools/call`.
+
+use mcp_protocol::model::tools::CallToolParams;
+use mcp_protocol::request::ListParams;
+use mcp_protocol::request_state::Binding;
+use serde_json::Value;
+
+use super::{Answer, McpService};
+use crate::catalog::context::RequestContext;
+use crate::catalog::error::HandlerError;
+use crate::catalog::TaskSupport;
+
+impl McpService {
+    pub(super) fn list_tools(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let visible = |scopes: &[String]| self.visible(ctx, scopes);
+        let l = self.catalog.list_tools_for(p.cursor.as_deref(), self.page_size, &visible)?;
+        self.finish_page("tools", l.page, Some(self.list_hints(ctx, l.cache)))
+    }
+
+    pub(super) async fn call_tool(&self, p: CallToolParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        let tool = self
+            .catalog
+            .tool(&p.name)
+            .ok_or_else(|| HandlerError::invalid_params(format!("Unknown tool: {}", p.name)))?;
+        match (tool.task_support(), self.tasks_for(&ctx)) {
+            (TaskSupport::Forbidden, _) | (TaskSupport::Optional, None) => {}
+            // Boxed: a task's future is large, and most calls are not tasks.
+            (_, Some(tasks)) => {
+                return Box::pin(self.call_as_task(tasks.clone(), tool, p, ctx)).await.map(Answer::Tree)
+            }
+            (TaskSupport::Required, None) => {
+                let what = format!("tool {}, which runs only as a task,", p.name);
+                return Err(mcp_protocol::tasks::missing_extension(&what).into());
+            }
+        }
+        let args = p.arguments.unwrap_or_default();
+        // The state binding is computed only when a round needs it (a
+        // requestState came in, or the handler asks): plain calls skip it.
+        let owner = ctx.auth().map(crate::facts::identity::Identity::key);
+        let binding = || Binding::new("tools/call", &p.name, Some(&args.to_map())).for_subject(owner.as_deref());
+        let run = || tool.call(&args, ctx.clone());
+        // A finished result is encoded as it is; an `InputRequiredResult` is a tree.
+        match self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await? {
+            Ok(result) => Ok(Answer::Tool(result)),
+            Err(input_required) => Ok(Answer::Tree(input_required)),
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Building a [`McpServer`] from its parts: the hub on an arbiter of its
+//! own, the service over the catalog, the legacy sessions' registry, the
+//! authorizer; and the hub backend `hub.backend` names.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix::{Actor, Addr, Arbiter};
+use tokio_util::sync::CancellationToken;
+
+use super::build_error::BuildError;
+use super::{Inner, McpServer};
+use crate::auth::{Authenticator, Authorizer};
+use crate::catalog::Catalog;
+use crate::config::{Config, ConfigError};
+use crate::facts::clock::{Clock, SystemClock};
+use crate::hub::redis::RedisBackend;
+use crate::hub::{HubBackend, MemoryBackend, Occupancy, Publish, SubscriptionHub};
+use crate::pipeline::legacy::registry::SessionIndex;
+use crate::pipeline::legacy::SessionRegistry;
+use crate::pipeline::service::McpService;
+
+impl McpServer {
+    /// A server for `catalog`, with the hub backend `hub.backend` names
+    /// (`memory` or `redis`). The configuration is validated first (an
+    /// error names the key). Needs a running actix system; the
+    /// [builder](McpServer::builder) can start one.
+    pub fn new(catalog: Arc<Catalog>, config: Config, log: slog::Logger) -> Result<Self, BuildError> {
+        config.validate()?;
+        let backend = backend_for(&config)?;
+        Self::assemble(catalog, config, log, backend, Arc::new(SystemClock))
+    }
+
+    /// A server from all its parts: the hub's `backend`, and the `clock`
+    /// that `requestState` expiry reads (a [`crate::facts::clock::ManualClock`] in
+    /// tests).
+    pub fn assemble(
+        catalog: Arc<Catalog>,
+        config: Config,
+        log: slog::Logger,
+        backend: Box<dyn HubBackend + Send>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, BuildError> {
+        if actix_rt::System::try_current().is_none() {
+            return Err(BuildError::NoSystem);
+        }
+        install_telemetry(&config, &log);
+        let backend_link = backend.stats();
+        let (hub, occupancy) = start_hub(backend, &config, &log);
+        let to_hub = hub.clone();
+        // Catalog changes are published, never dropped (`do_send` ignores the
+        // mailbox cap; these are rare and small).
+        // A change a handler makes carries its request's trace context.
+        catalog.watch(move |event, key| {
+            to_hub.do_send(Publish {
+                event: event.clone(),
+                key: key.map(str::to_owned),
+                trace: crate::telemetry::trace_scope::current(),
+            })
+        });
+        let service = Arc::new(McpService::with_clock(catalog, &config, clock, &log));
+        // Task status changes reach listen streams (of every instance) through the hub.
+        if let Some(tasks) = service.tasks() {
+            tasks.notify_through(hub.clone().recipient());
+            tasks.start(&log.new(slog::o!("actor" => "tasks")));
+        }
+        let (sessions, session_index) = start_sessions(&config, &log);
+        let hub = Arc::new(hub);
+        let stopping = CancellationToken::new();
+        let _anchor = stopping.child_token();
+        let auth = Authorizer::from_config(&config)?.map(Arc::new);
+        let draining = std::sync::atomic::AtomicBool::new(false);
+        let inner = Inner {
+            service,
+            config,
+            log,
+            hub,
+            occupancy,
+            sessions,
+            session_index,
+            stopping,
+            _anchor,
+            auth,
+            draining,
+            backend_link,
+        };
+        Ok(McpServer { inner: Arc::new(inner) })
+    }
+
+    /// This server with requests authorized by `authenticator` (instead of
+    /// the one `auth.mode` names), under the scopes and metadata of
+    /// `[auth]`. Must be called before the server is cloned (as the
+    /// builder's [`authenticator`](crate::builder::McpServerBuilder::authenticator) does).
+    pub fn with_authenticator(mut self, authenticator: Arc<dyn Authenticator>) -> Result<Self, BuildError> {
+        let auth = Arc::new(Authorizer::new(authenticator, &self.inner.config));
+        let inner = Arc::get_mut(&mut self.inner).ok_or_else(|| {
+            BuildError::Config(crate::config::ConfigError("with_authenticator: the server is already shared".into()))
+        })?;
+        inner.auth = Some(auth);
+        Ok(self)
+    }
+}
+
+/// Metrics, the status page and spans, as the configuration asks.
+fn install_telemetry(config: &Config, log: &slog::Logger) {
+    if config.metrics.enabled {
+        crate::telemetry::install();
+    }
+    if config.status.enabled {
+        crate::telemetry::status::enable();
+    }
+    crate::telemetry::install_spans(config, log);
+}
+
+/// The subscription hub over `backend`, on an arbiter of its own, and its
+/// occupancy (read without a message).
+fn start_hub(
+    backend: Box<dyn HubBackend + Send>,
+    config: &Config,
+    log: &slog::Logger,
+) -> (Addr<SubscriptionHub>, Arc<Occupancy>) {
+    let h = &config.hub;
+    let max = listener_cap(h.max_listeners, log);
+    let (mailbox, hub_log) = (h.mailbox, log.new(slog::o!("actor" => "hub")));
+    let trim = Duration::from_millis(h.memory_trim_ms);
+    let keep_alive = Duration::from_millis(h.keep_alive_ms.max(1));
+    let hub = SubscriptionHub::new(backend, max, mailbox, hub_log).with_memory_trim(trim).with_keep_alive(keep_alive);
+    let occupancy = hub.occupancy();
+    (SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| hub), occupancy)
+}
+
+/// The legacy sessions' registry, on an arbiter of its own, and its index
+/// (lookups without a message).
+fn start_sessions(config: &Config, log: &slog::Logger) -> (Addr<SessionRegistry>, SessionIndex) {
+    let l = &config.legacy;
+    let registry = SessionRegistry::new(
+        l.max_sessions,
+        Duration::from_millis(l.idle_timeout_ms),
+        Duration::from_millis(l.input_timeout_ms),
+        log.new(slog::o!("actor" => "sessions")),
+    )
+    .with_eviction(Duration::from_millis(l.evict_idle_ms));
+    let index = registry.index();
+    (SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry), index)
+}
+
+/// The hub backend `hub.backend` names.
+pub(crate) fn backend_for(config: &Config) -> Result<Box<dyn HubBackend + Send>, BuildError> {
+    Ok(match config.hub.backend.as_str() {
+        "redis" => Box::new(
+            RedisBackend::new(
+                &config.hub.redis_url,
+                &config.hub.redis_channel_prefix,
+                Duration::from_millis(config.hub.dedup_ms),
+            )
+            .map_err(|e| BuildError::Config(ConfigError(format!("hub.redis_url: {e}"))))?,
+        ),
+        "memory" => Box::new(MemoryBackend),
+        other => {
+            return Err(BuildError::Config(ConfigError(format!("hub.backend must be memory or redis, not {other:?}"))))
+        }
+    })
+}
+
+/// `hub.max_listeners`, lowered to what the process's open-files limit can
+/// hold (an HTTP/1.1 listen stream is a connection, a file): past that, new
+/// connections would hang in the accept queue instead of getting 503. Part
+/// of the limit is kept for everything else (listening sockets, Redis, the
+/// watcher, requests).
+fn listener_cap(configured: usize, log: &slog::Logger) -> usize {
+    let Some(files) = open_files_limit() else { return configured };
+    let budget = files.saturating_sub((files / 2).min(256)).max(1);
+    if configured <= budget {
+        return configured;
+    }
+    // A default that adapts itself to the machine: worth knowing, not a fault.
+    slog::info!(log, "hub.max_listeners lowered to fit the open-files limit";
+        "configured" => configured, "max_listeners" => budget, "open_files_limit" => files);
+    budget
+}
+
+/// The soft limit on open files, where the platform has one.
+fn open_files_limit() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit writes one rlimit into the struct it is given.
+        let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+        (ok && limit.rlim_cur != libc::RLIM_INFINITY).then(|| usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}

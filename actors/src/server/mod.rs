@@ -1,0 +1,171 @@
+//! [`McpServer`]: the service, the subscription hub and the legacy sessions,
+//! with the entry points every transport uses to start the actors of one
+//! routed message (a request actor, a listener, a session) and graceful
+//! shutdown. It names no transport: the transports
+//! ([`transport::http`](crate::transport::http),
+//! [`transport::stdio`](crate::transport::stdio)) take a server.
+//!
+//! A server is created inside a running actix system (its hub and session
+//! registry get arbiters of their own):
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use actix_mcp::{catalog::Catalog, config::Config, telemetry::logging, transport, McpServer};
+//!
+//! #[actix_web::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let server = McpServer::new(Arc::new(Catalog::new()), Config::default(), logging::discard())?;
+//!     transport::http::serve(server).await?;
+//!     Ok(())
+//! }
+//! ```
+
+mod assemble;
+pub mod build_error;
+mod listen;
+mod sessions;
+mod shutdown;
+mod start;
+
+pub(crate) use assemble::backend_for;
+pub use shutdown::shutdown_signal;
+
+use std::sync::Arc;
+
+use actix::Addr;
+use mcp_protocol::subscription::Event;
+use mcp_protocol::ErrorData;
+use tokio_util::sync::CancellationToken;
+
+use crate::auth::Authorizer;
+use crate::catalog::Catalog;
+use crate::config::Config;
+use crate::hub::{HubStats, Occupancy, Publish, Stats, SubscriptionHub};
+use crate::pipeline::legacy::registry::SessionIndex;
+use crate::pipeline::legacy::{SessionRegistry, SessionsFull};
+use crate::pipeline::service::McpService;
+
+/// An MCP server: cheap to clone, shared by every worker.
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    service: Arc<McpService>,
+    config: Config,
+    log: slog::Logger,
+    /// Shared with every listener.
+    hub: Arc<Addr<SubscriptionHub>>,
+    occupancy: Arc<Occupancy>,
+    sessions: Addr<SessionRegistry>,
+    /// The registry's sessions by id, for lookups without a message.
+    session_index: SessionIndex,
+    /// Fires when running requests must end (every request actor holds a
+    /// child token).
+    stopping: CancellationToken,
+    /// A child of `stopping` for the server's lifetime. The token frees its
+    /// list of children whenever the last one goes, so without this one
+    /// each request's child would allocate the list again (and free it on
+    /// its end): with requests answered one after the other, on every call.
+    _anchor: CancellationToken,
+    /// Authorization of HTTP requests (`None`: every request is served).
+    auth: Option<Arc<Authorizer>>,
+    /// Set when shutdown begins: readiness answers 503 from then on.
+    draining: std::sync::atomic::AtomicBool,
+    /// The hub backend's link to other instances, when it has one.
+    backend_link: Option<Arc<crate::hub::BackendStats>>,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer").field("service", &self.inner.service).finish()
+    }
+}
+
+/// Why a legacy session could not be opened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpenError {
+    /// `initialize` itself was refused (HTTP 400).
+    Refused(ErrorData),
+    /// `legacy.max_sessions` are open (HTTP 503).
+    Full(SessionsFull),
+}
+
+impl McpServer {
+    /// Whether this instance should get traffic, and if not, why: it is
+    /// draining at shutdown, its hub is at capacity, or (with
+    /// `hub.require_backend`) its link to the other instances is down.
+    pub fn readiness(&self) -> Result<(), Vec<&'static str>> {
+        let mut why = Vec::new();
+        if self.inner.draining.load(std::sync::atomic::Ordering::Acquire) {
+            why.push("draining: the server is shutting down");
+        }
+        if matches!(self.inner.occupancy.check(), Err(crate::hub::HubError::Full { .. })) {
+            why.push("the subscription hub is at capacity");
+        }
+        if self.inner.config.hub.require_backend {
+            if let Some(link) = &self.inner.backend_link {
+                if !link.connected.load(std::sync::atomic::Ordering::Acquire) {
+                    why.push("the hub backend (Redis) is unreachable");
+                }
+            }
+        }
+        if why.is_empty() {
+            Ok(())
+        } else {
+            Err(why)
+        }
+    }
+
+    /// The hub backend's counters, when it links instances (Redis).
+    pub fn backend_stats(&self) -> Option<&Arc<crate::hub::BackendStats>> {
+        self.inner.backend_link.as_ref()
+    }
+
+    /// The server's authorization, when it has one.
+    pub fn authorizer(&self) -> Option<&Arc<Authorizer>> {
+        self.inner.auth.as_ref()
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// The catalog (add or remove items at runtime through it).
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        self.inner.service.catalog()
+    }
+
+    /// The request semantics.
+    pub fn service(&self) -> &Arc<McpService> {
+        &self.inner.service
+    }
+
+    /// The root logger.
+    pub fn logger(&self) -> &slog::Logger {
+        &self.inner.log
+    }
+
+    /// The subscription hub.
+    pub fn hub(&self) -> &Addr<SubscriptionHub> {
+        &self.inner.hub
+    }
+
+    /// Whether the hub would accept a subscription now (no round trip).
+    pub fn hub_occupancy(&self) -> &Occupancy {
+        &self.inner.occupancy
+    }
+
+    /// Publishes `notifications/resources/updated` for `uri` to every
+    /// subscription whose `resourceSubscriptions` contain it.
+    pub fn notify_resource_updated(&self, uri: &str) {
+        self.inner.hub.do_send(Publish::local(Event::ResourceUpdated { uri: uri.to_owned() }));
+    }
+
+    /// The hub's counters.
+    pub async fn hub_stats(&self) -> HubStats {
+        self.inner.hub.send(Stats).await.unwrap_or_default()
+    }
+}

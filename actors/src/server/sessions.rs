@@ -1,0 +1,110 @@
+//! Legacy (`initialize`) sessions as the transports reach them: open,
+//! find, end, count, and hand a session its next request.
+
+use std::sync::Arc;
+
+use actix::Addr;
+use mcp_protocol::jsonrpc::{encode_error, encode_result, Request};
+use mcp_protocol::ErrorData;
+use tokio::sync::OwnedSemaphorePermit;
+
+use super::{McpServer, OpenError};
+use crate::channels::outbound::{Outbound, OutboundTx};
+use crate::facts::RequestFacts;
+use crate::pipeline::legacy::era::Era;
+use crate::pipeline::legacy::registry::{Close as EndSession, Count, Open};
+use crate::pipeline::legacy::{Reply, SessionHandle};
+use crate::pipeline::request::RequestActor;
+
+impl McpServer {
+    /// Answers a legacy client's `initialize` and opens its HTTP session,
+    /// which only `owner` may use when it is given (the authenticated
+    /// caller's [`Identity::key`](crate::facts::Identity::key)).
+    pub async fn open_session(&self, r: &Request, owner: Option<&str>) -> Result<(SessionHandle, Vec<u8>), OpenError> {
+        let (state, result) = self.inner.service.initialize(r).map_err(OpenError::Refused)?;
+        let (version, client) = (state.version, state.client_info.name.clone());
+        let opened = self.inner.sessions.send(Open(state, owner.map(Arc::from))).await;
+        let session = match opened {
+            Ok(Ok(s)) => s,
+            Ok(Err(full)) => return Err(OpenError::Full(full)),
+            Err(_) => return Err(OpenError::Refused(ErrorData::internal("the session registry has stopped"))),
+        };
+        slog::info!(self.inner.log, "legacy session opened"; "session" => session.id(),
+            "version" => version.as_str(), "client" => client);
+        Ok((session, encode_result(&r.id, &result)))
+    }
+
+    /// The open HTTP session `id`, if there is one.
+    pub async fn find_session(&self, id: &str) -> Option<SessionHandle> {
+        self.inner.session_index.find(id)
+    }
+
+    /// Ends the HTTP session `id`; false if there was none.
+    pub async fn end_session(&self, id: &str) -> bool {
+        self.inner.sessions.send(EndSession(id.to_owned())).await.unwrap_or(false)
+    }
+
+    /// How many HTTP sessions are open.
+    pub async fn session_count(&self) -> usize {
+        self.inner.sessions.send(Count).await.unwrap_or(0)
+    }
+
+    /// Serves a request of a legacy session: session methods are answered
+    /// into `outbound` at once; shared methods run in a request actor of the
+    /// session's era (returned). Either way the reply arrives on `outbound`.
+    pub async fn session_request(
+        &self,
+        session: &SessionHandle,
+        r: Request,
+        facts: RequestFacts,
+        outbound: OutboundTx,
+        slot: Option<OwnedSemaphorePermit>,
+    ) -> Option<Addr<RequestActor>> {
+        let id = r.id.clone();
+        match session.request(r).await {
+            Ok(Reply::Run(mut admitted)) => {
+                admitted.facts = facts;
+                let era = Era::Legacy(session.clone());
+                Some(self.start_boxed_in_slot(admitted, era, outbound, slot))
+            }
+            Ok(Reply::Now(result)) => {
+                answer_now(&id, result, &outbound).await;
+                None
+            }
+            Err(e) => {
+                answer_now(&id, Err(e), &outbound).await;
+                None
+            }
+        }
+    }
+
+    /// [`McpServer::session_request`] with the request actor started in the
+    /// calling task ([`RequestActor::start_here`]): a handler that answers
+    /// at once has answered when this returns.
+    pub(crate) async fn session_request_here(
+        &self,
+        session: &SessionHandle,
+        r: Request,
+        facts: RequestFacts,
+        outbound: OutboundTx,
+    ) {
+        let id = r.id.clone();
+        match session.request(r).await {
+            Ok(Reply::Run(mut admitted)) => {
+                admitted.facts = facts;
+                self.start_request_here(admitted, Era::Legacy(session.clone()), outbound).await;
+            }
+            Ok(Reply::Now(result)) => answer_now(&id, result, &outbound).await,
+            Err(e) => answer_now(&id, Err(e), &outbound).await,
+        }
+    }
+}
+
+/// Hands a session's immediate answer (or its error) to the outbound channel.
+async fn answer_now(id: &mcp_protocol::RequestId, now: Result<serde_json::Value, ErrorData>, outbound: &OutboundTx) {
+    let (bytes, code) = match now {
+        Ok(result) => (encode_result(id, &result), None),
+        Err(e) => (encode_error(Some(id), &e), Some(e.code.0)),
+    };
+    let _ = outbound.send(Outbound::answer(bytes, code)).await;
+}

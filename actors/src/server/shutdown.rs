@@ -1,0 +1,53 @@
+//! Shutting down: readiness fails first, subscriptions end with their
+//! completion result, then running requests are answered "server shutting
+//! down"; and the signal that starts it.
+
+use std::time::{Duration, Instant};
+
+use super::McpServer;
+use crate::hub::Shutdown;
+
+impl McpServer {
+    /// Ends every running request with an error response (-32603 "server
+    /// shutting down"): the last step of a graceful shutdown, so that no
+    /// request is cut off without an answer.
+    pub fn abort_requests(&self) {
+        self.inner.stopping.cancel();
+    }
+
+    /// Ends every subscription gracefully (each receives its completion
+    /// result) and waits until they are gone, at most `hub.drain_ms`.
+    /// Returns how many were open.
+    pub async fn shutdown(&self) -> usize {
+        // Readiness fails first, so a load balancer stops sending new work
+        // before the listeners get their completion result.
+        self.inner.draining.store(true, std::sync::atomic::Ordering::Release);
+        let open = self.inner.hub.send(Shutdown).await.unwrap_or(0);
+        let deadline = Instant::now() + Duration::from_millis(self.inner.config.hub.drain_ms);
+        while Instant::now() < deadline && self.hub_stats().await.listeners > 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // The listen streams' spans ended with them.
+        crate::telemetry::flush_spans();
+        open
+    }
+}
+
+/// Resolves at SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
