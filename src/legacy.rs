@@ -13,7 +13,7 @@ use crate::model::capabilities::{ClientCapabilities, ServerCapabilities};
 use crate::model::discover::Implementation;
 use crate::model::logging::LoggingLevel;
 use crate::raw_object::RawObject;
-use crate::request::{parse, ClientRequest};
+use crate::request::{parse, ClientRequest, ItemKind};
 use crate::version::ProtocolVersion;
 
 /// Params of `initialize`.
@@ -99,6 +99,17 @@ impl LegacyRequest {
             other => LegacyRequest::Shared(ClientRequest::from_parts(other, params)?),
         })
     }
+}
+
+/// The item a request of either era is about, read from its raw params:
+/// that of [`crate::request::item_in`], and the resource of a legacy
+/// `resources/subscribe` (to subscribe is to read).
+pub fn item_in(method: &str, params: Option<&RawObject>) -> Option<(ItemKind, String)> {
+    if method == "resources/subscribe" {
+        let uri = params?.to_map().remove("uri")?;
+        return uri.as_str().map(|u| (ItemKind::Resource, u.to_owned()));
+    }
+    crate::request::item_in(method, params)
 }
 
 /// What one legacy session remembers: the negotiated version, the client's

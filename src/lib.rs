@@ -40,13 +40,14 @@
 
 #![forbid(unsafe_code)]
 
+pub mod decode;
 pub mod error;
 pub mod header;
 pub mod jsonrpc;
 pub mod legacy;
 pub mod meta;
 pub mod model;
-pub mod one_pass;
+mod one_pass;
 pub mod pagination;
 mod params_split;
 pub mod raw_object;
@@ -57,6 +58,7 @@ pub mod tasks;
 pub mod trace;
 pub mod version;
 
+pub use decode::{decode, Message};
 pub use error::{ErrorCode, ErrorData, ErrorProfile, ProtocolError};
 pub use jsonrpc::RequestId;
 pub use meta::RequestMeta;

@@ -37,7 +37,7 @@ pub struct OnePass<'a> {
 
 /// Reads `message` in one pass, when it is a request of this revision that
 /// names a protocol version in `_meta` and reads cleanly; `None` otherwise.
-pub fn decode_request(message: &[u8]) -> Option<OnePass<'_>> {
+pub(crate) fn decode_request(message: &[u8]) -> Option<OnePass<'_>> {
     let text = std::str::from_utf8(message).ok()?;
     let mut de = serde_json::Deserializer::from_str(text);
     let read = de.deserialize_map(EnvelopeVisitor).ok()?;

@@ -2,45 +2,78 @@
 //! variant per method. An unknown or removed method is a value
 //! ([`ClientRequest::from_parts`] returns `MethodNotFound`), never a panic path.
 
-use serde::de::{DeserializeOwned, DeserializeSeed, Error as _, IgnoredAny};
+use serde::de::{DeserializeOwned, DeserializeSeed, Error as _};
 use serde::Deserializer;
 use serde_json::Value;
 
 use crate::error::ProtocolError;
 use crate::meta::MetaKeys;
-use crate::model::completion::CompleteParams;
-use crate::model::prompts::GetPromptParams;
-use crate::model::resources::ReadResourceParams;
-use crate::model::tools::CallToolParams;
 use crate::params_split::split;
 use crate::raw_object::RawObject;
-use crate::subscription::ListenParams;
-use crate::tasks::{self, TaskIdParams, UpdateTaskParams};
 
-/// Method names of this revision.
-pub mod method {
-    /// `server/discover`.
-    pub const DISCOVER: &str = "server/discover";
-    /// `tools/list`.
-    pub const TOOLS_LIST: &str = "tools/list";
-    /// `tools/call`.
-    pub const TOOLS_CALL: &str = "tools/call";
-    /// `resources/list`.
-    pub const RESOURCES_LIST: &str = "resources/list";
-    /// `resources/templates/list`.
-    pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
-    /// `resources/read`.
-    pub const RESOURCES_READ: &str = "resources/read";
-    /// `prompts/list`.
-    pub const PROMPTS_LIST: &str = "prompts/list";
-    /// `prompts/get`.
-    pub const PROMPTS_GET: &str = "prompts/get";
-    /// `completion/complete`.
-    pub const COMPLETION_COMPLETE: &str = "completion/complete";
-    /// `subscriptions/listen`.
-    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
-    /// `notifications/cancelled` (client → server, stdio).
-    pub const CANCELLED: &str = "notifications/cancelled";
+/// The one list of this revision's client requests: for each, its variant
+/// of [`ClientRequest`] with its params type, the name of its constant in
+/// [`method`], its wire name, and — for a request about one item — the
+/// item's kind and the params field naming it (the Rust field, then the JSON
+/// member). Everything per method is generated from it: the constants, the
+/// enum, [`ClientRequest::from_parts`], the one-pass reading of params,
+/// [`ClientRequest::method`], [`ClientRequest::item`] (so `Mcp-Name` and the
+/// scopes of the item) and [`item_in`]; the server's dispatch is generated
+/// from it too (`client_requests!(callback)` hands the list to a macro of
+/// the caller's). A new method is one line here and its handler.
+#[macro_export]
+macro_rules! client_requests {
+    ($then:ident) => {
+        $then! {
+            /// `server/discover`.
+            Discover($crate::request::NoParams) = DISCOVER "server/discover", discover;
+            /// `tools/list`.
+            ListTools($crate::request::ListParams) = TOOLS_LIST "tools/list", list_tools;
+            /// `tools/call`.
+            CallTool($crate::model::tools::CallToolParams) = TOOLS_CALL "tools/call", call_tool => Tool(name "name");
+            /// `resources/list`.
+            ListResources($crate::request::ListParams) = RESOURCES_LIST "resources/list", list_resources;
+            /// `resources/templates/list`.
+            ListResourceTemplates($crate::request::ListParams) =
+                RESOURCES_TEMPLATES_LIST "resources/templates/list", list_templates;
+            /// `resources/read`.
+            ReadResource($crate::model::resources::ReadResourceParams) =
+                RESOURCES_READ "resources/read", read_resource => Resource(uri "uri");
+            /// `prompts/list`.
+            ListPrompts($crate::request::ListParams) = PROMPTS_LIST "prompts/list", list_prompts;
+            /// `prompts/get`.
+            GetPrompt($crate::model::prompts::GetPromptParams) =
+                PROMPTS_GET "prompts/get", get_prompt => Prompt(name "name");
+            /// `completion/complete`.
+            Complete($crate::model::completion::CompleteParams) =
+                COMPLETION_COMPLETE "completion/complete", complete;
+            /// `subscriptions/listen`: opens a long-lived notification stream.
+            Listen($crate::subscription::ListenParams) = SUBSCRIPTIONS_LISTEN "subscriptions/listen", listen;
+            /// `tasks/get` (the Tasks extension).
+            GetTask($crate::tasks::TaskIdParams) = TASKS_GET "tasks/get", get_task => Task(task_id "taskId");
+            /// `tasks/update` (the Tasks extension).
+            UpdateTask($crate::tasks::UpdateTaskParams) =
+                TASKS_UPDATE "tasks/update", update_task => Task(task_id "taskId");
+            /// `tasks/cancel` (the Tasks extension).
+            CancelTask($crate::tasks::TaskIdParams) =
+                TASKS_CANCEL "tasks/cancel", cancel_task => Task(task_id "taskId");
+        }
+    };
+}
+
+/// What a request is about, when it is about one item: the kind of item,
+/// for the scopes it needs and the attributes of its span; its name or URI
+/// is the value `Mcp-Name` mirrors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemKind {
+    /// A tool, by name.
+    Tool,
+    /// A prompt, by name.
+    Prompt,
+    /// A resource, by URI.
+    Resource,
+    /// A task, by id.
+    Task,
 }
 
 /// Params of the list methods.
@@ -51,37 +84,9 @@ pub struct ListParams {
     pub cursor: Option<String>,
 }
 
-/// One client request of the stateless revision.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ClientRequest {
-    /// `server/discover`.
-    Discover,
-    /// `tools/list`.
-    ListTools(ListParams),
-    /// `tools/call`.
-    CallTool(CallToolParams),
-    /// `resources/list`.
-    ListResources(ListParams),
-    /// `resources/templates/list`.
-    ListResourceTemplates(ListParams),
-    /// `resources/read`.
-    ReadResource(ReadResourceParams),
-    /// `prompts/list`.
-    ListPrompts(ListParams),
-    /// `prompts/get`.
-    GetPrompt(GetPromptParams),
-    /// `completion/complete`.
-    Complete(CompleteParams),
-    /// `subscriptions/listen`: opens a long-lived notification stream.
-    Listen(ListenParams),
-    /// `tasks/get` (the Tasks extension).
-    GetTask(TaskIdParams),
-    /// `tasks/update` (the Tasks extension).
-    UpdateTask(UpdateTaskParams),
-    /// `tasks/cancel` (the Tasks extension).
-    CancelTask(TaskIdParams),
-}
+/// Params of a method that takes none (any members are ignored).
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+pub struct NoParams {}
 
 /// Deserializes a method's params into `T` (absent params read as `{}`;
 /// `_meta`, validated apart, is a member no params type declares, so it is
@@ -91,28 +96,94 @@ pub(crate) fn parse<T: DeserializeOwned>(method: &str, params: Option<&RawObject
     serde_json::from_str(text).map_err(|e| ProtocolError::InvalidParams(format!("{method}: {e}")))
 }
 
-impl ClientRequest {
-    /// Parses a method and its params (with `_meta` already validated).
-    pub fn from_parts(method: &str, params: Option<&RawObject>) -> Result<Self, ProtocolError> {
-        use self::method as m;
-        Ok(match method {
-            m::DISCOVER => ClientRequest::Discover,
-            m::TOOLS_LIST => ClientRequest::ListTools(parse(method, params)?),
-            m::TOOLS_CALL => ClientRequest::CallTool(parse(method, params)?),
-            m::RESOURCES_LIST => ClientRequest::ListResources(parse(method, params)?),
-            m::RESOURCES_TEMPLATES_LIST => ClientRequest::ListResourceTemplates(parse(method, params)?),
-            m::RESOURCES_READ => ClientRequest::ReadResource(parse(method, params)?),
-            m::PROMPTS_LIST => ClientRequest::ListPrompts(parse(method, params)?),
-            m::PROMPTS_GET => ClientRequest::GetPrompt(parse(method, params)?),
-            m::COMPLETION_COMPLETE => ClientRequest::Complete(parse(method, params)?),
-            m::SUBSCRIPTIONS_LISTEN => ClientRequest::Listen(parse(method, params)?),
-            tasks::GET => ClientRequest::GetTask(parse(method, params)?),
-            tasks::UPDATE => ClientRequest::UpdateTask(parse(method, params)?),
-            tasks::CANCEL => ClientRequest::CancelTask(parse(method, params)?),
-            other => return Err(ProtocolError::MethodNotFound(other.to_owned())),
-        })
-    }
+/// Generates, from [`client_requests!`], everything this crate keeps per
+/// method.
+macro_rules! define_requests {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident($params:ty) = $constant:ident $wire:literal, $handler:ident
+            $(=> $kind:ident($field:ident $member:literal))?;
+    )*) => {
+        /// Method names of this revision.
+        pub mod method {
+            $(
+                $(#[$doc])*
+                pub const $constant: &str = $wire;
+            )*
+            /// `notifications/cancelled` (client → server, stdio).
+            pub const CANCELLED: &str = "notifications/cancelled";
+        }
 
+        /// One client request of the stateless revision.
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum ClientRequest {
+            $(
+                $(#[$doc])*
+                $variant($params),
+            )*
+        }
+
+        impl ClientRequest {
+            /// Every method of this revision, in the list's order.
+            pub const METHODS: &'static [&'static str] = &[$($wire),*];
+
+            /// Parses a method and its params (with `_meta` already validated).
+            pub fn from_parts(method: &str, params: Option<&RawObject>) -> Result<Self, ProtocolError> {
+                match method {
+                    $( method::$constant => parse(method, params).map(ClientRequest::$variant), )*
+                    other => Err(ProtocolError::MethodNotFound(other.to_owned())),
+                }
+            }
+
+            /// The method name.
+            pub fn method(&self) -> &'static str {
+                match self {
+                    $( ClientRequest::$variant(_) => method::$constant, )*
+                }
+            }
+
+            /// The item the request is about, with its name or URI (the value
+            /// the `Mcp-Name` header must mirror), for methods about one.
+            pub fn item(&self) -> Option<(ItemKind, &str)> {
+                match self {
+                    $( ClientRequest::$variant(_p) => define_requests!(@item _p $(, $kind, $field)?), )*
+                }
+            }
+        }
+
+        /// The item a request is about, read from its raw params before they
+        /// are parsed (a request refused later has none that matters).
+        pub fn item_in(method: &str, params: Option<&RawObject>) -> Option<(ItemKind, String)> {
+            let field = |member: &str| -> Option<String> {
+                let map = params?.to_map();
+                map.get(member)?.as_str().map(str::to_owned)
+            };
+            match method {
+                $( $(method::$constant => field($member).map(|v| (ItemKind::$kind, v)),)? )*
+                _ => None,
+            }
+        }
+
+        impl<'de> DeserializeSeed<'de> for ParamsSeed<'_, '_, 'de> {
+            type Value = ClientRequest;
+
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ClientRequest, D::Error> {
+                let keys = self.keys;
+                match self.method {
+                    $( method::$constant => split(d, keys).map(ClientRequest::$variant), )*
+                    _ => Err(D::Error::custom("not a request of this revision")),
+                }
+            }
+        }
+    };
+    (@item $p:ident) => { None };
+    (@item $p:ident, $kind:ident, $field:ident) => { Some((ItemKind::$kind, $p.$field.as_str())) };
+}
+
+client_requests!(define_requests);
+
+impl ClientRequest {
     /// [`ClientRequest::from_parts`] and the keys of `params._meta`, in one
     /// pass over `params` (the `_meta` member read aside). `None` when that pass
     /// fails: then [`MetaKeys::of`] and [`ClientRequest::from_parts`], which
@@ -125,36 +196,9 @@ impl ClientRequest {
         Some((request, keys))
     }
 
-    /// The method name.
-    pub fn method(&self) -> &'static str {
-        use self::method as m;
-        match self {
-            ClientRequest::Discover => m::DISCOVER,
-            ClientRequest::ListTools(_) => m::TOOLS_LIST,
-            ClientRequest::CallTool(_) => m::TOOLS_CALL,
-            ClientRequest::ListResources(_) => m::RESOURCES_LIST,
-            ClientRequest::ListResourceTemplates(_) => m::RESOURCES_TEMPLATES_LIST,
-            ClientRequest::ReadResource(_) => m::RESOURCES_READ,
-            ClientRequest::ListPrompts(_) => m::PROMPTS_LIST,
-            ClientRequest::GetPrompt(_) => m::PROMPTS_GET,
-            ClientRequest::Complete(_) => m::COMPLETION_COMPLETE,
-            ClientRequest::Listen(_) => m::SUBSCRIPTIONS_LISTEN,
-            ClientRequest::GetTask(_) => tasks::GET,
-            ClientRequest::UpdateTask(_) => tasks::UPDATE,
-            ClientRequest::CancelTask(_) => tasks::CANCEL,
-        }
-    }
-
     /// The value the `Mcp-Name` header must mirror, for methods that have one.
     pub fn name_for_header(&self) -> Option<&str> {
-        match self {
-            ClientRequest::CallTool(p) => Some(&p.name),
-            ClientRequest::GetPrompt(p) => Some(&p.name),
-            ClientRequest::ReadResource(p) => Some(&p.uri),
-            ClientRequest::GetTask(p) | ClientRequest::CancelTask(p) => Some(&p.task_id),
-            ClientRequest::UpdateTask(p) => Some(&p.task_id),
-            _ => None,
-        }
+        self.item().map(|(_, name)| name)
     }
 }
 
@@ -203,31 +247,6 @@ pub(crate) struct ParamsSeed<'k, 'm, 'de> {
     pub(crate) keys: &'k mut MetaKeys<'de>,
 }
 
-impl<'de> DeserializeSeed<'de> for ParamsSeed<'_, '_, 'de> {
-    type Value = ClientRequest;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ClientRequest, D::Error> {
-        use self::method as m;
-        let keys = self.keys;
-        match self.method {
-            m::DISCOVER => split::<IgnoredAny, D>(d, keys).map(|_| ClientRequest::Discover),
-            m::TOOLS_LIST => split(d, keys).map(ClientRequest::ListTools),
-            m::TOOLS_CALL => split(d, keys).map(ClientRequest::CallTool),
-            m::RESOURCES_LIST => split(d, keys).map(ClientRequest::ListResources),
-            m::RESOURCES_TEMPLATES_LIST => split(d, keys).map(ClientRequest::ListResourceTemplates),
-            m::RESOURCES_READ => split(d, keys).map(ClientRequest::ReadResource),
-            m::PROMPTS_LIST => split(d, keys).map(ClientRequest::ListPrompts),
-            m::PROMPTS_GET => split(d, keys).map(ClientRequest::GetPrompt),
-            m::COMPLETION_COMPLETE => split(d, keys).map(ClientRequest::Complete),
-            m::SUBSCRIPTIONS_LISTEN => split(d, keys).map(ClientRequest::Listen),
-            tasks::GET => split(d, keys).map(ClientRequest::GetTask),
-            tasks::UPDATE => split(d, keys).map(ClientRequest::UpdateTask),
-            tasks::CANCEL => split(d, keys).map(ClientRequest::CancelTask),
-            _ => Err(D::Error::custom("not a request of this revision")),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,6 +279,24 @@ mod tests {
         .unwrap();
         assert!(matches!(r, ClientRequest::Listen(ref p) if p.notifications.tools_list_changed));
         assert!(ClientRequest::from_parts("subscriptions/listen", obj(json!({}))).is_err());
+    }
+
+    #[test]
+    fn every_method_of_the_list_round_trips() {
+        let params = obj(json!({"name": "n", "uri": "u://x", "taskId": "t", "notifications": {},
+            "ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "v"},
+            "inputResponses": {}}));
+        for m in ClientRequest::METHODS {
+            let r = ClientRequest::from_parts(m, params).unwrap_or_else(|e| panic!("{m}: {e}"));
+            assert_eq!(r.method(), *m);
+            let (one_pass, _) = ClientRequest::parse_with_meta(m, params.unwrap()).expect(m);
+            assert_eq!(one_pass, r, "{m}");
+            let raw = item_in(m, params);
+            assert_eq!(raw.as_ref().map(|(k, v)| (*k, v.as_str())), r.item(), "{m}");
+        }
+        assert_eq!(item_in("tools/call", params), Some((ItemKind::Tool, "n".to_owned())));
+        assert_eq!(item_in("resources/read", params), Some((ItemKind::Resource, "u://x".to_owned())));
+        assert_eq!(item_in("tools/list", params), None);
     }
 
     #[test]

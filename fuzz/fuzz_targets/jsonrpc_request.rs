@@ -9,12 +9,15 @@
 use libfuzzer_sys::fuzz_target;
 use mcp_protocol::jsonrpc::{decode, Incoming};
 use mcp_protocol::meta::VersionHeader;
-use mcp_protocol::one_pass::decode_request;
 use mcp_protocol::request::{ClientNotification, ClientRequest};
-use mcp_protocol::{ProtocolVersion, RequestMeta};
+use mcp_protocol::{Message, ProtocolVersion, RequestMeta};
 
 fuzz_target!(|data: &[u8]| {
-    let one = decode_request(data);
+    // The one entry: a request read in one pass, or the general way.
+    let one = match mcp_protocol::decode(data) {
+        Message::Stateless(one, _) => Some(one),
+        Message::General(_) => None,
+    };
     let decoded = decode(data);
     if one.is_some() && !matches!(decoded, Ok(Incoming::Request(_))) {
         panic!("read in one pass, refused the general way");

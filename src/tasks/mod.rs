@@ -16,12 +16,6 @@ use crate::model::capabilities::ClientCapabilities;
 
 /// The extension's identifier, the key in `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
-/// `tasks/get`.
-pub const GET: &str = "tasks/get";
-/// `tasks/update`.
-pub const UPDATE: &str = "tasks/update";
-/// `tasks/cancel`.
-pub const CANCEL: &str = "tasks/cancel";
 /// The status notification on a listen stream.
 pub const NOTIFICATION: &str = "notifications/tasks";
 

@@ -2,6 +2,8 @@
 //! (for the protected-resource metadata), and those of the item one request
 //! uses.
 
+use mcp_protocol::request::ItemKind;
+
 use super::Catalog;
 
 impl Catalog {
@@ -35,13 +37,20 @@ impl Catalog {
         if !self.has_scoped_items() {
             return Vec::new();
         }
-        let params = params.map(mcp_protocol::RawObject::to_map);
-        let field = |k: &str| params.as_ref().and_then(|p| p.get(k)).and_then(serde_json::Value::as_str);
-        match method {
-            "tools/call" => field("name").and_then(|n| self.tool(n)).map(|t| t.scopes.clone()).unwrap_or_default(),
-            "prompts/get" => field("name").and_then(|n| self.prompt(n)).map(|p| p.scopes.clone()).unwrap_or_default(),
-            "resources/read" | "resources/subscribe" => field("uri").map(|u| self.read_scopes(u)).unwrap_or_default(),
-            _ => Vec::new(),
+        match mcp_protocol::legacy::item_in(method, params) {
+            Some((kind, name)) => self.item_scopes(kind, &name),
+            None => Vec::new(),
+        }
+    }
+
+    /// The scopes of one item (none for a task, whose owner is checked
+    /// instead, or for an unknown item, which fails on its own).
+    pub fn item_scopes(&self, kind: ItemKind, name: &str) -> Vec<String> {
+        match kind {
+            ItemKind::Tool => self.tool(name).map(|t| t.scopes.clone()).unwrap_or_default(),
+            ItemKind::Prompt => self.prompt(name).map(|p| p.scopes.clone()).unwrap_or_default(),
+            ItemKind::Resource => self.read_scopes(name),
+            ItemKind::Task => Vec::new(),
         }
     }
 

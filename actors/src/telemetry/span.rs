@@ -73,6 +73,7 @@ impl StreamSpan {
 
 #[cfg(feature = "otel")]
 mod traced {
+    use mcp_protocol::request::ItemKind;
     use opentelemetry::trace::{
         Span as _, SpanContext, SpanId, SpanKind, Status, TraceContextExt as _, TraceFlags, TraceId, TraceState,
         Tracer as _,
@@ -105,22 +106,22 @@ mod traced {
     /// the conventions give `request`.
     fn describe(request: &ClientRequest, attrs: &mut Vec<KeyValue>) -> String {
         let method = request.method();
-        match request {
-            ClientRequest::CallTool(p) => {
-                attrs.push(KeyValue::new("gen_ai.tool.name", p.name.clone()));
+        match request.item() {
+            Some((ItemKind::Tool, name)) => {
+                attrs.push(KeyValue::new("gen_ai.tool.name", name.to_owned()));
                 attrs.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-                format!("{method} {}", p.name)
+                format!("{method} {name}")
             }
-            ClientRequest::GetPrompt(p) => {
-                attrs.push(KeyValue::new("gen_ai.prompt.name", p.name.clone()));
-                format!("{method} {}", p.name)
+            Some((ItemKind::Prompt, name)) => {
+                attrs.push(KeyValue::new("gen_ai.prompt.name", name.to_owned()));
+                format!("{method} {name}")
             }
-            ClientRequest::ReadResource(p) => {
+            Some((ItemKind::Resource, uri)) => {
                 // Not in the name: URIs are not low-cardinality.
-                attrs.push(KeyValue::new("mcp.resource.uri", p.uri.clone()));
+                attrs.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
                 method.to_owned()
             }
-            _ => method.to_owned(),
+            Some((ItemKind::Task, _)) | None => method.to_owned(),
         }
     }
 

@@ -3,13 +3,14 @@
 use mcp_protocol::model::completion::{CompleteParams, Completion, CompletionRef};
 use serde_json::{json, Map, Value};
 
-use super::McpService;
+use super::{Answer, McpService};
+use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
 
 impl McpService {
-    pub(super) fn complete(&self, p: &CompleteParams) -> Result<Value, HandlerError> {
-        let completion = self.completion(p)?;
-        self.finish(&json!({ "completion": completion }), None)
+    pub(super) async fn complete(&self, p: CompleteParams, _: RequestContext) -> Result<Answer, HandlerError> {
+        let completion = self.completion(&p)?;
+        self.finish(&json!({ "completion": completion }), None).map(Answer::Tree)
     }
 
     fn completion(&self, p: &CompleteParams) -> Result<Completion, HandlerError> {

@@ -1,15 +1,16 @@
 //! `server/discover`.
 
 use mcp_protocol::model::{DiscoverResult, ResultType};
+use mcp_protocol::request::NoParams;
 use mcp_protocol::ProtocolVersion;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::McpService;
+use super::{Answer, McpService};
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
 
 impl McpService {
-    pub(super) fn discover(&self, ctx: &RequestContext) -> Result<Value, HandlerError> {
+    pub(super) async fn discover(&self, _: NoParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         let result = DiscoverResult {
             result_type: ResultType::Complete,
             supported_versions: self.versions.iter().map(|v| v.as_str().to_owned()).collect(),
@@ -22,6 +23,6 @@ impl McpService {
             // The seed draft carried serverInfo at the top level.
             out.as_object_mut().map(|m| m.insert("serverInfo".into(), json!(self.info)));
         }
-        Ok(out)
+        Ok(Answer::Tree(out))
     }
 }

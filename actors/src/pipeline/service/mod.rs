@@ -12,6 +12,7 @@
 mod answer;
 mod completion;
 mod discover;
+mod dispatch;
 mod envelope;
 mod initialize;
 mod prompts;
@@ -28,7 +29,7 @@ use mcp_protocol::model::capabilities::{ListChangedCapability, ResourcesCapabili
 use mcp_protocol::model::{CacheHints, CacheScope, Implementation};
 use mcp_protocol::request::ClientRequest;
 use mcp_protocol::subscription::SubscriptionFilter;
-use mcp_protocol::{ProtocolError, ProtocolVersion};
+use mcp_protocol::ProtocolVersion;
 use serde_json::{json, Map, Value};
 
 use crate::catalog::context::RequestContext;
@@ -237,34 +238,6 @@ impl McpService {
                 Ok(Answer::Tree(result))
             }
             answer => Ok(answer),
-        }
-    }
-
-    async fn answer(&self, request: ClientRequest, ctx: RequestContext) -> Result<Answer, HandlerError> {
-        if let ClientRequest::CallTool(p) = request {
-            return self.call_tool(p, ctx).await;
-        }
-        self.answer_tree(request, ctx).await.map(Answer::Tree)
-    }
-
-    /// Every answer but a tool call's. The futures of the methods that wait
-    /// are boxed: a request's future is as large as the largest it could
-    /// run, and every request moves its own.
-    async fn answer_tree(&self, request: ClientRequest, ctx: RequestContext) -> Result<Value, HandlerError> {
-        match request {
-            ClientRequest::Discover => self.discover(&ctx),
-            ClientRequest::ListTools(p) => self.list_tools(p, &ctx),
-            ClientRequest::ListResources(p) => self.list_resources(p, &ctx),
-            ClientRequest::ListResourceTemplates(p) => self.list_templates(p, &ctx),
-            ClientRequest::ListPrompts(p) => self.list_prompts(p, &ctx),
-            ClientRequest::ReadResource(p) => Box::pin(self.read_resource(p, ctx)).await,
-            ClientRequest::GetPrompt(p) => Box::pin(self.get_prompt(p, ctx)).await,
-            ClientRequest::Complete(p) => self.complete(&p),
-            ClientRequest::Listen(_) => Err(HandlerError::internal("subscriptions/listen is served by a listener")),
-            ClientRequest::GetTask(p) => Box::pin(self.get_task(p, &ctx)).await,
-            ClientRequest::UpdateTask(p) => Box::pin(self.update_task(p, &ctx)).await,
-            ClientRequest::CancelTask(p) => Box::pin(self.cancel_task(p, &ctx)).await,
-            other => Err(ProtocolError::MethodNotFound(other.method().to_owned()).into()),
         }
     }
 }

@@ -3,29 +3,32 @@
 use mcp_protocol::model::prompts::GetPromptParams;
 use mcp_protocol::request::ListParams;
 use mcp_protocol::request_state::Binding;
-use serde_json::Value;
 
-use super::McpService;
+use super::{Answer, McpService};
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
 
 impl McpService {
-    pub(super) fn list_prompts(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
-        let visible = |scopes: &[String]| self.visible(ctx, scopes);
+    pub(super) async fn list_prompts(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        let visible = |scopes: &[String]| self.visible(&ctx, scopes);
         let l = self.catalog.list_prompts_for(p.cursor.as_deref(), self.page_size, &visible)?;
-        self.finish_page("prompts", l.page, Some(self.list_hints(ctx, l.cache)))
+        self.finish_page("prompts", l.page, Some(self.list_hints(&ctx, l.cache))).map(Answer::Tree)
     }
 
-    pub(super) async fn get_prompt(&self, p: GetPromptParams, ctx: RequestContext) -> Result<Value, HandlerError> {
-        let prompt = self
-            .catalog
-            .prompt(&p.name)
-            .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)))?;
-        let args = p.arguments;
-        let owner = ctx.auth().map(crate::facts::identity::Identity::key);
-        let binding = || Binding::new("prompts/get", &p.name, args.as_ref()).for_subject(owner.as_deref());
-        let run = || prompt.get(args.clone(), ctx.clone());
-        let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
-        self.complete_with(out, None)
+    /// Boxed: it waits on the handler (see `read_resource`).
+    pub(super) async fn get_prompt(&self, p: GetPromptParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        Box::pin(async move {
+            let prompt = self
+                .catalog
+                .prompt(&p.name)
+                .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)))?;
+            let args = p.arguments;
+            let owner = ctx.auth().map(crate::facts::identity::Identity::key);
+            let binding = || Binding::new("prompts/get", &p.name, args.as_ref()).for_subject(owner.as_deref());
+            let run = || prompt.get(args.clone(), ctx.clone());
+            let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
+            self.complete_with(out, None).map(Answer::Tree)
+        })
+        .await
     }
 }

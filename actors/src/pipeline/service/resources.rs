@@ -6,9 +6,9 @@ use mcp_protocol::model::resources::ReadResourceParams;
 use mcp_protocol::request::ListParams;
 use mcp_protocol::request_state::Binding;
 use mcp_protocol::ProtocolError;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::McpService;
+use super::{Answer, McpService};
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
 use crate::catalog::HandlerFuture;
@@ -16,29 +16,34 @@ use crate::catalog::HandlerFuture;
 type Reader = Box<dyn Fn() -> HandlerFuture<Vec<ResourceContents>>>;
 
 impl McpService {
-    pub(super) fn list_resources(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
-        let visible = |scopes: &[String]| self.visible(ctx, scopes);
+    pub(super) async fn list_resources(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        let visible = |scopes: &[String]| self.visible(&ctx, scopes);
         let l = self.catalog.list_resources_for(p.cursor.as_deref(), self.page_size, &visible)?;
-        self.finish_page("resources", l.page, Some(self.list_hints(ctx, l.cache)))
+        self.finish_page("resources", l.page, Some(self.list_hints(&ctx, l.cache))).map(Answer::Tree)
     }
 
-    pub(super) fn list_templates(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
-        let visible = |scopes: &[String]| self.visible(ctx, scopes);
+    pub(super) async fn list_templates(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        let visible = |scopes: &[String]| self.visible(&ctx, scopes);
         let l = self.catalog.list_templates_for(p.cursor.as_deref(), self.page_size, &visible)?;
-        self.finish_page("resourceTemplates", l.page, Some(self.list_hints(ctx, l.cache)))
+        self.finish_page("resourceTemplates", l.page, Some(self.list_hints(&ctx, l.cache))).map(Answer::Tree)
     }
 
+    /// Boxed: it waits on the handler, and a request's future is as large
+    /// as the largest it could run.
     pub(super) async fn read_resource(
         &self,
         p: ReadResourceParams,
         ctx: RequestContext,
-    ) -> Result<Value, HandlerError> {
-        let owner = ctx.auth().map(crate::facts::identity::Identity::key);
-        let binding = || Binding::new("resources/read", &p.uri, None).for_subject(owner.as_deref());
-        let (reader, cache) = self.reader(&p.uri, &ctx)?;
-        let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), reader).await?;
-        let out = out.map(|contents| json!({ "contents": contents }));
-        self.complete_with(out, Some(cache.unwrap_or(self.read_cache)))
+    ) -> Result<Answer, HandlerError> {
+        Box::pin(async move {
+            let owner = ctx.auth().map(crate::facts::identity::Identity::key);
+            let binding = || Binding::new("resources/read", &p.uri, None).for_subject(owner.as_deref());
+            let (reader, cache) = self.reader(&p.uri, &ctx)?;
+            let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), reader).await?;
+            let out = out.map(|contents| json!({ "contents": contents }));
+            self.complete_with(out, Some(cache.unwrap_or(self.read_cache))).map(Answer::Tree)
+        })
+        .await
     }
 
     /// The reader for `uri` and its own caching hints: a listed resource, a

@@ -5,13 +5,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_protocol::model::tools::CallToolParams;
+use mcp_protocol::request::method;
 use mcp_protocol::request_state::Binding;
 use mcp_protocol::tasks::{self, TaskIdParams, TaskStatus, UpdateTaskParams};
 use mcp_protocol::{ErrorCode, ErrorData, ProtocolError};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::McpService;
+use super::{Answer, McpService};
 use crate::catalog::context::RequestContext;
 use crate::catalog::context::TaskLink;
 use crate::catalog::error::HandlerError;
@@ -158,8 +159,12 @@ impl McpService {
     }
 
     /// `tasks/get`.
-    pub(super) async fn get_task(&self, p: TaskIdParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
-        let tasks = self.tasks_gate(ctx, tasks::GET)?;
+    pub(super) async fn get_task(&self, p: TaskIdParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        Box::pin(self.get_task_boxed(p, &ctx)).await.map(Answer::Tree)
+    }
+
+    async fn get_task_boxed(&self, p: TaskIdParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let tasks = self.tasks_gate(ctx, method::TASKS_GET)?;
         let owner = ctx.auth().map(crate::facts::identity::Identity::key);
         let record = tasks.get_for(&p.task_id, owner.as_deref()).await.map_err(store_error)?;
         let record = record.ok_or_else(|| not_found(&p.task_id))?;
@@ -169,8 +174,12 @@ impl McpService {
     /// `tasks/cancel`: the running handler's token fires (it settles
     /// `cancelled`); a task waiting for input is cancelled at once; a
     /// finished one is left as it is. Acknowledged with an empty result.
-    pub(super) async fn cancel_task(&self, p: TaskIdParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
-        let tasks = self.tasks_gate(ctx, tasks::CANCEL)?;
+    pub(super) async fn cancel_task(&self, p: TaskIdParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        Box::pin(self.cancel_task_boxed(p, &ctx)).await.map(Answer::Tree)
+    }
+
+    async fn cancel_task_boxed(&self, p: TaskIdParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let tasks = self.tasks_gate(ctx, method::TASKS_CANCEL)?;
         let owner = ctx.auth().map(crate::facts::identity::Identity::key);
         tasks.get_for(&p.task_id, owner.as_deref()).await.map_err(store_error)?.ok_or_else(|| not_found(&p.task_id))?;
         let now = tasks.now();
@@ -190,8 +199,12 @@ impl McpService {
     /// `tasks/update`: answers to outstanding input requests (others are
     /// ignored). Once none is outstanding, the handler runs again with
     /// every answer so far, inside the task. Acknowledged with an empty result.
-    pub(super) async fn update_task(&self, p: UpdateTaskParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
-        let tasks = self.tasks_gate(ctx, tasks::UPDATE)?.clone();
+    pub(super) async fn update_task(&self, p: UpdateTaskParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        Box::pin(self.update_task_boxed(p, &ctx)).await.map(Answer::Tree)
+    }
+
+    async fn update_task_boxed(&self, p: UpdateTaskParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
+        let tasks = self.tasks_gate(ctx, method::TASKS_UPDATE)?.clone();
         let owner = ctx.auth().map(crate::facts::identity::Identity::key);
         tasks.get_for(&p.task_id, owner.as_deref()).await.map_err(store_error)?.ok_or_else(|| not_found(&p.task_id))?;
         let now = tasks.now();

@@ -3,7 +3,6 @@
 use mcp_protocol::model::tools::CallToolParams;
 use mcp_protocol::request::ListParams;
 use mcp_protocol::request_state::Binding;
-use serde_json::Value;
 
 use super::{Answer, McpService};
 use crate::catalog::context::RequestContext;
@@ -11,10 +10,10 @@ use crate::catalog::error::HandlerError;
 use crate::catalog::TaskSupport;
 
 impl McpService {
-    pub(super) fn list_tools(&self, p: ListParams, ctx: &RequestContext) -> Result<Value, HandlerError> {
-        let visible = |scopes: &[String]| self.visible(ctx, scopes);
+    pub(super) async fn list_tools(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        let visible = |scopes: &[String]| self.visible(&ctx, scopes);
         let l = self.catalog.list_tools_for(p.cursor.as_deref(), self.page_size, &visible)?;
-        self.finish_page("tools", l.page, Some(self.list_hints(ctx, l.cache)))
+        self.finish_page("tools", l.page, Some(self.list_hints(&ctx, l.cache))).map(Answer::Tree)
     }
 
     pub(super) async fn call_tool(&self, p: CallToolParams, ctx: RequestContext) -> Result<Answer, HandlerError> {

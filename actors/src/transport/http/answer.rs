@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
-use mcp_protocol::jsonrpc::{DecodeError, Incoming};
-use mcp_protocol::ErrorData;
+use mcp_protocol::jsonrpc::Incoming;
+use mcp_protocol::{ErrorData, Message};
 
 use super::error::{status_for, HttpError};
 use super::headers::HttpHeaders;
@@ -26,21 +26,13 @@ use crate::transport::sse;
 pub(super) fn route(
     req: &HttpRequest,
     server: &McpServer,
-    decoded: Result<Incoming, DecodeError>,
+    message: Message<'_>,
     in_session: bool,
     identity: Option<&Arc<Identity>>,
 ) -> Route {
     let headers = HttpHeaders(req);
-    let routed = intake::route(&connection(server, &headers, in_session), decoded);
+    let routed = intake::route(&connection(server, &headers, in_session), message);
     with_facts(routed, req, server, identity)
-}
-
-/// Routes a message outside a session read in one pass
-/// ([`intake::route_one_pass`]): `None` when it must go the general way.
-pub(super) fn route_one_pass(req: &HttpRequest, server: &McpServer, message: &[u8]) -> Option<Route> {
-    let headers = HttpHeaders(req);
-    let routed = intake::route_one_pass(&connection(server, &headers, false), message)?;
-    Some(with_facts(routed, req, server, None))
 }
 
 /// What the dispatcher needs of this request's connection.

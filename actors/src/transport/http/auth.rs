@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
-use mcp_protocol::jsonrpc::{DecodeError, Incoming};
+use mcp_protocol::Message;
 use mcp_protocol::RequestId;
 
 use super::error::HttpError;
@@ -32,16 +32,20 @@ pub(super) async fn caller(req: &HttpRequest, server: &McpServer) -> Result<Opti
 pub(super) fn permit_message(
     server: &McpServer,
     identity: Option<&Identity>,
-    decoded: &Result<Incoming, DecodeError>,
+    message: &Message<'_>,
 ) -> Result<(), HttpError> {
-    let (Some(auth), Some(identity), Ok(Incoming::Request(r))) = (server.authorizer(), identity, decoded) else {
+    let (Some(auth), Some(identity)) = (server.authorizer(), identity) else { return Ok(()) };
+    let catalog = server.service().catalog();
+    if !catalog.has_scoped_items() {
         return Ok(());
-    };
-    let scopes = server.service().catalog().scopes_for(&r.method, r.params.as_ref());
+    }
+    let Some((kind, name)) = message.item() else { return Ok(()) };
+    let scopes = catalog.item_scopes(kind, &name);
     if scopes.is_empty() {
         return Ok(());
     }
-    auth.permit(identity, &scopes).map_err(|e| refusal(server, auth, Some(&r.id), &e, None, Some(identity)))
+    let id = message.request_id();
+    auth.permit(identity, &scopes).map_err(|e| refusal(server, auth, id, &e, None, Some(identity)))
 }
 
 /// The HTTP answer to an authorization refusal, reported to the operator
@@ -64,14 +68,6 @@ pub(super) fn refusal(
         AuthError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "Unavailable"),
     };
     HttpError::unauthorized(status, id, format!("{prefix}: {}", e.for_client()), auth.challenge(e))
-}
-
-/// The id of a decoded request, for a refusal's body.
-pub(super) fn request_id(decoded: &Result<Incoming, DecodeError>) -> Option<&RequestId> {
-    match decoded {
-        Ok(Incoming::Request(r)) => Some(&r.id),
-        _ => None,
-    }
 }
 
 /// GET of the protected-resource metadata (any origin may read it).

@@ -16,9 +16,8 @@ use std::time::Duration;
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures::{FutureExt, StreamExt};
-use mcp_protocol::jsonrpc;
 
-use super::answer::{route, route_one_pass, stateless};
+use super::answer::{route, stateless};
 use super::error::HttpError;
 use super::headers::session_id;
 use super::{auth, guard, session};
@@ -44,21 +43,14 @@ pub(super) async fn serve(
     let http = &server.config().http;
     let body = read_body(&req, payload, http.max_body_bytes, Duration::from_millis(http.body_timeout_ms)).await?;
     crate::telemetry::bytes_in(body.len());
-    // With no credential to check and no session named, the common request
-    // is read in one pass; anything else is decoded the general way.
-    if server.authorizer().is_none() && session_id(&req).is_none() {
-        if let Some(route) = route_one_pass(&req, &server, &body) {
-            return stateless(&server, route).await;
-        }
-    }
-    let decoded = jsonrpc::decode(&body);
-    auth::permit_message(&server, identity.as_deref(), &decoded)?;
+    let message = mcp_protocol::decode(&body);
+    auth::permit_message(&server, identity.as_deref(), &message)?;
     // The legacy paths are boxed: their futures are large and rare, and the
     // stateless path's future stays small enough for the allocator's caches.
     if let Some(sid) = session_id(&req) {
-        return Box::pin(session::post(&req, &server, sid, decoded, identity.as_ref())).await;
+        return Box::pin(session::post(&req, &server, sid, message, identity.as_ref())).await;
     }
-    match route(&req, &server, decoded, false, identity.as_ref()) {
+    match route(&req, &server, message, false, identity.as_ref()) {
         Route::Initialize(r) => Box::pin(session::initialize(&server, r, identity.as_deref())).await,
         other => stateless(&server, other).await,
     }

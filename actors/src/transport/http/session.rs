@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
-use mcp_protocol::jsonrpc::{DecodeError, Incoming, Request};
+use mcp_protocol::jsonrpc::{Incoming, Request};
+use mcp_protocol::Message;
 use mcp_protocol::RequestId;
 
 use super::answer::{route, stateless};
@@ -48,14 +49,14 @@ pub(super) async fn post(
     req: &HttpRequest,
     server: &McpServer,
     sid: &str,
-    decoded: Result<Incoming, DecodeError>,
+    message: Message<'_>,
     identity: Option<&Arc<Identity>>,
 ) -> Result<HttpResponse, HttpError> {
-    let id = auth::request_id(&decoded).cloned();
+    let id = message.request_id().cloned();
     let Some(session) = find(server, sid, identity.map(|i| &**i)).await else {
         return Err(HttpError::no_session(id.as_ref()));
     };
-    match route(req, server, decoded, true, identity) {
+    match route(req, server, message, true, identity) {
         Route::Session(message) => {
             check_version(req, &session, id.as_ref())?;
             in_session(server, &session, message, super::answer::facts_of(req, server, identity)).await

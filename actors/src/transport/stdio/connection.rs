@@ -122,8 +122,7 @@ impl StdioConnection {
             in_session: self.session.is_some(),
         };
         // The common request is read in one pass, anything else the general way.
-        let routed =
-            intake::route_one_pass(&conn, bytes).unwrap_or_else(|| intake::route(&conn, jsonrpc::decode(bytes)));
+        let routed = intake::route(&conn, mcp_protocol::decode(bytes));
         match routed {
             Route::Refuse(r) => self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx),
             Route::Run(a) => self.run(*a, ctx),

@@ -12,14 +12,21 @@
 //! `Mcp-Param-*` (HTTP: HeaderMismatch). Transports without headers (stdio)
 //! skip the header checks.
 
-use mcp_protocol::header::{decode_value, matches_body};
+use mcp_protocol::decode::OnePass;
 use mcp_protocol::jsonrpc::{encode_error, DecodeError, Incoming, Notification, Request, Response};
 use mcp_protocol::meta::{MetaKeys, VersionHeader, PROTOCOL_VERSION_KEY};
 use mcp_protocol::request::{ClientNotification, ClientRequest};
-use mcp_protocol::{ErrorCode, ErrorData, ErrorProfile, ProtocolError, ProtocolVersion, RequestId, RequestMeta};
+use mcp_protocol::{
+    ErrorCode, ErrorData, ErrorProfile, Message, ProtocolError, ProtocolVersion, RequestId, RequestMeta,
+};
 
 use crate::catalog::Catalog;
+
+mod headers;
+
 use crate::facts::RequestFacts;
+use headers::{check_method_header, check_name_headers, header};
+pub use headers::{Headers, McpHeader, Repeated};
 
 /// A request that passed admission.
 #[derive(Debug, Clone)]
@@ -53,47 +60,6 @@ impl Refusal {
     pub fn encode(&self) -> Vec<u8> {
         encode_error(self.id.as_ref(), &self.error)
     }
-}
-
-/// An `Mcp-*` header a transport may carry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum McpHeader<'a> {
-    /// `Mcp-Method`.
-    Method,
-    /// `Mcp-Name`.
-    Name,
-    /// `MCP-Protocol-Version`.
-    ProtocolVersion,
-    /// `Mcp-Param-{name}` of a tool argument (the whole header name).
-    Param(&'a str),
-}
-
-/// A header that came more than once: a proxy may read another value than
-/// the server, so it is refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Repeated;
-
-/// The headers of a transport that has them (HTTP).
-pub trait Headers {
-    /// The raw value of a header, if present once; `Err` if repeated.
-    fn get(&self, name: McpHeader<'_>) -> Result<Option<&[u8]>, Repeated>;
-}
-
-impl McpHeader<'_> {
-    /// The header's name as errors show it.
-    pub fn name(&self) -> &str {
-        match self {
-            McpHeader::Method => "Mcp-Method",
-            McpHeader::Name => "Mcp-Name",
-            McpHeader::ProtocolVersion => "MCP-Protocol-Version",
-            McpHeader::Param(name) => name,
-        }
-    }
-}
-
-/// A header's value; a repeated one is a mismatch with whatever the body says.
-fn header<'h>(h: &'h dyn Headers, name: McpHeader<'_>, body: &str) -> Result<Option<&'h [u8]>, ProtocolError> {
-    h.get(name).map_err(|Repeated| mismatch(name.name(), Some("<repeated>".into()), body.to_owned()))
 }
 
 /// What the dispatcher knows of the connection a message came on.
@@ -155,8 +121,38 @@ fn tree_meta(r: &Request) -> Option<serde_json::Map<String, serde_json::Value>> 
     }
 }
 
-/// Decides what an incoming message is.
-pub fn route(conn: &Connection<'_>, decoded: Result<Incoming, DecodeError>) -> Route {
+/// Decides what an incoming message is. A stateless request read in one
+/// pass outside a session is admitted as it was read; one that admission
+/// refuses, and every other message, is taken the general way, where each
+/// refusal is made in the specified order.
+pub fn route(conn: &Connection<'_>, message: Message<'_>) -> Route {
+    let decoded = match message {
+        Message::Stateless(one, bytes) if !conn.in_session => {
+            let OnePass { id, method, request, keys } = one;
+            match check(conn, method, &keys, Parsed::Done(request)) {
+                Ok((meta, request)) => return admitted(id, meta, request),
+                Err(_) => mcp_protocol::jsonrpc::decode(bytes),
+            }
+        }
+        other => other.general(),
+    };
+    route_general(conn, decoded)
+}
+
+/// The route of an admitted request: a listener for `subscriptions/listen`,
+/// a request actor for anything else.
+fn admitted(id: RequestId, meta: RequestMeta, request: ClientRequest) -> Route {
+    let listen = matches!(request, ClientRequest::Listen(_));
+    let admitted = Box::new(Admitted { id, meta, request, facts: RequestFacts::default() });
+    if listen {
+        Route::Listen(admitted)
+    } else {
+        Route::Run(admitted)
+    }
+}
+
+/// [`route`] of a message decoded the general way.
+fn route_general(conn: &Connection<'_>, decoded: Result<Incoming, DecodeError>) -> Route {
     let message = match decoded {
         Ok(m) => m,
         Err(e) => return Route::Refuse(Refusal::new(e.id, &e.error, ProtocolVersion::V2026_07_28.profile())),
@@ -191,15 +187,7 @@ pub fn route(conn: &Connection<'_>, decoded: Result<Incoming, DecodeError>) -> R
                 }
             }
             match admit(conn, &r, keys, parsed) {
-                Ok((meta, request)) => {
-                    let listen = matches!(request, ClientRequest::Listen(_));
-                    let admitted = Box::new(Admitted { id: r.id, meta, request, facts: RequestFacts::default() });
-                    if listen {
-                        Route::Listen(admitted)
-                    } else {
-                        Route::Run(admitted)
-                    }
-                }
+                Ok((meta, request)) => admitted(r.id, meta, request),
                 Err(refusal) => Route::Refuse(refusal),
             }
         }
@@ -234,22 +222,6 @@ fn admit(
         Refused::Early(e) => Refusal::new(Some(request.id.clone()), &e, profile_of(request)),
         Refused::Late(e, profile) => Refusal::new(Some(request.id.clone()), &e, profile),
     })
-}
-
-/// Routes a request read in one pass over its message
-/// ([`mcp_protocol::one_pass`]), outside a session: `Run` or `Listen` when
-/// it is admitted. `None` for anything else — a message the one pass does
-/// not read, or one it reads that is refused — which [`route`] then takes
-/// the general way, where every refusal is made, in the specified order.
-pub fn route_one_pass(conn: &Connection<'_>, message: &[u8]) -> Option<Route> {
-    if conn.in_session {
-        return None;
-    }
-    let one = mcp_protocol::one_pass::decode_request(message)?;
-    let (meta, request) = check(conn, one.method, &one.keys, Parsed::Done(one.request)).ok()?;
-    let listen = matches!(request, ClientRequest::Listen(_));
-    let admitted = Box::new(Admitted { id: one.id, meta, request, facts: RequestFacts::default() });
-    Some(if listen { Route::Listen(admitted) } else { Route::Run(admitted) })
 }
 
 /// A request's params: parsed already, or still to parse.
@@ -298,52 +270,6 @@ fn check(
     Ok((meta, parsed))
 }
 
-fn mismatch(header: &str, header_value: Option<String>, body_value: String) -> ProtocolError {
-    ProtocolError::HeaderMismatch { header: header.into(), header_value, body_value }
-}
-
-/// `Mcp-Method` must be present and equal the body's method (case-sensitive).
-fn check_method_header(h: &dyn Headers, method: &str) -> Result<(), ProtocolError> {
-    match header(h, McpHeader::Method, method)?.map(<[u8]>::trim_ascii) {
-        Some(v) if v == method.as_bytes() => Ok(()),
-        other => Err(mismatch("Mcp-Method", other.map(|v| String::from_utf8_lossy(v).into_owned()), method.to_owned())),
-    }
-}
-
-/// `Mcp-Name` must mirror `params.name` / `params.uri` where the method has one,
-/// and each `Mcp-Param-*` of the called tool must mirror its argument.
-fn check_name_headers(h: &dyn Headers, catalog: &Catalog, request: &ClientRequest) -> Result<(), ProtocolError> {
-    if let Some(body) = request.name_for_header() {
-        match header(h, McpHeader::Name, body)?.map(decode_value) {
-            Some(Ok(v)) if v == body => {}
-            Some(Ok(v)) => return Err(mismatch("Mcp-Name", Some(v), body.to_owned())),
-            Some(Err(_)) => return Err(mismatch("Mcp-Name", Some("<undecodable>".into()), body.to_owned())),
-            None => return Err(mismatch("Mcp-Name", None, body.to_owned())),
-        }
-    }
-    let ClientRequest::CallTool(call) = request else { return Ok(()) };
-    let Some(tool) = catalog.tool(&call.name) else { return Ok(()) };
-    let params = tool.header_params();
-    if params.is_empty() {
-        return Ok(());
-    }
-    let args = call.arguments.as_ref().map(mcp_protocol::RawObject::to_map).unwrap_or_default();
-    for param in params {
-        let name = param.header_name();
-        let body = param.value_in(&args);
-        let absent = || "<absent>".to_string();
-        let shown = body.map_or_else(absent, |b| b.to_string());
-        match (header(h, McpHeader::Param(&name), &shown)?.map(decode_value), body) {
-            (None, None) => {}
-            (Some(Ok(h)), Some(b)) if matches_body(&h, b) => {}
-            (Some(Ok(h)), _) => return Err(mismatch(&name, Some(h), shown)),
-            (Some(Err(_)), _) => return Err(mismatch(&name, Some("<invalid>".into()), shown)),
-            (None, Some(_)) => return Err(mismatch(&name, None, shown)),
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,18 +296,18 @@ mod tests {
     fn the_era_is_decided_once() {
         let c = Catalog::new();
         let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
-        assert!(matches!(route(&conn(&c, false), msg(init.clone())), Route::Initialize(_)));
-        assert!(matches!(route(&conn(&c, true), msg(init)), Route::Session(Incoming::Request(_))));
+        assert!(matches!(route_general(&conn(&c, false), msg(init.clone())), Route::Initialize(_)));
+        assert!(matches!(route_general(&conn(&c, true), msg(init)), Route::Session(Incoming::Request(_))));
         // A request that names a stateless version is stateless, in a session too.
-        assert!(matches!(route(&conn(&c, true), msg(stateless(2, "tools/list"))), Route::Run(_)));
+        assert!(matches!(route_general(&conn(&c, true), msg(stateless(2, "tools/list"))), Route::Run(_)));
         let mut listen = stateless(3, "subscriptions/listen");
         listen["params"]["notifications"] = json!({"toolsListChanged": true});
-        match route(&conn(&c, false), msg(listen)) {
+        match route_general(&conn(&c, false), msg(listen)) {
             Route::Listen(a) => assert_eq!(a.id, RequestId::number(3)),
             other => panic!("{other:?}"),
         }
         // An `initialize` that claims the stateless era is refused as a stateless request.
-        match route(&conn(&c, false), msg(stateless(4, "initialize"))) {
+        match route_general(&conn(&c, false), msg(stateless(4, "initialize"))) {
             Route::Refuse(r) => assert_eq!(r.error.code, ErrorCode::METHOD_NOT_FOUND),
             other => panic!("{other:?}"),
         }
@@ -407,24 +333,28 @@ mod tests {
         call["params"]["_meta"]["io.modelcontextprotocol/progressToken"] = json!("p");
         for message in [stateless(2, "tools/list"), listen, call] {
             let bytes = message.to_string();
-            let one = admitted(route_one_pass(&conn(&c, false), bytes.as_bytes()).expect("one pass")).unwrap();
-            let general = admitted(route(&conn(&c, false), decode(bytes.as_bytes()))).unwrap();
+            let read = mcp_protocol::decode(bytes.as_bytes());
+            assert!(matches!(read, Message::Stateless(..)), "{message}");
+            let one = admitted(route(&conn(&c, false), read)).unwrap();
+            let general = admitted(route_general(&conn(&c, false), decode(bytes.as_bytes()))).unwrap();
             assert_eq!(one.0, general.0, "{message}");
             assert_eq!(one.1.id, general.1.id);
             assert_eq!(one.1.meta, general.1.meta);
             assert_eq!(one.1.request, general.1.request);
         }
-        // Refused, in a session, or not read in one pass: left to the general way.
+        // Refused after a one-pass read, in a session, or not read in one
+        // pass: the route is the general way's.
         let mut unsupported = stateless(5, "tools/list");
         unsupported["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("1999-01-01");
-        assert!(matches!(route(&conn(&c, false), msg(unsupported.clone())), Route::Refuse(_)));
         let in_session = stateless(6, "tools/list").to_string();
         let legacy = json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {}}).to_string();
         let unknown = stateless(8, "no/such").to_string();
         for (message, session) in
             [(unsupported.to_string(), false), (in_session, true), (legacy, false), (unknown, false)]
         {
-            assert!(route_one_pass(&conn(&c, session), message.as_bytes()).is_none(), "{message}");
+            let routed = route(&conn(&c, session), mcp_protocol::decode(message.as_bytes()));
+            let general = route_general(&conn(&c, session), decode(message.as_bytes()));
+            assert_eq!(format!("{routed:?}"), format!("{general:?}"), "{message}");
         }
     }
 
@@ -432,14 +362,16 @@ mod tests {
     fn notifications_responses_and_garbage() {
         let c = Catalog::new();
         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
-        assert!(matches!(route(&conn(&c, true), msg(cancel)), Route::Cancel { id, .. } if id == RequestId::number(7)));
+        assert!(
+            matches!(route_general(&conn(&c, true), msg(cancel)), Route::Cancel { id, .. } if id == RequestId::number(7))
+        );
         let other = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        assert!(matches!(route(&conn(&c, false), msg(other.clone())), Route::Notification(_)));
-        assert!(matches!(route(&conn(&c, true), msg(other)), Route::Session(Incoming::Notification(_))));
+        assert!(matches!(route_general(&conn(&c, false), msg(other.clone())), Route::Notification(_)));
+        assert!(matches!(route_general(&conn(&c, true), msg(other)), Route::Session(Incoming::Notification(_))));
         let response = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
-        assert!(matches!(route(&conn(&c, false), msg(response.clone())), Route::Unexpected(_)));
-        assert!(matches!(route(&conn(&c, true), msg(response)), Route::Session(Incoming::Response(_))));
-        match route(&conn(&c, false), decode(b"{not json")) {
+        assert!(matches!(route_general(&conn(&c, false), msg(response.clone())), Route::Unexpected(_)));
+        assert!(matches!(route_general(&conn(&c, true), msg(response)), Route::Session(Incoming::Response(_))));
+        match route_general(&conn(&c, false), decode(b"{not json")) {
             Route::Refuse(r) => assert_eq!(r.error.code, ErrorCode::PARSE_ERROR),
             other => panic!("{other:?}"),
         }
