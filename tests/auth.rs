@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_mcp::auth::{AuthError, Authenticator};
+use actix_mcp::facts::head::{Head, Header as HeadHeader};
 
 use actix_mcp::prelude::*;
 use base64::Engine;
@@ -492,10 +493,10 @@ struct TenantHeader;
 impl Authenticator for TenantHeader {
     fn authenticate<'a>(
         &'a self,
-        head: &'a actix_web::dev::RequestHead,
+        head: &'a Head<'a>,
     ) -> futures::future::LocalBoxFuture<'a, Result<Arc<Identity>, AuthError>> {
-        let found = match head.headers.get("x-tenant").and_then(|v| v.to_str().ok()) {
-            Some("acme") => Ok(Arc::new(Identity::new("acme").with_scopes(["mcp", "admin"]))),
+        let found = match head.header(HeadHeader::Named("x-tenant")).ok().flatten() {
+            Some(b"acme") => Ok(Arc::new(Identity::new("acme").with_scopes(["mcp", "admin"]))),
             Some(_) => Err(AuthError::invalid("unknown tenant")),
             None => Err(AuthError::Missing),
         };

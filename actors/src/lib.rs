@@ -71,8 +71,9 @@
 //! - [`transport`]: Streamable HTTP ([`transport::http`]: `configure`,
 //!   `bind`, `serve`; `HttpError`), its SSE wire format
 //!   ([`transport::sse`]), and stdio ([`transport::stdio`]: a connection
-//!   actor per stream). Only these files name actix-web or stdin/stdout,
-//!   besides [`auth`], whose authenticators read an HTTP request head.
+//!   actor per stream). Only these files, and the in-process [`test`](mod@test)
+//!   client, name actix-web or stdin/stdout: authentication and the
+//!   intake read a request's transport-neutral [`facts::Head`].
 //! - [`server`]: [`McpServer`], the service, the hub and the sessions, with
 //!   the entry points that start the actors of a route. It names no transport.
 //! - `pipeline` (internal): from a parsed message to its answer — the

@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 
-use actix_web::dev::RequestHead;
 use futures::future::LocalBoxFuture;
 use sha2::{Digest, Sha256};
 
 use super::{bearer_token, AuthError, Authenticator};
 use crate::config::{ApiKeyConfig, ConfigError};
+use crate::facts::head::Head;
 use crate::facts::identity::Identity;
 
 /// Accepts the configured keys.
@@ -56,7 +56,7 @@ impl ApiKeyAuthenticator {
 }
 
 impl Authenticator for ApiKeyAuthenticator {
-    fn authenticate<'a>(&'a self, head: &'a RequestHead) -> LocalBoxFuture<'a, Result<Arc<Identity>, AuthError>> {
+    fn authenticate<'a>(&'a self, head: &'a Head<'a>) -> LocalBoxFuture<'a, Result<Arc<Identity>, AuthError>> {
         let found = bearer_token(head).and_then(|token| {
             let token = token.ok_or(AuthError::Missing)?;
             let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();

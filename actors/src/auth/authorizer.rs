@@ -5,13 +5,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_web::dev::RequestHead;
 use serde_json::Value;
 use slog::{info, warn, Logger};
 
 use super::{ApiKeyAuthenticator, AuthError, Authenticator, OAuthAuthenticator, ProtectedResource, ScopePolicy};
 use crate::catalog::Catalog;
 use crate::config::{Config, ConfigError};
+use crate::facts::head::Head;
 use crate::facts::identity::Identity;
 use crate::telemetry::logging::RateLimit;
 
@@ -96,7 +96,7 @@ impl Authorizer {
     }
 
     /// The caller of a request, holding the scopes every request needs.
-    pub async fn authenticate(&self, head: &RequestHead) -> Result<Arc<Identity>, AuthError> {
+    pub async fn authenticate(&self, head: &Head<'_>) -> Result<Arc<Identity>, AuthError> {
         let identity = self.authenticator.authenticate(head).await?;
         self.permit(&identity, &[])?;
         Ok(identity)

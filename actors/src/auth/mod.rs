@@ -4,10 +4,12 @@
 //! keys, or an [`Authenticator`] of the embedder's own.
 //!
 //! The transport asks the [`Authorizer`] for the caller of each request
-//! once its body is read (so that a refusal carries the request's id),
-//! then for the scopes the operation needs; handlers read the result with
-//! [`RequestContext::auth`](crate::RequestContext::auth). stdio is never
-//! authorized: the spec has it take credentials from the environment.
+//! from its [`Head`] alone, before the body is read, then for the scopes
+//! the operation needs; handlers read the result with
+//! [`RequestContext::auth`](crate::RequestContext::auth). The head is in no
+//! transport's types, so any transport can carry credentials; the HTTP
+//! transport does, and stdio does not ask (the specification has a stdio
+//! server take its credentials from the environment).
 
 mod api_key;
 mod authorizer;
@@ -30,12 +32,15 @@ pub use scopes::ScopePolicy;
 
 use std::sync::Arc;
 
-use actix_web::dev::RequestHead;
 use futures::future::LocalBoxFuture;
 
+use crate::facts::head::{Head, Header, Repeated};
 use crate::facts::identity::Identity;
 
-/// Turns a request head into the caller's [`Identity`], or says why not.
+/// Turns a request's [`Head`] into the caller's [`Identity`], or says why
+/// not. The head is the transport's, in no transport's types: headers (none
+/// on stdio), the query, the peer's address and a TLS client certificate
+/// when the connection presented one.
 /// The server's built-ins are [`OAuthAuthenticator`] (`auth.mode = "oauth"`)
 /// and [`ApiKeyAuthenticator`] (`"api_key"`); an embedder supplies its own
 /// with [`McpServerBuilder::authenticator`](crate::builder::McpServerBuilder::authenticator).
@@ -44,7 +49,7 @@ use crate::facts::identity::Identity;
 /// workers. Per-operation scopes are checked after it, by the server.
 pub trait Authenticator: Send + Sync + 'static {
     /// The caller of the request with this head.
-    fn authenticate<'a>(&'a self, head: &'a RequestHead) -> LocalBoxFuture<'a, Result<Arc<Identity>, AuthError>>;
+    fn authenticate<'a>(&'a self, head: &'a Head<'a>) -> LocalBoxFuture<'a, Result<Arc<Identity>, AuthError>>;
 
     /// What the status page shows of the authenticator's dependencies (an
     /// OAuth authenticator: each issuer's key set). Default: nothing.
@@ -56,21 +61,20 @@ pub trait Authenticator: Send + Sync + 'static {
 /// The bearer token of a request: `Ok(None)` without an `Authorization`
 /// header; an error for a second header, another scheme, or a token in the
 /// query string (OAuth 2.1 forbids it there).
-pub fn bearer_token(head: &RequestHead) -> Result<Option<&str>, AuthError> {
-    if let Some(query) = head.uri.query() {
+pub fn bearer_token<'a>(head: &Head<'a>) -> Result<Option<&'a str>, AuthError> {
+    if let Some(query) = head.query {
         if query.split('&').any(|pair| pair.split('=').next() == Some("access_token")) {
             return Err(AuthError::InvalidRequest("tokens are accepted in the Authorization header only".into()));
         }
     }
-    let mut values = head.headers.get_all(actix_web::http::header::AUTHORIZATION);
-    let Some(value) = values.next() else { return Ok(None) };
-    if values.next().is_some() {
-        return Err(AuthError::InvalidRequest("more than one Authorization header".into()));
-    }
+    let value = match head.header(Header::Authorization) {
+        Ok(Some(value)) => value,
+        Ok(None) => return Ok(None),
+        Err(Repeated) => return Err(AuthError::InvalidRequest("more than one Authorization header".into())),
+    };
     // Bytes, not `to_str`: a token is long and this runs for every request.
     // The HTTP parser already refused control characters; UTF-8 validation
     // is word-at-a-time for ASCII.
-    let value = value.as_bytes();
     let scheme_end = value.iter().position(|&b| b == b' ').unwrap_or(value.len());
     if !value[..scheme_end].eq_ignore_ascii_case(b"bearer") {
         let scheme = String::from_utf8_lossy(&value[..scheme_end]);
@@ -118,27 +122,39 @@ fn since_epoch() -> std::time::Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use actix_web::test::TestRequest;
+    use crate::facts::head::Headers;
+
+    /// `Authorization` headers, as many as given.
+    struct Authorization(Vec<&'static str>);
+
+    impl Headers for Authorization {
+        fn get(&self, name: Header<'_>) -> Result<Option<&[u8]>, Repeated> {
+            if name != Header::Authorization {
+                return Ok(None);
+            }
+            match self.0.as_slice() {
+                [] => Ok(None),
+                [one] => Ok(Some(one.as_bytes())),
+                _ => Err(Repeated),
+            }
+        }
+    }
+
+    fn token(values: &[&'static str], query: Option<&str>) -> Result<Option<String>, AuthError> {
+        let headers = Authorization(values.to_vec());
+        let head = Head { headers: Some(&headers), query, ..Head::default() };
+        bearer_token(&head).map(|t| t.map(str::to_owned))
+    }
 
     #[test]
     fn bearer_tokens_from_the_header_only() {
-        let head = |r: TestRequest| r.to_http_request().head().clone();
-        assert_eq!(bearer_token(&head(TestRequest::default())), Ok(None));
-        let h = head(TestRequest::default().insert_header(("Authorization", "Bearer abc.def")));
-        assert_eq!(bearer_token(&h), Ok(Some("abc.def")));
-        let h = head(TestRequest::default().insert_header(("Authorization", "bearer  xyz ")));
-        assert_eq!(bearer_token(&h), Ok(Some("xyz")));
-        let h = head(TestRequest::default().insert_header(("Authorization", "Basic dXNlcjpwdw==")));
-        assert!(matches!(bearer_token(&h), Err(AuthError::InvalidToken(_))));
-        let h = head(TestRequest::default().insert_header(("Authorization", "Bearer ")));
-        assert!(matches!(bearer_token(&h), Err(AuthError::InvalidToken(_))));
-        let h = head(TestRequest::with_uri("/mcp?access_token=abc"));
-        assert!(matches!(bearer_token(&h), Err(AuthError::InvalidRequest(_))));
-        let h = head(
-            TestRequest::default()
-                .append_header(("Authorization", "Bearer a"))
-                .append_header(("Authorization", "Bearer b")),
-        );
-        assert!(matches!(bearer_token(&h), Err(AuthError::InvalidRequest(_))));
+        assert_eq!(token(&[], None), Ok(None));
+        assert_eq!(bearer_token(&Head::default()), Ok(None));
+        assert_eq!(token(&["Bearer abc.def"], None), Ok(Some("abc.def".into())));
+        assert_eq!(token(&["bearer  xyz "], None), Ok(Some("xyz".into())));
+        assert!(matches!(token(&["Basic dXNlcjpwdw=="], None), Err(AuthError::InvalidToken(_))));
+        assert!(matches!(token(&["Bearer "], None), Err(AuthError::InvalidToken(_))));
+        assert!(matches!(token(&[], Some("access_token=abc")), Err(AuthError::InvalidRequest(_))));
+        assert!(matches!(token(&["Bearer a", "Bearer b"], None), Err(AuthError::InvalidRequest(_))));
     }
 }

@@ -11,7 +11,6 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_web::dev::RequestHead;
 use futures::future::LocalBoxFuture;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, Validation};
@@ -24,6 +23,7 @@ use super::jwt::{check_audience, check_times, identity_of};
 use super::token_cache::TokenCache;
 use super::{bearer_token, now_secs, now_secs_f64, AuthError, Authenticator};
 use crate::config::{AuthConfig, ConfigError};
+use crate::facts::head::Head;
 use crate::facts::identity::Identity;
 
 /// Validates bearer tokens issued for this server.
@@ -193,7 +193,7 @@ fn describe(kind: &ErrorKind) -> String {
 }
 
 impl Authenticator for OAuthAuthenticator {
-    fn authenticate<'a>(&'a self, head: &'a RequestHead) -> LocalBoxFuture<'a, Result<Arc<Identity>, AuthError>> {
+    fn authenticate<'a>(&'a self, head: &'a Head<'a>) -> LocalBoxFuture<'a, Result<Arc<Identity>, AuthError>> {
         Box::pin(async move {
             let token = bearer_token(head)?.ok_or(AuthError::Missing)?;
             self.validate(token).await

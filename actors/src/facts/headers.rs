@@ -1,8 +1,6 @@
 //! [`RequestHeaders`]: the HTTP headers a request came with, as a handler
 //! sees them (stdio requests have none).
 
-use actix_web::http::header::HeaderName;
-
 /// A request's HTTP headers, names lowercase, values that are valid UTF-8
 /// (others are left out). Kept in one buffer: one allocation per request.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -38,26 +36,13 @@ impl RequestHeaders {
         RequestHeaders { buf }
     }
 
-    /// Headers from an HTTP request's header map, leaving out `skip` (the
-    /// `Authorization` header when the server checked it itself).
-    ///
-    /// The map's names are lowercase and its values hold no NUL (the `http`
-    /// crate refuses control bytes), so only the values' UTF-8 is checked:
-    /// the common all-ASCII value by one byte scan.
-    pub fn from_header_map(map: &actix_web::http::header::HeaderMap, skip: Option<&HeaderName>) -> Self {
-        let mut buf = String::with_capacity(map.iter().map(|(n, v)| n.as_str().len() + v.len() + 2).sum());
-        for (name, value) in map.iter() {
-            if skip == Some(name) {
-                continue;
-            }
-            let value = match value.to_str() {
-                Ok(text) => text,
-                Err(_) => match std::str::from_utf8(value.as_bytes()) {
-                    Ok(text) => text,
-                    Err(_) => continue,
-                },
-            };
-            buf.push_str(name.as_str());
+    /// Headers from pairs whose names are lowercase and whose names and
+    /// values hold no NUL (those of a parsed HTTP header map), with room for
+    /// `capacity` bytes of names and values.
+    pub fn from_lowercase_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>, capacity: usize) -> Self {
+        let mut buf = String::with_capacity(capacity);
+        for (name, value) in pairs {
+            buf.push_str(name);
             buf.push('\0');
             buf.push_str(value);
             buf.push('\0');
@@ -97,30 +82,5 @@ mod tests {
         // Names are kept lowercase whichever case they came in.
         assert_eq!(h.iter().map(|(n, _)| n).collect::<Vec<_>>(), ["x-tenant", "accept", "x-tenant"]);
         assert_eq!(RequestHeaders::default().iter().count(), 0);
-    }
-
-    #[test]
-    fn a_header_map_reads_like_its_pairs() {
-        use actix_web::http::header::{HeaderMap, HeaderValue, AUTHORIZATION};
-        let mut map = HeaderMap::new();
-        map.append(HeaderName::from_static("x-tenant"), HeaderValue::from_static("acme"));
-        map.append(HeaderName::from_static("x-tenant"), HeaderValue::from_static("second"));
-        map.insert(AUTHORIZATION, HeaderValue::from_static("Bearer t"));
-        // Not visible ASCII but UTF-8: kept; not UTF-8: left out.
-        map.insert(HeaderName::from_static("x-name"), HeaderValue::from_bytes("Jürgen".as_bytes()).unwrap());
-        map.insert(HeaderName::from_static("x-binary"), HeaderValue::from_bytes(&[0xff, 0xfe]).unwrap());
-        let all = RequestHeaders::from_header_map(&map, None);
-        let pairs: Vec<(&str, &[u8])> = map.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
-        assert_eq!(all, RequestHeaders::from_pairs(pairs));
-        assert_eq!(all.get("x-name"), Some("Jürgen"));
-        assert_eq!(all.get("x-binary"), None);
-        assert_eq!(
-            all.iter().filter(|(n, _)| *n == "x-tenant").map(|(_, v)| v).collect::<Vec<_>>(),
-            ["acme", "second"]
-        );
-        let without = RequestHeaders::from_header_map(&map, Some(&AUTHORIZATION));
-        assert_eq!(without.get("authorization"), None);
-        assert_eq!(all.get("authorization"), Some("Bearer t"));
-        assert_eq!(without.iter().count(), all.iter().count() - 1);
     }
 }

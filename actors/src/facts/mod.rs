@@ -7,10 +7,12 @@ use std::sync::Arc;
 
 pub mod clock;
 pub mod extensions;
+pub mod head;
 pub mod headers;
 pub mod identity;
 
 pub use extensions::Extensions;
+pub use head::{Head, Header, Headers, Repeated};
 pub use headers::RequestHeaders;
 pub use identity::Identity;
 

@@ -8,49 +8,10 @@ use mcp_protocol::request::ClientRequest;
 use mcp_protocol::ProtocolError;
 
 use crate::catalog::Catalog;
-
-/// An `Mcp-*` header a transport may carry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum McpHeader<'a> {
-    /// `Mcp-Method`.
-    Method,
-    /// `Mcp-Name`.
-    Name,
-    /// `MCP-Protocol-Version`.
-    ProtocolVersion,
-    /// `Mcp-Param-{name}` of a tool argument (the whole header name).
-    Param(&'a str),
-}
-
-/// A header that came more than once: a proxy may read another value than
-/// the server, so it is refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Repeated;
-
-/// The headers of a transport that has them (HTTP).
-pub trait Headers {
-    /// The raw value of a header, if present once; `Err` if repeated.
-    fn get(&self, name: McpHeader<'_>) -> Result<Option<&[u8]>, Repeated>;
-}
-
-impl McpHeader<'_> {
-    /// The header's name as errors show it.
-    pub fn name(&self) -> &str {
-        match self {
-            McpHeader::Method => "Mcp-Method",
-            McpHeader::Name => "Mcp-Name",
-            McpHeader::ProtocolVersion => "MCP-Protocol-Version",
-            McpHeader::Param(name) => name,
-        }
-    }
-}
+use crate::facts::head::{Header, Headers, Repeated};
 
 /// A header's value; a repeated one is a mismatch with whatever the body says.
-pub(super) fn header<'h>(
-    h: &'h dyn Headers,
-    name: McpHeader<'_>,
-    body: &str,
-) -> Result<Option<&'h [u8]>, ProtocolError> {
+pub(super) fn header<'h>(h: &'h dyn Headers, name: Header<'_>, body: &str) -> Result<Option<&'h [u8]>, ProtocolError> {
     h.get(name).map_err(|Repeated| mismatch(name.name(), Some("<repeated>".into()), body.to_owned()))
 }
 
@@ -60,7 +21,7 @@ pub(super) fn mismatch(header: &str, header_value: Option<String>, body_value: S
 
 /// `Mcp-Method` must be present and equal the body's method (case-sensitive).
 pub(super) fn check_method_header(h: &dyn Headers, method: &str) -> Result<(), ProtocolError> {
-    match header(h, McpHeader::Method, method)?.map(<[u8]>::trim_ascii) {
+    match header(h, Header::Method, method)?.map(<[u8]>::trim_ascii) {
         Some(v) if v == method.as_bytes() => Ok(()),
         other => Err(mismatch("Mcp-Method", other.map(|v| String::from_utf8_lossy(v).into_owned()), method.to_owned())),
     }
@@ -74,7 +35,7 @@ pub(super) fn check_name_headers(
     request: &ClientRequest,
 ) -> Result<(), ProtocolError> {
     if let Some(body) = request.name_for_header() {
-        match header(h, McpHeader::Name, body)?.map(decode_value) {
+        match header(h, Header::Name, body)?.map(decode_value) {
             Some(Ok(v)) if v == body => {}
             Some(Ok(v)) => return Err(mismatch("Mcp-Name", Some(v), body.to_owned())),
             Some(Err(_)) => return Err(mismatch("Mcp-Name", Some("<undecodable>".into()), body.to_owned())),
@@ -93,7 +54,7 @@ pub(super) fn check_name_headers(
         let body = param.value_in(&args);
         let absent = || "<absent>".to_string();
         let shown = body.map_or_else(absent, |b| b.to_string());
-        match (header(h, McpHeader::Param(&name), &shown)?.map(decode_value), body) {
+        match (header(h, Header::Param(&name), &shown)?.map(decode_value), body) {
             (None, None) => {}
             (Some(Ok(h)), Some(b)) if matches_body(&h, b) => {}
             (Some(Ok(h)), _) => return Err(mismatch(&name, Some(h), shown)),

@@ -24,9 +24,9 @@ use crate::catalog::Catalog;
 
 mod headers;
 
+use crate::facts::head::{Header, Headers};
 use crate::facts::RequestFacts;
 use headers::{check_method_header, check_name_headers, header};
-pub use headers::{Headers, McpHeader, Repeated};
 
 /// A request that passed admission.
 #[derive(Debug, Clone)]
@@ -248,7 +248,7 @@ fn check(
     parsed: Parsed<'_>,
 ) -> Result<(RequestMeta, ClientRequest), Refused> {
     let version = keys.version_str();
-    let header = match conn.headers.map(|h| header(h, McpHeader::ProtocolVersion, version.as_deref().unwrap_or(""))) {
+    let header = match conn.headers.map(|h| header(h, Header::ProtocolVersion, version.as_deref().unwrap_or(""))) {
         None => VersionHeader::NotApplicable,
         Some(Err(e)) => return Err(Refused::Early(e)),
         Some(Ok(None)) => VersionHeader::Missing,

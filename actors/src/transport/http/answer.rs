@@ -10,10 +10,9 @@ use mcp_protocol::jsonrpc::Incoming;
 use mcp_protocol::{ErrorData, Message};
 
 use super::error::{status_for, HttpError};
-use super::headers::HttpHeaders;
+use super::headers::{request_headers, HttpHeaders};
 use super::reply;
 use crate::facts::extensions::Extensions;
-use crate::facts::headers::RequestHeaders;
 use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
 use crate::hub::listener::ListenerKind;
@@ -71,7 +70,7 @@ fn with_facts(route: Route, req: &HttpRequest, server: &McpServer, identity: Opt
 pub(super) fn facts_of(req: &HttpRequest, server: &McpServer, identity: Option<&Arc<Identity>>) -> RequestFacts {
     // The server's own credential check keeps the token from handlers.
     let skip = server.authorizer().is_some().then_some(&actix_web::http::header::AUTHORIZATION);
-    let headers = Some(RequestHeaders::from_header_map(req.headers(), skip));
+    let headers = Some(request_headers(req.headers(), skip));
     let trace = trace_of(req);
     // Most requests carry no extensions: look before borrowing mutably.
     let attached = {

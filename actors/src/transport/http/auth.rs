@@ -11,6 +11,7 @@ use mcp_protocol::Message;
 use mcp_protocol::RequestId;
 
 use super::error::HttpError;
+use super::headers::HttpHeaders;
 use crate::auth::{AuthError, Authorizer};
 use crate::facts::identity::Identity;
 use crate::server::McpServer;
@@ -21,8 +22,10 @@ use crate::server::McpServer;
 /// refusal carries no request id. Refusals are reported to the operator.
 pub(super) async fn caller(req: &HttpRequest, server: &McpServer) -> Result<Option<Arc<Identity>>, HttpError> {
     let Some(auth) = server.authorizer() else { return Ok(None) };
-    auth.authenticate(req.head()).await.map(Some).map_err(|e| {
-        let token = crate::auth::bearer_token(req.head()).ok().flatten();
+    let headers = HttpHeaders(req);
+    let head = headers.head();
+    auth.authenticate(&head).await.map(Some).map_err(|e| {
+        let token = crate::auth::bearer_token(&head).ok().flatten();
         refusal(server, auth, None, &e, token, None)
     })
 }

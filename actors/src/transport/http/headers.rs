@@ -1,9 +1,11 @@
-//! The `Mcp-*` headers of an HTTP request, for the dispatcher's checks.
+//! An HTTP request as the transport-neutral [`Head`]: the headers the
+//! server reads (`Authorization`, `Mcp-*`), its query and its peer.
 
-use actix_web::http::header::HeaderName;
+use actix_web::http::header::{HeaderMap, HeaderName, AUTHORIZATION};
 use actix_web::HttpRequest;
 
-use crate::pipeline::intake::{Headers, McpHeader, Repeated};
+use crate::facts::head::{Head, Header, Headers, Repeated};
+use crate::facts::headers::RequestHeaders;
 
 // Header names built once: looking a header up by a `&str` name that is
 // not a standard one allocates a `HeaderName` for every request.
@@ -17,13 +19,14 @@ pub(super) const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-sessi
 pub(super) struct HttpHeaders<'a>(pub(super) &'a HttpRequest);
 
 impl Headers for HttpHeaders<'_> {
-    fn get(&self, name: McpHeader<'_>) -> Result<Option<&[u8]>, Repeated> {
+    fn get(&self, name: Header<'_>) -> Result<Option<&[u8]>, Repeated> {
         let h = self.0.headers();
         let mut values = match name {
-            McpHeader::Method => h.get_all(MCP_METHOD),
-            McpHeader::Name => h.get_all(MCP_NAME),
-            McpHeader::ProtocolVersion => h.get_all(MCP_PROTOCOL_VERSION),
-            McpHeader::Param(name) => h.get_all(name),
+            Header::Authorization => h.get_all(AUTHORIZATION),
+            Header::Method => h.get_all(MCP_METHOD),
+            Header::Name => h.get_all(MCP_NAME),
+            Header::ProtocolVersion => h.get_all(MCP_PROTOCOL_VERSION),
+            Header::Param(name) | Header::Named(name) => h.get_all(name),
         };
         let first = values.next();
         match values.next() {
@@ -33,7 +36,64 @@ impl Headers for HttpHeaders<'_> {
     }
 }
 
+impl<'a> HttpHeaders<'a> {
+    /// The request's [`Head`]: these headers, the query, the peer. (The
+    /// server does not ask for client certificates, so none is there.)
+    pub(super) fn head(&'a self) -> Head<'a> {
+        Head { headers: Some(self), query: self.0.uri().query(), peer: self.0.peer_addr(), client_certificate: None }
+    }
+}
+
 /// The `Mcp-Session-Id` of a request, if it has one.
 pub(super) fn session_id(req: &HttpRequest) -> Option<&str> {
     req.headers().get(MCP_SESSION_ID).and_then(|v| v.to_str().ok())
+}
+
+/// A request's headers as a handler sees them, leaving out `skip` (the
+/// `Authorization` header when the server checked it itself).
+///
+/// The map's names are lowercase and its values hold no NUL (the `http`
+/// crate refuses control bytes), so only the values' UTF-8 is checked: the
+/// common all-ASCII value by one byte scan; values that are not UTF-8 are
+/// left out.
+pub(super) fn request_headers(map: &HeaderMap, skip: Option<&HeaderName>) -> RequestHeaders {
+    let capacity = map.iter().map(|(n, v)| n.as_str().len() + v.len() + 2).sum();
+    let text = map.iter().filter(|(name, _)| skip != Some(*name)).filter_map(|(name, value)| {
+        let value = match value.to_str() {
+            Ok(text) => text,
+            Err(_) => std::str::from_utf8(value.as_bytes()).ok()?,
+        };
+        Some((name.as_str(), value))
+    });
+    RequestHeaders::from_lowercase_pairs(text, capacity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_header_map_reads_like_its_pairs() {
+        use actix_web::http::header::HeaderValue;
+        let mut map = HeaderMap::new();
+        map.append(HeaderName::from_static("x-tenant"), HeaderValue::from_static("acme"));
+        map.append(HeaderName::from_static("x-tenant"), HeaderValue::from_static("second"));
+        map.insert(AUTHORIZATION, HeaderValue::from_static("Bearer t"));
+        // Not visible ASCII but UTF-8: kept; not UTF-8: left out.
+        map.insert(HeaderName::from_static("x-name"), HeaderValue::from_bytes("Jürgen".as_bytes()).unwrap());
+        map.insert(HeaderName::from_static("x-binary"), HeaderValue::from_bytes(&[0xff, 0xfe]).unwrap());
+        let all = request_headers(&map, None);
+        let pairs: Vec<(&str, &[u8])> = map.iter().map(|(n, v)| (n.as_str(), v.as_bytes())).collect();
+        assert_eq!(all, RequestHeaders::from_pairs(pairs));
+        assert_eq!(all.get("x-name"), Some("Jürgen"));
+        assert_eq!(all.get("x-binary"), None);
+        assert_eq!(
+            all.iter().filter(|(n, _)| *n == "x-tenant").map(|(_, v)| v).collect::<Vec<_>>(),
+            ["acme", "second"]
+        );
+        let without = request_headers(&map, Some(&AUTHORIZATION));
+        assert_eq!(without.get("authorization"), None);
+        assert_eq!(all.get("authorization"), Some("Bearer t"));
+        assert_eq!(without.iter().count(), all.iter().count() - 1);
+    }
 }
