@@ -96,3 +96,21 @@ async fn listen_with_an_empty_filter_is_acknowledged_and_quiet() {
     assert_eq!(p.recv().await["id"], 3);
     assert!(p.close().await.success());
 }
+
+/// The hub's capacity holds on stdio as on HTTP: past `hub.max_listeners`
+/// a listen is refused with an error naming the limit, and the connection
+/// carries on.
+#[actix_rt::test]
+async fn the_listener_cap_holds_on_stdio_too() {
+    let config = ConfigFile::new("stdio-cap", "[hub]\nmax_listeners = 1\n");
+    let mut p = StdioChild::spawn(&["--config", config.path()]);
+    p.send(&listen(json!(1), json!({"toolsListChanged": true}))).await;
+    assert_eq!(sub_id(&p.recv().await), &json!(1));
+    p.send(&listen(json!(2), json!({"toolsListChanged": true}))).await;
+    let refused = p.recv().await;
+    assert_eq!(refused["id"], 2, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("limit 1"), "{refused}");
+    p.send(&request(json!(3), "tools/list", json!({}))).await;
+    assert!(p.recv().await["result"]["tools"].is_array());
+    assert!(p.close().await.success());
+}

@@ -18,6 +18,27 @@ use crate::hub::Publish;
 use crate::pipeline::intake::Admitted;
 use crate::pipeline::legacy::SessionHandle;
 
+/// A listen stream the server admitted.
+#[derive(Debug)]
+pub struct ListenAdmission {
+    /// What the stream delivers.
+    pub filter: SubscriptionFilter,
+    /// When the caller's credentials expire, if they do.
+    pub expires_in: Option<Duration>,
+}
+
+/// Why a listen stream was refused.
+#[derive(Debug)]
+pub enum ListenRefusal {
+    /// The hub is at capacity (HTTP 503).
+    Busy(ErrorData),
+    /// The request asks for more than this server allows, or for task
+    /// notifications without the extension.
+    Invalid(ErrorData),
+    /// The caller may not read a resource it names (HTTP 403).
+    Forbidden(crate::auth::AuthError),
+}
+
 impl McpServer {
     /// The filter a `subscriptions/listen` request is served with: what it
     /// asked for, of what this server can deliver; its error (-32602) when
@@ -42,6 +63,27 @@ impl McpServer {
         // Task events go to their owner's listens only.
         let owner = admitted.facts.identity().map(Identity::key);
         Ok(p.notifications.honored(&self.inner.service.supported_filter()).owned_by(owner))
+    }
+
+    /// What every transport checks before it opens a listen stream: room in
+    /// the hub, the filter ([`listen_filter`](Self::listen_filter)), and with
+    /// authorization on, the caller's right to read each resource it names;
+    /// the stream then ends when the caller's credentials expire.
+    pub fn admit_listen(&self, admitted: &Admitted) -> Result<ListenAdmission, ListenRefusal> {
+        self.inner.occupancy.check().map_err(|full| ListenRefusal::Busy(ErrorData::internal(full.to_string())))?;
+        let filter = self.listen_filter(admitted).map_err(ListenRefusal::Invalid)?;
+        let mut expires_in = None;
+        if let (Some(auth), Some(identity)) = (self.authorizer(), admitted.facts.identity.as_deref()) {
+            let catalog = self.catalog();
+            for uri in &filter.resource_subscriptions {
+                let scopes = catalog.read_scopes(uri);
+                if !scopes.is_empty() {
+                    auth.permit(identity, &scopes).map_err(ListenRefusal::Forbidden)?;
+                }
+            }
+            expires_in = identity.expires_in();
+        }
+        Ok(ListenAdmission { filter, expires_in })
     }
 
     /// Starts a listener on the current arbiter (the sink's thread); `ready`

@@ -28,6 +28,7 @@ mod shutdown;
 mod start;
 
 pub(crate) use assemble::backend_for;
+pub use listen::{ListenAdmission, ListenRefusal};
 pub use shutdown::shutdown_signal;
 
 use std::sync::Arc;

@@ -70,15 +70,36 @@ pub struct Connection<'a> {
     pub catalog: &'a Catalog,
     /// The transport's headers; `None` on stdio.
     pub headers: Option<&'a dyn Headers>,
-    /// Whether the connection has a legacy session (HTTP: the request named
-    /// one with `Mcp-Session-Id` and it exists; stdio: the client sent
-    /// `initialize`).
-    pub in_session: bool,
+    /// Whether the connection has a legacy session.
+    pub era: ConnectionEra,
+}
+
+/// Whether a connection has a legacy session: the era its messages are
+/// served in unless they claim the stateless one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectionEra {
+    /// No session: every request must claim the stateless era, but for an
+    /// `initialize` that opens one.
+    Stateless,
+    /// A legacy session (HTTP: the request named one with `Mcp-Session-Id`
+    /// and it exists; stdio: the client sent `initialize`).
+    Session,
 }
 
 /// What to do with one incoming message.
 #[derive(Debug)]
 pub enum Route {
+    /// Something of the stateless era (or of none).
+    Stateless(Action),
+    /// A legacy client's `initialize`, outside a session: open one.
+    Initialize(Request),
+    /// A message for the connection's legacy session.
+    Session(Incoming),
+}
+
+/// What to do with a message of the stateless era, or one that needs no era.
+#[derive(Debug)]
+pub enum Action {
     /// Refused before any handler ran.
     Refuse(Refusal),
     /// A stateless request for a request actor (boxed: it is large and
@@ -93,10 +114,6 @@ pub enum Route {
         /// Why.
         reason: Option<String>,
     },
-    /// A legacy client's `initialize`: open a session.
-    Initialize(Request),
-    /// A message for the connection's legacy session.
-    Session(Incoming),
     /// Any other notification outside a session: nothing to do.
     Notification(Notification),
     /// A response, with no session expecting one.
@@ -127,7 +144,7 @@ fn tree_meta(r: &Request) -> Option<serde_json::Map<String, serde_json::Value>> 
 /// refusal is made in the specified order.
 pub fn route(conn: &Connection<'_>, message: Message<'_>) -> Route {
     let decoded = match message {
-        Message::Stateless(one, bytes) if !conn.in_session => {
+        Message::Stateless(one, bytes) if conn.era == ConnectionEra::Stateless => {
             let OnePass { id, method, request, keys } = one;
             match check(conn, method, &keys, Parsed::Done(request)) {
                 Ok((meta, request)) => return admitted(id, meta, request),
@@ -145,32 +162,41 @@ fn admitted(id: RequestId, meta: RequestMeta, request: ClientRequest) -> Route {
     let listen = matches!(request, ClientRequest::Listen(_));
     let admitted = Box::new(Admitted { id, meta, request, facts: RequestFacts::default() });
     if listen {
-        Route::Listen(admitted)
+        Route::Stateless(Action::Listen(admitted))
     } else {
-        Route::Run(admitted)
+        Route::Stateless(Action::Run(admitted))
     }
 }
 
 /// [`route`] of a message decoded the general way.
 fn route_general(conn: &Connection<'_>, decoded: Result<Incoming, DecodeError>) -> Route {
+    let in_session = conn.era == ConnectionEra::Session;
     let message = match decoded {
         Ok(m) => m,
-        Err(e) => return Route::Refuse(Refusal::new(e.id, &e.error, ProtocolVersion::V2026_07_28.profile())),
+        Err(e) => {
+            return Route::Stateless(Action::Refuse(Refusal::new(
+                e.id,
+                &e.error,
+                ProtocolVersion::V2026_07_28.profile(),
+            )))
+        }
     };
     match message {
         Incoming::Notification(n) => match ClientNotification::from_parts(&n.method, n.params.as_ref()) {
-            Ok(ClientNotification::Cancelled { request_id, reason }) => Route::Cancel { id: request_id, reason },
-            _ if conn.in_session => Route::Session(Incoming::Notification(n)),
-            _ => Route::Notification(n),
+            Ok(ClientNotification::Cancelled { request_id, reason }) => {
+                Route::Stateless(Action::Cancel { id: request_id, reason })
+            }
+            _ if in_session => Route::Session(Incoming::Notification(n)),
+            _ => Route::Stateless(Action::Notification(n)),
         },
-        Incoming::Response(r) if conn.in_session => Route::Session(Incoming::Response(r)),
-        Incoming::Response(r) => Route::Unexpected(r),
+        Incoming::Response(r) if in_session => Route::Session(Incoming::Response(r)),
+        Incoming::Response(r) => Route::Stateless(Action::Unexpected(r)),
         Incoming::Request(r) => {
             // Outside a session, one pass over `params` reads the request
             // and its `_meta` when it claims the stateless era and reads
             // cleanly; else `_meta` is read once on its own, for the era
             // and for admission, and each error is found in its order.
-            let fast = match (&r.params, conn.in_session) {
+            let fast = match (&r.params, in_session) {
                 (Some(p), false) => ClientRequest::parse_with_meta(&r.method, p).filter(|(_, k)| k.version.is_some()),
                 _ => None,
             };
@@ -179,7 +205,7 @@ fn route_general(conn: &Connection<'_>, decoded: Result<Incoming, DecodeError>) 
                 None => (MetaKeys::of(r.params.as_ref()), None),
             };
             if !claims(&r, &keys) {
-                if conn.in_session {
+                if in_session {
                     return Route::Session(Incoming::Request(r));
                 }
                 if r.method == "initialize" {
@@ -188,13 +214,13 @@ fn route_general(conn: &Connection<'_>, decoded: Result<Incoming, DecodeError>) 
             }
             match admit(conn, &r, keys, parsed) {
                 Ok((meta, request)) => admitted(r.id, meta, request),
-                Err(refusal) => Route::Refuse(refusal),
+                Err(refusal) => Route::Stateless(Action::Refuse(refusal)),
             }
         }
-        _ => Route::Refuse(Refusal {
+        _ => Route::Stateless(Action::Refuse(Refusal {
             id: None,
             error: ErrorData::new(ErrorCode::INVALID_REQUEST, "Unsupported message"),
-        }),
+        })),
     }
 }
 
@@ -277,7 +303,8 @@ mod tests {
     use serde_json::json;
 
     fn conn<'a>(catalog: &'a Catalog, in_session: bool) -> Connection<'a> {
-        Connection { versions: ProtocolVersion::ALL, catalog, headers: None, in_session }
+        let era = if in_session { ConnectionEra::Session } else { ConnectionEra::Stateless };
+        Connection { versions: ProtocolVersion::ALL, catalog, headers: None, era }
     }
 
     fn msg(v: serde_json::Value) -> Result<Incoming, DecodeError> {
@@ -299,16 +326,19 @@ mod tests {
         assert!(matches!(route_general(&conn(&c, false), msg(init.clone())), Route::Initialize(_)));
         assert!(matches!(route_general(&conn(&c, true), msg(init)), Route::Session(Incoming::Request(_))));
         // A request that names a stateless version is stateless, in a session too.
-        assert!(matches!(route_general(&conn(&c, true), msg(stateless(2, "tools/list"))), Route::Run(_)));
+        assert!(matches!(
+            route_general(&conn(&c, true), msg(stateless(2, "tools/list"))),
+            Route::Stateless(Action::Run(_))
+        ));
         let mut listen = stateless(3, "subscriptions/listen");
         listen["params"]["notifications"] = json!({"toolsListChanged": true});
         match route_general(&conn(&c, false), msg(listen)) {
-            Route::Listen(a) => assert_eq!(a.id, RequestId::number(3)),
+            Route::Stateless(Action::Listen(a)) => assert_eq!(a.id, RequestId::number(3)),
             other => panic!("{other:?}"),
         }
         // An `initialize` that claims the stateless era is refused as a stateless request.
         match route_general(&conn(&c, false), msg(stateless(4, "initialize"))) {
-            Route::Refuse(r) => assert_eq!(r.error.code, ErrorCode::METHOD_NOT_FOUND),
+            Route::Stateless(Action::Refuse(r)) => assert_eq!(r.error.code, ErrorCode::METHOD_NOT_FOUND),
             other => panic!("{other:?}"),
         }
     }
@@ -316,8 +346,8 @@ mod tests {
     /// The admitted request of a route, or what the route was.
     fn admitted(route: Route) -> Result<(bool, Admitted), String> {
         match route {
-            Route::Run(a) => Ok((false, *a)),
-            Route::Listen(a) => Ok((true, *a)),
+            Route::Stateless(Action::Run(a)) => Ok((false, *a)),
+            Route::Stateless(Action::Listen(a)) => Ok((true, *a)),
             other => Err(format!("{other:?}")),
         }
     }
@@ -363,16 +393,22 @@ mod tests {
         let c = Catalog::new();
         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
         assert!(
-            matches!(route_general(&conn(&c, true), msg(cancel)), Route::Cancel { id, .. } if id == RequestId::number(7))
+            matches!(route_general(&conn(&c, true), msg(cancel)), Route::Stateless(Action::Cancel { id, .. }) if id == RequestId::number(7))
         );
         let other = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        assert!(matches!(route_general(&conn(&c, false), msg(other.clone())), Route::Notification(_)));
+        assert!(matches!(
+            route_general(&conn(&c, false), msg(other.clone())),
+            Route::Stateless(Action::Notification(_))
+        ));
         assert!(matches!(route_general(&conn(&c, true), msg(other)), Route::Session(Incoming::Notification(_))));
         let response = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
-        assert!(matches!(route_general(&conn(&c, false), msg(response.clone())), Route::Unexpected(_)));
+        assert!(matches!(
+            route_general(&conn(&c, false), msg(response.clone())),
+            Route::Stateless(Action::Unexpected(_))
+        ));
         assert!(matches!(route_general(&conn(&c, true), msg(response)), Route::Session(Incoming::Response(_))));
         match route_general(&conn(&c, false), decode(b"{not json")) {
-            Route::Refuse(r) => assert_eq!(r.error.code, ErrorCode::PARSE_ERROR),
+            Route::Stateless(Action::Refuse(r)) => assert_eq!(r.error.code, ErrorCode::PARSE_ERROR),
             other => panic!("{other:?}"),
         }
     }

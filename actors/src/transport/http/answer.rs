@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
-use mcp_protocol::jsonrpc::Incoming;
 use mcp_protocol::{ErrorData, Message};
 
 use super::error::{status_for, HttpError};
@@ -16,9 +15,9 @@ use crate::facts::extensions::Extensions;
 use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
 use crate::hub::listener::ListenerKind;
-use crate::pipeline::intake::{self, Admitted, Route};
+use crate::pipeline::intake::{self, Action, Admitted, ConnectionEra, Route};
 use crate::pipeline::legacy::era::Era;
-use crate::server::McpServer;
+use crate::server::{ListenAdmission, ListenRefusal, McpServer};
 use crate::transport::sse;
 
 /// Routes a message through the dispatcher.
@@ -26,35 +25,35 @@ pub(super) fn route(
     req: &HttpRequest,
     server: &McpServer,
     message: Message<'_>,
-    in_session: bool,
+    era: ConnectionEra,
     identity: Option<&Arc<Identity>>,
 ) -> Route {
     let headers = HttpHeaders(req);
-    let routed = intake::route(&connection(server, &headers, in_session), message);
+    let routed = intake::route(&connection(server, &headers, era), message);
     with_facts(routed, req, server, identity)
 }
 
 /// What the dispatcher needs of this request's connection.
-fn connection<'a>(server: &'a McpServer, headers: &'a HttpHeaders<'a>, in_session: bool) -> intake::Connection<'a> {
+fn connection<'a>(server: &'a McpServer, headers: &'a HttpHeaders<'a>, era: ConnectionEra) -> intake::Connection<'a> {
     let service = server.service();
     intake::Connection {
         versions: service.stateless_versions(),
         catalog: service.catalog(),
         headers: Some(headers),
-        in_session,
+        era,
     }
 }
 
 /// An admitted request, given its headers, caller and extensions.
 fn with_facts(route: Route, req: &HttpRequest, server: &McpServer, identity: Option<&Arc<Identity>>) -> Route {
     match route {
-        Route::Run(mut admitted) => {
+        Route::Stateless(Action::Run(mut admitted)) => {
             admitted.facts = facts_of(req, server, identity);
-            Route::Run(admitted)
+            Route::Stateless(Action::Run(admitted))
         }
-        Route::Listen(mut admitted) => {
+        Route::Stateless(Action::Listen(mut admitted)) => {
             admitted.facts = facts_of(req, server, identity);
-            Route::Listen(admitted)
+            Route::Stateless(Action::Listen(admitted))
         }
         other => other,
     }
@@ -99,21 +98,17 @@ fn trace_of(req: &HttpRequest) -> Option<mcp_protocol::trace::TraceContext> {
     mcp_protocol::trace::TraceContext::from_parts(Some(traceparent), text(&TRACESTATE), text(&BAGGAGE))
 }
 
-/// Answers a route of the stateless era.
-pub(super) async fn stateless(server: &McpServer, route: Route) -> Result<HttpResponse, HttpError> {
-    match route {
-        Route::Run(admitted) => reply::run(server, admitted, Era::Stateless).await,
-        Route::Listen(admitted) => listen(server, *admitted),
-        Route::Refuse(refusal) => Err(HttpError::refused(refusal)),
+/// Answers what the intake decided for a message of the stateless era.
+pub(super) async fn stateless(server: &McpServer, action: Action) -> Result<HttpResponse, HttpError> {
+    match action {
+        Action::Run(admitted) => reply::run(server, admitted, Era::Stateless).await,
+        Action::Listen(admitted) => listen(server, *admitted),
+        Action::Refuse(refusal) => Err(HttpError::refused(refusal)),
         // Cancellation over HTTP is the client closing the response stream.
-        Route::Cancel { .. } | Route::Notification(_) => Ok(HttpResponse::Accepted().finish()),
-        Route::Unexpected(r) => {
+        Action::Cancel { .. } | Action::Notification(_) => Ok(HttpResponse::Accepted().finish()),
+        Action::Unexpected(r) => {
             Err(HttpError::invalid(Some(&r.id), "Clients must not send responses on this endpoint"))
         }
-        Route::Initialize(r) | Route::Session(Incoming::Request(r)) => {
-            Err(HttpError::internal(Some(&r.id), "a legacy message reached the stateless path"))
-        }
-        Route::Session(_) => Err(HttpError::internal(None, "a legacy message reached the stateless path")),
     }
 }
 
@@ -122,27 +117,18 @@ pub(super) async fn stateless(server: &McpServer, route: Route) -> Result<HttpRe
 /// sent once the hub has registered the listener (or, if the hub refused it
 /// after all, the error response).
 fn listen(server: &McpServer, admitted: Admitted) -> Result<HttpResponse, HttpError> {
-    if let Err(refusal) = server.hub_occupancy().check() {
-        let error = ErrorData::internal(refusal.to_string());
-        return Err(HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, Some(&admitted.id), error));
-    }
-    let filter = server
-        .listen_filter(&admitted)
-        .map_err(|e| HttpError::with_status(status_for(Some(e.code.0)), Some(&admitted.id), e))?;
-    // With authorization on: only resources the token may read, and the
-    // stream ends (with its completion result) when the token expires.
-    let mut expires_in = None;
-    if let (Some(auth), Some(identity)) = (server.authorizer(), admitted.facts.identity.as_deref()) {
-        let catalog = server.service().catalog();
-        for uri in &filter.resource_subscriptions {
-            let scopes = catalog.read_scopes(uri);
-            if !scopes.is_empty() {
-                auth.permit(identity, &scopes)
-                    .map_err(|e| super::auth::refusal(server, auth, Some(&admitted.id), &e, None, Some(identity)))?;
+    let id = Some(&admitted.id);
+    let ListenAdmission { filter, expires_in } = server.admit_listen(&admitted).map_err(|refused| match refused {
+        ListenRefusal::Busy(e) => HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, id, e),
+        ListenRefusal::Invalid(e) => HttpError::with_status(status_for(Some(e.code.0)), id, e),
+        ListenRefusal::Forbidden(e) => {
+            let (auth, caller) = (server.authorizer(), admitted.facts.identity.as_deref());
+            match auth {
+                Some(auth) => super::auth::refusal(server, auth, id, &e, None, caller),
+                None => HttpError::with_status(StatusCode::FORBIDDEN, id, ErrorData::internal(e.for_client())),
             }
         }
-        expires_in = identity.expires_in();
-    }
+    })?;
     let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
     let kind = ListenerKind::Listen(admitted.id);
     let _ = server.start_listener_until(kind, filter, Box::new(sink), expires_in);

@@ -21,7 +21,7 @@ use super::answer::{route, stateless};
 use super::error::HttpError;
 use super::headers::session_id;
 use super::{auth, guard, session};
-use crate::pipeline::intake::Route;
+use crate::pipeline::intake::{ConnectionEra, Route};
 use crate::server::McpServer;
 
 /// The POST handler: every JSON-RPC message a client sends.
@@ -50,9 +50,11 @@ pub(super) async fn serve(
     if let Some(sid) = session_id(&req) {
         return Box::pin(session::post(&req, &server, sid, message, identity.as_ref())).await;
     }
-    match route(&req, &server, message, false, identity.as_ref()) {
+    match route(&req, &server, message, ConnectionEra::Stateless, identity.as_ref()) {
+        Route::Stateless(action) => stateless(&server, action).await,
         Route::Initialize(r) => Box::pin(session::initialize(&server, r, identity.as_deref())).await,
-        other => stateless(&server, other).await,
+        // Outside a session nothing is routed to one.
+        Route::Session(_) => Err(HttpError::internal(None, "a session message outside a session")),
     }
 }
 

@@ -19,7 +19,7 @@ use super::{auth, guard, reply};
 use crate::channels::outbound;
 use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
-use crate::pipeline::intake::Route;
+use crate::pipeline::intake::{Action, ConnectionEra, Route};
 use crate::pipeline::legacy::SessionHandle;
 use crate::server::{McpServer, OpenError};
 use crate::transport::sse;
@@ -56,17 +56,19 @@ pub(super) async fn post(
     let Some(session) = find(server, sid, identity.map(|i| &**i)).await else {
         return Err(HttpError::no_session(id.as_ref()));
     };
-    match route(req, server, message, true, identity) {
+    match route(req, server, message, ConnectionEra::Session, identity) {
         Route::Session(message) => {
             check_version(req, &session, id.as_ref())?;
             in_session(server, &session, message, super::answer::facts_of(req, server, identity)).await
         }
-        Route::Cancel { id, reason } => {
+        Route::Stateless(Action::Cancel { id, reason }) => {
             session.cancel(id, reason);
             Ok(HttpResponse::Accepted().finish())
         }
         // A request that names a stateless version is served statelessly.
-        other => stateless(server, other).await,
+        Route::Stateless(action) => stateless(server, action).await,
+        // In a session, an `initialize` is the session's to answer.
+        Route::Initialize(r) => in_session(server, &session, Incoming::Request(r), Default::default()).await,
     }
 }
 

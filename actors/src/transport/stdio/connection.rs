@@ -20,11 +20,11 @@ use super::sink::StdioSink;
 use crate::channels::control::{Abort, Cancel, Close, CloseReason};
 use crate::channels::outbound::{Outbound, OutboundTx};
 use crate::hub::listener::{ListenerActor, ListenerKind};
-use crate::pipeline::intake::{self, Admitted, Route};
+use crate::pipeline::intake::{self, Action, Admitted, ConnectionEra, Route};
 use crate::pipeline::legacy::era::Era;
 use crate::pipeline::legacy::{Session, SessionHandle};
 use crate::pipeline::request::RequestActor;
-use crate::server::McpServer;
+use crate::server::{ListenAdmission, ListenRefusal, McpServer};
 
 /// The id of the stdio connection's legacy session.
 const SESSION_ID: &str = "stdio";
@@ -119,19 +119,23 @@ impl StdioConnection {
             versions: service.stateless_versions(),
             catalog: service.catalog(),
             headers: None,
-            in_session: self.session.is_some(),
+            era: if self.session.is_some() { ConnectionEra::Session } else { ConnectionEra::Stateless },
         };
         // The common request is read in one pass, anything else the general way.
         let routed = intake::route(&conn, mcp_protocol::decode(bytes));
         match routed {
-            Route::Refuse(r) => self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx),
-            Route::Run(a) => self.run(*a, ctx),
-            Route::Listen(a) => self.listen(*a, ctx),
-            Route::Cancel { id, reason } => self.cancel(id, reason),
+            Route::Stateless(Action::Refuse(r)) => self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx),
+            Route::Stateless(Action::Run(a)) => self.run(*a, ctx),
+            Route::Stateless(Action::Listen(a)) => self.listen(*a, ctx),
+            Route::Stateless(Action::Cancel { id, reason }) => self.cancel(id, reason),
+            Route::Stateless(Action::Notification(n)) => {
+                debug!(self.server.logger(), "notification ignored"; "method" => &n.method)
+            }
+            Route::Stateless(Action::Unexpected(r)) => {
+                debug!(self.server.logger(), "unexpected response ignored"; "id" => %r.id)
+            }
             Route::Initialize(r) => self.initialize(r, ctx),
             Route::Session(m) => self.in_session(m, ctx),
-            Route::Notification(n) => debug!(self.server.logger(), "notification ignored"; "method" => &n.method),
-            Route::Unexpected(r) => debug!(self.server.logger(), "unexpected response ignored"; "id" => %r.id),
         }
     }
 
@@ -149,13 +153,17 @@ impl StdioConnection {
         if !self.claim(&a.id, ctx) {
             return;
         }
-        let filter = match self.server.listen_filter(&a) {
-            Ok(filter) => filter,
-            Err(e) => return self.error(Some(&a.id), &e, ctx),
+        let ListenAdmission { filter, expires_in } = match self.server.admit_listen(&a) {
+            Ok(admission) => admission,
+            Err(ListenRefusal::Busy(e) | ListenRefusal::Invalid(e)) => return self.error(Some(&a.id), &e, ctx),
+            Err(ListenRefusal::Forbidden(e)) => {
+                let e = ErrorData::new(ErrorCode::INVALID_REQUEST, e.for_client());
+                return self.error(Some(&a.id), &e, ctx);
+            }
         };
         let sink = StdioSink::new(self.writer.clone(), a.id.clone());
         let kind = ListenerKind::Listen(a.id.clone());
-        let (addr, _ready) = self.server.start_listener(kind, filter, Box::new(sink));
+        let (addr, _ready) = self.server.start_listener_until(kind, filter, Box::new(sink), expires_in);
         self.listeners.insert(a.id, addr);
     }
 
