@@ -17,6 +17,7 @@
 
 mod arguments;
 mod body;
+mod builders;
 pub mod context;
 pub mod error;
 mod header_params;

@@ -129,41 +129,12 @@ impl Prompt {
         self
     }
 
-    /// Sets the display title.
-    #[must_use]
-    pub fn with_title(mut self, t: impl Into<String>) -> Self {
-        self.def.title = Some(t.into());
-        self
-    }
-
     /// Completes argument values for `completion/complete` (`ref/prompt`).
     #[must_use]
     pub fn with_completer(mut self, completer: Completer) -> Self {
         self.completer = Some(completer);
         self
     }
-    /// Scopes a caller's token must grant (besides `auth.required_scopes`)
-    /// to use this prompt; without them the request gets 403 with a
-    /// step-up challenge, and lists leave the prompt out. A broader scope
-    /// configured in `auth.scope_implies` satisfies a narrower one.
-    #[must_use]
-    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// The scopes set with [`with_scopes`](Self::with_scopes).
-    pub fn scopes(&self) -> &[String] {
-        &self.scopes
-    }
-
-    /// Keeps the prompt usable but out of `prompts/list`.
-    #[must_use]
-    pub fn unlisted(mut self) -> Self {
-        self.listed = false;
-        self
-    }
-
     /// The name.
     pub fn name(&self) -> &str {
         &self.def.name

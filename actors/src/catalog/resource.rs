@@ -84,13 +84,6 @@ impl Resource {
         r
     }
 
-    /// Adds a `_meta` entry to the listed definition.
-    #[must_use]
-    pub fn with_meta(mut self, key: impl Into<String>, value: serde_json::Value) -> Self {
-        self.def.meta.get_or_insert_with(Default::default).insert(key.into(), value);
-        self
-    }
-
     /// A resource with fixed text.
     pub fn text(uri: impl Into<String>, name: impl Into<String>, mime_type: &str, text: impl Into<String>) -> Self {
         let text: Arc<str> = text.into().into();
@@ -143,41 +136,6 @@ impl Resource {
     #[must_use]
     pub fn with_annotations(mut self, a: mcp_protocol::model::Annotations) -> Self {
         self.def.annotations = Some(a);
-        self
-    }
-
-    /// Sets the display title.
-    #[must_use]
-    pub fn with_title(mut self, t: impl Into<String>) -> Self {
-        self.def.title = Some(t.into());
-        self
-    }
-    /// Scopes a caller's token must grant (besides `auth.required_scopes`)
-    /// to use this resource; without them the request gets 403 with a
-    /// step-up challenge, and lists leave the resource out. A broader scope
-    /// configured in `auth.scope_implies` satisfies a narrower one.
-    #[must_use]
-    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// The scopes set with [`with_scopes`](Self::with_scopes).
-    pub fn scopes(&self) -> &[String] {
-        &self.scopes
-    }
-
-    /// Caching hints for `resources/read` of this resource.
-    #[must_use]
-    pub fn with_cache(mut self, hints: CacheHints) -> Self {
-        self.cache = Some(hints);
-        self
-    }
-
-    /// Keeps the resource readable but out of `resources/list`.
-    #[must_use]
-    pub fn unlisted(mut self) -> Self {
-        self.listed = false;
         self
     }
 

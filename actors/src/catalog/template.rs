@@ -154,28 +154,6 @@ impl ResourceTemplate {
         self.completer = Some(completer);
         self
     }
-    /// Scopes a caller's token must grant (besides `auth.required_scopes`)
-    /// to use this template; without them the request gets 403 with a
-    /// step-up challenge, and lists leave the template out. A broader scope
-    /// configured in `auth.scope_implies` satisfies a narrower one.
-    #[must_use]
-    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// The scopes set with [`with_scopes`](Self::with_scopes).
-    pub fn scopes(&self) -> &[String] {
-        &self.scopes
-    }
-
-    /// Caching hints for reads of matching URIs.
-    #[must_use]
-    pub fn with_cache(mut self, hints: CacheHints) -> Self {
-        self.cache = Some(hints);
-        self
-    }
-
     /// The template string.
     pub fn uri_template(&self) -> &str {
         &self.def.uri_template

@@ -206,13 +206,6 @@ impl Tool {
         self.task_support
     }
 
-    /// Sets the display title.
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.def.title = Some(title.into());
-        self
-    }
-
     /// Sets the output schema (for `structuredContent`).
     #[must_use]
     pub fn with_output_schema(mut self, schema: Value) -> Self {
@@ -224,42 +217,6 @@ impl Tool {
     #[must_use]
     pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.def.annotations = Some(annotations);
-        self
-    }
-
-    /// Adds a `_meta` entry to the listed definition (e.g.
-    /// `"ui/resourceUri": "ui://…"` to link an MCP Apps resource).
-    #[must_use]
-    pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> Self {
-        self.def.meta.get_or_insert_with(Map::new).insert(key.into(), value);
-        self
-    }
-
-    /// Keeps the tool callable but out of `tools/list`.
-    #[must_use]
-    pub fn unlisted(mut self) -> Self {
-        self.listed = false;
-        self
-    }
-    /// Scopes a caller's token must grant (besides `auth.required_scopes`)
-    /// to use this tool; without them the request gets 403 with a
-    /// step-up challenge, and lists leave the tool out. A broader scope
-    /// configured in `auth.scope_implies` satisfies a narrower one.
-    #[must_use]
-    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// The scopes set with [`with_scopes`](Self::with_scopes).
-    pub fn scopes(&self) -> &[String] {
-        &self.scopes
-    }
-
-    /// Caching hints for list pages that contain this tool.
-    #[must_use]
-    pub fn with_cache(mut self, hints: CacheHints) -> Self {
-        self.cache = Some(hints);
         self
     }
 

@@ -1,0 +1,76 @@
+//! The builder methods catalog items share — a display title, `_meta`
+//! entries, the scopes a caller needs, caching hints, leaving an item out
+//! of its list — written once, each item taking the ones it has.
+
+/// Implements the shared builder methods named in `{ … }` for an item type
+/// whose fields follow the catalog's shape (`def`, `scopes`, `cache`,
+/// `listed`). `$what` names the item in the docs; `$list` is its list
+/// method; the `cache` part takes the doc of what its hints apply to.
+macro_rules! item_builders {
+    ($item:ident, $what:literal, $list:literal { $($part:ident $(($doc:literal))?),* $(,)? }) => {
+        impl $item {
+            $( item_builders!(@$part $what, $list $(, $doc)?); )*
+        }
+    };
+    (@title $what:literal, $list:literal) => {
+        /// Sets the display title.
+        #[must_use]
+        pub fn with_title(mut self, title: impl Into<String>) -> Self {
+            self.def.title = Some(title.into());
+            self
+        }
+    };
+    (@meta $what:literal, $list:literal) => {
+        /// Adds a `_meta` entry to the listed definition (e.g.
+        /// `"ui/resourceUri": "ui://…"` to link an MCP Apps resource).
+        #[must_use]
+        pub fn with_meta(mut self, key: impl Into<String>, value: serde_json::Value) -> Self {
+            self.def.meta.get_or_insert_with(Default::default).insert(key.into(), value);
+            self
+        }
+    };
+    (@scopes $what:literal, $list:literal) => {
+        #[doc = concat!("Scopes a caller's token must grant (besides `auth.required_scopes`) to use this ", $what,
+            "; without them the request gets 403 with a step-up challenge, and lists leave the ", $what,
+            " out. A broader scope configured in `auth.scope_implies` satisfies a narrower one.")]
+        #[must_use]
+        pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+            self.scopes = scopes.into_iter().map(Into::into).collect();
+            self
+        }
+
+        /// The scopes set with [`with_scopes`](Self::with_scopes).
+        pub fn scopes(&self) -> &[String] {
+            &self.scopes
+        }
+    };
+    (@cache $what:literal, $list:literal, $doc:literal) => {
+        #[doc = $doc]
+        #[must_use]
+        pub fn with_cache(mut self, hints: mcp_protocol::model::CacheHints) -> Self {
+            self.cache = Some(hints);
+            self
+        }
+    };
+    (@unlisted $what:literal, $list:literal) => {
+        #[doc = concat!("Keeps the ", $what, " usable but out of `", $list, "`.")]
+        #[must_use]
+        pub fn unlisted(mut self) -> Self {
+            self.listed = false;
+            self
+        }
+    };
+}
+
+item_builders!(Tool, "tool", "tools/list" {
+    title, meta, scopes, unlisted, cache("Caching hints for list pages that contain this tool.")
+});
+item_builders!(Resource, "resource", "resources/list" {
+    title, meta, scopes, unlisted, cache("Caching hints for `resources/read` of this resource.")
+});
+item_builders!(ResourceTemplate, "template", "resources/templates/list" {
+    scopes, cache("Caching hints for reads of matching URIs.")
+});
+item_builders!(Prompt, "prompt", "prompts/list" { title, scopes, unlisted });
+
+use super::{Prompt, Resource, ResourceTemplate, Tool};
