@@ -3,7 +3,7 @@
 //! or a session.
 //!
 //! The common message — a well-formed stateless request — is read in one
-//! pass: the envelope, the method's typed params and the keys of
+//! pass (unless the connection is a legacy session's, [`Expect::Session`]): the envelope, the method's typed params and the keys of
 //! `params._meta`. Anything else is decoded the general way
 //! ([`jsonrpc::decode`]), which finds each error in the order the
 //! specification sets; so is a request read in one pass that admission then
@@ -29,9 +29,24 @@ pub enum Message<'a> {
     General(Result<Incoming, DecodeError>),
 }
 
+/// What a connection expects its messages to be, so that the common one
+/// is read the fast way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// Stateless requests: each message is first read in one pass.
+    Stateless,
+    /// The messages of a legacy session: decoded the general way at once
+    /// (they name no protocol version, so a one-pass read would be wasted).
+    Session,
+}
+
 /// Decodes one JSON-RPC message.
-pub fn decode(bytes: &[u8]) -> Message<'_> {
-    match decode_request(bytes) {
+pub fn decode(bytes: &[u8], expect: Expect) -> Message<'_> {
+    let one = match expect {
+        Expect::Stateless => decode_request(bytes),
+        Expect::Session => None,
+    };
+    match one {
         Some(one) => Message::Stateless(one, bytes),
         None => Message::General(jsonrpc::decode(bytes)),
     }
@@ -78,20 +93,22 @@ mod tests {
 
     #[test]
     fn a_stateless_request_is_read_in_one_pass_and_anything_else_the_general_way() {
-        let m = decode(CALL);
+        let m = decode(CALL, Expect::Stateless);
         assert!(matches!(m, Message::Stateless(..)));
         assert_eq!(m.request_id(), Some(&RequestId::number(1)));
         assert_eq!(m.item(), Some((ItemKind::Tool, Cow::Borrowed("echo"))));
         assert!(matches!(m.general(), Ok(Incoming::Request(r)) if r.method == "tools/call"));
         // A legacy request (no version in `_meta`), a notification, a batch.
         let legacy = br#"{"jsonrpc":"2.0","id":"a","method":"resources/subscribe","params":{"uri":"u://x"}}"#;
-        let m = decode(legacy);
+        let m = decode(legacy, Expect::Stateless);
         assert!(matches!(m, Message::General(Ok(Incoming::Request(_)))));
         assert_eq!(m.item(), Some((ItemKind::Resource, Cow::Owned("u://x".to_owned()))));
         assert!(matches!(
-            decode(br#"{"jsonrpc":"2.0","method":"x"}"#),
+            decode(br#"{"jsonrpc":"2.0","method":"x"}"#, Expect::Stateless),
             Message::General(Ok(Incoming::Notification(_)))
         ));
-        assert!(matches!(decode(b"[]"), Message::General(Err(_))));
+        assert!(matches!(decode(b"[]", Expect::Stateless), Message::General(Err(_))));
+        // In a session, the general way at once.
+        assert!(matches!(decode(CALL, Expect::Session), Message::General(Ok(Incoming::Request(_)))));
     }
 }

@@ -58,7 +58,7 @@ pub mod tasks;
 pub mod trace;
 pub mod version;
 
-pub use decode::{decode, Message};
+pub use decode::{decode, Expect, Message};
 pub use error::{ErrorCode, ErrorData, ErrorProfile, ProtocolError};
 pub use jsonrpc::RequestId;
 pub use meta::RequestMeta;

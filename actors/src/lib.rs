@@ -70,8 +70,9 @@
 //!   embedding API, and the runner the binary uses.
 //! - [`transport`]: Streamable HTTP ([`transport::http`]: `configure`,
 //!   `bind`, `serve`; `HttpError`), its SSE wire format
-//!   ([`transport::sse`]), and stdio ([`transport::stdio`]: a connection
-//!   actor per stream). Only these files, and the in-process [`test`](mod@test)
+//!   ([`transport::sse`]), and connections that carry whole messages in
+//!   order ([`transport::stream`]: a connection actor each), of which stdio
+//!   ([`transport::stdio`]) is one. Only these files, and the in-process [`test`](mod@test)
 //!   client, name actix-web or stdin/stdout: authentication and the
 //!   intake read a request's transport-neutral [`facts::Head`].
 //! - [`server`]: [`McpServer`], the service, the hub and the sessions, with

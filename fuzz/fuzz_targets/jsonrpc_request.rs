@@ -14,7 +14,7 @@ use mcp_protocol::{Message, ProtocolVersion, RequestMeta};
 
 fuzz_target!(|data: &[u8]| {
     // The one entry: a request read in one pass, or the general way.
-    let one = match mcp_protocol::decode(data) {
+    let one = match mcp_protocol::decode(data, mcp_protocol::Expect::Stateless) {
         Message::Stateless(one, _) => Some(one),
         Message::General(_) => None,
     };

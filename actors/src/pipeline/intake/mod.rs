@@ -363,7 +363,7 @@ mod tests {
         call["params"]["_meta"]["io.modelcontextprotocol/progressToken"] = json!("p");
         for message in [stateless(2, "tools/list"), listen, call] {
             let bytes = message.to_string();
-            let read = mcp_protocol::decode(bytes.as_bytes());
+            let read = mcp_protocol::decode(bytes.as_bytes(), mcp_protocol::Expect::Stateless);
             assert!(matches!(read, Message::Stateless(..)), "{message}");
             let one = admitted(route(&conn(&c, false), read)).unwrap();
             let general = admitted(route_general(&conn(&c, false), decode(bytes.as_bytes()))).unwrap();
@@ -382,7 +382,8 @@ mod tests {
         for (message, session) in
             [(unsupported.to_string(), false), (in_session, true), (legacy, false), (unknown, false)]
         {
-            let routed = route(&conn(&c, session), mcp_protocol::decode(message.as_bytes()));
+            let expect = if session { mcp_protocol::Expect::Session } else { mcp_protocol::Expect::Stateless };
+            let routed = route(&conn(&c, session), mcp_protocol::decode(message.as_bytes(), expect));
             let general = route_general(&conn(&c, session), decode(message.as_bytes()));
             assert_eq!(format!("{routed:?}"), format!("{general:?}"), "{message}");
         }

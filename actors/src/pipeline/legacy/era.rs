@@ -30,6 +30,6 @@ impl Era {
 
     /// The session as a request's context asks it for input.
     pub fn peer(&self) -> Option<Arc<dyn SessionPeer>> {
-        self.session().map(|s| Arc::new(s.clone()) as Arc<dyn SessionPeer>)
+        self.session().map(SessionHandle::peer)
     }
 }

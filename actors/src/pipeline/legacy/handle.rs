@@ -21,17 +21,24 @@ use crate::channels::control::{Cancel, Close, UpdateFilter};
 use futures::future::BoxFuture;
 use mcp_protocol::ErrorData;
 
-impl SessionPeer for SessionHandle {
+/// The session as a request's context asks it for input: made once per
+/// session, shared by its requests.
+struct Peer {
+    addr: Addr<Session>,
+    input_timeout: Duration,
+}
+
+impl SessionPeer for Peer {
     fn ask(&self) -> BoxFuture<'_, Result<(RequestId, oneshot::Receiver<super::Answer>), ErrorData>> {
-        Box::pin(SessionHandle::ask(self))
+        Box::pin(async move { self.addr.send(Ask).await.map_err(gone) })
     }
 
     fn forget(&self, id: RequestId) {
-        SessionHandle::forget(self, id);
+        self.addr.do_send(ForgetAsk(id));
     }
 
     fn input_timeout(&self) -> Duration {
-        SessionHandle::input_timeout(self)
+        self.input_timeout
     }
 }
 
@@ -46,6 +53,7 @@ pub struct SessionHandle {
     /// The key ([`Identity::key`](crate::facts::identity::Identity::key): issuer and subject)
     /// of the caller whose credentials opened the session: only it may use it.
     owner: Option<Arc<str>>,
+    peer: Arc<Peer>,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -62,7 +70,9 @@ impl SessionHandle {
     /// Starts `session` on the current arbiter.
     pub fn start(session: Session, id: &str, version: ProtocolVersion, input_timeout: Duration) -> Self {
         let shared = session.shared();
-        SessionHandle { id: id.into(), version, input_timeout, addr: session.start(), shared, owner: None }
+        let addr = session.start();
+        let peer = Arc::new(Peer { addr: addr.clone(), input_timeout });
+        SessionHandle { id: id.into(), version, input_timeout, addr, shared, owner: None, peer }
     }
 
     /// This handle for a session only `owner` may use.
@@ -95,6 +105,11 @@ impl SessionHandle {
     /// How long a handler waits for the client to answer a server-to-client request.
     pub fn input_timeout(&self) -> Duration {
         self.input_timeout
+    }
+
+    /// The session as a request's context asks it for input.
+    pub fn peer(&self) -> Arc<dyn SessionPeer> {
+        self.peer.clone()
     }
 
     /// Whether the session is still open.
@@ -147,16 +162,6 @@ impl SessionHandle {
     /// A request registered with [`SessionHandle::track`] ended.
     pub fn finished(&self, id: &RequestId, cancel: &Recipient<Cancel>) {
         self.shared.finished(id, cancel);
-    }
-
-    /// A fresh server-to-client request id and the receiver of its answer.
-    pub async fn ask(&self) -> Result<(RequestId, oneshot::Receiver<super::Answer>), ErrorData> {
-        self.addr.send(Ask).await.map_err(gone)
-    }
-
-    /// Forgets a server-to-client request (its handler stopped waiting).
-    pub fn forget(&self, id: RequestId) {
-        self.addr.do_send(ForgetAsk(id));
     }
 
     /// The filter of a new notification stream.

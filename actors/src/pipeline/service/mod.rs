@@ -19,7 +19,7 @@ mod prompts;
 mod resources;
 mod rounds;
 pub mod sealer;
-mod tasks;
+mod task_requests;
 mod tools;
 
 use std::sync::Arc;

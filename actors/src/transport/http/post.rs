@@ -21,6 +21,8 @@ use super::answer::{route, stateless};
 use super::error::HttpError;
 use super::headers::session_id;
 use super::{auth, guard, session};
+use mcp_protocol::Expect;
+
 use crate::pipeline::intake::{ConnectionEra, Route};
 use crate::server::McpServer;
 
@@ -43,7 +45,8 @@ pub(super) async fn serve(
     let http = &server.config().http;
     let body = read_body(&req, payload, http.max_body_bytes, Duration::from_millis(http.body_timeout_ms)).await?;
     crate::telemetry::bytes_in(body.len());
-    let message = mcp_protocol::decode(&body);
+    let expect = if session_id(&req).is_some() { Expect::Session } else { Expect::Stateless };
+    let message = mcp_protocol::decode(&body, expect);
     auth::permit_message(&server, identity.as_deref(), &message)?;
     // The legacy paths are boxed: their futures are large and rare, and the
     // stateless path's future stays small enough for the allocator's caches.

@@ -4,14 +4,7 @@
 use futures::Stream;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
-/// One line of input.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Line {
-    /// A line within the limit (without its newline).
-    Message(Vec<u8>),
-    /// A line longer than the limit, skipped whole; its length.
-    TooLong(usize),
-}
+use crate::transport::stream::Inbound;
 
 /// Reads one line of at most `max` bytes. `Ok(None)` at EOF; an over-long
 /// line is consumed and reported as `Err(len)`.
@@ -49,15 +42,15 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
 }
 
 /// The lines of `input`, ending at EOF or at a read error (`on_error` is told).
-pub fn lines<R>(input: R, max: usize, on_error: impl Fn(std::io::Error) + 'static) -> impl Stream<Item = Line>
+pub fn lines<R>(input: R, max: usize, on_error: impl Fn(std::io::Error) + 'static) -> impl Stream<Item = Inbound>
 where
     R: AsyncBufRead + Unpin + 'static,
 {
     futures::stream::unfold((input, Vec::new(), on_error), move |(mut input, mut buf, on_error)| async move {
         let line = match read_line(&mut input, &mut buf, max).await {
             Ok(None) => return None,
-            Ok(Some(Ok(()))) => Line::Message(std::mem::take(&mut buf)),
-            Ok(Some(Err(len))) => Line::TooLong(len),
+            Ok(Some(Ok(()))) => Inbound::Message(std::mem::take(&mut buf)),
+            Ok(Some(Err(len))) => Inbound::TooLong(len),
             Err(e) => {
                 on_error(e);
                 return None;
@@ -90,14 +83,14 @@ mod tests {
     #[tokio::test]
     async fn the_stream_yields_messages_and_overlong_lines_then_ends() {
         let data: &[u8] = b"{}\n0123456789abc\n\nx";
-        let got: Vec<Line> = lines(tokio::io::BufReader::with_capacity(3, data), 8, |_| {}).collect().await;
+        let got: Vec<Inbound> = lines(tokio::io::BufReader::with_capacity(3, data), 8, |_| {}).collect().await;
         assert_eq!(
             got,
             vec![
-                Line::Message(b"{}".to_vec()),
-                Line::TooLong(13),
-                Line::Message(Vec::new()),
-                Line::Message(b"x".to_vec())
+                Inbound::Message(b"{}".to_vec()),
+                Inbound::TooLong(13),
+                Inbound::Message(Vec::new()),
+                Inbound::Message(b"x".to_vec())
             ]
         );
     }

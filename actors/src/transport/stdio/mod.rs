@@ -1,24 +1,21 @@
-//! stdio: newline-delimited JSON-RPC. One reader on stdin feeding a
-//! [`StdioConnection`] actor, one writer task that owns stdout (every
+//! stdio: newline-delimited JSON-RPC, a thin driver over [`super::stream`].
+//! One reader on stdin feeding a [`StreamConnection`] actor, one writer task that owns stdout (every
 //! message is one line, nothing else is written), concurrent requests
 //! interleaved, `notifications/cancelled` cancels a request or a
 //! subscription (`subscriptions/listen` may be sent at any time; its
 //! deliveries interleave on the one writer), and EOF ends every
 //! subscription and, after a bounded drain, the connection.
 
-mod connection;
 mod lines;
-mod sink;
 mod writer;
 
 use actix::prelude::*;
 use slog::{info, warn};
 use tokio::io::{AsyncBufRead, AsyncWrite};
 
-pub use connection::{Hangup, StdioConnection};
-pub use lines::{lines, read_line, Line};
-pub use sink::StdioSink;
+pub use lines::{lines, read_line};
 
+use super::stream::{Hangup, StreamConnection};
 use crate::server::{shutdown_signal, McpServer};
 
 /// Serves MCP over a line-oriented reader and writer until EOF, or until
@@ -38,9 +35,9 @@ where
     let max = server.config().stdio.max_line_bytes;
     let log = server.logger().clone();
     let input = lines(input, max, move |e| warn!(log, "stdin failed"; "error" => %e));
-    let conn = StdioConnection::create(move |ctx| {
+    let conn = StreamConnection::create(move |ctx| {
         ctx.add_stream(input);
-        StdioConnection::new(server, tx)
+        StreamConnection::new(server, "stdio", tx)
     });
     let written = tokio::select! {
         w = &mut writer => w,

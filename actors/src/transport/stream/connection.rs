@@ -1,9 +1,11 @@
-//! [`StdioConnection`]: the actor behind one stdio connection. It reads
-//! lines as a stream, routes each message through the dispatcher in order,
-//! and owns what the connection has open: its in-flight requests, its
-//! listen streams, its one writer and, for a legacy client, its session.
-//! EOF (or [`Hangup`] at shutdown) ends every subscription and the session,
-//! then gives in-flight requests a bounded time before cancelling them.
+//! [`StreamConnection`]: the actor behind one connection that carries whole
+//! messages in order both ways (stdio's lines, WebSocket text frames). It
+//! reads the messages as a stream, routes each through the intake in
+//! order, and owns what the connection has open: its in-flight requests,
+//! its listen streams, its one writer and, for a legacy client, its
+//! session. The end of input (or [`Hangup`] at shutdown) ends every
+//! subscription and the session, then gives in-flight requests a bounded
+//! time before cancelling them. Its limits are those of `[stdio]`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,12 +13,12 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use mcp_protocol::jsonrpc::{self, Incoming, Request};
-use mcp_protocol::{ErrorCode, ErrorData, RequestId};
+use mcp_protocol::{ErrorCode, ErrorData, Expect, RequestId};
 use slog::{debug, info};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::lines::Line;
-use super::sink::StdioSink;
+use super::sink::StreamSink;
+use super::Inbound;
 use crate::channels::control::{Abort, Cancel, Close, CloseReason};
 use crate::channels::outbound::{Outbound, OutboundTx};
 use crate::hub::listener::{ListenerActor, ListenerKind};
@@ -26,12 +28,12 @@ use crate::pipeline::legacy::{Session, SessionHandle};
 use crate::pipeline::request::RequestActor;
 use crate::server::{ListenAdmission, ListenRefusal, McpServer};
 
-/// The id of the stdio connection's legacy session.
-const SESSION_ID: &str = "stdio";
-
-/// One stdio connection.
-pub struct StdioConnection {
+/// One connection.
+pub struct StreamConnection {
     server: McpServer,
+    /// The transport's name: the start line's, and the id of the
+    /// connection's legacy session.
+    transport: &'static str,
     writer: OutboundTx,
     in_flight: HashMap<RequestId, Addr<RequestActor>>,
     listeners: HashMap<RequestId, Addr<ListenerActor>>,
@@ -49,10 +51,12 @@ pub struct StdioConnection {
 #[rtype(result = "()")]
 pub struct Hangup;
 
-impl StdioConnection {
-    /// A connection that writes through `writer`.
-    pub fn new(server: McpServer, writer: OutboundTx) -> Self {
-        StdioConnection {
+impl StreamConnection {
+    /// A connection of the transport named `transport` (`stdio`,
+    /// `websocket`, …) that writes through `writer`.
+    pub fn new(server: McpServer, transport: &'static str, writer: OutboundTx) -> Self {
+        StreamConnection {
+            transport,
             writer,
             in_flight: HashMap::new(),
             listeners: HashMap::new(),
@@ -121,8 +125,10 @@ impl StdioConnection {
             headers: None,
             era: if self.session.is_some() { ConnectionEra::Session } else { ConnectionEra::Stateless },
         };
-        // The common request is read in one pass, anything else the general way.
-        let routed = intake::route(&conn, mcp_protocol::decode(bytes));
+        // Outside a session the common request is read in one pass,
+        // anything else the general way.
+        let expect = if self.session.is_some() { Expect::Session } else { Expect::Stateless };
+        let routed = intake::route(&conn, mcp_protocol::decode(bytes, expect));
         match routed {
             Route::Stateless(Action::Refuse(r)) => self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx),
             Route::Stateless(Action::Run(a)) => self.run(*a, ctx),
@@ -161,7 +167,7 @@ impl StdioConnection {
                 return self.error(Some(&a.id), &e, ctx);
             }
         };
-        let sink = StdioSink::new(self.writer.clone(), a.id.clone());
+        let sink = StreamSink::new(self.writer.clone(), a.id.clone());
         let kind = ListenerKind::Listen(a.id.clone());
         let (addr, _ready) = self.server.start_listener_until(kind, filter, Box::new(sink), expires_in);
         self.listeners.insert(a.id, addr);
@@ -185,13 +191,14 @@ impl StdioConnection {
             Ok(ok) => ok,
             Err(e) => return self.error(Some(&r.id), &e, ctx),
         };
-        let log = self.server.logger().new(slog::o!("session" => SESSION_ID));
+        let log = self.server.logger().new(slog::o!("session" => self.transport));
         let input_timeout = Duration::from_millis(self.server.config().legacy.input_timeout_ms);
         let version = state.version;
-        let session = Session::new(SESSION_ID.into(), state, None, log);
-        let handle = SessionHandle::start(session, SESSION_ID, version, input_timeout);
+        let session = Session::new(self.transport.into(), state, None, log);
+        let handle = SessionHandle::start(session, self.transport, version, input_timeout);
         self.session = Some(handle.clone());
-        let (server, sink) = (self.server.clone(), StdioSink::new(self.writer.clone(), RequestId::string(SESSION_ID)));
+        let (server, sink) =
+            (self.server.clone(), StreamSink::new(self.writer.clone(), RequestId::string(self.transport)));
         let answer = Outbound::answer(jsonrpc::encode_result(&r.id, &result), None);
         // `wait`: nothing else is read until the stream routes.
         ctx.wait(
@@ -257,23 +264,23 @@ impl StdioConnection {
     }
 }
 
-impl Actor for StdioConnection {
+impl Actor for StreamConnection {
     type Context = Context<Self>;
 
     fn started(&mut self, _ctx: &mut Self::Context) {
         let service = self.server.service();
-        info!(self.server.logger(), "serving on stdio"; "server" => &service.info().name,
+        info!(self.server.logger(), "serving on a message stream"; "transport" => self.transport, "server" => &service.info().name,
             "serves" => service.catalog().summary(), "version" => env!("CARGO_PKG_VERSION"));
     }
 }
 
-impl StreamHandler<Line> for StdioConnection {
-    fn handle(&mut self, line: Line, ctx: &mut Self::Context) {
+impl StreamHandler<Inbound> for StreamConnection {
+    fn handle(&mut self, line: Inbound, ctx: &mut Self::Context) {
         if self.hung_up {
             return;
         }
         match line {
-            Line::TooLong(len) => {
+            Inbound::TooLong(len) => {
                 let max = self.server.config().stdio.max_line_bytes;
                 let e = ErrorData::new(
                     ErrorCode::INVALID_REQUEST,
@@ -281,8 +288,8 @@ impl StreamHandler<Line> for StdioConnection {
                 );
                 self.error(None, &e, ctx);
             }
-            Line::Message(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => {}
-            Line::Message(bytes) => self.message(&bytes, ctx),
+            Inbound::Message(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => {}
+            Inbound::Message(bytes) => self.message(&bytes, ctx),
         }
     }
 
@@ -291,7 +298,7 @@ impl StreamHandler<Line> for StdioConnection {
     }
 }
 
-impl Handler<Hangup> for StdioConnection {
+impl Handler<Hangup> for StreamConnection {
     type Result = ();
 
     fn handle(&mut self, _: Hangup, ctx: &mut Self::Context) {

@@ -1,4 +1,4 @@
-//! [`StdioSink`]: a listener's messages into the shared stdout writer.
+//! [`StreamSink`]: a listener's messages into its connection's one writer.
 
 use std::cell::RefCell;
 
@@ -10,10 +10,10 @@ use tokio::sync::mpsc::error::TrySendError;
 use crate::channels::outbound::{Outbound, OutboundTx};
 use crate::channels::sink::{ListenerSink, SinkError};
 
-/// The shared stdio writer, for one listener. Ending sends
+/// The connection's writer, for one listener. Ending sends
 /// `notifications/cancelled` for the listen id, so the client learns why
 /// its subscription stopped.
-pub struct StdioSink {
+pub struct StreamSink {
     writer: OutboundTx,
     id: RequestId,
     /// Waits for the writer to close; stopped with the sink, so that it
@@ -21,14 +21,14 @@ pub struct StdioSink {
     watch: RefCell<Option<tokio::task::JoinHandle<()>>>,
 }
 
-impl StdioSink {
+impl StreamSink {
     /// A sink into the writer's queue for the listen request `id`.
     pub fn new(writer: OutboundTx, id: RequestId) -> Self {
-        StdioSink { writer, id, watch: RefCell::default() }
+        StreamSink { writer, id, watch: RefCell::default() }
     }
 }
 
-impl Drop for StdioSink {
+impl Drop for StreamSink {
     fn drop(&mut self) {
         if let Some(watch) = self.watch.get_mut().take() {
             watch.abort();
@@ -36,7 +36,7 @@ impl Drop for StdioSink {
     }
 }
 
-impl ListenerSink for StdioSink {
+impl ListenerSink for StreamSink {
     fn push(&self, msg: Outbound) -> Result<(), SinkError> {
         self.writer.try_send(Box::new(msg)).map_err(|e| match e {
             TrySendError::Full(_) => SinkError::Full,
