@@ -26,6 +26,10 @@ mod actor_bridge;
 #[allow(dead_code, unreachable_pub)]
 mod embed;
 
+#[path = "../actors/examples/websocket.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod websocket;
+
 use std::time::Duration;
 
 use actix::Actor;
@@ -187,4 +191,67 @@ async fn embed_serves_structured_output_at_its_own_path() {
     assert_eq!(tools[0].output_schema.as_ref().unwrap()["properties"]["sum"]["type"], "integer");
     let r = client.call("add", json!({"a": 2, "b": 3})).await.unwrap();
     assert_eq!(r.structured_content, Some(json!({"sum": 5})));
+}
+
+/// One stateless request, as a WebSocket text frame.
+fn frame(id: u64, method: &str, mut params: serde_json::Value) -> String {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "ws-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// The example's WebSocket driver serves MCP over a real WebSocket on
+/// loopback: a call is answered, a listen stream is acknowledged with its
+/// `subscriptionId`, and a malformed frame gets its JSON-RPC error while
+/// the connection carries on.
+#[actix_rt::test]
+async fn websocket_carries_requests_and_listen_streams() {
+    use actix_web::{web, App, HttpServer};
+    use awc::ws;
+    let mcp = websocket::server().build().unwrap();
+    let http = HttpServer::new(move || {
+        App::new().app_data(web::Data::new(mcp.clone())).route("/ws", web::get().to(websocket::websocket))
+    })
+    .workers(1)
+    .bind(("127.0.0.1", 0))
+    .unwrap();
+    let addr = http.addrs()[0];
+    let running = http.run();
+    let handle = running.handle();
+    actix_rt::spawn(running);
+    let (_, mut conn) = awc::Client::new().ws(format!("ws://{addr}/ws")).connect().await.expect("upgrade");
+    let send = |text: String| ws::Message::Text(text.into());
+    use futures::SinkExt;
+    conn.send(send(frame(1, "tools/call", json!({"name": "shout", "arguments": {"text": "hi"}})))).await.unwrap();
+    let answer = recv(&mut conn).await;
+    assert_eq!((answer["id"].clone(), answer["result"]["content"][0]["text"].clone()), (json!(1), json!("HI")));
+    conn.send(send(frame(2, "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}))))
+        .await
+        .unwrap();
+    let ack = recv(&mut conn).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 2);
+    conn.send(send("{not json".into())).await.unwrap();
+    assert_eq!(recv(&mut conn).await["error"]["code"], -32700);
+    conn.send(send(frame(3, "tools/list", json!({})))).await.unwrap();
+    assert_eq!(recv(&mut conn).await["result"]["tools"][0]["name"], "shout");
+    conn.send(ws::Message::Close(None)).await.unwrap();
+    handle.stop(true).await;
+}
+
+/// The next text frame, as JSON (other frames skipped; at most 10 s).
+async fn recv<S>(conn: &mut S) -> serde_json::Value
+where
+    S: futures::Stream<Item = Result<awc::ws::Frame, awc::error::WsProtocolError>> + Unpin,
+{
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), conn.next()).await.expect("a frame in time") {
+            Some(Ok(awc::ws::Frame::Text(t))) => return serde_json::from_slice(&t).unwrap(),
+            Some(Ok(_)) => continue,
+            other => panic!("the connection ended: {other:?}"),
+        }
+    }
 }
