@@ -3,11 +3,12 @@
 //! (`Mcp-Session-Id`) or to the stdio connection. The stateless path keeps no
 //! session at all; these sessions live apart, expire when idle and are capped.
 //!
-//! A [`Session`] is an actor that owns its negotiated state, its in-flight
-//! requests, its server-to-client requests awaiting answers and its
-//! notification stream; it expires on its own timer. The
-//! [`SessionRegistry`] actor maps HTTP session ids to their handles and
-//! enforces the cap. What a session does with one message is decided by the
+//! A [`Session`] is an actor that owns its negotiated state (the one writer:
+//! handles read the immutable snapshot it publishes, without a lock), its
+//! server-to-client requests awaiting answers and its notification stream;
+//! it expires on its own timer. The [`SessionRegistry`] actor maps HTTP
+//! session ids to their handles (the one writer of that map too, published
+//! in snapshots) and enforces the cap. What a session does with one message is decided by the
 //! pure functions of [`dispatch`]; `initialize` itself is answered by the
 //! service.
 

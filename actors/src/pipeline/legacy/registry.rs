@@ -1,15 +1,18 @@
 //! [`SessionRegistry`]: the actor that maps HTTP session ids to their
 //! sessions, opens new ones within the cap and forgets those that ended.
 //! Sessions run on the registry's arbiter; each expires on its own timer.
-//! The map is a [`SessionIndex`] the registry alone writes: a request that
-//! names its session finds it with a read, not a round trip to the
-//! registry's arbiter.
+//! The registry is the one writer of the map, and publishes it as a
+//! [`SessionIndex`] of immutable snapshots (in shards, so that a change
+//! copies a small part): a request that names its session finds it with a
+//! load, not a lock or a round trip to the registry's arbiter.
 
 use std::collections::HashMap;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::hash::BuildHasher;
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
+use arc_swap::ArcSwap;
 use mcp_protocol::legacy::SessionState;
 use slog::{info, Logger};
 
@@ -23,26 +26,87 @@ pub struct SessionsFull {
     pub max: usize,
 }
 
-/// The open sessions by id, shared by the registry (which writes) and
-/// whoever looks a session up.
-#[derive(Debug, Clone, Default)]
-pub struct SessionIndex(Arc<RwLock<HashMap<String, SessionHandle>>>);
+/// How many parts the map is published in.
+const SHARDS: usize = 64;
+
+/// One part of the map.
+type Shard = HashMap<String, SessionHandle>;
+
+/// The part `id` lives in.
+fn shard_of(id: &str) -> usize {
+    (rustc_hash::FxBuildHasher.hash_one(id) % SHARDS as u64) as usize
+}
+
+/// The open sessions by id, as the registry last published them.
+#[derive(Debug, Clone)]
+pub struct SessionIndex(Arc<[ArcSwap<Shard>]>);
+
+impl Default for SessionIndex {
+    fn default() -> Self {
+        SessionIndex((0..SHARDS).map(|_| ArcSwap::from_pointee(Shard::new())).collect())
+    }
+}
 
 impl SessionIndex {
     /// The open session `id`.
     pub fn find(&self, id: &str) -> Option<SessionHandle> {
-        self.0.read().unwrap_or_else(PoisonError::into_inner).get(id).filter(|s| s.is_open()).cloned()
+        self.0[shard_of(id)].load().get(id).filter(|s| s.is_open()).cloned()
+    }
+}
+
+/// The registry's own map, in the index's shards; each change publishes
+/// the shard it touched.
+#[derive(Debug)]
+struct Sessions {
+    shards: Vec<Shard>,
+    index: SessionIndex,
+}
+
+impl Sessions {
+    fn new() -> Self {
+        Sessions { shards: (0..SHARDS).map(|_| Shard::new()).collect(), index: SessionIndex::default() }
     }
 
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<String, SessionHandle>> {
-        self.0.write().unwrap_or_else(PoisonError::into_inner)
+    fn publish(&self, shard: usize) {
+        self.index.0[shard].store(Arc::new(self.shards[shard].clone()));
+    }
+
+    fn insert(&mut self, id: String, handle: SessionHandle) {
+        let shard = shard_of(&id);
+        self.shards[shard].insert(id, handle);
+        self.publish(shard);
+    }
+
+    fn remove(&mut self, id: &str) -> Option<SessionHandle> {
+        let shard = shard_of(id);
+        let removed = self.shards[shard].remove(id);
+        if removed.is_some() {
+            self.publish(shard);
+        }
+        removed
+    }
+
+    /// Forgets the sessions that ended; how many are open.
+    fn open(&mut self) -> usize {
+        for shard in 0..SHARDS {
+            let before = self.shards[shard].len();
+            self.shards[shard].retain(|_, s| s.is_open());
+            if self.shards[shard].len() != before {
+                self.publish(shard);
+            }
+        }
+        self.shards.iter().map(HashMap::len).sum()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&String, &SessionHandle)> {
+        self.shards.iter().flat_map(HashMap::iter)
     }
 }
 
 /// The open legacy sessions of HTTP clients.
 pub struct SessionRegistry {
     /// Each session by id.
-    sessions: SessionIndex,
+    sessions: Sessions,
     max: usize,
     idle: Duration,
     evict_idle: Duration,
@@ -56,12 +120,12 @@ impl SessionRegistry {
     /// registry lets a new session evict the one unused the longest once it
     /// has been unused for `evict_idle`.
     pub fn new(max: usize, idle: Duration, input_timeout: Duration, log: Logger) -> Self {
-        SessionRegistry { sessions: SessionIndex::default(), max, idle, evict_idle: idle, input_timeout, log }
+        SessionRegistry { sessions: Sessions::new(), max, idle, evict_idle: idle, input_timeout, log }
     }
 
     /// Its index, for lookups from any thread.
     pub fn index(&self) -> SessionIndex {
-        self.sessions.clone()
+        self.sessions.index.clone()
     }
 
     /// How long a session must be unused before a full registry evicts it.
@@ -74,15 +138,15 @@ impl SessionRegistry {
     /// Makes room in a full registry by ending the session unused the
     /// longest, if it has been unused for `evict_idle`.
     fn evict(&mut self) -> bool {
-        let mut sessions = self.sessions.write();
-        let oldest = sessions
+        let oldest = self
+            .sessions
             .iter()
             .map(|(id, s)| (id, s.last_seen()))
             .min_by_key(|(_, used)| *used)
             .map(|(id, u)| (id.clone(), u));
         match oldest {
             Some((id, used)) if used.elapsed() >= self.evict_idle => {
-                if let Some(s) = sessions.remove(&id) {
+                if let Some(s) = self.sessions.remove(&id) {
                     s.end();
                 }
                 info!(self.log, "legacy session evicted to make room"; "session" => id, "idle_ms" => used.elapsed().as_millis() as u64);
@@ -107,11 +171,7 @@ impl Handler<Open> for SessionRegistry {
     type Result = Result<SessionHandle, SessionsFull>;
 
     fn handle(&mut self, Open(state, owner): Open, ctx: &mut Self::Context) -> Self::Result {
-        let open = {
-            let mut sessions = self.sessions.write();
-            sessions.retain(|_, s| s.is_open());
-            sessions.len()
-        };
+        let open = self.sessions.open();
         if open >= self.max && !self.evict() {
             return Err(SessionsFull { max: self.max });
         }
@@ -122,7 +182,7 @@ impl Handler<Open> for SessionRegistry {
         let session = Session::new(id.clone(), state, Some(self.idle), self.log.clone())
             .on_end(move |id| me.do_send(Forget(id.to_owned())));
         let handle = SessionHandle::start(session, &id, version, self.input_timeout).with_owner(owner);
-        self.sessions.write().insert(id, handle.clone());
+        self.sessions.insert(id, handle.clone());
         Ok(handle)
     }
 }
@@ -136,7 +196,7 @@ impl Handler<Forget> for SessionRegistry {
     type Result = ();
 
     fn handle(&mut self, Forget(id): Forget, _ctx: &mut Self::Context) {
-        self.sessions.write().remove(&id);
+        self.sessions.remove(&id);
     }
 }
 
@@ -149,7 +209,7 @@ impl Handler<Close> for SessionRegistry {
     type Result = bool;
 
     fn handle(&mut self, Close(id): Close, _ctx: &mut Self::Context) -> bool {
-        let removed = self.sessions.write().remove(&id);
+        let removed = self.sessions.remove(&id);
         match removed {
             Some(s) => {
                 s.end();
@@ -169,8 +229,6 @@ impl Handler<Count> for SessionRegistry {
     type Result = usize;
 
     fn handle(&mut self, _: Count, _ctx: &mut Self::Context) -> usize {
-        let mut sessions = self.sessions.write();
-        sessions.retain(|_, s| s.is_open());
-        sessions.len()
+        self.sessions.open()
     }
 }

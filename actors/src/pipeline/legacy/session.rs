@@ -135,17 +135,14 @@ impl Handler<Change> for Session {
 
     fn handle(&mut self, Change(change): Change, _ctx: &mut Self::Context) -> Self::Result {
         self.touch();
-        let changed = {
-            let mut state = self.shared.state_mut();
-            match change {
-                StateChange::SetLevel(level) => {
-                    state.log_level = Some(level);
-                    false
-                }
-                StateChange::Subscribe(uri, true) => state.subscriptions.insert(uri),
-                StateChange::Subscribe(uri, false) => state.subscriptions.remove(&uri),
+        let changed = self.shared.change_state(|state| match change {
+            StateChange::SetLevel(level) => {
+                state.log_level = Some(level);
+                false
             }
-        };
+            StateChange::Subscribe(uri, true) => state.subscriptions.insert(uri),
+            StateChange::Subscribe(uri, false) => state.subscriptions.remove(&uri),
+        });
         let ok = Reply::Now(Ok(Value::Object(Default::default())));
         // Answer once the stream routes by the new filter, so that an update
         // right after `resources/subscribe` is not missed.

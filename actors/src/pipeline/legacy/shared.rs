@@ -1,102 +1,115 @@
-//! [`SessionShared`]: what the handles of one legacy session read and write
-//! without a message to its actor — the state a request is decided against,
-//! when the client last spoke, and the requests running in the session.
-//! The actor owns everything else (the notification stream, the questions
-//! asked of the client) and applies the requests that change the state.
-//! A request of the session's client so costs no round trip to the
-//! session's arbiter, whatever thread serves it.
+//! [`SessionShared`]: what the handles of one legacy session read without a
+//! message to its actor — the state a request is decided against, when the
+//! client last spoke, and the requests running in the session. No lock: the
+//! session's actor is the only writer of its state and publishes each
+//! change as a new immutable snapshot that readers load; the clock is an
+//! atomic; the running requests are an immutable list each request swaps
+//! its own entry into and out of. A request of the session's client so
+//! costs no round trip to the session's arbiter, whatever thread serves it.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use actix::Recipient;
+use arc_swap::{ArcSwap, Guard};
 use mcp_protocol::legacy::SessionState;
 use mcp_protocol::RequestId;
 
 use crate::channels::control::Cancel;
 
+/// The running requests of a session: small, swapped whole. Each request
+/// removes itself when it ends; entries of requests that ended without
+/// doing so (their arbiter stopped) are swept when one is added.
+type InFlight = Vec<(RequestId, Recipient<Cancel>)>;
+
 /// The shared part of one legacy session.
 #[derive(Debug)]
 pub struct SessionShared {
-    state: RwLock<SessionState>,
-    last_seen: Mutex<Instant>,
+    state: ArcSwap<SessionState>,
+    /// When the session began; `last_seen` counts from it.
+    began: Instant,
+    /// Milliseconds from `began` to the client's last message.
+    last_seen: AtomicU64,
     /// Requests running in this session, for `notifications/cancelled`.
-    in_flight: Mutex<InFlight>,
-}
-
-/// The running requests of a session. Each removes itself when it ends;
-/// entries of requests that ended without doing so (their arbiter stopped)
-/// are swept when the map has doubled since the last sweep.
-#[derive(Debug, Default)]
-struct InFlight {
-    running: HashMap<RequestId, Recipient<Cancel>>,
-    sweep_at: usize,
+    in_flight: ArcSwap<InFlight>,
 }
 
 impl SessionShared {
     /// The shared part of a session with `state`, seen now.
     pub fn new(state: SessionState) -> Self {
-        SessionShared { state: RwLock::new(state), last_seen: Mutex::new(Instant::now()), in_flight: Mutex::default() }
+        SessionShared {
+            state: ArcSwap::from_pointee(state),
+            began: Instant::now(),
+            last_seen: AtomicU64::new(0),
+            in_flight: ArcSwap::from_pointee(Vec::new()),
+        }
     }
 
-    /// The state, to read.
-    pub fn state(&self) -> RwLockReadGuard<'_, SessionState> {
-        self.state.read().unwrap_or_else(PoisonError::into_inner)
+    /// The state, to read: the snapshot the session's actor published last.
+    pub fn state(&self) -> Guard<Arc<SessionState>> {
+        self.state.load()
     }
 
-    /// The state, to change (the session's actor only).
-    pub(crate) fn state_mut(&self) -> RwLockWriteGuard<'_, SessionState> {
-        self.state.write().unwrap_or_else(PoisonError::into_inner)
+    /// Publishes the state `change` makes (the session's actor only, the
+    /// one writer); returns what `change` returned.
+    pub(crate) fn change_state<T>(&self, change: impl FnOnce(&mut SessionState) -> T) -> T {
+        let mut next = SessionState::clone(&self.state.load());
+        let out = change(&mut next);
+        self.state.store(Arc::new(next));
+        out
     }
 
     /// The client spoke.
     pub fn touch(&self) {
-        *self.last_seen.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        let ms = u64::try_from(self.began.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_seen.fetch_max(ms, Ordering::Relaxed);
     }
 
     /// When the client last spoke.
     pub fn last_seen(&self) -> Instant {
-        *self.last_seen.lock().unwrap_or_else(PoisonError::into_inner)
+        self.began + Duration::from_millis(self.last_seen.load(Ordering::Relaxed))
     }
 
-    fn in_flight(&self) -> std::sync::MutexGuard<'_, InFlight> {
-        self.in_flight.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Registers a request started in the session.
+    /// Registers a request started in the session (sweeping the entries of
+    /// requests that ended without leaving).
     pub fn track(&self, id: RequestId, cancel: Recipient<Cancel>) {
-        let mut in_flight = self.in_flight();
-        if in_flight.running.len() >= in_flight.sweep_at {
-            in_flight.running.retain(|_, r| r.connected());
-            in_flight.sweep_at = (2 * in_flight.running.len()).max(64);
-        }
-        in_flight.running.insert(id, cancel);
+        self.in_flight.rcu(|running| {
+            let mut next: InFlight = running.iter().filter(|(_, r)| r.connected()).cloned().collect();
+            next.push((id.clone(), cancel.clone()));
+            next
+        });
     }
 
     /// The request `id` ended: its entry goes, unless the id is already
     /// another request's (the client may reuse an id once answered).
     pub fn finished(&self, id: &RequestId, cancel: &Recipient<Cancel>) {
-        let mut in_flight = self.in_flight();
-        if in_flight.running.get(id) == Some(cancel) {
-            in_flight.running.remove(id);
+        if !self.in_flight.load().iter().any(|(i, r)| i == id && r == cancel) {
+            return;
         }
+        self.in_flight
+            .rcu(|running| running.iter().filter(|(i, r)| !(i == id && r == cancel)).cloned().collect::<InFlight>());
     }
 
     /// Takes the request `id` out, to cancel it; `None` if it is not running.
     pub fn untrack(&self, id: &RequestId) -> Option<Recipient<Cancel>> {
-        self.in_flight().running.remove(id)
+        let mut taken = None;
+        self.in_flight.rcu(|running| {
+            taken = running.iter().find(|(i, _)| i == id).map(|(_, r)| r.clone());
+            running.iter().filter(|(i, _)| i != id).cloned().collect::<InFlight>()
+        });
+        taken
     }
 
     /// How many requests are registered as running.
     #[cfg(test)]
     fn running(&self) -> usize {
-        self.in_flight().running.len()
+        self.in_flight.load().len()
     }
 
     /// Takes every running request out (the session ended).
     pub(crate) fn drain(&self) -> Vec<Recipient<Cancel>> {
-        self.in_flight().running.drain().map(|(_, r)| r).collect()
+        self.in_flight.swap(Arc::new(Vec::new())).iter().map(|(_, r)| r.clone()).collect()
     }
 }
 
