@@ -6,7 +6,10 @@
 //! the connection's legacy session unless it claims the stateless era by
 //! naming a protocol version in `_meta` (the one "is this legacy" rule).
 //!
-//! Admission of a stateless request, in order: `_meta` (-32602 /
+//! First, with an authenticated caller, the item a request uses (a tool, a
+//! prompt, a resource, in either era) must be one its credentials grant
+//! ([`Action::Forbidden`]). Admission of a stateless request, in order:
+//! `_meta` (-32602 /
 //! HeaderMismatch / UnsupportedProtocolVersion) → `Mcp-Method` (HTTP:
 //! HeaderMismatch) → method and params (-32601 / -32602) → `Mcp-Name` and
 //! `Mcp-Param-*` (HTTP: HeaderMismatch). Transports without headers (stdio)
@@ -20,11 +23,13 @@ use mcp_protocol::{
     ErrorCode, ErrorData, ErrorProfile, Message, ProtocolError, ProtocolVersion, RequestId, RequestMeta,
 };
 
+use crate::auth::{AuthError, Authorizer};
 use crate::catalog::Catalog;
 
 mod headers;
 
 use crate::facts::head::{Header, Headers};
+use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
 use headers::{check_method_header, check_name_headers, header};
 
@@ -72,6 +77,18 @@ pub struct Connection<'a> {
     pub headers: Option<&'a dyn Headers>,
     /// Whether the connection has a legacy session.
     pub era: ConnectionEra,
+    /// The caller, when the transport authenticated one: the item a
+    /// request uses must be one its credentials grant.
+    pub caller: Option<Caller<'a>>,
+}
+
+/// An authenticated caller, and the authorizer that checks its scopes.
+#[derive(Clone, Copy)]
+pub struct Caller<'a> {
+    /// Who is calling.
+    pub identity: &'a Identity,
+    /// The server's authorization.
+    pub authorizer: &'a Authorizer,
 }
 
 /// Whether a connection has a legacy session: the era its messages are
@@ -102,6 +119,14 @@ pub enum Route {
 pub enum Action {
     /// Refused before any handler ran.
     Refuse(Refusal),
+    /// The caller's credentials do not grant the scopes of the item the
+    /// request uses (HTTP: 403 with a step-up challenge).
+    Forbidden {
+        /// The request's id.
+        id: Option<RequestId>,
+        /// What is missing.
+        error: AuthError,
+    },
     /// A stateless request for a request actor (boxed: it is large and
     /// moves from the transport to the actor).
     Run(Box<Admitted>),
@@ -143,6 +168,9 @@ fn tree_meta(r: &Request) -> Option<serde_json::Map<String, serde_json::Value>> 
 /// refuses, and every other message, is taken the general way, where each
 /// refusal is made in the specified order.
 pub fn route(conn: &Connection<'_>, message: Message<'_>) -> Route {
+    if let Err(error) = permit(conn, &message) {
+        return Route::Stateless(Action::Forbidden { id: message.request_id().cloned(), error });
+    }
     let decoded = match message {
         Message::Stateless(one, bytes) if conn.era == ConnectionEra::Stateless => {
             let OnePass { id, method, request, keys } = one;
@@ -154,6 +182,21 @@ pub fn route(conn: &Connection<'_>, message: Message<'_>) -> Route {
         other => other.general(),
     };
     route_general(conn, decoded)
+}
+
+/// The item a request uses (a tool, a prompt, a resource — in either era)
+/// must be one the caller's credentials grant.
+fn permit(conn: &Connection<'_>, message: &Message<'_>) -> Result<(), AuthError> {
+    let Some(caller) = conn.caller else { return Ok(()) };
+    if !conn.catalog.has_scoped_items() {
+        return Ok(());
+    }
+    let Some((kind, name)) = message.item() else { return Ok(()) };
+    let scopes = conn.catalog.item_scopes(kind, &name);
+    if scopes.is_empty() {
+        return Ok(());
+    }
+    caller.authorizer.permit(caller.identity, &scopes)
 }
 
 /// The route of an admitted request: a listener for `subscriptions/listen`,
@@ -297,120 +340,4 @@ fn check(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use mcp_protocol::jsonrpc::decode;
-    use serde_json::json;
-
-    fn conn<'a>(catalog: &'a Catalog, in_session: bool) -> Connection<'a> {
-        let era = if in_session { ConnectionEra::Session } else { ConnectionEra::Stateless };
-        Connection { versions: ProtocolVersion::ALL, catalog, headers: None, era }
-    }
-
-    fn msg(v: serde_json::Value) -> Result<Incoming, DecodeError> {
-        decode(v.to_string().as_bytes())
-    }
-
-    fn stateless(id: i64, method: &str) -> serde_json::Value {
-        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {}
-        }}})
-    }
-
-    #[test]
-    fn the_era_is_decided_once() {
-        let c = Catalog::new();
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
-        assert!(matches!(route_general(&conn(&c, false), msg(init.clone())), Route::Initialize(_)));
-        assert!(matches!(route_general(&conn(&c, true), msg(init)), Route::Session(Incoming::Request(_))));
-        // A request that names a stateless version is stateless, in a session too.
-        assert!(matches!(
-            route_general(&conn(&c, true), msg(stateless(2, "tools/list"))),
-            Route::Stateless(Action::Run(_))
-        ));
-        let mut listen = stateless(3, "subscriptions/listen");
-        listen["params"]["notifications"] = json!({"toolsListChanged": true});
-        match route_general(&conn(&c, false), msg(listen)) {
-            Route::Stateless(Action::Listen(a)) => assert_eq!(a.id, RequestId::number(3)),
-            other => panic!("{other:?}"),
-        }
-        // An `initialize` that claims the stateless era is refused as a stateless request.
-        match route_general(&conn(&c, false), msg(stateless(4, "initialize"))) {
-            Route::Stateless(Action::Refuse(r)) => assert_eq!(r.error.code, ErrorCode::METHOD_NOT_FOUND),
-            other => panic!("{other:?}"),
-        }
-    }
-
-    /// The admitted request of a route, or what the route was.
-    fn admitted(route: Route) -> Result<(bool, Admitted), String> {
-        match route {
-            Route::Stateless(Action::Run(a)) => Ok((false, *a)),
-            Route::Stateless(Action::Listen(a)) => Ok((true, *a)),
-            other => Err(format!("{other:?}")),
-        }
-    }
-
-    #[test]
-    fn the_one_pass_admits_what_the_general_way_admits_and_nothing_else() {
-        let c = Catalog::new();
-        let mut listen = stateless(3, "subscriptions/listen");
-        listen["params"]["notifications"] = json!({"toolsListChanged": true});
-        let mut call = stateless(4, "tools/call");
-        call["params"]["name"] = json!("echo");
-        call["params"]["arguments"] = json!({"text": "hi"});
-        call["params"]["_meta"]["io.modelcontextprotocol/progressToken"] = json!("p");
-        for message in [stateless(2, "tools/list"), listen, call] {
-            let bytes = message.to_string();
-            let read = mcp_protocol::decode(bytes.as_bytes(), mcp_protocol::Expect::Stateless);
-            assert!(matches!(read, Message::Stateless(..)), "{message}");
-            let one = admitted(route(&conn(&c, false), read)).unwrap();
-            let general = admitted(route_general(&conn(&c, false), decode(bytes.as_bytes()))).unwrap();
-            assert_eq!(one.0, general.0, "{message}");
-            assert_eq!(one.1.id, general.1.id);
-            assert_eq!(one.1.meta, general.1.meta);
-            assert_eq!(one.1.request, general.1.request);
-        }
-        // Refused after a one-pass read, in a session, or not read in one
-        // pass: the route is the general way's.
-        let mut unsupported = stateless(5, "tools/list");
-        unsupported["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("1999-01-01");
-        let in_session = stateless(6, "tools/list").to_string();
-        let legacy = json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {}}).to_string();
-        let unknown = stateless(8, "no/such").to_string();
-        for (message, session) in
-            [(unsupported.to_string(), false), (in_session, true), (legacy, false), (unknown, false)]
-        {
-            let expect = if session { mcp_protocol::Expect::Session } else { mcp_protocol::Expect::Stateless };
-            let routed = route(&conn(&c, session), mcp_protocol::decode(message.as_bytes(), expect));
-            let general = route_general(&conn(&c, session), decode(message.as_bytes()));
-            assert_eq!(format!("{routed:?}"), format!("{general:?}"), "{message}");
-        }
-    }
-
-    #[test]
-    fn notifications_responses_and_garbage() {
-        let c = Catalog::new();
-        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
-        assert!(
-            matches!(route_general(&conn(&c, true), msg(cancel)), Route::Stateless(Action::Cancel { id, .. }) if id == RequestId::number(7))
-        );
-        let other = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        assert!(matches!(
-            route_general(&conn(&c, false), msg(other.clone())),
-            Route::Stateless(Action::Notification(_))
-        ));
-        assert!(matches!(route_general(&conn(&c, true), msg(other)), Route::Session(Incoming::Notification(_))));
-        let response = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
-        assert!(matches!(
-            route_general(&conn(&c, false), msg(response.clone())),
-            Route::Stateless(Action::Unexpected(_))
-        ));
-        assert!(matches!(route_general(&conn(&c, true), msg(response)), Route::Session(Incoming::Response(_))));
-        match route_general(&conn(&c, false), decode(b"{not json")) {
-            Route::Stateless(Action::Refuse(r)) => assert_eq!(r.error.code, ErrorCode::PARSE_ERROR),
-            other => panic!("{other:?}"),
-        }
-    }
-}
+mod tests;

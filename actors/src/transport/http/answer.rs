@@ -15,7 +15,7 @@ use crate::facts::extensions::Extensions;
 use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
 use crate::hub::listener::ListenerKind;
-use crate::pipeline::intake::{self, Action, Admitted, ConnectionEra, Route};
+use crate::pipeline::intake::{self, Action, Admitted, Caller, ConnectionEra, Route};
 use crate::pipeline::legacy::era::Era;
 use crate::server::{ListenAdmission, ListenRefusal, McpServer};
 use crate::transport::sse;
@@ -29,19 +29,19 @@ pub(super) fn route(
     identity: Option<&Arc<Identity>>,
 ) -> Route {
     let headers = HttpHeaders(req);
-    let routed = intake::route(&connection(server, &headers, era), message);
-    with_facts(routed, req, server, identity)
-}
-
-/// What the dispatcher needs of this request's connection.
-fn connection<'a>(server: &'a McpServer, headers: &'a HttpHeaders<'a>, era: ConnectionEra) -> intake::Connection<'a> {
+    let caller = match (server.authorizer(), identity) {
+        (Some(authorizer), Some(identity)) => Some(Caller { identity, authorizer }),
+        _ => None,
+    };
     let service = server.service();
-    intake::Connection {
+    let conn = intake::Connection {
         versions: service.stateless_versions(),
         catalog: service.catalog(),
-        headers: Some(headers),
+        headers: Some(&headers),
         era,
-    }
+        caller,
+    };
+    with_facts(intake::route(&conn, message), req, server, identity)
 }
 
 /// An admitted request, given its headers, caller and extensions.
@@ -98,9 +98,18 @@ fn trace_of(req: &HttpRequest) -> Option<mcp_protocol::trace::TraceContext> {
     mcp_protocol::trace::TraceContext::from_parts(Some(traceparent), text(&TRACESTATE), text(&BAGGAGE))
 }
 
-/// Answers what the intake decided for a message of the stateless era.
-pub(super) async fn stateless(server: &McpServer, action: Action) -> Result<HttpResponse, HttpError> {
+/// Answers what the intake decided for a message of the stateless era
+/// (`caller`: the authenticated caller, for the report of a refusal).
+pub(super) async fn stateless(
+    server: &McpServer,
+    action: Action,
+    caller: Option<&Identity>,
+) -> Result<HttpResponse, HttpError> {
     match action {
+        Action::Forbidden { id, error } => Err(match server.authorizer() {
+            Some(auth) => super::auth::refusal(server, auth, id.as_ref(), &error, None, caller),
+            None => HttpError::with_status(StatusCode::FORBIDDEN, id.as_ref(), ErrorData::internal(error.for_client())),
+        }),
         Action::Run(admitted) => reply::run(server, admitted, Era::Stateless).await,
         Action::Listen(admitted) => listen(server, *admitted),
         Action::Refuse(refusal) => Err(HttpError::refused(refusal)),

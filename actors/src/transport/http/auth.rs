@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
-use mcp_protocol::Message;
 use mcp_protocol::RequestId;
 
 use super::error::HttpError;
@@ -28,27 +27,6 @@ pub(super) async fn caller(req: &HttpRequest, server: &McpServer) -> Result<Opti
         let token = crate::auth::bearer_token(&head).ok().flatten();
         refusal(server, auth, None, &e, token, None)
     })
-}
-
-/// A message's scopes: the item its request uses must be one the caller's
-/// token grants.
-pub(super) fn permit_message(
-    server: &McpServer,
-    identity: Option<&Identity>,
-    message: &Message<'_>,
-) -> Result<(), HttpError> {
-    let (Some(auth), Some(identity)) = (server.authorizer(), identity) else { return Ok(()) };
-    let catalog = server.service().catalog();
-    if !catalog.has_scoped_items() {
-        return Ok(());
-    }
-    let Some((kind, name)) = message.item() else { return Ok(()) };
-    let scopes = catalog.item_scopes(kind, &name);
-    if scopes.is_empty() {
-        return Ok(());
-    }
-    let id = message.request_id();
-    auth.permit(identity, &scopes).map_err(|e| refusal(server, auth, id, &e, None, Some(identity)))
 }
 
 /// The HTTP answer to an authorization refusal, reported to the operator

@@ -47,14 +47,13 @@ pub(super) async fn serve(
     crate::telemetry::bytes_in(body.len());
     let expect = if session_id(&req).is_some() { Expect::Session } else { Expect::Stateless };
     let message = mcp_protocol::decode(&body, expect);
-    auth::permit_message(&server, identity.as_deref(), &message)?;
     // The legacy paths are boxed: their futures are large and rare, and the
     // stateless path's future stays small enough for the allocator's caches.
     if let Some(sid) = session_id(&req) {
         return Box::pin(session::post(&req, &server, sid, message, identity.as_ref())).await;
     }
     match route(&req, &server, message, ConnectionEra::Stateless, identity.as_ref()) {
-        Route::Stateless(action) => stateless(&server, action).await,
+        Route::Stateless(action) => stateless(&server, action, identity.as_deref()).await,
         Route::Initialize(r) => Box::pin(session::initialize(&server, r, identity.as_deref())).await,
         // Outside a session nothing is routed to one.
         Route::Session(_) => Err(HttpError::internal(None, "a session message outside a session")),

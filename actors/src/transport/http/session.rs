@@ -66,7 +66,7 @@ pub(super) async fn post(
             Ok(HttpResponse::Accepted().finish())
         }
         // A request that names a stateless version is served statelessly.
-        Route::Stateless(action) => stateless(server, action).await,
+        Route::Stateless(action) => stateless(server, action, identity.map(|i| &**i)).await,
         // In a session, an `initialize` is the session's to answer.
         Route::Initialize(r) => in_session(server, &session, Incoming::Request(r), Default::default()).await,
     }

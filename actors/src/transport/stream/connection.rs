@@ -124,6 +124,7 @@ impl StreamConnection {
             catalog: service.catalog(),
             headers: None,
             era: if self.session.is_some() { ConnectionEra::Session } else { ConnectionEra::Stateless },
+            caller: None,
         };
         // Outside a session the common request is read in one pass,
         // anything else the general way.
@@ -131,6 +132,9 @@ impl StreamConnection {
         let routed = intake::route(&conn, mcp_protocol::decode(bytes, expect));
         match routed {
             Route::Stateless(Action::Refuse(r)) => self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx),
+            Route::Stateless(Action::Forbidden { id, error }) => {
+                self.error(id.as_ref(), &ErrorData::new(ErrorCode::INVALID_REQUEST, error.for_client()), ctx)
+            }
             Route::Stateless(Action::Run(a)) => self.run(*a, ctx),
             Route::Stateless(Action::Listen(a)) => self.listen(*a, ctx),
             Route::Stateless(Action::Cancel { id, reason }) => self.cancel(id, reason),
