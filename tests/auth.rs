@@ -549,3 +549,46 @@ async fn tls() {
     assert!(plain.is_err() || plain.unwrap().status() != 200);
     handle.stop(false).await;
 }
+
+/// With authorization on, `/metrics` on the main port is not public: no
+/// credentials get 401 with a challenge, credentials without
+/// `metrics.scope` 403, credentials with it the exposition; with
+/// `metrics.public` anyone reads it.
+#[actix_rt::test]
+async fn metrics_on_the_main_port_need_the_metrics_scope() {
+    use sha2::Digest;
+    let hex = |key: &str| sha2::Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let key = |sha256: String, subject: &str, scopes: &[&str]| actix_mcp::config::ApiKeyConfig {
+        sha256,
+        subject: subject.into(),
+        scopes: scopes.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    let mut config = test_config();
+    config.auth.mode = "api_key".into();
+    config.auth.api_keys =
+        vec![key(hex("client-key"), "client", &["mcp"]), key(hex("scraper-key"), "scraper", &["mcp", "metrics"])];
+    let s = server(config.clone());
+    let url = s.url.replace("/mcp", "/metrics");
+    let get = |token: Option<&str>| {
+        let mut r = client().get(&url);
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        r.send()
+    };
+    let anonymous = get(None).await.unwrap();
+    assert_eq!(anonymous.status(), 401);
+    assert!(anonymous.headers().contains_key("www-authenticate"));
+    assert_eq!(get(Some("client-key")).await.unwrap().status(), 403);
+    let scraped = get(Some("scraper-key")).await.unwrap();
+    assert_eq!(scraped.status(), 200);
+    assert!(scraped.text().await.unwrap().contains("mcp_server_"));
+    s.stop().await;
+
+    config.metrics.public = true;
+    let s = server(config);
+    let url = s.url.replace("/mcp", "/metrics");
+    assert_eq!(client().get(&url).send().await.unwrap().status(), 200);
+    s.stop().await;
+}

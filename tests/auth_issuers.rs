@@ -352,7 +352,10 @@ async fn the_same_subject_from_two_issuers_is_two_callers() {
 async fn refusals_are_logged_and_counted_without_token_material() {
     let issuer = Issuer::start();
     let logs = Logs::default();
-    let s = serve(config(&[&issuer]), &logs);
+    // Scraped without credentials, so that the scrapes are not refusals too.
+    let mut c = config(&[&issuer]);
+    c.metrics.public = true;
+    let s = serve(c, &logs);
     let metrics_url = s.url.replace("/mcp", "/metrics");
     let count = |text: &str, reason: &str| -> f64 {
         let series = format!("mcp_server_auth_failures_total{{reason=\"{reason}\"}} ");

@@ -123,7 +123,9 @@
 //!   (`http.allowed_hosts`, `http.allowed_origins`: a DNS-rebinding page reads
 //!   nothing); `/healthz` and `/readyz` answer any host, so a kubelet's probe
 //!   (which names the pod's address) passes as it is. A scraper names an
-//!   allowed host (or scrape `metrics.bind`, a listener of its own).
+//!   allowed host (or scrape `metrics.bind`, a listener of its own). With
+//!   authorization on, `/metrics` on the main port also needs credentials
+//!   that grant `metrics.scope` (default `metrics`), unless `metrics.public`.
 //! - **Other authenticators**: `auth.mode = "api_key"` with `[[auth.api_keys]]`
 //!   (SHA-256 digests or environment variables, each with a subject and scopes)
 //!   for internal deployments; or your own type implementing

@@ -14,7 +14,11 @@
 //! on by default). `metrics.bind = "127.0.0.1:9100"` serves it on a listener
 //! of its own instead — recommended when the main port faces the internet:
 //! the scraper then reaches it on an internal address, and nothing about the
-//! server's traffic is public. A scrape configuration:
+//! server's traffic is public. With authorization on, `/metrics` on the main
+//! port is not public either: the scraper presents credentials that grant
+//! `metrics.scope` (`metrics` by default; 401 without credentials, 403
+//! without the scope), unless `metrics.public = true`. A scrape
+//! configuration:
 //!
 //! ```yaml
 //! scrape_configs:

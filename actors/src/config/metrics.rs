@@ -15,6 +15,13 @@ pub struct MetricsConfig {
     pub bind: String,
     /// The path of the text exposition. Default: `/metrics`.
     pub path: String,
+    /// With authorization on, the exposition on the main port is served
+    /// only to a caller whose credentials grant this scope (401 without
+    /// credentials, 403 without the scope). Default: `metrics`.
+    pub scope: String,
+    /// Serve the exposition on the main port to anyone, authorization on
+    /// or not. Default: false.
+    pub public: bool,
     /// Label `tools/call` durations with the tool's name
     /// (`gen_ai_tool_name`). Default: false: tool names are chosen by
     /// whoever registers tools, so they are left out unless asked for; when
@@ -22,8 +29,30 @@ pub struct MetricsConfig {
     pub tool_labels: bool,
 }
 
+impl MetricsConfig {
+    /// Checks the values the types cannot.
+    pub fn validate(&self) -> Result<(), super::ConfigError> {
+        if !self.bind.is_empty() {
+            self.bind
+                .parse::<std::net::SocketAddr>()
+                .map_err(|e| super::ConfigError(format!("metrics.bind {:?}: {e}", self.bind)))?;
+        }
+        if self.scope.trim().is_empty() {
+            return Err(super::ConfigError("metrics.scope must name a scope".into()));
+        }
+        Ok(())
+    }
+}
+
 impl Default for MetricsConfig {
     fn default() -> Self {
-        MetricsConfig { enabled: true, bind: String::new(), path: "/metrics".into(), tool_labels: false }
+        MetricsConfig {
+            enabled: true,
+            bind: String::new(),
+            path: "/metrics".into(),
+            scope: "metrics".into(),
+            public: false,
+            tool_labels: false,
+        }
     }
 }

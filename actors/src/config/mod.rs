@@ -174,12 +174,7 @@ impl Config {
             redis::Client::open(self.hub.redis_url.as_str())
                 .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
         }
-        if !self.metrics.bind.is_empty() {
-            self.metrics
-                .bind
-                .parse::<SocketAddr>()
-                .map_err(|e| ConfigError(format!("metrics.bind {:?}: {e}", self.metrics.bind)))?;
-        }
+        self.metrics.validate()?;
         self.auth.validate()?;
         self.validate_transport_security()?;
         self.validate_limits()

@@ -11,12 +11,26 @@ use crate::telemetry;
 
 /// The exposition on the main port, behind the `Host`/`Origin` guard of the
 /// MCP endpoint (a scraper names an allowed host, as Prometheus does with
-/// its target's address; or use `metrics.bind`).
+/// its target's address; or use `metrics.bind`). With authorization on, it
+/// is not public: the scraper presents credentials that grant
+/// `metrics.scope`, unless `metrics.public` says otherwise.
 pub(super) async fn guarded(req: actix_web::HttpRequest, server: web::Data<McpServer>) -> HttpResponse {
     if let Err(refused) = super::guard::admit(&req, &server) {
         return actix_web::ResponseError::error_response(&refused);
     }
+    if let Err(refused) = scraper(&req, &server).await {
+        return actix_web::ResponseError::error_response(&refused);
+    }
     metrics(server).await
+}
+
+/// With authorization on (and `metrics.public` off), the scraper must be a
+/// caller whose credentials grant `metrics.scope`.
+async fn scraper(req: &actix_web::HttpRequest, server: &McpServer) -> Result<(), super::error::HttpError> {
+    let (Some(auth), false) = (server.authorizer(), server.config().metrics.public) else { return Ok(()) };
+    let Some(identity) = super::auth::caller(req, server).await? else { return Ok(()) };
+    let scope = [server.config().metrics.scope.clone()];
+    auth.permit(&identity, &scope).map_err(|e| super::auth::refusal(server, auth, None, &e, None, Some(&identity)))
 }
 
 /// The exposition.
