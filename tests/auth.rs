@@ -592,3 +592,65 @@ async fn metrics_on_the_main_port_need_the_metrics_scope() {
     assert_eq!(client().get(&url).send().await.unwrap().status(), 200);
     s.stop().await;
 }
+
+/// `[auth.item_scopes]` gives the binary's own catalogs scopes: a tool by
+/// name and files by URI pattern. A caller without them does not see the
+/// items in lists and is refused 403 when it uses them; one with them is
+/// served.
+#[actix_rt::test]
+async fn item_scopes_from_configuration_guard_the_binarys_catalog() {
+    use sha2::Digest;
+    let hex = |key: &str| sha2::Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir(root.path().join("secret")).unwrap();
+    std::fs::write(root.path().join("secret/key.txt"), "k3y").unwrap();
+    std::fs::write(root.path().join("readme.txt"), "hello").unwrap();
+    let toml = format!(
+        "[auth]\nmode = \"api_key\"\n\
+         [[auth.api_keys]]\nsha256 = \"{}\"\nsubject = \"reader\"\nscopes = [\"mcp\"]\n\
+         [[auth.api_keys]]\nsha256 = \"{}\"\nsubject = \"admin\"\nscopes = [\"mcp\", \"files:secret\", \"search\"]\n\
+         [auth.item_scopes.tools]\nsearch = [\"search\"]\n\
+         [auth.item_scopes.resources]\n\"file:///**/secret/*\" = [\"files:secret\"]\n",
+        hex("reader-key"),
+        hex("admin-key")
+    );
+    let config = ConfigFile::new("item-scopes", &toml);
+    let root_arg = root.path().to_str().unwrap();
+    let served = HttpChild::spawn(&["--catalog", "fs", "--root", root_arg, "--config", config.path()]).await;
+    let url = served.url.clone();
+    let list = |token: &'static str, method: &'static str, key: &'static str| {
+        let url = url.clone();
+        async move {
+            let r = post_as(&url, token, &request(json!(1), method, json!({}))).await;
+            let items = r.response()["result"][key].as_array().cloned().unwrap_or_default();
+            items.iter().map(|i| i["name"].as_str().unwrap_or_default().to_owned()).collect::<Vec<_>>()
+        }
+    };
+    let admin_files = post_as(&url, "admin-key", &request(json!(1), "resources/list", json!({}))).await;
+    let uri_of = |name: &str| {
+        admin_files.response()["result"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["uri"].as_str().unwrap().ends_with(name))
+            .map(|r| r["uri"].as_str().unwrap().to_owned())
+            .unwrap_or_else(|| panic!("{name} among {}", admin_files.raw))
+    };
+    let (secret, readme) = (uri_of("secret/key.txt"), uri_of("readme.txt"));
+    let read = |token: &'static str, uri: String| {
+        let url = url.clone();
+        async move { post_as(&url, token, &request(json!(2), "resources/read", json!({"uri": uri}))).await.status }
+    };
+    // The reader: no search tool, no secret file, 403 when it uses them.
+    assert!(!list("reader-key", "tools/list", "tools").await.contains(&"search".to_owned()));
+    assert!(list("reader-key", "tools/list", "tools").await.contains(&"read_file".to_owned()));
+    let search = request(json!(3), "tools/call", json!({"name": "search", "arguments": {"query": "k3y"}}));
+    assert_eq!(post_as(&url, "reader-key", &search).await.status, 403);
+    assert_eq!(read("reader-key", secret.clone()).await, 403);
+    assert_eq!(read("reader-key", readme.clone()).await, 200);
+    // The admin holds both scopes.
+    assert!(list("admin-key", "tools/list", "tools").await.contains(&"search".to_owned()));
+    assert_eq!(post_as(&url, "admin-key", &search).await.status, 200);
+    assert_eq!(read("admin-key", secret).await, 200);
+    drop(served);
+}

@@ -98,7 +98,11 @@
 //!   issuer's key set: keys held, their age, failures in a row, the last error.
 //! - **Scopes per item**: `Tool::new(…).with_scopes(["admin"])` (also resources,
 //!   templates, prompts) adds to `auth.required_scopes`; `[auth.scope_implies]`
-//!   makes a broader scope imply narrower ones. `tools/list`, `resources/list`
+//!   makes a broader scope imply narrower ones. The binary's own catalogs
+//!   take theirs from configuration: `[auth.item_scopes]` gives `tools` and
+//!   `prompts` by name and `resources` by URI glob (`*` within a segment,
+//!   `**` across them; matched against templates' URI templates too), added
+//!   to an item's own, also for items added later. `tools/list`, `resources/list`
 //!   and `prompts/list` show a caller only what its token may use (those pages
 //!   are `cacheScope: "private"`).
 //! - **Identity for handlers**: `ctx.auth()` gives subject, issuer, client id,

@@ -21,28 +21,31 @@ mod builders;
 pub mod context;
 pub mod error;
 mod header_params;
+mod items;
 mod listing;
 mod names;
 mod no_args;
 mod outcome;
 mod prompt;
 mod resource;
+mod scope_rules;
 mod scopes;
 mod state;
 mod template;
 mod tool;
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 pub use body::ResourceBody;
 pub use header_params::HeaderParam;
+use items::State;
 pub use listing::Listing;
 use names::{check_name, check_tool, check_uri};
 pub use no_args::NoArgs;
 pub use outcome::{IntoToolOutcome, Json};
 pub use prompt::{Completer, Prompt, PromptArgs};
 pub use resource::Resource;
+pub use scope_rules::ScopeRules;
 pub use template::{ResourceTemplate, TemplateVars, UriPattern};
 pub use tool::{HandlerFuture, TaskSupport, Tool};
 
@@ -68,15 +71,6 @@ impl std::fmt::Display for CatalogError {
 }
 
 impl std::error::Error for CatalogError {}
-
-/// Items are shared (`Arc`): a lookup copies a pointer, never a definition.
-#[derive(Default)]
-struct State {
-    tools: BTreeMap<String, Arc<Tool>>,
-    resources: BTreeMap<String, Arc<Resource>>,
-    templates: BTreeMap<String, Arc<ResourceTemplate>>,
-    prompts: BTreeMap<String, Arc<Prompt>>,
-}
 
 /// What a server offers. Shared between workers behind an `Arc`; every
 /// method takes `&self`. Locks are held only to copy out a definition or a
@@ -181,7 +175,7 @@ impl Catalog {
     fn insert_resource(&self, resource: Resource, key: Option<&str>) -> Option<Arc<Resource>> {
         let listed = resource.listed;
         self.note_scopes(&resource.scopes);
-        let old = self.write().resources.insert(resource.uri().to_owned(), Arc::new(resource));
+        let old = self.write().put_resource(resource);
         if listed || old.as_ref().is_some_and(|r| r.listed) {
             self.emit_keyed(Event::ResourcesListChanged, key);
         }
@@ -236,7 +230,7 @@ impl Catalog {
                 )));
             }
             self.note_scopes(&tool.scopes);
-            state.tools.insert(tool.name().to_owned(), Arc::new(tool));
+            state.put_tool(tool);
         }
         self.emit_if(listed, Event::ToolsListChanged);
         Ok(())
@@ -248,7 +242,7 @@ impl Catalog {
         check_tool(&tool)?;
         let listed = tool.listed;
         self.note_scopes(&tool.scopes);
-        let old = self.write().tools.insert(tool.name().to_owned(), Arc::new(tool));
+        let old = self.write().put_tool(tool);
         self.emit_if(listed || old.as_ref().is_some_and(|t| t.listed), Event::ToolsListChanged);
         Ok(old)
     }
@@ -300,7 +294,7 @@ impl Catalog {
     /// URI and listing are unchanged; e.g. only its size changed).
     pub fn replace_resource_quietly(&self, resource: Resource) -> Option<Arc<Resource>> {
         self.note_scopes(&resource.scopes);
-        self.write().resources.insert(resource.uri().to_owned(), Arc::new(resource))
+        self.write().put_resource(resource)
     }
 
     /// Removes a resource.
@@ -344,7 +338,7 @@ impl Catalog {
                 )));
             }
             self.note_scopes(&template.scopes);
-            state.templates.insert(template.uri_template().to_owned(), Arc::new(template));
+            state.put_template(template);
         }
         self.emit(Event::ResourcesListChanged);
         Ok(())
@@ -354,7 +348,7 @@ impl Catalog {
     /// string (returned).
     pub fn replace_template(&self, template: ResourceTemplate) -> Option<Arc<ResourceTemplate>> {
         self.note_scopes(&template.scopes);
-        let old = self.write().templates.insert(template.uri_template().to_owned(), Arc::new(template));
+        let old = self.write().put_template(template);
         self.emit(Event::ResourcesListChanged);
         old
     }
@@ -390,7 +384,7 @@ impl Catalog {
                 )));
             }
             self.note_scopes(&prompt.scopes);
-            state.prompts.insert(prompt.name().to_owned(), Arc::new(prompt));
+            state.put_prompt(prompt);
         }
         self.emit_if(listed, Event::PromptsListChanged);
         Ok(())
@@ -401,7 +395,7 @@ impl Catalog {
         check_name("prompt", prompt.name())?;
         let listed = prompt.listed;
         self.note_scopes(&prompt.scopes);
-        let old = self.write().prompts.insert(prompt.name().to_owned(), Arc::new(prompt));
+        let old = self.write().put_prompt(prompt);
         self.emit_if(listed || old.as_ref().is_some_and(|p| p.listed), Event::PromptsListChanged);
         Ok(old)
     }

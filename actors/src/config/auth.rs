@@ -63,6 +63,37 @@ pub struct AuthConfig {
     pub introspection: IntrospectionConfig,
     /// `mode = "api_key"`: the accepted keys.
     pub api_keys: Vec<ApiKeyConfig>,
+    /// Scopes of catalog items set here rather than in code.
+    pub item_scopes: ItemScopesConfig,
+}
+
+/// `[auth.item_scopes]`: scopes a caller needs for catalog items, for
+/// catalogs built without code (the binary's `fs` and `everything`), added
+/// to those an item asks for itself (`with_scopes`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ItemScopesConfig {
+    /// By tool name, e.g. `write_file = ["files:write"]`.
+    pub tools: BTreeMap<String, Vec<String>>,
+    /// By prompt name.
+    pub prompts: BTreeMap<String, Vec<String>>,
+    /// By resource URI glob (`*` within a path segment, `**` across them),
+    /// also matched against resource templates' URI templates, e.g.
+    /// `"file:///srv/docs/private/**" = ["docs:private"]`.
+    pub resources: BTreeMap<String, Vec<String>>,
+}
+
+impl ItemScopesConfig {
+    /// Each resource pattern must be a glob.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for pattern in self.resources.keys() {
+            globset::GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| ConfigError(format!("auth.item_scopes.resources: pattern {pattern:?}: {e}")))?;
+        }
+        Ok(())
+    }
 }
 
 /// `[auth.introspection]`.
@@ -115,6 +146,7 @@ impl Default for AuthConfig {
             fetch_timeout_ms: 5000,
             introspection: IntrospectionConfig::default(),
             api_keys: Vec::new(),
+            item_scopes: ItemScopesConfig::default(),
         }
     }
 }
@@ -127,6 +159,7 @@ impl AuthConfig {
 
     /// Checks what the types cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        self.item_scopes.validate()?;
         match self.mode.as_str() {
             "none" => return Ok(()),
             "oauth" => {

@@ -23,7 +23,7 @@ mod status;
 mod tasks;
 mod transport;
 
-pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ASYMMETRIC_ALGORITHMS};
+pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ItemScopesConfig, ASYMMETRIC_ALGORITHMS};
 pub use error::ConfigError;
 pub use fs::FsConfig;
 pub use health::HealthConfig;

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::build_error::BuildError;
 use super::{Inner, McpServer};
 use crate::auth::{Authenticator, Authorizer};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, ScopeRules};
 use crate::config::{Config, ConfigError};
 use crate::facts::clock::{Clock, SystemClock};
 use crate::hub::redis::RedisBackend;
@@ -51,6 +51,10 @@ impl McpServer {
         // Catalog changes are published, never dropped (`do_send` ignores the
         // mailbox cap; these are rare and small).
         // A change a handler makes carries its request's trace context.
+        let rules = &config.auth.item_scopes;
+        let rules = ScopeRules::new(&rules.tools, &rules.prompts, &rules.resources)
+            .map_err(|e| BuildError::Config(ConfigError(format!("auth.item_scopes.resources: {e}"))))?;
+        catalog.set_scope_rules(rules);
         catalog.watch(move |event, key| {
             to_hub.do_send(Publish {
                 event: event.clone(),
