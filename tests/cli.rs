@@ -69,6 +69,29 @@ fn bad_configuration_is_a_clear_error() {
     );
 }
 
+/// With OAuth on, the server must know the URL clients reach it at: without
+/// `http.public_url` (or `auth.resource`) it refuses to start with a message
+/// naming the key; with it, the start line names the resource advertised.
+#[actix_rt::test]
+async fn oauth_needs_the_public_url_and_says_what_it_advertises() {
+    let without = ConfigFile::new("oauth-no-url", "[auth]\nmode = \"oauth\"\nissuers = [\"https://id.example.com\"]\n");
+    let out = std::process::Command::new(binary())
+        .args(["serve", "--bind", "127.0.0.1:0", "--config", without.path()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("http.public_url"), "{stderr}");
+    let with = ConfigFile::new(
+        "oauth-url",
+        "[http]\npublic_url = \"https://mcp.example.com/mcp\"\n[auth]\nmode = \"oauth\"\nissuers = [\"https://id.example.com\"]\n",
+    );
+    let mut served = HttpChild::spawn(&["--config", with.path()]).await;
+    let line = served.stderr_until("authorization").await;
+    assert!(line.contains("resource: https://mcp.example.com/mcp"), "{line}");
+    assert!(line.contains("issuers: https://id.example.com"), "{line}");
+}
+
 #[test]
 fn a_port_in_use_is_a_clear_error_without_a_panic() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -21,7 +21,13 @@
 //! required_scopes = ["mcp"]
 //! ```
 //!
-//! (or `ACTIX_MCP_AUTH_MODE=oauth ACTIX_MCP_AUTH_ISSUERS=https://id.example.com …`).
+//! (or `ACTIX_MCP_AUTH_MODE=oauth ACTIX_MCP_AUTH_ISSUERS=https://id.example.com
+//! ACTIX_MCP_PUBLIC_URL=https://mcp.example.com/mcp …`). OAuth needs
+//! `http.public_url` (or `auth.resource`): the URL clients reach the server
+//! at, which tokens name and the metadata advertises; without it the server
+//! refuses to start, since behind a proxy or with several instances the bind
+//! address is not that URL. The start line prints the resource advertised
+//! and the issuers trusted.
 //! With auth on, the server refuses to start on a non-loopback address without
 //! `[http.tls]` unless `http.behind_tls_proxy = true` says a proxy terminates
 //! TLS: tokens must not travel in the clear.

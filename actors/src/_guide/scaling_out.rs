@@ -29,6 +29,12 @@
 //!   are logged.
 //! - Every instance needs the same `mrtr.key` (or `ACTIX_MCP_MRTR_KEY`), so
 //!   `requestState` issued by one verifies on another.
+//! - With authorization on, every instance needs the same `http.public_url`:
+//!   the balancer's URL, which OAuth clients compare with the
+//!   protected-resource metadata and tokens name as their audience. Without
+//!   it each instance would advertise its own backend address;
+//!   `auth.mode = "oauth"` refuses to start without it (or `auth.resource`),
+//!   and the start line prints the resource each instance advertises.
 //! - `config/nginx.conf` is a load balancer configuration that keeps SSE
 //!   unbuffered (`proxy_buffering off`, long read timeouts); actix-mcp also sends
 //!   `X-Accel-Buffering: no` on every stream.

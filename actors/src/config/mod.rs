@@ -231,6 +231,14 @@ impl Config {
             url::Url::parse(&self.http.public_url)
                 .map_err(|e| ConfigError(format!("http.public_url {:?}: {e}", self.http.public_url)))?;
         }
+        if self.auth.mode == "oauth" && self.auth.resource.is_empty() && self.http.public_url.is_empty() {
+            return Err(ConfigError(format!(
+                "auth.mode = \"oauth\" needs http.public_url: the URL clients reach this server at, which tokens \
+                 must name and the metadata advertises (the bind address, {}, is not it behind a proxy or with \
+                 several instances); e.g. http.public_url = \"https://mcp.example.com{}\"",
+                self.http.bind, self.http.path
+            )));
+        }
         let loopback = self.http.bind.parse::<SocketAddr>().map(|a| a.ip().is_loopback()).unwrap_or(false);
         if self.auth.enabled() && !loopback && !tls.enabled() && !self.http.behind_tls_proxy {
             return Err(ConfigError(format!(
@@ -332,22 +340,32 @@ mod tests {
         c.apply_env([("ACTIX_MCP_BIND".to_string(), "127.0.0.1:0".to_string())]).unwrap();
         assert_eq!(c.http.bind, "127.0.0.1:0");
         assert!(c.apply_env([("ACTIX_MCP_WORKERS".to_string(), "many".to_string())]).is_err());
-        let vars =
-            [("ACTIX_MCP_AUTH_MODE", "oauth"), ("ACTIX_MCP_AUTH_ISSUERS", "http://127.0.0.1:1, https://id.example")];
+        let vars = [
+            ("ACTIX_MCP_AUTH_MODE", "oauth"),
+            ("ACTIX_MCP_AUTH_ISSUERS", "http://127.0.0.1:1, https://id.example"),
+            ("ACTIX_MCP_PUBLIC_URL", "http://127.0.0.1:8080/mcp"),
+        ];
         c.apply_env(vars.map(|(k, v)| (k.to_string(), v.to_string()))).unwrap();
         assert_eq!(c.auth.issuers, ["http://127.0.0.1:1", "https://id.example"]);
     }
 
     #[test]
     fn auth_off_loopback_needs_tls_or_a_proxy() {
-        let on = "[auth]\nmode = \"oauth\"\nissuers = [\"https://id.example.com\"]\n";
-        assert!(Config::from_toml(on).is_ok());
+        let oauth = "[auth]\nmode = \"oauth\"\nissuers = [\"https://id.example.com\"]\n";
+        // OAuth needs the URL clients reach the server at.
+        assert!(Config::from_toml(oauth).unwrap_err().0.contains("http.public_url"));
+        let on = format!("{oauth}resource = \"https://mcp.example.com/mcp\"\n");
+        assert!(Config::from_toml(&on).is_ok());
         let public = format!("{on}[http]\nbind = \"0.0.0.0:8080\"\n");
         assert!(Config::from_toml(&public).unwrap_err().0.contains("http.tls"));
         assert!(Config::from_toml(&format!("{public}behind_tls_proxy = true\n")).is_ok());
         let tls = format!("{public}[http.tls]\ncert = \"c.pem\"\nkey = \"k.pem\"\n");
-        let c = Config::from_toml(&tls).unwrap();
-        assert_eq!(c.canonical_resource(), "https://0.0.0.0:8080/mcp");
-        assert!(Config::from_toml("[http.tls]\ncert = \"c.pem\"\n").is_err());
+        assert_eq!(Config::from_toml(&tls).unwrap().canonical_resource(), "https://mcp.example.com/mcp");
+        let mut derived = Config::default();
+        derived.http.bind = "0.0.0.0:8080".into();
+        derived.http.tls.cert = "c.pem".into();
+        derived.http.tls.key = "k.pem".into();
+        assert_eq!(derived.canonical_resource(), "https://0.0.0.0:8080/mcp");
+        assert!(Config::from_toml("[http.tls]\ncert = \"c.pem\"\nkey = \"\"\n").is_err());
     }
 }

@@ -152,6 +152,13 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
         "auth" => &c.auth.mode, "tls" => c.http.tls.enabled(), "metrics" => c.metrics.enabled,
         "otel" => crate::telemetry::spans_exported(),
         "version" => env!("CARGO_PKG_VERSION"));
+    if c.auth.enabled() {
+        info!(server.logger(), "authorization"; "mode" => &c.auth.mode, "resource" => c.canonical_resource(),
+            "issuers" => c.auth.issuers.join(","));
+    }
+    if crate::telemetry::spans_exported() {
+        info!(server.logger(), "exporting spans"; "otlp_endpoint" => &c.otel.endpoint);
+    }
     let m = &server.config().metrics;
     if m.enabled && !m.bind.is_empty() {
         let (metrics_http, metrics_addrs) = metrics::separate(server.clone())?;
