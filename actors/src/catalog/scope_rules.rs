@@ -6,11 +6,12 @@
 //! added, so that items added later (a file appearing under `fs`) get them
 //! too.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use globset::{Glob, GlobBuilder, GlobMatcher};
+use globset::GlobMatcher;
 
 use super::{Catalog, Prompt, Resource, ResourceTemplate, Tool};
+use crate::config::{ConfigError, ItemScopesConfig};
 
 impl Catalog {
     /// Sets the scopes configuration gives items (`[auth.item_scopes]`):
@@ -37,27 +38,18 @@ impl Catalog {
 /// Scopes by tool name, prompt name and resource URI pattern.
 #[derive(Debug, Clone, Default)]
 pub struct ScopeRules {
-    tools: HashMap<String, Vec<String>>,
-    prompts: HashMap<String, Vec<String>>,
+    tools: BTreeMap<String, Vec<String>>,
+    prompts: BTreeMap<String, Vec<String>>,
     resources: Vec<(GlobMatcher, Vec<String>)>,
 }
 
 impl ScopeRules {
-    /// Rules from the three maps; an error names a pattern that is not a glob.
-    pub fn new(
-        tools: &BTreeMap<String, Vec<String>>,
-        prompts: &BTreeMap<String, Vec<String>>,
-        resources: &BTreeMap<String, Vec<String>>,
-    ) -> Result<Self, String> {
-        let resources = resources
-            .iter()
-            .map(|(pattern, scopes)| {
-                let glob = glob(pattern).map_err(|e| format!("resource pattern {pattern:?}: {e}"))?;
-                Ok((glob.compile_matcher(), scopes.clone()))
-            })
-            .collect::<Result<_, String>>()?;
-        let owned = |m: &BTreeMap<String, Vec<String>>| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        Ok(ScopeRules { tools: owned(tools), prompts: owned(prompts), resources })
+    /// The rules of `[auth.item_scopes]`; an error names a resource
+    /// pattern that is not a glob.
+    pub fn from_config(config: &ItemScopesConfig) -> Result<Self, ConfigError> {
+        let globs = config.resource_globs()?;
+        let resources = globs.into_iter().map(|(glob, scopes)| (glob.compile_matcher(), scopes.to_vec())).collect();
+        Ok(ScopeRules { tools: config.tools.clone(), prompts: config.prompts.clone(), resources })
     }
 
     /// Whether no rule is set.
@@ -78,13 +70,11 @@ impl ScopeRules {
     }
 
     pub(super) fn apply_resource(&self, resource: &mut Resource) {
-        let uri = resource.uri().to_owned();
-        self.apply_uri(&uri, &mut resource.scopes);
+        self.apply_uri(&resource.def.uri, &mut resource.scopes);
     }
 
     pub(super) fn apply_template(&self, template: &mut ResourceTemplate) {
-        let uri = template.uri_template().to_owned();
-        self.apply_uri(&uri, &mut template.scopes);
+        self.apply_uri(&template.def.uri_template, &mut template.scopes);
     }
 
     fn apply_uri(&self, uri: &str, scopes: &mut Vec<String>) {
@@ -94,11 +84,6 @@ impl ScopeRules {
             }
         }
     }
-}
-
-/// A URI glob: `*` within a path segment, `**` across them.
-fn glob(pattern: &str) -> Result<Glob, globset::Error> {
-    GlobBuilder::new(pattern).literal_separator(true).build()
 }
 
 /// Adds the scopes of `more` that `scopes` lacks.
@@ -120,11 +105,11 @@ mod tests {
 
     #[test]
     fn rules_add_to_an_items_own_scopes() {
-        let rules = ScopeRules::new(
-            &map(&[("echo", &["admin"])]),
-            &map(&[("greet", &["mcp:prompts"])]),
-            &map(&[("file:///secret/**", &["secret"]), ("file:///**", &["files"])]),
-        )
+        let rules = ScopeRules::from_config(&ItemScopesConfig {
+            tools: map(&[("echo", &["admin"])]),
+            prompts: map(&[("greet", &["mcp:prompts"])]),
+            resources: map(&[("file:///secret/**", &["secret"]), ("file:///**", &["files"])]),
+        })
         .unwrap();
         let mut tool = Tool::raw("echo", "", serde_json::json!({"type": "object"}), |_, _| async {
             Ok(mcp_protocol::model::tools::CallToolResult::text("x"))
@@ -138,7 +123,8 @@ mod tests {
         let mut other = Resource::text("memo://x", "x", "text/plain", "x");
         rules.apply_resource(&mut other);
         assert!(other.scopes().is_empty());
-        assert!(ScopeRules::new(&map(&[]), &map(&[]), &map(&[("[", &["x"])])).is_err());
+        let bad = ItemScopesConfig { resources: map(&[("[", &["x"])]), ..ItemScopesConfig::default() };
+        assert!(ScopeRules::from_config(&bad).is_err());
         assert!(ScopeRules::default().is_empty());
     }
 }

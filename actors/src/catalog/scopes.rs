@@ -29,20 +29,6 @@ impl Catalog {
         tools.chain(resources).chain(templates).chain(prompts).cloned().collect()
     }
 
-    /// The scopes of the item a request uses: the tool of `tools/call`,
-    /// the prompt of `prompts/get`, the resource (or the template matching
-    /// its URI) of `resources/read` and `resources/subscribe`. Empty for
-    /// other methods and for unknown items (they fail on their own).
-    pub fn scopes_for(&self, method: &str, params: Option<&mcp_protocol::RawObject>) -> Vec<String> {
-        if !self.has_scoped_items() {
-            return Vec::new();
-        }
-        match mcp_protocol::legacy::item_in(method, params) {
-            Some((kind, name)) => self.item_scopes(kind, &name),
-            None => Vec::new(),
-        }
-    }
-
     /// The scopes of one item (none for a task, whose owner is checked
     /// instead, or for an unknown item, which fails on its own).
     pub fn item_scopes(&self, kind: ItemKind, name: &str) -> Vec<String> {

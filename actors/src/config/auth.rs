@@ -84,15 +84,23 @@ pub struct ItemScopesConfig {
 }
 
 impl ItemScopesConfig {
+    /// Each resource pattern as a glob (`*` within a path segment, `**`
+    /// across them) with its scopes; an error names a pattern that is not one.
+    pub fn resource_globs(&self) -> Result<Vec<(globset::Glob, &[String])>, ConfigError> {
+        let glob = |pattern: &str| globset::GlobBuilder::new(pattern).literal_separator(true).build();
+        self.resources
+            .iter()
+            .map(|(pattern, scopes)| {
+                let glob = glob(pattern)
+                    .map_err(|e| ConfigError(format!("auth.item_scopes.resources: pattern {pattern:?}: {e}")))?;
+                Ok((glob, scopes.as_slice()))
+            })
+            .collect()
+    }
+
     /// Each resource pattern must be a glob.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        for pattern in self.resources.keys() {
-            globset::GlobBuilder::new(pattern)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| ConfigError(format!("auth.item_scopes.resources: pattern {pattern:?}: {e}")))?;
-        }
-        Ok(())
+        self.resource_globs().map(drop)
     }
 }
 

@@ -177,6 +177,7 @@ impl Config {
         self.metrics.validate()?;
         self.auth.validate()?;
         self.validate_transport_security()?;
+        self.validate_resource()?;
         self.validate_limits()
     }
 
@@ -220,6 +221,22 @@ impl Config {
         Ok(())
     }
 
+    /// OAuth needs the URL clients reach the server at: tokens name it and
+    /// the metadata advertises it, and behind a proxy or with several
+    /// instances the bind address is not it.
+    fn validate_resource(&self) -> Result<(), ConfigError> {
+        if self.auth.mode == "oauth" && self.auth.resource.is_empty() && self.http.public_url.is_empty() {
+            Err(ConfigError(format!(
+                "auth.mode = \"oauth\" needs http.public_url: the URL clients reach this server at, which tokens \
+                 must name and the metadata advertises (the bind address, {}, is not it behind a proxy or with \
+                 several instances); e.g. http.public_url = \"https://mcp.example.com{}\"",
+                self.http.bind, self.http.path
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
     /// With authorization on, tokens must not cross a network in the clear:
     /// a non-loopback address needs `http.tls` or `http.behind_tls_proxy`.
     fn validate_transport_security(&self) -> Result<(), ConfigError> {
@@ -230,14 +247,6 @@ impl Config {
         if !self.http.public_url.is_empty() {
             url::Url::parse(&self.http.public_url)
                 .map_err(|e| ConfigError(format!("http.public_url {:?}: {e}", self.http.public_url)))?;
-        }
-        if self.auth.mode == "oauth" && self.auth.resource.is_empty() && self.http.public_url.is_empty() {
-            return Err(ConfigError(format!(
-                "auth.mode = \"oauth\" needs http.public_url: the URL clients reach this server at, which tokens \
-                 must name and the metadata advertises (the bind address, {}, is not it behind a proxy or with \
-                 several instances); e.g. http.public_url = \"https://mcp.example.com{}\"",
-                self.http.bind, self.http.path
-            )));
         }
         let loopback = self.http.bind.parse::<SocketAddr>().map(|a| a.ip().is_loopback()).unwrap_or(false);
         if self.auth.enabled() && !loopback && !tls.enabled() && !self.http.behind_tls_proxy {

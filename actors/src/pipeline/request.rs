@@ -344,7 +344,12 @@ async fn run(
             None => return (Ending::Cancelled, None),
         },
     };
-    let (bytes, code, ending) = encode_outcome(&service, &id, version, legacy, timeout, &cancel, outcome);
+    if outcome.is_err() {
+        // Timed out: the handler stops (its token fires, its future is
+        // dropped) and the client still gets a response saying why.
+        cancel.cancel();
+    }
+    let (bytes, code, ending) = encode_outcome(&service, &id, version, legacy, timeout, outcome);
     let answered = matches!(ending, Ending::Answered | Ending::Panicked(_));
     if answered && cancel.is_cancelled() {
         return (Ending::Cancelled, code);
@@ -371,15 +376,13 @@ async fn run(
 type HandlerOutcome = std::thread::Result<Result<Answer, HandlerError>>;
 
 /// The bytes of a handler's outcome (its answer, its error, its panic or the
-/// timeout), the error code they carry, and how the request ended. At the
-/// timeout the handler is stopped (its token fires).
+/// timeout), the error code they carry, and how the request ended.
 fn encode_outcome(
     service: &McpService,
     id: &RequestId,
     version: ProtocolVersion,
     legacy: bool,
     timeout: Duration,
-    cancel: &CancellationToken,
     outcome: Result<HandlerOutcome, Ending>,
 ) -> (Vec<u8>, Option<i32>, Ending) {
     match outcome {
@@ -393,9 +396,6 @@ fn encode_outcome(
             (encode_error(Some(id), &data), Some(data.code.0), Ending::Answered)
         }
         Err(ending) => {
-            // The handler stops (its token fires, its future is dropped) and
-            // the client still gets a response saying why.
-            cancel.cancel();
             let data = ErrorData::internal(format!("Request timed out after {} ms", timeout.as_millis()));
             (encode_error(Some(id), &data), Some(data.code.0), ending)
         }

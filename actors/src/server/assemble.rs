@@ -47,14 +47,11 @@ impl McpServer {
         install_telemetry(&config, &log);
         let backend_link = backend.stats();
         let (hub, occupancy) = start_hub(backend, &config, &log);
+        catalog.set_scope_rules(ScopeRules::from_config(&config.auth.item_scopes)?);
         let to_hub = hub.clone();
         // Catalog changes are published, never dropped (`do_send` ignores the
         // mailbox cap; these are rare and small).
         // A change a handler makes carries its request's trace context.
-        let rules = &config.auth.item_scopes;
-        let rules = ScopeRules::new(&rules.tools, &rules.prompts, &rules.resources)
-            .map_err(|e| BuildError::Config(ConfigError(format!("auth.item_scopes.resources: {e}"))))?;
-        catalog.set_scope_rules(rules);
         catalog.watch(move |event, key| {
             to_hub.do_send(Publish {
                 event: event.clone(),

@@ -20,7 +20,7 @@ use mcp_protocol::jsonrpc::{encode_error, DecodeError, Incoming, Notification, R
 use mcp_protocol::meta::{MetaKeys, VersionHeader, PROTOCOL_VERSION_KEY};
 use mcp_protocol::request::{ClientNotification, ClientRequest};
 use mcp_protocol::{
-    ErrorCode, ErrorData, ErrorProfile, Message, ProtocolError, ProtocolVersion, RequestId, RequestMeta,
+    ErrorCode, ErrorData, ErrorProfile, Expect, Message, ProtocolError, ProtocolVersion, RequestId, RequestMeta,
 };
 
 use crate::auth::{AuthError, Authorizer};
@@ -101,6 +101,17 @@ pub enum ConnectionEra {
     /// A legacy session (HTTP: the request named one with `Mcp-Session-Id`
     /// and it exists; stdio: the client sent `initialize`).
     Session,
+}
+
+impl ConnectionEra {
+    /// What the connection's messages are read as: a session's the general
+    /// way at once, others first in one pass.
+    pub fn expect(self) -> Expect {
+        match self {
+            ConnectionEra::Stateless => Expect::Stateless,
+            ConnectionEra::Session => Expect::Session,
+        }
+    }
 }
 
 /// What to do with one incoming message.

@@ -84,9 +84,9 @@ fn the_one_pass_admits_what_the_general_way_admits_and_nothing_else() {
     let unknown = stateless(8, "no/such").to_string();
     for (message, session) in [(unsupported.to_string(), false), (in_session, true), (legacy, false), (unknown, false)]
     {
-        let expect = if session { mcp_protocol::Expect::Session } else { mcp_protocol::Expect::Stateless };
-        let routed = route(&conn(&c, session), mcp_protocol::decode(message.as_bytes(), expect));
-        let general = route_general(&conn(&c, session), decode(message.as_bytes()));
+        let on = conn(&c, session);
+        let routed = route(&on, mcp_protocol::decode(message.as_bytes(), on.era.expect()));
+        let general = route_general(&on, decode(message.as_bytes()));
         assert_eq!(format!("{routed:?}"), format!("{general:?}"), "{message}");
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
-use mcp_protocol::{ErrorData, Message};
+use mcp_protocol::Message;
 
 use super::error::{status_for, HttpError};
 use super::headers::{request_headers, HttpHeaders};
@@ -106,10 +106,7 @@ pub(super) async fn stateless(
     caller: Option<&Identity>,
 ) -> Result<HttpResponse, HttpError> {
     match action {
-        Action::Forbidden { id, error } => Err(match server.authorizer() {
-            Some(auth) => super::auth::refusal(server, auth, id.as_ref(), &error, None, caller),
-            None => HttpError::with_status(StatusCode::FORBIDDEN, id.as_ref(), ErrorData::internal(error.for_client())),
-        }),
+        Action::Forbidden { id, error } => Err(super::auth::forbidden(server, id.as_ref(), &error, caller)),
         Action::Run(admitted) => reply::run(server, admitted, Era::Stateless).await,
         Action::Listen(admitted) => listen(server, *admitted),
         Action::Refuse(refusal) => Err(HttpError::refused(refusal)),
@@ -130,13 +127,7 @@ fn listen(server: &McpServer, admitted: Admitted) -> Result<HttpResponse, HttpEr
     let ListenAdmission { filter, expires_in } = server.admit_listen(&admitted).map_err(|refused| match refused {
         ListenRefusal::Busy(e) => HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, id, e),
         ListenRefusal::Invalid(e) => HttpError::with_status(status_for(Some(e.code.0)), id, e),
-        ListenRefusal::Forbidden(e) => {
-            let (auth, caller) = (server.authorizer(), admitted.facts.identity.as_deref());
-            match auth {
-                Some(auth) => super::auth::refusal(server, auth, id, &e, None, caller),
-                None => HttpError::with_status(StatusCode::FORBIDDEN, id, ErrorData::internal(e.for_client())),
-            }
-        }
+        ListenRefusal::Forbidden(e) => super::auth::forbidden(server, id, &e, admitted.facts.identity.as_deref()),
     })?;
     let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
     let kind = ListenerKind::Listen(admitted.id);

@@ -29,6 +29,21 @@ pub(super) async fn caller(req: &HttpRequest, server: &McpServer) -> Result<Opti
     })
 }
 
+/// The HTTP answer to a caller whose credentials lack a scope the request
+/// needs: [`refusal`]'s 403 with a step-up challenge (a server without
+/// authorization, which refuses no one so, answers a plain 403).
+pub(super) fn forbidden(
+    server: &McpServer,
+    id: Option<&RequestId>,
+    e: &AuthError,
+    caller: Option<&Identity>,
+) -> HttpError {
+    match server.authorizer() {
+        Some(auth) => refusal(server, auth, id, e, None, caller),
+        None => HttpError::with_status(StatusCode::FORBIDDEN, id, mcp_protocol::ErrorData::internal(e.for_client())),
+    }
+}
+
 /// The HTTP answer to an authorization refusal, reported to the operator
 /// first ([`Authorizer::report`]: the presented `token` or the known
 /// `caller` name who was refused; an unreachable issuer's detail stays in

@@ -21,8 +21,6 @@ use super::answer::{route, stateless};
 use super::error::HttpError;
 use super::headers::session_id;
 use super::{auth, guard, session};
-use mcp_protocol::Expect;
-
 use crate::pipeline::intake::{ConnectionEra, Route};
 use crate::server::McpServer;
 
@@ -45,14 +43,15 @@ pub(super) async fn serve(
     let http = &server.config().http;
     let body = read_body(&req, payload, http.max_body_bytes, Duration::from_millis(http.body_timeout_ms)).await?;
     crate::telemetry::bytes_in(body.len());
-    let expect = if session_id(&req).is_some() { Expect::Session } else { Expect::Stateless };
-    let message = mcp_protocol::decode(&body, expect);
+    let sid = session_id(&req);
+    let era = if sid.is_some() { ConnectionEra::Session } else { ConnectionEra::Stateless };
+    let message = mcp_protocol::decode(&body, era.expect());
     // The legacy paths are boxed: their futures are large and rare, and the
     // stateless path's future stays small enough for the allocator's caches.
-    if let Some(sid) = session_id(&req) {
+    if let Some(sid) = sid {
         return Box::pin(session::post(&req, &server, sid, message, identity.as_ref())).await;
     }
-    match route(&req, &server, message, ConnectionEra::Stateless, identity.as_ref()) {
+    match route(&req, &server, message, era, identity.as_ref()) {
         Route::Stateless(action) => stateless(&server, action, identity.as_deref()).await,
         Route::Initialize(r) => Box::pin(session::initialize(&server, r, identity.as_deref())).await,
         // Outside a session nothing is routed to one.

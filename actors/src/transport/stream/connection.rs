@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use mcp_protocol::jsonrpc::{self, Incoming, Request};
-use mcp_protocol::{ErrorCode, ErrorData, Expect, RequestId};
+use mcp_protocol::{ErrorCode, ErrorData, RequestId};
 use slog::{debug, info};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -119,17 +119,17 @@ impl StreamConnection {
 
     fn message(&mut self, bytes: &[u8], ctx: &mut Context<Self>) {
         let service = self.server.service().clone();
+        let era = if self.session.is_some() { ConnectionEra::Session } else { ConnectionEra::Stateless };
         let conn = intake::Connection {
             versions: service.stateless_versions(),
             catalog: service.catalog(),
             headers: None,
-            era: if self.session.is_some() { ConnectionEra::Session } else { ConnectionEra::Stateless },
+            era,
             caller: None,
         };
         // Outside a session the common request is read in one pass,
         // anything else the general way.
-        let expect = if self.session.is_some() { Expect::Session } else { Expect::Stateless };
-        let routed = intake::route(&conn, mcp_protocol::decode(bytes, expect));
+        let routed = intake::route(&conn, mcp_protocol::decode(bytes, era.expect()));
         match routed {
             Route::Stateless(Action::Refuse(r)) => self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx),
             Route::Stateless(Action::Forbidden { id, error }) => {
