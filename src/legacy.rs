@@ -57,6 +57,24 @@ pub fn initialize_result(
     Value::Object(m)
 }
 
+/// Method names of the legacy era's own requests (those it shares with
+/// the stateless era are [`crate::request::method`]).
+pub mod method {
+    /// `initialize`: opens a session.
+    pub const INITIALIZE: &str = "initialize";
+    /// `ping`.
+    pub const PING: &str = "ping";
+    /// `logging/setLevel`.
+    pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+    /// `resources/subscribe`.
+    pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+    /// `resources/unsubscribe`.
+    pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+}
+
+/// The stateless era's requests a legacy session does not serve.
+const STATELESS_ONLY: [&str; 2] = [crate::request::method::SUBSCRIPTIONS_LISTEN, crate::request::method::DISCOVER];
+
 /// A request of the legacy era.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -90,12 +108,12 @@ impl LegacyRequest {
     /// belong to the stateless era and are not found here.
     pub fn from_parts(method: &str, params: Option<&RawObject>) -> Result<Self, ProtocolError> {
         Ok(match method {
-            "initialize" => LegacyRequest::Initialize(parse(method, params)?),
-            "ping" => LegacyRequest::Ping,
-            "logging/setLevel" => LegacyRequest::SetLevel(parse::<LevelParams>(method, params)?.level),
-            "resources/subscribe" => LegacyRequest::Subscribe(parse::<UriParams>(method, params)?.uri),
-            "resources/unsubscribe" => LegacyRequest::Unsubscribe(parse::<UriParams>(method, params)?.uri),
-            "subscriptions/listen" | "server/discover" => return Err(ProtocolError::MethodNotFound(method.to_owned())),
+            method::INITIALIZE => LegacyRequest::Initialize(parse(method, params)?),
+            method::PING => LegacyRequest::Ping,
+            method::LOGGING_SET_LEVEL => LegacyRequest::SetLevel(parse::<LevelParams>(method, params)?.level),
+            method::RESOURCES_SUBSCRIBE => LegacyRequest::Subscribe(parse::<UriParams>(method, params)?.uri),
+            method::RESOURCES_UNSUBSCRIBE => LegacyRequest::Unsubscribe(parse::<UriParams>(method, params)?.uri),
+            other if STATELESS_ONLY.contains(&other) => return Err(ProtocolError::MethodNotFound(other.to_owned())),
             other => LegacyRequest::Shared(ClientRequest::from_parts(other, params)?),
         })
     }
@@ -105,7 +123,7 @@ impl LegacyRequest {
 /// that of [`crate::request::item_in`], and the resource of a legacy
 /// `resources/subscribe` (to subscribe is to read).
 pub fn item_in(method: &str, params: Option<&RawObject>) -> Option<(ItemKind, String)> {
-    if method == "resources/subscribe" {
+    if method == method::RESOURCES_SUBSCRIBE {
         let uri = params?.to_map().remove("uri")?;
         return uri.as_str().map(|u| (ItemKind::Resource, u.to_owned()));
     }

@@ -77,8 +77,9 @@
 //!   intake read a request's transport-neutral [`facts::Head`].
 //! - [`server`]: [`McpServer`], the service, the hub and the sessions, with
 //!   the entry points that start the actors of a route. It names no transport.
-//! - `pipeline` (internal): from a parsed message to its answer — the
-//!   intake (the one dispatcher: the era is decided there), legacy
+//! - `pipeline` (internal): from a message's bytes to its answer — the
+//!   intake (the one sans-IO pipeline every transport drives: decoding,
+//!   the era, scopes, admission, refusals with their status), legacy
 //!   sessions, the request actor (one per call) and the service (request
 //!   semantics over the catalog, one file per method family).
 //! - [`tasks`]: the Tasks extension — task records, their stores and actors.

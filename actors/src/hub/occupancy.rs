@@ -38,7 +38,7 @@ pub struct Occupancy {
 }
 
 impl Occupancy {
-    pub(super) fn new(max: usize) -> Arc<Self> {
+    pub(crate) fn new(max: usize) -> Arc<Self> {
         Arc::new(Occupancy { listeners: AtomicUsize::new(0), max, stopping: AtomicBool::new(false) })
     }
 

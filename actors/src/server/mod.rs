@@ -28,7 +28,6 @@ mod shutdown;
 mod start;
 
 pub(crate) use assemble::backend_for;
-pub use listen::{ListenAdmission, ListenRefusal};
 pub use shutdown::shutdown_signal;
 
 use std::sync::Arc;
@@ -152,6 +151,13 @@ impl McpServer {
     /// The subscription hub.
     pub fn hub(&self) -> &Addr<SubscriptionHub> {
         &self.inner.hub
+    }
+
+    /// The intake every transport routes its messages through: this
+    /// server's service, hub limits and occupancy, and authorization.
+    pub fn intake(&self) -> crate::pipeline::intake::Intake<'_> {
+        let i = &self.inner;
+        crate::pipeline::intake::Intake::new(&i.service, &i.config.hub, &i.occupancy, i.auth.as_deref(), &i.log)
     }
 
     /// Whether the hub would accept a subscription now (no round trip).

@@ -1,61 +1,50 @@
-//! What the POST handlers share: routing a message through the dispatcher
-//! with this request's headers, and answering the routes of the stateless
-//! era (a request actor's reply, a listen stream, a refusal, 202).
+//! The HTTP driver of the intake: one POSTed message with its headers and
+//! caller ([`HttpDriver`]), and the HTTP answer to each [`Action`] (a
+//! request actor's reply, a listen stream, a refusal with its status, 202).
 
 use std::sync::Arc;
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
-use mcp_protocol::Message;
 
-use super::error::{status_for, HttpError};
+use super::error::HttpError;
 use super::headers::{request_headers, HttpHeaders};
 use super::reply;
 use crate::facts::extensions::Extensions;
+use crate::facts::head::Headers;
 use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
 use crate::hub::listener::ListenerKind;
-use crate::pipeline::intake::{self, Action, Admitted, Caller, ConnectionEra, Route};
+use crate::pipeline::intake::{Action, Admitted, Driver, ListenAdmission};
 use crate::pipeline::legacy::era::Era;
-use crate::server::{ListenAdmission, ListenRefusal, McpServer};
+use crate::server::McpServer;
 use crate::transport::sse;
 
-/// Routes a message through the dispatcher.
-pub(super) fn route(
-    req: &HttpRequest,
-    server: &McpServer,
-    message: Message<'_>,
-    era: ConnectionEra,
-    identity: Option<&Arc<Identity>>,
-) -> Route {
-    let headers = HttpHeaders(req);
-    let caller = match (server.authorizer(), identity) {
-        (Some(authorizer), Some(identity)) => Some(Caller { identity, authorizer }),
-        _ => None,
-    };
-    let service = server.service();
-    let conn = intake::Connection {
-        versions: service.stateless_versions(),
-        catalog: service.catalog(),
-        headers: Some(&headers),
-        era,
-        caller,
-    };
-    with_facts(intake::route(&conn, message), req, server, identity)
+/// One POSTed message, as the intake sees it: its headers, and the caller
+/// the server authenticated from them.
+pub(super) struct HttpDriver<'r> {
+    req: &'r HttpRequest,
+    server: &'r McpServer,
+    headers: HttpHeaders<'r>,
+    identity: Option<&'r Arc<Identity>>,
 }
 
-/// An admitted request, given its headers, caller and extensions.
-fn with_facts(route: Route, req: &HttpRequest, server: &McpServer, identity: Option<&Arc<Identity>>) -> Route {
-    match route {
-        Route::Stateless(Action::Run(mut admitted)) => {
-            admitted.facts = facts_of(req, server, identity);
-            Route::Stateless(Action::Run(admitted))
-        }
-        Route::Stateless(Action::Listen(mut admitted)) => {
-            admitted.facts = facts_of(req, server, identity);
-            Route::Stateless(Action::Listen(admitted))
-        }
-        other => other,
+impl<'r> HttpDriver<'r> {
+    pub(super) fn new(req: &'r HttpRequest, server: &'r McpServer, identity: Option<&'r Arc<Identity>>) -> Self {
+        HttpDriver { req, server, headers: HttpHeaders(req), identity }
+    }
+}
+
+impl Driver for HttpDriver<'_> {
+    fn headers(&self) -> Option<&dyn Headers> {
+        Some(&self.headers)
+    }
+
+    fn caller(&self) -> Option<&Identity> {
+        self.identity.map(|i| &**i)
+    }
+
+    fn facts(&self) -> RequestFacts {
+        facts_of(self.req, self.server, self.identity)
     }
 }
 
@@ -98,18 +87,12 @@ fn trace_of(req: &HttpRequest) -> Option<mcp_protocol::trace::TraceContext> {
     mcp_protocol::trace::TraceContext::from_parts(Some(traceparent), text(&TRACESTATE), text(&BAGGAGE))
 }
 
-/// Answers what the intake decided for a message of the stateless era
-/// (`caller`: the authenticated caller, for the report of a refusal).
-pub(super) async fn stateless(
-    server: &McpServer,
-    action: Action,
-    caller: Option<&Identity>,
-) -> Result<HttpResponse, HttpError> {
+/// The HTTP answer to what the intake decided.
+pub(super) async fn act(server: &McpServer, action: Action) -> Result<HttpResponse, HttpError> {
     match action {
-        Action::Forbidden { id, error } => Err(super::auth::forbidden(server, id.as_ref(), &error, caller)),
-        Action::Run(admitted) => reply::run(server, admitted, Era::Stateless).await,
-        Action::Listen(admitted) => listen(server, *admitted),
         Action::Refuse(refusal) => Err(HttpError::refused(refusal)),
+        Action::Run(admitted) => reply::run(server, admitted, Era::Stateless).await,
+        Action::Listen(admitted, admission) => Ok(listen(server, *admitted, admission)),
         // Cancellation over HTTP is the client closing the response stream.
         Action::Cancel { .. } | Action::Notification(_) => Ok(HttpResponse::Accepted().finish()),
         Action::Unexpected(r) => {
@@ -122,15 +105,10 @@ pub(super) async fn stateless(
 /// actor. The stream starts at once; its first event is the acknowledgement,
 /// sent once the hub has registered the listener (or, if the hub refused it
 /// after all, the error response).
-fn listen(server: &McpServer, admitted: Admitted) -> Result<HttpResponse, HttpError> {
-    let id = Some(&admitted.id);
-    let ListenAdmission { filter, expires_in } = server.admit_listen(&admitted).map_err(|refused| match refused {
-        ListenRefusal::Busy(e) => HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, id, e),
-        ListenRefusal::Invalid(e) => HttpError::with_status(status_for(Some(e.code.0)), id, e),
-        ListenRefusal::Forbidden(e) => super::auth::forbidden(server, id, &e, admitted.facts.identity.as_deref()),
-    })?;
+fn listen(server: &McpServer, admitted: Admitted, admission: ListenAdmission) -> HttpResponse {
+    let ListenAdmission { filter, expires_in } = admission;
     let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
     let kind = ListenerKind::Listen(admitted.id);
     let _ = server.start_listener_until(kind, filter, Box::new(sink), expires_in);
-    Ok(sse::listen_response(frames))
+    sse::listen_response(frames)
 }

@@ -10,16 +10,10 @@ use mcp_protocol::{ErrorCode, ErrorData, RequestId};
 use crate::pipeline::intake::Refusal;
 
 /// The HTTP status for a JSON-RPC error code in the stateless era (`None`:
-/// success). The legacy era answers JSON-RPC errors with 200.
+/// success; [`intake::status_for`](crate::pipeline::intake::status_for)).
+/// The legacy era answers JSON-RPC errors with 200.
 pub fn status_for(code: Option<i32>) -> StatusCode {
-    match code {
-        None => StatusCode::OK,
-        Some(-32601) => StatusCode::NOT_FOUND,
-        Some(-32603) => StatusCode::INTERNAL_SERVER_ERROR,
-        Some(-32000) => StatusCode::TOO_MANY_REQUESTS,
-        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022 | -32001 | -32003) => StatusCode::BAD_REQUEST,
-        Some(_) => StatusCode::OK,
-    }
+    StatusCode::from_u16(crate::pipeline::intake::status_for(code)).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
 /// A request the HTTP transport answers with an error.
@@ -39,9 +33,10 @@ impl HttpError {
         HttpError { status, id: id.cloned(), error: ErrorData::new(code, message), allow: false, challenge: None }
     }
 
-    /// A request refused by admission, with the status of its code.
+    /// A message the intake refused, with its status and challenge.
     pub fn refused(r: Refusal) -> Self {
-        HttpError { status: status_for(Some(r.error.code.0)), id: r.id, error: r.error, allow: false, challenge: None }
+        let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        HttpError { status, id: r.id, error: r.error, allow: false, challenge: r.challenge }
     }
 
     /// An error with an explicit status (503 for a full hub, 400 for a refused `initialize`).
@@ -100,17 +95,6 @@ impl HttpError {
             allow: true,
             ..Self::new(StatusCode::METHOD_NOT_ALLOWED, None, ErrorCode::INVALID_REQUEST, message)
         }
-    }
-
-    /// An authorization refusal: its status (401, 403, 400 or 503), the
-    /// request's id when the body could be read, and the challenge.
-    pub fn unauthorized(status: StatusCode, id: Option<&RequestId>, message: String, challenge: String) -> Self {
-        let code = if status == StatusCode::SERVICE_UNAVAILABLE {
-            ErrorCode::INTERNAL_ERROR
-        } else {
-            ErrorCode::INVALID_REQUEST
-        };
-        HttpError { challenge: Some(challenge), ..Self::new(status, id, code, message) }
     }
 
     /// 500.

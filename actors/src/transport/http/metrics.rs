@@ -6,6 +6,8 @@
 use actix_web::http::header;
 use actix_web::{web, App, HttpResponse, HttpServer};
 
+use super::error::HttpError;
+use crate::pipeline::intake::Refusal;
 use crate::server::McpServer;
 use crate::telemetry;
 
@@ -26,11 +28,12 @@ pub(super) async fn guarded(req: actix_web::HttpRequest, server: web::Data<McpSe
 
 /// With authorization on (and `metrics.public` off), the scraper must be a
 /// caller whose credentials grant `metrics.scope`.
-async fn scraper(req: &actix_web::HttpRequest, server: &McpServer) -> Result<(), super::error::HttpError> {
+async fn scraper(req: &actix_web::HttpRequest, server: &McpServer) -> Result<(), HttpError> {
     let (Some(auth), false) = (server.authorizer(), server.config().metrics.public) else { return Ok(()) };
     let Some(identity) = super::auth::caller(req, server).await? else { return Ok(()) };
     let scope = [server.config().metrics.scope.clone()];
-    auth.permit(&identity, &scope).map_err(|e| super::auth::refusal(server, auth, None, &e, None, Some(&identity)))
+    auth.permit(&identity, &scope)
+        .map_err(|e| HttpError::refused(Refusal::unauthorized(auth, server.logger(), None, &e, None, Some(&identity))))
 }
 
 /// The exposition.

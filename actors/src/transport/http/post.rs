@@ -2,8 +2,8 @@
 //!
 //! Per request, in order: `Host`/`Origin` (403) → `Content-Type` (415) →
 //! with authorization on, the caller from the head (401, 400, 503; no byte
-//! of the body is read for a refused one) → body size (413) → the scopes of
-//! the item the request uses (403) → the dispatcher: JSON-RPC envelope (-32700/-32600, 400)
+//! of the body is read for a refused one) → body size (413) → the intake:
+//! the scopes of the item the request uses (403) → JSON-RPC envelope (-32700/-32600, 400)
 //! → `_meta` (-32602 / HeaderMismatch / UnsupportedProtocolVersion, 400) →
 //! `Mcp-Method` (HeaderMismatch, 400) → method (-32601, 404) → params
 //! (-32602, 400) → `Mcp-Name` and `Mcp-Param-*` (HeaderMismatch, 400) → a
@@ -17,11 +17,11 @@ use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use futures::{FutureExt, StreamExt};
 
-use super::answer::{route, stateless};
+use super::answer::{act, HttpDriver};
 use super::error::HttpError;
 use super::headers::session_id;
 use super::{auth, guard, session};
-use crate::pipeline::intake::{ConnectionEra, Route};
+use crate::pipeline::intake::Route;
 use crate::server::McpServer;
 
 /// The POST handler: every JSON-RPC message a client sends.
@@ -43,19 +43,15 @@ pub(super) async fn serve(
     let http = &server.config().http;
     let body = read_body(&req, payload, http.max_body_bytes, Duration::from_millis(http.body_timeout_ms)).await?;
     crate::telemetry::bytes_in(body.len());
-    let sid = session_id(&req);
-    let era = if sid.is_some() { ConnectionEra::Session } else { ConnectionEra::Stateless };
-    let message = mcp_protocol::decode(&body, era.expect());
-    // The legacy paths are boxed: their futures are large and rare, and the
+    // The legacy path is boxed: its future is large and rare, and the
     // stateless path's future stays small enough for the allocator's caches.
-    if let Some(sid) = sid {
-        return Box::pin(session::post(&req, &server, sid, message, identity.as_ref())).await;
+    if let Some(sid) = session_id(&req) {
+        return Box::pin(session::post(&req, &server, sid, &body, identity.as_ref())).await;
     }
-    match route(&req, &server, message, era, identity.as_ref()) {
-        Route::Stateless(action) => stateless(&server, action, identity.as_deref()).await,
+    let driver = HttpDriver::new(&req, &server, identity.as_ref());
+    match server.intake().route(&driver, &body) {
+        Route::Act(action) => act(&server, action).await,
         Route::Initialize(r) => Box::pin(session::initialize(&server, r, identity.as_deref())).await,
-        // Outside a session nothing is routed to one.
-        Route::Session(_) => Err(HttpError::internal(None, "a session message outside a session")),
     }
 }
 

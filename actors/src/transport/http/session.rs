@@ -9,17 +9,16 @@ use std::sync::Arc;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use mcp_protocol::jsonrpc::{Incoming, Request};
-use mcp_protocol::Message;
 use mcp_protocol::RequestId;
 
-use super::answer::{route, stateless};
+use super::answer::{act, HttpDriver};
 use super::error::HttpError;
 use super::headers::{session_id, MCP_SESSION_ID};
 use super::{auth, guard, reply};
 use crate::channels::outbound;
 use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
-use crate::pipeline::intake::{Action, ConnectionEra, Route};
+use crate::pipeline::intake::{Action, SessionRoute};
 use crate::pipeline::legacy::SessionHandle;
 use crate::server::{McpServer, OpenError};
 use crate::transport::sse;
@@ -49,26 +48,33 @@ pub(super) async fn post(
     req: &HttpRequest,
     server: &McpServer,
     sid: &str,
-    message: Message<'_>,
+    body: &[u8],
     identity: Option<&Arc<Identity>>,
 ) -> Result<HttpResponse, HttpError> {
-    let id = message.request_id().cloned();
     let Some(session) = find(server, sid, identity.map(|i| &**i)).await else {
+        let id = mcp_protocol::decode(body, mcp_protocol::Expect::Session).request_id().cloned();
         return Err(HttpError::no_session(id.as_ref()));
     };
-    match route(req, server, message, ConnectionEra::Session, identity) {
-        Route::Session(message) => {
-            check_version(req, &session, id.as_ref())?;
+    let driver = HttpDriver::new(req, server, identity);
+    match server.intake().route_in_session(&driver, body) {
+        SessionRoute::Session(message) => {
+            check_version(req, &session, message_id(&message))?;
             in_session(server, &session, message, super::answer::facts_of(req, server, identity)).await
         }
-        Route::Stateless(Action::Cancel { id, reason }) => {
+        SessionRoute::Act(Action::Cancel { id, reason }) => {
             session.cancel(id, reason);
             Ok(HttpResponse::Accepted().finish())
         }
         // A request that names a stateless version is served statelessly.
-        Route::Stateless(action) => stateless(server, action, identity.map(|i| &**i)).await,
-        // In a session, an `initialize` is the session's to answer.
-        Route::Initialize(r) => in_session(server, &session, Incoming::Request(r), Default::default()).await,
+        SessionRoute::Act(action) => act(server, action).await,
+    }
+}
+
+/// The id of a request.
+fn message_id(message: &Incoming) -> Option<&RequestId> {
+    match message {
+        Incoming::Request(r) => Some(&r.id),
+        _ => None,
     }
 }
 

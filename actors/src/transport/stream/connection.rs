@@ -22,11 +22,11 @@ use super::Inbound;
 use crate::channels::control::{Abort, Cancel, Close, CloseReason};
 use crate::channels::outbound::{Outbound, OutboundTx};
 use crate::hub::listener::{ListenerActor, ListenerKind};
-use crate::pipeline::intake::{self, Action, Admitted, ConnectionEra, Route};
+use crate::pipeline::intake::{Action, Admitted, Driver, ListenAdmission, Route, SessionRoute};
 use crate::pipeline::legacy::era::Era;
 use crate::pipeline::legacy::{Session, SessionHandle};
 use crate::pipeline::request::RequestActor;
-use crate::server::{ListenAdmission, ListenRefusal, McpServer};
+use crate::server::McpServer;
 
 /// One connection.
 pub struct StreamConnection {
@@ -118,34 +118,29 @@ impl StreamConnection {
     }
 
     fn message(&mut self, bytes: &[u8], ctx: &mut Context<Self>) {
-        let service = self.server.service().clone();
-        let era = if self.session.is_some() { ConnectionEra::Session } else { ConnectionEra::Stateless };
-        let conn = intake::Connection {
-            versions: service.stateless_versions(),
-            catalog: service.catalog(),
-            headers: None,
-            era,
-            caller: None,
-        };
-        // Outside a session the common request is read in one pass,
-        // anything else the general way.
-        let routed = intake::route(&conn, mcp_protocol::decode(bytes, era.expect()));
-        match routed {
-            Route::Stateless(Action::Refuse(r)) => self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx),
-            Route::Stateless(Action::Forbidden { id, error }) => {
-                self.error(id.as_ref(), &ErrorData::new(ErrorCode::INVALID_REQUEST, error.for_client()), ctx)
+        let server = self.server.clone();
+        let intake = server.intake();
+        if self.session.is_none() {
+            match intake.route(&*self, bytes) {
+                Route::Act(action) => self.act(action, ctx),
+                Route::Initialize(r) => self.initialize(r, ctx),
             }
-            Route::Stateless(Action::Run(a)) => self.run(*a, ctx),
-            Route::Stateless(Action::Listen(a)) => self.listen(*a, ctx),
-            Route::Stateless(Action::Cancel { id, reason }) => self.cancel(id, reason),
-            Route::Stateless(Action::Notification(n)) => {
-                debug!(self.server.logger(), "notification ignored"; "method" => &n.method)
+        } else {
+            match intake.route_in_session(&*self, bytes) {
+                SessionRoute::Act(action) => self.act(action, ctx),
+                SessionRoute::Session(m) => self.in_session(m, ctx),
             }
-            Route::Stateless(Action::Unexpected(r)) => {
-                debug!(self.server.logger(), "unexpected response ignored"; "id" => %r.id)
-            }
-            Route::Initialize(r) => self.initialize(r, ctx),
-            Route::Session(m) => self.in_session(m, ctx),
+        }
+    }
+
+    fn act(&mut self, action: Action, ctx: &mut Context<Self>) {
+        match action {
+            Action::Refuse(r) => self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx),
+            Action::Run(a) => self.run(*a, ctx),
+            Action::Listen(a, admission) => self.listen(*a, admission, ctx),
+            Action::Cancel { id, reason } => self.cancel(id, reason),
+            Action::Notification(n) => debug!(self.server.logger(), "notification ignored"; "method" => &n.method),
+            Action::Unexpected(r) => debug!(self.server.logger(), "unexpected response ignored"; "id" => %r.id),
         }
     }
 
@@ -159,18 +154,11 @@ impl StreamConnection {
         }
     }
 
-    fn listen(&mut self, a: Admitted, ctx: &mut Context<Self>) {
+    fn listen(&mut self, a: Admitted, admission: ListenAdmission, ctx: &mut Context<Self>) {
         if !self.claim(&a.id, ctx) {
             return;
         }
-        let ListenAdmission { filter, expires_in } = match self.server.admit_listen(&a) {
-            Ok(admission) => admission,
-            Err(ListenRefusal::Busy(e) | ListenRefusal::Invalid(e)) => return self.error(Some(&a.id), &e, ctx),
-            Err(ListenRefusal::Forbidden(e)) => {
-                let e = ErrorData::new(ErrorCode::INVALID_REQUEST, e.for_client());
-                return self.error(Some(&a.id), &e, ctx);
-            }
-        };
+        let ListenAdmission { filter, expires_in } = admission;
         let sink = StreamSink::new(self.writer.clone(), a.id.clone());
         let kind = ListenerKind::Listen(a.id.clone());
         let (addr, _ready) = self.server.start_listener_until(kind, filter, Box::new(sink), expires_in);
@@ -267,6 +255,10 @@ impl StreamConnection {
         });
     }
 }
+
+/// A stream carries no headers and, so far, no caller: its messages are
+/// admitted on their own.
+impl Driver for StreamConnection {}
 
 impl Actor for StreamConnection {
     type Context = Context<Self>;

@@ -1,0 +1,104 @@
+//! Admission of a request of the stateless era, in the specified order:
+//! the version header against `_meta`, `_meta` itself, `Mcp-Method`, the
+//! params, `Mcp-Name` and `Mcp-Param-*` (transports without headers skip
+//! the header checks). Each refusal is made with the error profile of the
+//! version the request names.
+
+use mcp_protocol::jsonrpc::Request;
+use mcp_protocol::meta::{MetaKeys, VersionHeader, PROTOCOL_VERSION_KEY};
+use mcp_protocol::request::ClientRequest;
+use mcp_protocol::{ErrorProfile, ProtocolError, ProtocolVersion, RequestMeta};
+
+use super::headers::{check_method_header, check_name_headers, header};
+use super::{Checks, Refusal};
+use crate::facts::head::Header;
+
+/// Whether a request claims the stateless era (its `_meta` names a
+/// protocol version, valid or not), from its `_meta` keys; when they could
+/// not be read (a key given twice, say), the message is read as a tree.
+pub(super) fn claims(r: &Request, keys: &Result<MetaKeys<'_>, ProtocolError>) -> bool {
+    match keys {
+        Ok(k) => k.version.is_some(),
+        Err(_) => tree_meta(r).is_some_and(|m| m.contains_key(PROTOCOL_VERSION_KEY)),
+    }
+}
+
+/// `params._meta` as a map (the slow path of malformed messages).
+fn tree_meta(r: &Request) -> Option<serde_json::Map<String, serde_json::Value>> {
+    match r.params.as_ref()?.to_map().remove("_meta")? {
+        serde_json::Value::Object(m) => Some(m),
+        _ => None,
+    }
+}
+
+/// The error profile for a request that has not been validated yet: the
+/// profile of the version it names, or the newest.
+fn profile_of(req: &Request) -> ErrorProfile {
+    let meta = tree_meta(req);
+    ProtocolVersion::profile_for(meta.as_ref().and_then(|m| m.get(PROTOCOL_VERSION_KEY)?.as_str()))
+}
+
+/// Admits a stateless request whose `_meta` keys were read (and its params,
+/// when they were read in the same pass): its validated `_meta` and the
+/// parsed request.
+pub(super) fn admit(
+    conn: &Checks<'_>,
+    request: &Request,
+    keys: Result<MetaKeys<'_>, ProtocolError>,
+    parsed: Option<ClientRequest>,
+) -> Result<(RequestMeta, ClientRequest), Refusal> {
+    let checked = keys.map_err(Refused::Early).and_then(|keys| {
+        let parsed = parsed.map_or_else(|| Parsed::Later(request.params.as_ref()), Parsed::Done);
+        check(conn, &request.method, &keys, parsed)
+    });
+    checked.map_err(|refused| match refused {
+        Refused::Early(e) => Refusal::new(Some(request.id.clone()), &e, profile_of(request)),
+        Refused::Late(e, profile) => Refusal::new(Some(request.id.clone()), &e, profile),
+    })
+}
+
+/// A request's params: parsed already, or still to parse.
+pub(super) enum Parsed<'a> {
+    Done(ClientRequest),
+    Later(Option<&'a mcp_protocol::RawObject>),
+}
+
+/// Why [`check`] refused, and with which error profile.
+pub(super) enum Refused {
+    /// Before `_meta` was validated: the profile of the version it names.
+    Early(ProtocolError),
+    /// After: the validated version's profile.
+    Late(ProtocolError, ErrorProfile),
+}
+
+/// The checks of admission, in the specified order: the version header
+/// against `_meta`, `_meta` itself, `Mcp-Method`, the params, `Mcp-Name`
+/// and `Mcp-Param-*`.
+pub(super) fn check(
+    conn: &Checks<'_>,
+    method: &str,
+    keys: &MetaKeys<'_>,
+    parsed: Parsed<'_>,
+) -> Result<(RequestMeta, ClientRequest), Refused> {
+    let version = keys.version_str();
+    let header = match conn.headers.map(|h| header(h, Header::ProtocolVersion, version.as_deref().unwrap_or(""))) {
+        None => VersionHeader::NotApplicable,
+        Some(Err(e)) => return Err(Refused::Early(e)),
+        Some(Ok(None)) => VersionHeader::Missing,
+        Some(Ok(Some(v))) => VersionHeader::Present(std::str::from_utf8(v).unwrap_or("")),
+    };
+    let meta = RequestMeta::validate_keys(keys, header, conn.versions).map_err(Refused::Early)?;
+    let profile = meta.version.profile();
+    let refuse = |e: ProtocolError| Refused::Late(e, profile);
+    if let Some(h) = conn.headers {
+        check_method_header(h, method).map_err(refuse)?;
+    }
+    let parsed = match parsed {
+        Parsed::Done(parsed) => parsed,
+        Parsed::Later(params) => ClientRequest::from_parts(method, params).map_err(refuse)?,
+    };
+    if let Some(h) = conn.headers {
+        check_name_headers(h, conn.catalog, &parsed).map_err(refuse)?;
+    }
+    Ok((meta, parsed))
+}
