@@ -369,8 +369,14 @@ pub struct HttpChild {
 
 impl HttpChild {
     pub async fn spawn(args: &[&str]) -> Self {
+        Self::spawn_at("127.0.0.1:0", args).await
+    }
+
+    /// `actix-mcp serve --bind BIND ARGS…` (a fixed port, for an instance
+    /// that is restarted on it).
+    pub async fn spawn_at(bind: &str, args: &[&str]) -> Self {
         let mut cmd = tokio::process::Command::new(binary());
-        cmd.args(["serve", "--bind", "127.0.0.1:0"]).args(args);
+        cmd.args(["serve", "--bind", bind]).args(args);
         Self::spawn_command(cmd).await
     }
 

@@ -97,3 +97,106 @@ impl Drop for Nginx {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// nginx run as the shipped `config/nginx.conf` says — unprivileged, under
+/// a prefix of its own — with only its ports replaced: the balancer's, and
+/// the instances' (an instance that is not `up` is marked `down`, out of
+/// rotation, as an operator or an ingress controller does).
+pub struct ShippedNginx {
+    child: tokio::process::Child,
+    /// Its prefix: pid file, logs and temporary files.
+    pub prefix: std::path::PathBuf,
+    /// The port it listens on (loopback).
+    pub port: u16,
+}
+
+impl ShippedNginx {
+    /// Starts nginx in front of `upstreams` (port, up).
+    pub async fn start(upstreams: &[(u16, bool)]) -> Self {
+        let port = free_port();
+        let prefix = std::env::temp_dir().join(format!("actix-mcp-shipped-nginx-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(prefix.join("logs")).unwrap();
+        write_shipped_config(&prefix, port, upstreams);
+        let mut args = shipped_args(&prefix);
+        args.extend(["-g".to_string(), "daemon off;".to_string()]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let child = quiet("nginx", &args).spawn().expect("nginx starts");
+        wait_for_port(port, "nginx").await;
+        ShippedNginx { child, prefix, port }
+    }
+
+    /// The balanced MCP endpoint.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// The process id of its master.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    /// Rewrites the instances and reloads nginx gracefully (`-s reload`,
+    /// which finds the master through the pid file in the prefix).
+    pub fn reload(&self, upstreams: &[(u16, bool)]) {
+        write_shipped_config(&self.prefix, self.port, upstreams);
+        let mut args = shipped_args(&self.prefix);
+        args.extend(["-s".to_string(), "reload".to_string()]);
+        let status = std::process::Command::new(program("nginx")).args(&args).status().unwrap();
+        assert!(status.success(), "nginx -s reload");
+    }
+
+    /// Its access log so far.
+    pub fn access_log(&self) -> String {
+        std::fs::read_to_string(self.prefix.join("logs/access.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for ShippedNginx {
+    fn drop(&mut self) {
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+            for _ in 0..100 {
+                if matches!(self.child.try_wait(), Ok(Some(_))) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.prefix);
+    }
+}
+
+/// `-p PREFIX -c CONF -e logs/error.log`, as config/nginx.conf says.
+fn shipped_args(prefix: &std::path::Path) -> Vec<String> {
+    let conf = prefix.join("nginx.conf");
+    ["-p", prefix.to_str().unwrap(), "-c", conf.to_str().unwrap(), "-e", "logs/error.log"].map(str::to_owned).to_vec()
+}
+
+/// Writes the shipped configuration into `prefix`, listening on `port`
+/// and balancing over `upstreams` (port, up).
+fn write_shipped_config(prefix: &std::path::Path, port: u16, upstreams: &[(u16, bool)]) {
+    let shipped = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/config/nginx.conf")).unwrap();
+    let listen = "listen 127.0.0.1:8080;";
+    assert!(shipped.contains(listen), "config/nginx.conf listens on 127.0.0.1:8080");
+    let servers: String = upstreams
+        .iter()
+        .map(|(p, up)| {
+            format!("        server 127.0.0.1:{p} max_fails=1 fail_timeout=5s{};\n", if *up { "" } else { " down" })
+        })
+        .collect();
+    let mut out = String::new();
+    let mut replaced = 0;
+    for line in shipped.replace(listen, &format!("listen 127.0.0.1:{port};")).lines() {
+        if line.trim_start().starts_with("server 127.0.0.1:808") {
+            if replaced == 0 {
+                out.push_str(&servers);
+            }
+            replaced += 1;
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    assert_eq!(replaced, 2, "config/nginx.conf names two instances");
+    std::fs::write(prefix.join("nginx.conf"), out).unwrap();
+}

@@ -3,8 +3,9 @@
 //!
 //! **Health.** `GET /healthz` answers 200 while the process answers; `GET
 //! /readyz` answers 200 when the instance should get traffic and 503 with the
-//! reasons when it should not — from the moment graceful shutdown begins
-//! (before listen streams get their completion result), while the hub is at
+//! reasons when it should not — from SIGTERM on (through the drain of
+//! `shutdown.drain_ms`, while requests are still served, and the shutdown
+//! that follows; see "Rolling restarts" in the scaling-out guide), while the hub is at
 //! `hub.max_listeners`, and, with `hub.backend = "redis"` and
 //! `hub.require_backend = true`, while Redis is unreachable. Both are on the
 //! main port (`[health]` sets the paths), mounted by `configure()` too, and

@@ -35,9 +35,14 @@
 //!   it each instance would advertise its own backend address;
 //!   `auth.mode = "oauth"` refuses to start without it (or `auth.resource`),
 //!   and the start line prints the resource each instance advertises.
-//! - `config/nginx.conf` is a load balancer configuration that keeps SSE
-//!   unbuffered (`proxy_buffering off`, long read timeouts); actix-mcp also sends
-//!   `X-Accel-Buffering: no` on every stream.
+//! - `config/nginx.conf` is the load balancer's configuration: round robin,
+//!   SSE unbuffered (`proxy_buffering off`, long read timeouts; actix-mcp also
+//!   sends `X-Accel-Buffering: no` on every stream), `Host` with its port and
+//!   `X-Forwarded-*` passed on, the probes and the metadata passed
+//!   deliberately and `/metrics` not at all (scrape each instance). As
+//!   shipped it runs unprivileged from the repository, on loopback, writing
+//!   its pid file, logs and temporary files under its prefix only; the lines
+//!   marked `production:` say what to change.
 //!
 //! ```sh
 //! redis-server --port 6379 &
@@ -45,8 +50,25 @@
 //!   actix-mcp serve --config config/cluster.toml --bind 127.0.0.1:8081 &
 //!   actix-mcp serve --config config/cluster.toml --bind 127.0.0.1:8082 &
 //!   wait' &
-//! nginx -c "$PWD/config/nginx.conf"
+//! mkdir -p target/nginx/logs
+//! nginx -p "$PWD/target/nginx" -c "$PWD/config/nginx.conf" -e logs/error.log
 //! ```
+//!
+//! **Rolling restarts.** At SIGTERM an instance drains for
+//! `shutdown.drain_ms` (default 5 s): `/readyz` answers 503 while every
+//! request that still arrives is served, with `Connection: close` so that
+//! the balancer's kept-alive connections are retired. Then it stops
+//! accepting, listen streams get their completion result (clients listen
+//! again, through the balancer, on another instance), running requests get
+//! `http.shutdown_timeout_secs`, and it exits 0. A balancer that probes
+//! `/readyz` (Kubernetes, HAProxy's `option httpchk`, Envoy) takes the
+//! instance out of rotation by itself; set `drain_ms` above its probe
+//! period. nginx (open source) does not probe: take an instance whose
+//! `/readyz` answers 503 out of its list (`down`) and `nginx -s reload`,
+//! and put it back when `/readyz` answers 200 — what an ingress controller
+//! does. `tests/load_balancer.rs` restarts one of two instances this way
+//! under load, with the shipped `config/nginx.conf`, and no request fails.
+//! SIGINT (Ctrl-C) skips the drain.
 //!
 //! `tests/cluster.rs` runs exactly this with real `redis-server`, `nginx` and
 //! binaries on loopback; `cargo bench --bench cluster_latency` measures

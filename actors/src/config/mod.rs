@@ -19,6 +19,7 @@ mod metrics;
 mod otel;
 mod server;
 mod session;
+mod shutdown;
 mod status;
 mod tasks;
 mod transport;
@@ -33,6 +34,7 @@ pub use metrics::MetricsConfig;
 pub use otel::OtelConfig;
 pub use server::{CacheConfig, CatalogConfig, ServerConfig};
 pub use session::{LegacyConfig, MrtrConfig};
+pub use shutdown::ShutdownConfig;
 pub use status::StatusConfig;
 pub use tasks::TasksConfig;
 pub use transport::{HttpConfig, RequestConfig, StdioConfig, TlsConfig};
@@ -67,6 +69,8 @@ pub struct Config {
     pub auth: AuthConfig,
     /// Liveness and readiness endpoints.
     pub health: HealthConfig,
+    /// Leaving a load balancer's rotation at SIGTERM.
+    pub shutdown: ShutdownConfig,
     /// Prometheus metrics.
     pub metrics: MetricsConfig,
     /// The live status page.
@@ -111,6 +115,7 @@ impl Config {
                 "ACTIX_MCP_H2C" => self.http.h2c = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_MAX_CONNECTIONS" => self.http.max_connections = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_PUBLIC_URL" => self.http.public_url = value,
+                "ACTIX_MCP_DRAIN_MS" => self.shutdown.drain_ms = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_TLS_CERT" => self.http.tls.cert = value,
                 "ACTIX_MCP_TLS_KEY" => self.http.tls.key = value,
                 "ACTIX_MCP_BEHIND_TLS_PROXY" => self.http.behind_tls_proxy = value.parse().map_err(|e| bad(&e))?,

@@ -28,7 +28,7 @@ mod shutdown;
 mod start;
 
 pub(crate) use assemble::backend_for;
-pub use shutdown::shutdown_signal;
+pub use shutdown::{shutdown_signal, Signal};
 
 use std::sync::Arc;
 

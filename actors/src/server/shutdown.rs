@@ -1,6 +1,7 @@
-//! Shutting down: readiness fails first, subscriptions end with their
-//! completion result, then running requests are answered "server shutting
-//! down"; and the signal that starts it.
+//! Shutting down: readiness fails first (and at SIGTERM the HTTP server
+//! drains, still serving), subscriptions end with their completion result,
+//! then running requests are answered "server shutting down"; and the
+//! signal that starts it.
 
 use std::time::{Duration, Instant};
 
@@ -8,6 +9,18 @@ use super::McpServer;
 use crate::hub::Shutdown;
 
 impl McpServer {
+    /// Starts draining: readiness answers 503 from now on, so that a load
+    /// balancer takes the instance out of rotation, while requests are
+    /// still served (HTTP answers them with `Connection: close`).
+    pub fn begin_draining(&self) {
+        self.inner.draining.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether the server is draining or shutting down.
+    pub fn is_draining(&self) -> bool {
+        self.inner.draining.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// Ends every running request with an error response (-32603 "server
     /// shutting down"): the last step of a graceful shutdown, so that no
     /// request is cut off without an answer.
@@ -21,7 +34,7 @@ impl McpServer {
     pub async fn shutdown(&self) -> usize {
         // Readiness fails first, so a load balancer stops sending new work
         // before the listeners get their completion result.
-        self.inner.draining.store(true, std::sync::atomic::Ordering::Release);
+        self.begin_draining();
         let open = self.inner.hub.send(Shutdown).await.unwrap_or(0);
         let deadline = Instant::now() + Duration::from_millis(self.inner.config.hub.drain_ms);
         while Instant::now() < deadline && self.hub_stats().await.listeners > 0 {
@@ -33,21 +46,34 @@ impl McpServer {
     }
 }
 
-/// Resolves at SIGINT or SIGTERM.
-pub async fn shutdown_signal() {
+/// The signal that asked the process to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGINT (Ctrl-C): someone at a terminal; no drain.
+    Interrupt,
+    /// SIGTERM: an orchestrator; the HTTP server drains first.
+    Terminate,
+}
+
+/// Resolves at SIGINT or SIGTERM, with which it was.
+pub async fn shutdown_signal() -> Signal {
     #[cfg(unix)]
     {
         let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(s) => s,
-            Err(_) => return std::future::pending().await,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return Signal::Interrupt;
+            }
         };
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => Signal::Interrupt,
+            _ = term.recv() => Signal::Terminate,
         }
     }
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+        Signal::Interrupt
     }
 }

@@ -28,17 +28,22 @@ pub(super) fn endpoint(
     server: web::Data<McpServer>,
 ) -> LocalBoxFuture<'static, HttpResponse<Counted<BoxBody>>> {
     match *req.method() {
-        Method::POST => Box::pin(post::serve(req, payload, server).map(counted)),
-        Method::GET => Box::pin(session::get(req, server).map(counted)),
-        Method::DELETE => Box::pin(session::delete(req, server).map(counted)),
-        _ => Box::pin(session::not_allowed(req).map(counted)),
+        Method::POST => Box::pin(post::serve(req, payload, server.clone()).map(move |a| counted(a, &server))),
+        Method::GET => Box::pin(session::get(req, server.clone()).map(move |a| counted(a, &server))),
+        Method::DELETE => Box::pin(session::delete(req, server.clone()).map(move |a| counted(a, &server))),
+        _ => Box::pin(session::not_allowed(req).map(move |a| counted(a, &server))),
     }
 }
 
 /// The response (an error's included), counted by status, with a body that
-/// counts its bytes as they leave.
-fn counted(answer: Result<HttpResponse, HttpError>) -> HttpResponse<Counted<BoxBody>> {
-    let response = answer.unwrap_or_else(|e| e.error_response());
+/// counts its bytes as they leave; while the server drains, with
+/// `Connection: close`, so that a balancer's kept-alive connection is not
+/// used again.
+fn counted(answer: Result<HttpResponse, HttpError>, server: &McpServer) -> HttpResponse<Counted<BoxBody>> {
+    let mut response = answer.unwrap_or_else(|e| e.error_response());
+    if server.is_draining() {
+        response.head_mut().set_connection_type(actix_web::http::ConnectionType::Close);
+    }
     crate::telemetry::http_response(response.status().as_u16());
     response.map_body(|_, body| Counted(body))
 }

@@ -27,7 +27,7 @@ use slog::info;
 
 pub use error::{status_for, HttpError};
 
-use crate::server::{shutdown_signal, McpServer};
+use crate::server::{shutdown_signal, McpServer, Signal};
 
 /// Before the end of `http.shutdown_timeout_secs`, requests still running
 /// are ended with an error response, this long before their connections
@@ -118,6 +118,24 @@ pub fn bind(server: McpServer) -> std::io::Result<(actix_web::dev::Server, Vec<S
     Ok((builder.run(), addrs))
 }
 
+/// The drain phase at SIGTERM: for `shutdown.drain_ms`, `/readyz` answers
+/// 503 so that the load balancer takes the instance out of rotation, while
+/// every request that still arrives is served, with `Connection: close`
+/// (which retires the balancer's kept-alive connections). SIGINT skips it,
+/// and a second signal cuts it short.
+async fn drain(server: &McpServer, signal: Signal) {
+    let ms = server.config().shutdown.drain_ms;
+    if signal == Signal::Interrupt || ms == 0 {
+        return;
+    }
+    server.begin_draining();
+    info!(server.logger(), "draining: /readyz answers 503 while requests are still served"; "drain_ms" => ms);
+    tokio::select! {
+        _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
+        _ = shutdown_signal() => info!(server.logger(), "a second signal: the drain is cut short"),
+    }
+}
+
 /// Prints `WHAT URL` on stderr in one write, so that it cannot interleave
 /// with log output; under `log.format = "json"` as a JSON record like the
 /// log's (`{"msg":"listening on http://…","url":"http://…","level":"INFO"}`),
@@ -135,10 +153,11 @@ fn announce(server: &McpServer, what: &str, url: &str) {
 
 /// Serves HTTP until SIGINT or SIGTERM, printing
 /// `listening on http://ADDR/PATH` (`https://` with TLS; a JSON record under
-/// `log.format = "json"`) on stderr. At the signal every
+/// `log.format = "json"`) on stderr. At SIGTERM the server first drains
+/// for `shutdown.drain_ms` (`/readyz` 503, requests still served); then it stops accepting, every
 /// subscription gets its completion result, running requests get
 /// `http.shutdown_timeout_secs` to finish (those still running then answer
-/// -32603 "server shutting down"), then the server stops.
+/// -32603 "server shutting down"), and the server stops.
 pub async fn serve(server: McpServer) -> std::io::Result<()> {
     let path = server.config().http.path.clone();
     let (http, addrs) = bind(server.clone())?;
@@ -174,7 +193,7 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
     }
     let handle = http.handle();
     actix_rt::spawn(async move {
-        shutdown_signal().await;
+        drain(&server, shutdown_signal().await).await;
         let open = server.shutdown().await;
         info!(server.logger(), "shutting down"; "subscriptions_closed" => open);
         // Running requests get the shutdown timeout to finish, less a
