@@ -48,7 +48,7 @@ run() { # NAME CMD...
   local log
   log=$(taskset -c 1 target/release/mcp-load fanout --url "http://127.0.0.1:$PORT/mcp" \
     --streams "$STREAMS" --events "$EVENTS" --sources 4 --pid "$SERVER")
-  kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
+  kill -INT "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
   local server client p99
   server=$(sed -n 's/.*CPU per event: server \([0-9.]*\) ms.*/\1/p' <<<"$log")
   client=$(sed -n 's/.*this client \([0-9.]*\) ms.*/\1/p' <<<"$log")

@@ -60,6 +60,7 @@ fn fanout(c: &mut Criterion) {
                     relay_mailbox: 1024,
                     ready: None,
                     expires_in: None,
+                    version: None,
                 };
                 ListenerActor::start_with(hub.clone(), spec, &actix_mcp::telemetry::logging::discard());
             }

@@ -47,7 +47,6 @@ pub mod jsonrpc;
 pub mod legacy;
 pub mod meta;
 pub mod model;
-mod one_pass;
 pub mod pagination;
 mod params_split;
 pub mod raw_object;

@@ -238,7 +238,7 @@ impl ClientNotification {
 /// Reads a method's params into its [`ClientRequest`] and the keys of their
 /// `_meta` into `keys`, in one pass: the table behind
 /// [`ClientRequest::parse_with_meta`] and the one-pass reading of a whole
-/// message ([`crate::one_pass`]). A method this revision does not define,
+/// message ([`crate::decode`]). A method this revision does not define,
 /// and anything the typed parse refuses, is an error, for the slow path.
 pub(crate) struct ParamsSeed<'k, 'm, 'de> {
     /// The request's method.

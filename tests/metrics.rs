@@ -99,10 +99,11 @@ async fn prometheus_scrapes_what_the_server_did() {
     }
     drop((a, b));
 
-    let ok = "mcp_server_operation_duration_seconds_count{mcp_method_name=\"tools/call\",outcome=\"ok\"}";
+    // A success has no error_type; Prometheus matches an absent label as "".
+    let ok = "mcp_server_operation_duration_seconds_count{mcp_method_name=\"tools/call\",error_type=\"\"}";
     prom.expect(ok, 8.0).await;
-    prom.expect("mcp_server_operation_duration_seconds_count{mcp_method_name=\"tools/call\",outcome=\"-32602\"}", 1.0)
-        .await;
+    let failed = "mcp_server_operation_duration_seconds_count{mcp_method_name=\"tools/call\",error_type=\"-32602\",rpc_response_status_code=\"-32602\"}";
+    prom.expect(failed, 1.0).await;
     prom.expect("mcp_server_listen_streams_open", 0.0).await;
     prom.expect("mcp_server_listen_streams_opened_total", 2.0).await;
     prom.expect("mcp_server_listen_streams_closed_total{reason=\"client\"}", 2.0).await;
@@ -131,6 +132,33 @@ fn series(text: &str, name_and_labels: &str) -> f64 {
         .map_or(0.0, |v| v.trim().parse().unwrap())
 }
 
+/// The series of an exposition: name, labels, value.
+fn parsed(text: &str) -> Vec<(String, std::collections::BTreeMap<String, String>, f64)> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (head, value) = l.rsplit_once(' ').unwrap();
+            let (name, labels) = head.split_once('{').map_or((head, ""), |(n, rest)| (n, rest.trim_end_matches('}')));
+            let labels = labels
+                .split("\",")
+                .filter(|p| !p.is_empty())
+                .map(|p| {
+                    let (k, v) = p.split_once("=\"").unwrap();
+                    (k.to_owned(), v.trim_end_matches('"').to_owned())
+                })
+                .collect();
+            (name.to_owned(), labels, value.parse().unwrap())
+        })
+        .collect()
+}
+
+/// The value of the series `name` whose labels are exactly `labels` (0 when absent).
+fn value_of(text: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
+    let want: std::collections::BTreeMap<String, String> =
+        labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    parsed(text).into_iter().find(|(n, l, _)| n == name && *l == want).map_or(0.0, |(_, _, v)| v)
+}
+
 #[actix_rt::test]
 async fn tool_labels_name_only_catalog_tools_and_bytes_are_counted_both_ways() {
     let config = ConfigFile::new("metrics-tool-labels", "[metrics]\ntool_labels = true\n");
@@ -144,16 +172,107 @@ async fn tool_labels_name_only_catalog_tools_and_bytes_are_counted_both_ways() {
     }
     let metrics = server.url.trim_end_matches("/mcp").to_owned() + "/metrics";
     let text = client().get(&metrics).send().await.unwrap().text().await.unwrap();
-    let count = |labels: &str| series(&text, &format!("mcp_server_operation_duration_seconds_count{{{labels}}}"));
-    let v = "mcp_protocol_version=\"2026-07-28\"";
-    assert_eq!(count(&format!("mcp_method_name=\"tools/call\",outcome=\"ok\",{v},gen_ai_tool_name=\"echo\"")), 3.0);
+    let call = [
+        ("mcp_method_name", "tools/call"),
+        ("mcp_protocol_version", "2026-07-28"),
+        ("network_transport", "tcp"),
+        ("gen_ai_operation_name", "execute_tool"),
+    ];
+    let count = |extra: &[(&str, &str)]| {
+        let labels: Vec<(&str, &str)> = call.iter().chain(extra).copied().collect();
+        value_of(&text, "mcp_server_operation_duration_seconds_count", &labels)
+    };
+    assert_eq!(count(&[("gen_ai_tool_name", "echo")]), 3.0, "{text}");
     // An unknown name never becomes a label value.
-    assert_eq!(
-        count(&format!("mcp_method_name=\"tools/call\",outcome=\"-32602\",{v},gen_ai_tool_name=\"_other\"")),
-        1.0,
-        "{text}"
-    );
+    let unknown = [("gen_ai_tool_name", "_other"), ("error_type", "-32602"), ("rpc_response_status_code", "-32602")];
+    assert_eq!(count(&unknown), 1.0, "{text}");
     assert!(!text.contains("no_such_tool"));
     assert_eq!(series(&text, "mcp_server_http_request_bytes_total"), bytes_in as f64);
     assert_eq!(series(&text, "mcp_server_http_response_bytes_total"), bytes_out as f64, "{text}");
+}
+
+/// The exposition follows the OpenTelemetry MCP semantic conventions: the
+/// operation histogram carries only the conventions' attributes (no
+/// `outcome`), a tool result with `isError: true` is `error_type="tool_error"`,
+/// requests refused before any handler are operations too, HTTP statuses
+/// are exact, and series of fixed labels exist at 0 before their first event.
+#[actix_rt::test]
+async fn the_exposition_follows_the_opentelemetry_mcp_conventions() {
+    let server = HttpChild::spawn(&["--catalog", "everything"]).await;
+    let metrics = server.url.trim_end_matches("/mcp").to_owned() + "/metrics";
+    let scrape = || {
+        let metrics = metrics.clone();
+        async move { client().get(&metrics).send().await.unwrap().text().await.unwrap() }
+    };
+    // Before any event, the series an alert would watch exist, at 0.
+    let text = scrape().await;
+    let exists_at_zero = |name: &str, labels: &[(&str, &str)]| {
+        let want: std::collections::BTreeMap<String, String> =
+            labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        assert!(
+            parsed(&text).iter().any(|(n, l, v)| n == name && *l == want && *v == 0.0),
+            "{name}{labels:?} at 0 in:\n{text}"
+        );
+    };
+    exists_at_zero("mcp_server_mrtr_rounds_total", &[("event", "issued")]);
+    exists_at_zero("mcp_server_listen_streams_closed_total", &[("reason", "lag")]);
+    exists_at_zero("mcp_server_listen_streams_closed_total", &[("reason", "token_expiry")]);
+    exists_at_zero("mcp_server_lagged_subscribers_total", &[]);
+    exists_at_zero("mcp_server_cancellations_total", &[]);
+    exists_at_zero("mcp_server_timeouts_total", &[]);
+
+    assert_eq!(post(&server.url, &call(1, "echo", json!({"text": "x"}))).await.status, 200);
+    let failing = post(&server.url, &call(2, "test_error_handling", json!({}))).await;
+    assert_eq!(failing.response()["result"]["isError"], true);
+    let unknown = post(&server.url, &request(json!(3), "no/such", json!({}))).await;
+    assert_eq!(unknown.error_code(), Some(-32601));
+    let mut bare = request(json!(4), "tools/list", json!({}));
+    bare["params"].as_object_mut().unwrap().remove("_meta");
+    assert_eq!(post(&server.url, &bare).await.status, 400);
+
+    let text = scrape().await;
+    let ops: Vec<_> =
+        parsed(&text).into_iter().filter(|(n, _, _)| n == "mcp_server_operation_duration_seconds_count").collect();
+    let allowed = [
+        "mcp_method_name",
+        "mcp_protocol_version",
+        "network_transport",
+        "error_type",
+        "rpc_response_status_code",
+        "gen_ai_operation_name",
+        "gen_ai_tool_name",
+    ];
+    for (_, labels, _) in &ops {
+        for k in labels.keys() {
+            assert!(allowed.contains(&k.as_str()), "{k} is not an attribute of the conventions: {labels:?}");
+        }
+        assert!(labels.contains_key("mcp_method_name") && labels["network_transport"] == "tcp", "{labels:?}");
+    }
+    let find = |want: &[(&str, &str)]| {
+        ops.iter()
+            .filter(|(_, l, _)| want.iter().all(|(k, v)| l.get(*k).map(String::as_str) == Some(*v)))
+            .map(|(_, l, v)| (l.clone(), *v))
+            .collect::<Vec<_>>()
+    };
+    let tool_error = find(&[("mcp_method_name", "tools/call"), ("error_type", "tool_error")]);
+    assert_eq!(tool_error.len(), 1, "{ops:?}");
+    assert_eq!(tool_error[0].1, 1.0);
+    assert!(!tool_error[0].0.contains_key("rpc_response_status_code"), "a tool error is a result: {tool_error:?}");
+    assert_eq!(tool_error[0].0["gen_ai_operation_name"], "execute_tool");
+    let ok = find(&[("mcp_method_name", "tools/call"), ("mcp_protocol_version", "2026-07-28")]);
+    assert!(ok.iter().any(|(l, v)| !l.contains_key("error_type") && *v == 1.0), "{ok:?}");
+    // Refused before any handler: an unknown method, and a request without `_meta`.
+    let refused =
+        find(&[("mcp_method_name", "_OTHER"), ("error_type", "-32601"), ("rpc_response_status_code", "-32601")]);
+    assert_eq!(refused.iter().map(|(_, v)| v).sum::<f64>(), 1.0, "{ops:?}");
+    let no_meta = find(&[("mcp_method_name", "tools/list"), ("error_type", "-32602")]);
+    assert_eq!(no_meta.iter().map(|(_, v)| v).sum::<f64>(), 1.0, "{ops:?}");
+    // HTTP statuses are exact codes.
+    for (n, l, _) in parsed(&text) {
+        if n == "mcp_server_http_responses_total" {
+            let status = &l["status"];
+            assert!(status.len() == 3 && status.bytes().all(|b| b.is_ascii_digit()), "status {status}");
+        }
+    }
+    assert_eq!(value_of(&text, "mcp_server_http_responses_total", &[("status", "404")]), 1.0, "{text}");
 }

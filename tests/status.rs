@@ -50,20 +50,31 @@ async fn the_status_page_shows_what_its_data_says() {
     }
     assert_eq!(post(&s.url, &call(9, "no_such_tool", json!({}))).await.error_code(), Some(-32602));
     post(&s.url, &request(json!(10), "tools/list", json!({}))).await;
+    // Refused before any handler: an unknown method.
+    assert_eq!(post(&s.url, &request(json!(11), "no/such", json!({}))).await.error_code(), Some(-32601));
 
     let page = s.url.replace("/mcp", "/status");
     let data: Value = client().get(format!("{page}.json")).send().await.unwrap().json().await.unwrap();
     let calls = data["methods"].as_array().unwrap().iter().find(|m| m["method"] == "tools/call").unwrap().clone();
     assert_eq!((calls["count"].as_u64(), calls["errors"].as_u64()), (Some(6), Some(1)), "{data}");
-    assert_eq!((data["requests"].as_u64(), data["errors"].as_u64()), (Some(7), Some(1)));
+    assert_eq!((data["requests"].as_u64(), data["errors"].as_u64()), (Some(8), Some(2)));
+    assert_eq!(data["refused_before_handler"], 1, "{data}");
+    assert_eq!(
+        (data["cancelled"].as_u64(), data["timed_out"].as_u64(), data["tls"].as_bool()),
+        (Some(0), Some(0), Some(false))
+    );
 
     let (dom, log) = chromium(&page, &["--dump-dom"]).await;
     for bad in [":CONSOLE(", "Refused to", "Uncaught"] {
         let line = log.lines().find(|l| l.contains(bad));
         assert!(line.is_none(), "the page logged {bad:?}: {line:?}");
     }
-    assert!(dom.contains(r#"<b id="requests">7</b>"#), "{dom}");
-    assert!(dom.contains(r#"<b id="errors" class="bad">1</b>"#), "{dom}");
+    assert!(dom.contains(r#"<b id="requests">8</b>"#), "{dom}");
+    assert!(dom.contains(r#"<b id="errors" class="bad">2</b>"#), "{dom}");
+    assert!(dom.contains(r#"<b id="refused">1</b>"#), "{dom}");
+    assert!(dom.contains(r#"<b id="timed-out">0</b>"#) && dom.contains(r#"<b id="tls">off</b>"#), "{dom}");
+    let top = data["history"].as_array().unwrap().iter().filter_map(Value::as_u64).max().unwrap_or(0).max(1);
+    assert!(dom.contains(&format!(r#"<span id="spark-max">{top}</span>"#)), "the sparkline's scale: {dom}");
     assert!(dom.contains(r#"<b id="redis">none</b>"#), "{dom}");
     let row = format!(
         r#"<tr data-method="tools/call"><td>tools/call</td><td>6</td><td>1</td><td>{}</td>"#,

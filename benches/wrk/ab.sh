@@ -40,7 +40,7 @@ for c in $CONNS; do
       read -r pid url < <(start "$bin" "$envs")
       taskset -c 1 wrk -t1 -c"$c" -d1s -s "$HERE/call.lua" "$url" >/dev/null   # warm-up
       read -r rps p50 p99 us gen < <(wrk_measure "$pid" "$url" "$c" "$DURATION" "$HERE/call.lua") || exit 1
-      kill "$pid"; wait "$pid" 2>/dev/null || true
+      kill -INT "$pid"; wait "$pid" 2>/dev/null || true   # SIGINT: no drain
       echo "conns=$c round=$r side=$side req/s=$rps p99=$p99 cpu_us_per_call=$us wrk_cpu=${gen}%"
       echo "$c $side $rps $p99 $us $r" >>"$OUT/all.txt"
     done

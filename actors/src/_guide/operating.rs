@@ -31,7 +31,7 @@
 //!
 //! | series | type | labels |
 //! |---|---|---|
-//! | `mcp_server_operation_duration_seconds` | histogram | `mcp_method_name`, `outcome` (`ok`, a JSON-RPC code, `cancelled`, `timeout`), `mcp_protocol_version`; with `metrics.tool_labels = true`, `gen_ai_tool_name` on `tools/call` |
+//! | `mcp_server_operation_duration_seconds` | histogram | `mcp_method_name` (`_OTHER` for an unknown method), `mcp_protocol_version`, `network_transport` (`tcp`, `pipe`); when it failed `error_type` (the JSON-RPC code, `tool_error` for a result with `isError: true`, `timeout`, `cancelled`) and, when the response carries one, `rpc_response_status_code`; `gen_ai_operation_name="execute_tool"` on `tools/call`; with `metrics.tool_labels = true`, `gen_ai_tool_name` |
 //! | `mcp_server_requests_in_flight` | gauge | |
 //! | `mcp_server_request_actors_started_total` | counter | |
 //! | `mcp_server_cancellations_total`, `mcp_server_timeouts_total` | counter | |
@@ -43,15 +43,21 @@
 //! | `mcp_server_notifications_delivered_total`, `mcp_server_notifications_dropped_total` | counter | |
 //! | `mcp_server_notification_delivery_seconds` | histogram | (event routed by the hub → written by the relay) |
 //! | `mcp_server_relay_mailbox_full_total` | counter | |
-//! | `mcp_server_http_responses_total` | counter | `status` |
+//! | `mcp_server_http_responses_total` | counter | `status` (the exact code) |
 //! | `mcp_server_http_request_bytes_total`, `mcp_server_http_response_bytes_total` | counter | (response bytes count SSE streams as they are written) |
 //! | `mcp_server_legacy_sessions_open` | gauge | |
 //! | `mcp_server_redis_connected` | gauge | |
 //! | `mcp_server_redis_reconnects_total`, `_resyncs_total`, `_events_published_total`, `_events_received_total`, `_events_deduplicated_total` | counter | |
 //!
 //! The duration histogram follows the OpenTelemetry MCP semantic conventions
-//! (`mcp.server.operation.duration`, `mcp.method.name`,
-//! `mcp.protocol.version`). Label values are bounded: never tool arguments,
+//! (`mcp.server.operation.duration` with `mcp.method.name`,
+//! `mcp.protocol.version`, `network.transport`, `error.type`,
+//! `rpc.response.status_code`, `gen_ai.operation.name`, `gen_ai.tool.name`);
+//! so do the spans. Requests refused before any handler ran (an unknown
+//! method, a missing `_meta`, credentials refused) are operations too, with
+//! their error. Series with a fixed set of labels (the counters above, each
+//! `event` and `reason`) exist from the start at 0, so an alert on a rate
+//! never waits for a first event. Label values are bounded: never tool arguments,
 //! ids or URIs, and tool names only with `metrics.tool_labels = true` — then
 //! only names the catalog holds (a call of an unknown name is labelled
 //! `_other`), since whoever registers tools decides how many there are. p99 by method: `histogram_quantile(0.99, sum by (le,

@@ -102,6 +102,7 @@ pub struct ListenerActor {
     relay: RelayHandle,
     ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
     expires_in: Option<std::time::Duration>,
+    version: Option<&'static str>,
     /// A listen stream counted as open in the metrics.
     counted: bool,
     ended: Option<CloseReason>,
@@ -125,6 +126,9 @@ pub struct ListenerSpec {
     pub ready: Option<oneshot::Sender<Result<(), ErrorData>>>,
     /// When the credentials that opened it expire, the stream ends then.
     pub expires_in: Option<std::time::Duration>,
+    /// The protocol version of a listen stream's request (its span's
+    /// `mcp.protocol.version`).
+    pub version: Option<&'static str>,
 }
 
 impl ListenerActor {
@@ -147,6 +151,7 @@ impl ListenerActor {
                 relay,
                 ready: spec.ready,
                 expires_in: spec.expires_in,
+                version: spec.version,
                 counted: false,
                 ended: None,
                 span: StreamSpan::default(),
@@ -221,7 +226,7 @@ impl ListenerActor {
             }
             crate::telemetry::listen_opened();
             self.counted = true;
-            self.span = StreamSpan::start(id);
+            self.span = StreamSpan::start(id, self.version);
         }
         if let Some(ready) = self.ready.take() {
             let _ = ready.send(Ok(()));
@@ -335,6 +340,7 @@ mod tests {
             relay_mailbox: 8,
             ready: None,
             expires_in: None,
+            version: None,
         }
     }
 

@@ -324,6 +324,7 @@ mod tests {
             relay_mailbox: 2,
             ready: None,
             expires_in: None,
+            version: None,
         };
         ListenerActor::start_with(hub.clone(), spec, &log);
         assert!(std::str::from_utf8(&frames.next().await.unwrap()).unwrap().contains("subscriptions/acknowledged"));

@@ -70,6 +70,8 @@ pub struct RequestActor {
     method: &'static str,
     /// The protocol version, for metrics.
     version: &'static str,
+    /// How it arrived (`network.transport`).
+    transport: Transport,
     /// Its span (with the `otel` feature and a collector).
     span: RequestSpan,
     /// The tool's name as a metrics label (`metrics.tool_labels`).
@@ -162,6 +164,7 @@ impl RequestActor {
             era: spec.era,
             method,
             version,
+            transport,
             tool_label,
             span,
             started_at: std::time::Instant::now(),
@@ -227,9 +230,10 @@ impl Actor for RequestActor {
         // The timeout runs from the request's start, read once for both.
         let deadline = tokio::time::Instant::from_std(self.started_at) + self.timeout;
         let work = Box::pin(run(self.service.clone(), request, rctx, Limit { timeout: self.timeout, deadline }));
-        ctx.spawn(work.into_actor(self).map(|(ending, code), act, ctx| {
+        ctx.spawn(work.into_actor(self).map(|(ending, code, tool_error), act, ctx| {
             let ending = act.shutdown_answer(ending);
             act.record(match ending {
+                Ending::Answered if tool_error => Outcome::ToolError,
                 Ending::Answered => code.map_or(Outcome::Ok, Outcome::Error),
                 Ending::Cancelled | Ending::Aborted => Outcome::Cancelled,
                 Ending::TimedOut => Outcome::TimedOut,
@@ -265,7 +269,13 @@ impl RequestActor {
     fn record(&mut self, outcome: Outcome) {
         if !std::mem::replace(&mut self.recorded, true) {
             let elapsed = self.started_at.elapsed();
-            telemetry::request_finished(self.method, self.version, self.tool_label.as_ref(), outcome, elapsed);
+            let op = telemetry::Operation {
+                method: self.method,
+                version: self.version,
+                transport: self.transport,
+                tool: self.tool_label.as_ref(),
+            };
+            telemetry::request_finished(op, outcome, elapsed);
             self.span.end(outcome);
             // A cancelled request is logged as such (at DEBUG, or at INFO when
             // the shutdown ended it), not as slow.
@@ -318,7 +328,7 @@ async fn run(
     request: ClientRequest,
     ctx: RequestContext,
     limit: Limit,
-) -> (Ending, Option<i32>) {
+) -> (Ending, Option<i32>, bool) {
     let Limit { timeout, deadline } = limit;
     let (id, version) = (ctx.request_id().clone(), ctx.protocol_version());
     let legacy = ctx.in_session();
@@ -331,7 +341,7 @@ async fn run(
     let handler = std::panic::AssertUnwindSafe(InTrace::new(trace, service.handle(request, ctx))).catch_unwind();
     let mut handler = std::pin::pin!(handler);
     if cancel.is_cancelled() || outbound.is_closed() {
-        return (Ending::Cancelled, None);
+        return (Ending::Cancelled, None, false);
     }
     // The handler alone first: most answer at once, and then no timer is
     // armed and no waiter registered.
@@ -341,7 +351,7 @@ async fn run(
         // futures' size to every request's, answered at once or not.
         std::task::Poll::Pending => match Box::pin(wait_for(handler.as_mut(), &cancel, &outbound, deadline)).await {
             Some(outcome) => outcome,
-            None => return (Ending::Cancelled, None),
+            None => return (Ending::Cancelled, None, false),
         },
     };
     if outcome.is_err() {
@@ -349,15 +359,17 @@ async fn run(
         // dropped) and the client still gets a response saying why.
         cancel.cancel();
     }
+    // `isError: true`: a success of the protocol, a failure of the operation.
+    let tool_error = matches!(&outcome, Ok(Ok(Ok(Answer::Tool(r)))) if r.is_error == Some(true));
     let (bytes, code, ending) = encode_outcome(&service, &id, version, legacy, timeout, outcome);
     let answered = matches!(ending, Ending::Answered | Ending::Panicked(_));
     if answered && cancel.is_cancelled() {
-        return (Ending::Cancelled, code);
+        return (Ending::Cancelled, code, tool_error);
     }
     // Room in the channel is the rule: then no waiter is registered.
     let answer = match outbound.try_send(Outbound::answer(bytes, code)) {
-        Ok(()) => return (ending, code),
-        Err(mpsc::error::TrySendError::Closed(_)) => return (Ending::Cancelled, code),
+        Ok(()) => return (ending, code, tool_error),
+        Err(mpsc::error::TrySendError::Closed(_)) => return (Ending::Cancelled, code, tool_error),
         Err(mpsc::error::TrySendError::Full(answer)) => answer,
     };
     // Boxed for the same reason as the wait for the handler.
@@ -369,7 +381,7 @@ async fn run(
         }
     })
     .await;
-    (if sent { ending } else { Ending::Cancelled }, code)
+    (if sent { ending } else { Ending::Cancelled }, code, tool_error)
 }
 
 /// What a handler ended with: its answer or error, or its panic.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use actix::{Addr, Recipient};
 use mcp_protocol::subscription::SubscriptionFilter;
-use mcp_protocol::ErrorData;
+use mcp_protocol::{ErrorData, RequestId};
 use tokio::sync::oneshot;
 
 use super::McpServer;
@@ -14,9 +14,34 @@ use crate::channels::sink::ListenerSink;
 use crate::hub::bridge::{HubEvent, HubSubscription, RecipientSink};
 use crate::hub::listener::{ListenerActor, ListenerKind, ListenerSpec};
 use crate::hub::Publish;
+use crate::pipeline::intake::ListenAdmission;
 use crate::pipeline::legacy::SessionHandle;
 
 impl McpServer {
+    /// Starts the listener of a `subscriptions/listen` stream the intake
+    /// admitted, request `id`, on the current arbiter (the sink's thread):
+    /// acknowledged first, then its events, until it ends.
+    pub fn start_listen(
+        &self,
+        id: RequestId,
+        admission: ListenAdmission,
+        sink: Box<dyn ListenerSink>,
+    ) -> Addr<ListenerActor> {
+        let ListenAdmission { filter, expires_in, version } = admission;
+        let relay_mailbox = self.inner.config.hub.relay_mailbox;
+        let kind = ListenerKind::Listen(id);
+        let spec = ListenerSpec {
+            kind,
+            filter,
+            sink,
+            relay_mailbox,
+            ready: None,
+            expires_in,
+            version: Some(version.as_str()),
+        };
+        ListenerActor::start_with(self.inner.hub.clone(), spec, &self.inner.log)
+    }
+
     /// Starts a listener on the current arbiter (the sink's thread); `ready`
     /// resolves once it is subscribed (and acknowledged).
     pub fn start_listener(
@@ -40,7 +65,7 @@ impl McpServer {
     ) -> (Addr<ListenerActor>, oneshot::Receiver<Result<(), ErrorData>>) {
         let (tx, rx) = oneshot::channel();
         let relay_mailbox = self.inner.config.hub.relay_mailbox;
-        let spec = ListenerSpec { kind, filter, sink, relay_mailbox, ready: Some(tx), expires_in };
+        let spec = ListenerSpec { kind, filter, sink, relay_mailbox, ready: Some(tx), expires_in, version: None };
         (ListenerActor::start_with(self.inner.hub.clone(), spec, &self.inner.log), rx)
     }
 

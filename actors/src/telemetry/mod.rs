@@ -4,12 +4,14 @@
 //! versions, outcomes and reasons are fixed sets; never arguments, ids or
 //! URIs.
 //!
-//! Names follow the OpenTelemetry MCP semantic conventions where they exist
-//! (`mcp.server.operation.duration` with `mcp.method.name` and
-//! `mcp.protocol.version`, exported as `mcp_server_operation_duration_seconds`
-//! with `mcp_method_name` and `mcp_protocol_version`).
+//! Names follow the OpenTelemetry MCP semantic conventions where they exist:
+//! `mcp.server.operation.duration`, exported as
+//! `mcp_server_operation_duration_seconds`, with the conventions' attributes
+//! ([`Operation`], [`Outcome`]). Every series of a fixed set of labels
+//! exists from the start, at 0, so that an alert on it never misfires.
 
 pub mod logging;
+mod operation;
 #[cfg(feature = "otel")]
 pub mod otel;
 mod recorder;
@@ -17,14 +19,13 @@ pub mod span;
 pub mod status;
 pub mod trace_scope;
 
+pub use operation::{refused, request_finished, Operation, Outcome};
 pub use recorder::{install, rendered};
 
-use std::cell::RefCell;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use metrics::{counter, gauge, histogram, Counter, Gauge, Histogram};
-use rustc_hash::FxHashMap;
 
 /// Duration of each request, by method, outcome and protocol version.
 pub const OPERATION_DURATION: &str = "mcp_server_operation_duration_seconds";
@@ -92,46 +93,6 @@ pub const DURATION_BUCKETS: [f64; 18] = [
     60.0,
 ];
 
-/// How a request ended, as a bounded label value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// A result.
-    Ok,
-    /// A JSON-RPC error with this code.
-    Error(i32),
-    /// Cancelled before it answered.
-    Cancelled,
-    /// Past its timeout.
-    TimedOut,
-}
-
-impl Outcome {
-    /// The label value: `ok`, a known JSON-RPC code, `error` for any other
-    /// code, `cancelled`, `timeout`.
-    pub fn label(self) -> &'static str {
-        match self {
-            Outcome::Ok => "ok",
-            Outcome::Cancelled => "cancelled",
-            Outcome::TimedOut => "timeout",
-            Outcome::Error(code) => match code {
-                -32700 => "-32700",
-                -32600 => "-32600",
-                -32601 => "-32601",
-                -32602 => "-32602",
-                -32603 => "-32603",
-                -32020 => "-32020",
-                -32021 => "-32021",
-                -32022 => "-32022",
-                -32002 => "-32002",
-                -32001 => "-32001",
-                -32003 => "-32003",
-                -32000 => "-32000",
-                _ => "error",
-            },
-        }
-    }
-}
-
 /// Handles of the series recorded on every request, registered once when
 /// the recorder is installed: recording is then an atomic add, with no
 /// registry lookup or label allocation per request. Without a recorder
@@ -154,9 +115,12 @@ struct Handles {
 
 static HANDLES: OnceLock<Handles> = OnceLock::new();
 
-/// The status label values kept apart; others fold into `2xx`/`4xx`/`5xx`.
-const STATUSES: [&str; 16] =
-    ["200", "202", "400", "401", "403", "404", "405", "408", "413", "415", "429", "500", "503", "2xx", "4xx", "5xx"];
+/// The statuses the endpoint answers with, whose series exist from the start.
+const STATUSES: [u16; 13] = [200, 202, 400, 401, 403, 404, 405, 408, 413, 415, 429, 500, 503];
+
+/// The label values of the series that exist from the start.
+const MRTR_EVENTS: [&str; 3] = ["issued", "completed", "refused"];
+const CLOSE_REASONS: [&str; 4] = ["client", "lag", "shutdown", "token_expiry"];
 
 fn handles() -> Option<&'static Handles> {
     HANDLES.get()
@@ -171,12 +135,24 @@ pub(crate) fn register_handles() {
         timeouts: counter!(TIMEOUTS),
         bytes_in: counter!(HTTP_BYTES_IN),
         bytes_out: counter!(HTTP_BYTES_OUT),
-        responses: STATUSES.iter().map(|s| counter!(HTTP_RESPONSES, "status" => *s)).collect(),
+        responses: STATUSES.iter().map(|s| counter!(HTTP_RESPONSES, "status" => s.to_string())).collect(),
         delivered: counter!(NOTIFICATIONS_DELIVERED),
         dropped: counter!(NOTIFICATIONS_DROPPED),
         to_outlet: histogram!(EVENT_TO_OUTLET),
         auth_failures: AUTH_FAILURE_REASONS.iter().map(|r| counter!(AUTH_FAILURES, "reason" => *r)).collect(),
     });
+    // Series recorded where they happen, registered now so that they exist
+    // at 0 before their first event.
+    for event in MRTR_EVENTS {
+        counter!(MRTR_ROUNDS, "event" => event).absolute(0);
+    }
+    for reason in CLOSE_REASONS {
+        counter!(LISTEN_STREAMS_CLOSED, "reason" => reason).absolute(0);
+    }
+    counter!(LISTEN_STREAMS_OPENED).absolute(0);
+    gauge!(LISTEN_STREAMS_OPEN).increment(0.0);
+    counter!(LAGGED).absolute(0);
+    counter!(RELAY_MAILBOX_FULL).absolute(0);
 }
 
 /// A request refused by authorization, for `reason` (one of
@@ -186,20 +162,6 @@ pub fn auth_failure(reason: &'static str) {
     if let Some(i) = AUTH_FAILURE_REASONS.iter().position(|r| *r == reason) {
         h.auth_failures[i].increment(1);
     }
-}
-
-/// The labels of one duration histogram: method, outcome and version (by
-/// the address of their `'static` text: hashing three words is cheaper
-/// than hashing the strings, and a label spelled at two addresses only
-/// costs a second entry for the same series) and, with
-/// `metrics.tool_labels`, the tool.
-type DurationKey = (usize, usize, usize, Option<Arc<str>>);
-
-thread_local! {
-    /// Duration histograms by (method, outcome, version), per thread: label
-    /// values are `'static` and few, so each combination is looked up in
-    /// the registry once per thread.
-    static DURATIONS: RefCell<FxHashMap<DurationKey, Histogram>> = RefCell::new(FxHashMap::default());
 }
 
 /// Sets up span export (`[otel]`) once per process: with the `otel`
@@ -239,47 +201,6 @@ pub fn request_started() {
     }
 }
 
-/// A request ended after `elapsed` with `outcome`; `tool` is the
-/// `gen_ai_tool_name` label of a `tools/call` when tool labels are on.
-pub fn request_finished(
-    method: &'static str,
-    version: &'static str,
-    tool: Option<&Arc<str>>,
-    outcome: Outcome,
-    elapsed: Duration,
-) {
-    if let Some(s) = status::get() {
-        s.record(method, outcome != Outcome::Ok, elapsed);
-    }
-    let Some(h) = handles() else { return };
-    h.in_flight.decrement(1.0);
-    match outcome {
-        Outcome::Cancelled => h.cancellations.increment(1),
-        Outcome::TimedOut => h.timeouts.increment(1),
-        _ => {}
-    }
-    let label = outcome.label();
-    let key = (method.as_ptr() as usize, label.as_ptr() as usize, version.as_ptr() as usize, tool.cloned());
-    // `try_with`: an actor may stop while its thread is being torn down.
-    let _ = DURATIONS.try_with(|d| {
-        let mut d = d.borrow_mut();
-        if let Some(h) = d.get(&key) {
-            return h.record(elapsed.as_secs_f64());
-        }
-        let mut labels = vec![
-            ("mcp_method_name", method.to_owned()),
-            ("outcome", label.to_owned()),
-            ("mcp_protocol_version", version.to_owned()),
-        ];
-        if let Some(tool) = &key.3 {
-            labels.push(("gen_ai_tool_name", tool.to_string()));
-        }
-        let h = histogram!(OPERATION_DURATION, &labels);
-        h.record(elapsed.as_secs_f64());
-        d.insert(key, h);
-    });
-}
-
 /// A multi round-trip event (`issued`, `completed`, `refused`).
 pub fn mrtr(event: &'static str) {
     if handles().is_some() {
@@ -316,29 +237,14 @@ pub fn listen_closed(reason: &'static str) {
     }
 }
 
-/// An HTTP response of the MCP endpoint.
+/// An HTTP response of the MCP endpoint, by its exact status.
 pub fn http_response(status: u16) {
     let Some(h) = handles() else { return };
-    // Indices into `STATUSES`.
-    let i = match status {
-        200 => 0,
-        202 => 1,
-        400 => 2,
-        401 => 3,
-        403 => 4,
-        404 => 5,
-        405 => 6,
-        408 => 7,
-        413 => 8,
-        415 => 9,
-        429 => 10,
-        500 => 11,
-        503 => 12,
-        s if s < 300 => 13,
-        s if s < 500 => 14,
-        _ => 15,
-    };
-    h.responses[i].increment(1);
+    match STATUSES.iter().position(|s| *s == status) {
+        Some(i) => h.responses[i].increment(1),
+        // Another status: its own series (the statuses are a bounded set).
+        None => counter!(HTTP_RESPONSES, "status" => status.to_string()).increment(1),
+    }
 }
 
 /// A notification written to a listener (`true`) or refused by it.

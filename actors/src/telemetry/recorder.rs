@@ -42,7 +42,7 @@ fn describe() {
     describe_histogram!(
         OPERATION_DURATION,
         Unit::Seconds,
-        "Duration of MCP requests, by method, outcome and protocol version"
+        "Duration of MCP operations, with the OpenTelemetry MCP conventions' attributes"
     );
     describe_gauge!(REQUESTS_IN_FLIGHT, "Requests whose actor is running");
     describe_counter!(REQUEST_ACTORS_STARTED, "Request actors started");

@@ -63,7 +63,7 @@ impl RequestSpan {
 #[cfg(not(feature = "otel"))]
 impl StreamSpan {
     /// Starts the span of a listen stream.
-    pub fn start(_subscription: &RequestId) -> Self {
+    pub fn start(_subscription: &RequestId, _version: Option<&'static str>) -> Self {
         StreamSpan {}
     }
 
@@ -177,12 +177,12 @@ mod traced {
         /// a timeout set `error.type` and an error status.
         pub fn end(&mut self, outcome: Outcome) {
             let Some(mut span) = self.inner.take() else { return };
-            if let Outcome::Error(code) = outcome {
-                span.set_attribute(KeyValue::new("rpc.response.status_code", code.to_string()));
+            if let Some(code) = outcome.status_code() {
+                span.set_attribute(KeyValue::new("rpc.response.status_code", code));
             }
-            if outcome != Outcome::Ok {
-                span.set_attribute(KeyValue::new("error.type", outcome.label()));
-                span.set_status(Status::error(outcome.label()));
+            if let Some(error) = outcome.error_type() {
+                span.set_attribute(KeyValue::new("error.type", error));
+                span.set_status(Status::error(error));
             }
             span.end();
         }
@@ -190,15 +190,19 @@ mod traced {
 
     impl StreamSpan {
         /// Starts the span of the listen stream of `subscription`.
-        pub fn start(subscription: &RequestId) -> Self {
+        pub fn start(subscription: &RequestId, version: Option<&'static str>) -> Self {
             let Some(tracer) = super::super::otel::tracer() else { return StreamSpan { inner: None } };
+            let mut attributes = vec![
+                KeyValue::new("mcp.method.name", "subscriptions/listen"),
+                KeyValue::new("jsonrpc.request.id", id_text(subscription)),
+            ];
+            if let Some(version) = version {
+                attributes.push(KeyValue::new("mcp.protocol.version", version));
+            }
             let span = tracer
                 .span_builder("subscriptions/listen")
                 .with_kind(SpanKind::Server)
-                .with_attributes([
-                    KeyValue::new("mcp.method.name", "subscriptions/listen"),
-                    KeyValue::new("jsonrpc.request.id", id_text(subscription)),
-                ])
+                .with_attributes(attributes)
                 .start(tracer);
             StreamSpan { inner: Some(span) }
         }

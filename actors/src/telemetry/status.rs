@@ -1,7 +1,8 @@
 //! The data of the live status page (`[status]`): requests by method with
 //! errors and p50/p99 (from the duration buckets), requests per second over
-//! the last five minutes, open listen streams and lagged subscribers. Kept
-//! only when the page is on.
+//! the last five minutes, requests refused before a handler ran,
+//! cancellations and timeouts, open listen streams and lagged subscribers.
+//! Kept only when the page is on.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -36,6 +37,9 @@ pub(super) struct Status {
     board: Mutex<Board>,
     pub(super) listen_open: AtomicI64,
     pub(super) lagged: AtomicU64,
+    refused: AtomicU64,
+    cancelled: AtomicU64,
+    timed_out: AtomicU64,
 }
 
 static STATUS: OnceLock<Status> = OnceLock::new();
@@ -47,6 +51,9 @@ pub fn enable() {
         board: Mutex::new(Board::default()),
         listen_open: AtomicI64::new(0),
         lagged: AtomicU64::new(0),
+        refused: AtomicU64::new(0),
+        cancelled: AtomicU64::new(0),
+        timed_out: AtomicU64::new(0),
     });
 }
 
@@ -55,7 +62,26 @@ pub(super) fn get() -> Option<&'static Status> {
 }
 
 impl Status {
+    /// A request a handler answered (or that was cancelled or timed out:
+    /// see [`Status::ended_early`]).
     pub(super) fn record(&self, method: &'static str, error: bool, elapsed: Duration) {
+        self.count(method, error, elapsed);
+    }
+
+    /// A request cancelled (`true`) or timed out (`false`).
+    pub(super) fn ended_early(&self, cancelled: bool) {
+        let counter = if cancelled { &self.cancelled } else { &self.timed_out };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A request refused before any handler ran: counted apart, and as an
+    /// error of its method.
+    pub(super) fn refused(&self, method: &'static str, elapsed: Duration) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+        self.count(method, true, elapsed);
+    }
+
+    fn count(&self, method: &'static str, error: bool, elapsed: Duration) {
         let secs = elapsed.as_secs_f64();
         let bucket = DURATION_BUCKETS.iter().position(|b| secs <= *b).unwrap_or(DURATION_BUCKETS.len());
         let now = self.started.elapsed().as_secs();
@@ -127,6 +153,9 @@ pub fn snapshot(redis: Option<bool>, legacy_sessions: usize) -> Option<Value> {
         "methods": methods,
         "listen_streams_open": s.listen_open.load(Ordering::Relaxed).max(0),
         "lagged_subscribers": s.lagged.load(Ordering::Relaxed),
+        "refused_before_handler": s.refused.load(Ordering::Relaxed),
+        "cancelled": s.cancelled.load(Ordering::Relaxed),
+        "timed_out": s.timed_out.load(Ordering::Relaxed),
         "redis_connected": redis,
         "legacy_sessions_open": legacy_sessions,
         "history": history,

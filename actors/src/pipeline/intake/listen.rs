@@ -18,6 +18,8 @@ pub struct ListenAdmission {
     pub filter: SubscriptionFilter,
     /// When the caller's credentials expire, if they do.
     pub expires_in: Option<Duration>,
+    /// The version the request named.
+    pub version: mcp_protocol::ProtocolVersion,
 }
 
 impl Intake<'_> {
@@ -43,7 +45,7 @@ impl Intake<'_> {
             }
             expires_in = identity.expires_in();
         }
-        Ok(ListenAdmission { filter, expires_in })
+        Ok(ListenAdmission { filter, expires_in, version: admitted.meta.version })
     }
 
     /// The filter a listen request is served with: what it asked for, of

@@ -35,9 +35,10 @@ use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
 use crate::hub::Occupancy;
 use crate::pipeline::service::McpService;
+use crate::telemetry::span::Transport;
+use crate::telemetry::Operation;
 
 mod admit;
-mod headers;
 mod listen;
 mod refusal;
 
@@ -203,6 +204,21 @@ impl Era for InSession {
     }
 }
 
+/// The method label of an operation whose method this server does not know.
+pub const OTHER: &str = "_OTHER";
+
+/// A method's name as a bounded label: one this server knows, or `_OTHER`.
+pub fn method_label(method: &str) -> &'static str {
+    let legacy = [
+        mcp_protocol::legacy::method::INITIALIZE,
+        mcp_protocol::legacy::method::PING,
+        mcp_protocol::legacy::method::LOGGING_SET_LEVEL,
+        mcp_protocol::legacy::method::RESOURCES_SUBSCRIBE,
+        mcp_protocol::legacy::method::RESOURCES_UNSUBSCRIBE,
+    ];
+    ClientRequest::METHODS.iter().chain(legacy.iter()).find(|m| **m == method).copied().unwrap_or(OTHER)
+}
+
 fn unsupported() -> Refusal {
     Refusal::of(None, ErrorData::new(ErrorCode::INVALID_REQUEST, "Unsupported message"))
 }
@@ -273,8 +289,13 @@ impl<'a> Intake<'a> {
         if scopes.is_empty() {
             return Ok(());
         }
-        auth.permit(caller, &scopes)
-            .map_err(|e| Refusal::unauthorized(auth, self.log, message.request_id().cloned(), &e, None, Some(caller)))
+        let started = std::time::Instant::now();
+        auth.permit(caller, &scopes).map_err(|e| {
+            let refusal = Refusal::unauthorized(auth, self.log, message.request_id().cloned(), &e, None, Some(caller));
+            let method = message.method().map_or(OTHER, method_label);
+            self.record_refusal(driver, method, "", started, &refusal);
+            refusal
+        })
     }
 
     /// The action of an admitted request, given the driver's facts: a
@@ -288,17 +309,40 @@ impl<'a> Intake<'a> {
         }
         match self.admit_listen(&admitted) {
             Ok(admission) => Action::Listen(admitted, admission),
-            Err(refusal) => Action::Refuse(refusal),
+            Err(refusal) => {
+                let (method, version) = (admitted.request.method(), admitted.meta.version.as_str());
+                self.record_refusal(driver, method, version, std::time::Instant::now(), &refusal);
+                Action::Refuse(refusal)
+            }
         }
+    }
+
+    /// Records a refusal in the operation metrics, as the conventions ask
+    /// (`error.type` and `rpc.response.status_code` its code).
+    fn record_refusal(
+        &self,
+        driver: &dyn Driver,
+        method: &'static str,
+        version: &'static str,
+        started: std::time::Instant,
+        refusal: &Refusal,
+    ) {
+        let transport = if driver.headers().is_some() { Transport::Tcp } else { Transport::Pipe };
+        let op = Operation { method, version, transport, tool: None };
+        crate::telemetry::refused(op, refusal.error.code.0, started.elapsed());
     }
 
     /// [`route_as`](Self::route_as) of a message decoded the general way.
     fn route_general<E: Era>(&self, driver: &dyn Driver, decoded: Result<Incoming, DecodeError>) -> E::Route {
+        // Messages read the general way are the rarer ones: their refusals
+        // are timed from here.
+        let started = std::time::Instant::now();
         let message = match decoded {
             Ok(m) => m,
             Err(e) => {
-                let profile = ProtocolVersion::V2026_07_28.profile();
-                return E::act(Action::Refuse(Refusal::new(e.id, &e.error, profile)));
+                let refusal = Refusal::new(e.id, &e.error, ProtocolVersion::V2026_07_28.profile());
+                self.record_refusal(driver, OTHER, "", started, &refusal);
+                return E::act(Action::Refuse(refusal));
             }
         };
         let r = match message {
@@ -328,9 +372,14 @@ impl<'a> Intake<'a> {
         if !claims(&r, &keys) && E::owns(&r) {
             return E::own(Incoming::Request(r));
         }
+        let version = keys.as_ref().ok().and_then(|k| k.version_str()).and_then(|v| ProtocolVersion::parse(&v));
+        let version = version.map_or("", ProtocolVersion::as_str);
         E::act(match admit(&self.checks(driver), &r, keys, parsed) {
             Ok((meta, request)) => self.admitted(driver, r.id, meta, request),
-            Err(refusal) => Action::Refuse(refusal),
+            Err(refusal) => {
+                self.record_refusal(driver, method_label(&r.method), version, started, &refusal);
+                Action::Refuse(refusal)
+            }
         })
     }
 }

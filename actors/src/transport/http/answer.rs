@@ -13,7 +13,6 @@ use crate::facts::extensions::Extensions;
 use crate::facts::head::Headers;
 use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
-use crate::hub::listener::ListenerKind;
 use crate::pipeline::intake::{Action, Admitted, Driver, ListenAdmission};
 use crate::pipeline::legacy::era::Era;
 use crate::server::McpServer;
@@ -106,9 +105,7 @@ pub(super) async fn act(server: &McpServer, action: Action) -> Result<HttpRespon
 /// sent once the hub has registered the listener (or, if the hub refused it
 /// after all, the error response).
 fn listen(server: &McpServer, admitted: Admitted, admission: ListenAdmission) -> HttpResponse {
-    let ListenAdmission { filter, expires_in } = admission;
     let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
-    let kind = ListenerKind::Listen(admitted.id);
-    let _ = server.start_listener_until(kind, filter, Box::new(sink), expires_in);
+    server.start_listen(admitted.id, admission, Box::new(sink));
     sse::listen_response(frames)
 }

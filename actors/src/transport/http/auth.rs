@@ -11,20 +11,43 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use super::error::HttpError;
 use super::headers::HttpHeaders;
 use crate::facts::identity::Identity;
-use crate::pipeline::intake::Refusal;
+use crate::pipeline::intake::{self, Refusal};
 use crate::server::McpServer;
+use crate::telemetry::span::Transport;
+use crate::telemetry::Operation;
 
 /// The caller of a request when authorization is on (`Ok(None)` when it is
 /// off), from the request's head alone: a request without valid
 /// credentials is refused before a byte of its body is read, so its
 /// refusal carries no request id. Refusals are reported to the operator.
 pub(super) async fn caller(req: &HttpRequest, server: &McpServer) -> Result<Option<Arc<Identity>>, HttpError> {
+    authenticate(req, server).await.map_err(HttpError::refused)
+}
+
+/// [`caller`] of a POSTed message: a refusal is also an MCP operation
+/// refused before any handler ran, of the method its `Mcp-Method` header
+/// names (the body is not read), in the operation metrics.
+pub(super) async fn caller_of_message(
+    req: &HttpRequest,
+    server: &McpServer,
+) -> Result<Option<Arc<Identity>>, HttpError> {
+    let started = std::time::Instant::now();
+    authenticate(req, server).await.map_err(|refusal| {
+        let method = req.headers().get("mcp-method").and_then(|v| v.to_str().ok());
+        let method = method.map_or(intake::OTHER, intake::method_label);
+        let op = Operation { method, version: "", transport: Transport::Tcp, tool: None };
+        crate::telemetry::refused(op, refusal.error.code.0, started.elapsed());
+        HttpError::refused(refusal)
+    })
+}
+
+async fn authenticate(req: &HttpRequest, server: &McpServer) -> Result<Option<Arc<Identity>>, Refusal> {
     let Some(auth) = server.authorizer() else { return Ok(None) };
     let headers = HttpHeaders(req);
     let head = headers.head();
     auth.authenticate(&head).await.map(Some).map_err(|e| {
         let token = crate::auth::bearer_token(&head).ok().flatten();
-        HttpError::refused(Refusal::unauthorized(auth, server.logger(), None, &e, token, None))
+        Refusal::unauthorized(auth, server.logger(), None, &e, token, None)
     })
 }
 

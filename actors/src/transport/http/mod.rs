@@ -6,7 +6,6 @@
 
 mod answer;
 mod auth;
-mod counted;
 mod endpoint;
 pub mod error;
 pub mod guard;

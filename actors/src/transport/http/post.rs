@@ -37,7 +37,7 @@ pub(super) async fn serve(
     // authentication may wait on the authorization server, and its future
     // would otherwise add its size to every request's.
     let identity = match server.authorizer() {
-        Some(_) => Box::pin(auth::caller(&req, &server)).await?,
+        Some(_) => Box::pin(auth::caller_of_message(&req, &server)).await?,
         None => None,
     };
     let http = &server.config().http;

@@ -48,6 +48,7 @@ pub(super) async fn data(req: HttpRequest, server: web::Data<McpServer>) -> Http
     match status::snapshot(redis, server.session_count().await) {
         Some(mut v) => {
             v["auth"] = auth_status(&server);
+            v["tls"] = json!(server.config().http.tls.enabled());
             HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(v)
         }
         None => HttpResponse::NotFound().finish(),

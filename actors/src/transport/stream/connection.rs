@@ -21,7 +21,7 @@ use super::sink::StreamSink;
 use super::Inbound;
 use crate::channels::control::{Abort, Cancel, Close, CloseReason};
 use crate::channels::outbound::{Outbound, OutboundTx};
-use crate::hub::listener::{ListenerActor, ListenerKind};
+use crate::hub::listener::ListenerActor;
 use crate::pipeline::intake::{Action, Admitted, Driver, ListenAdmission, Route, SessionRoute};
 use crate::pipeline::legacy::era::Era;
 use crate::pipeline::legacy::{Session, SessionHandle};
@@ -158,10 +158,8 @@ impl StreamConnection {
         if !self.claim(&a.id, ctx) {
             return;
         }
-        let ListenAdmission { filter, expires_in } = admission;
         let sink = StreamSink::new(self.writer.clone(), a.id.clone());
-        let kind = ListenerKind::Listen(a.id.clone());
-        let (addr, _ready) = self.server.start_listener_until(kind, filter, Box::new(sink), expires_in);
+        let addr = self.server.start_listen(a.id.clone(), admission, Box::new(sink));
         self.listeners.insert(a.id, addr);
     }
 
