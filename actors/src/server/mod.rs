@@ -25,24 +25,30 @@ pub mod build_error;
 mod listen;
 mod sessions;
 mod shutdown;
-mod start;
 
 pub(crate) use assemble::backend_for;
 pub use shutdown::{shutdown_signal, Signal};
 
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use actix::Addr;
 use mcp_protocol::subscription::Event;
 use mcp_protocol::ErrorData;
+use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::Authorizer;
 use crate::catalog::Catalog;
+use crate::channels::outbound::OutboundTx;
 use crate::config::Config;
 use crate::hub::{HubStats, Occupancy, Publish, Stats, SubscriptionHub};
+use crate::pipeline::intake::Admitted;
+use crate::pipeline::legacy::era::Era;
 use crate::pipeline::legacy::registry::SessionIndex;
 use crate::pipeline::legacy::{SessionRegistry, SessionsFull};
+use crate::pipeline::request::{RequestActor, RequestSpec, StartHere};
 use crate::pipeline::service::McpService;
 
 /// An MCP server: cheap to clone, shared by every worker.
@@ -174,5 +180,69 @@ impl McpServer {
     /// The hub's counters.
     pub async fn hub_stats(&self) -> HubStats {
         self.inner.hub.send(Stats).await.unwrap_or_default()
+    }
+}
+
+// Starting the request actor of an admitted request: on the current
+// arbiter, in a slot of its connection's in-flight cap, or run right here
+// by the transport's own task.
+impl McpServer {
+    /// Starts a request actor for an admitted request on the current
+    /// arbiter; its notifications and response go to `outbound`.
+    pub fn start_request(&self, admitted: Admitted, era: Era, outbound: OutboundTx) -> Addr<RequestActor> {
+        self.start_request_in_slot(admitted, era, outbound, None)
+    }
+
+    /// [`McpServer::start_request`], holding `slot` (a place in its
+    /// connection's in-flight cap) until the request ends.
+    pub fn start_request_in_slot(
+        &self,
+        admitted: Admitted,
+        era: Era,
+        outbound: OutboundTx,
+        slot: Option<OwnedSemaphorePermit>,
+    ) -> Addr<RequestActor> {
+        self.start_boxed_in_slot(Box::new(admitted), era, outbound, slot)
+    }
+
+    /// [`McpServer::start_request_in_slot`] of a boxed request.
+    pub(super) fn start_boxed_in_slot(
+        &self,
+        admitted: Box<Admitted>,
+        era: Era,
+        outbound: OutboundTx,
+        slot: Option<OwnedSemaphorePermit>,
+    ) -> Addr<RequestActor> {
+        let spec = self.request_spec(admitted, era, outbound, slot);
+        RequestActor::start_with(self.inner.service.clone(), spec, &self.inner.log)
+    }
+
+    /// A request actor for an admitted request, started in the task that
+    /// polls the returned future ([`RequestActor::start_here`]).
+    pub(crate) fn start_request_here(&self, admitted: Box<Admitted>, era: Era, outbound: OutboundTx) -> StartHere {
+        RequestActor::new(self.inner.service.clone(), self.request_spec(admitted, era, outbound, None), &self.inner.log)
+            .start_here()
+    }
+
+    /// What a request actor for `admitted` starts with.
+    pub(super) fn request_spec(
+        &self,
+        admitted: Box<Admitted>,
+        era: Era,
+        outbound: OutboundTx,
+        slot: Option<OwnedSemaphorePermit>,
+    ) -> RequestSpec {
+        let c = &self.inner.config.request;
+        RequestSpec {
+            work: admitted,
+            outbound,
+            timeout: Duration::from_millis(c.timeout_ms),
+            slow: Duration::from_millis(self.inner.config.log.slow_ms),
+            mailbox: c.mailbox,
+            era,
+            cancel: self.inner.stopping.child_token(),
+            stopping: self.inner.stopping.clone(),
+            slot,
+        }
     }
 }
