@@ -654,3 +654,63 @@ async fn item_scopes_from_configuration_guard_the_binarys_catalog() {
     assert_eq!(read("admin-key", secret).await, 200);
     drop(served);
 }
+
+/// Two `actix-mcp serve` instances with OAuth behind the shipped nginx
+/// config, each told the balancer's URL (`http.public_url`): the whole
+/// discovery a client walks — 401 with the metadata URL, the metadata,
+/// a token for the resource it names, the call — names the public URL on
+/// every instance, never a backend address; a token bound to a backend
+/// address is refused by both.
+#[actix_rt::test]
+async fn the_oauth_flow_through_nginx_names_the_public_url_on_every_instance() {
+    let test = "auth::the_oauth_flow_through_nginx_names_the_public_url_on_every_instance";
+    let Some(auth) = AuthServer::start(test).await else { return };
+    let Some(_) = external(test, &["nginx"]) else { return };
+    let (port_a, port_b) = (free_fixed_port(), free_fixed_port());
+    let lb = nginx::ShippedNginx::start(&[(port_a, true), (port_b, true)]).await;
+    let public = lb.url("/mcp");
+    let config = |name: &str| {
+        let toml = format!(
+            "[server]\nname = \"{name}\"\n[http]\npublic_url = \"{public}\"\n[catalog]\nname = \"everything\"\n\
+             [auth]\nmode = \"oauth\"\nissuers = [\"{}\"]\nrequired_scopes = [\"mcp\"]\n",
+            auth.issuer
+        );
+        ConfigFile::new(&format!("oauth-lb-{name}"), &toml)
+    };
+    let (config_a, config_b) = (config("node-a"), config("node-b"));
+    let mut a = HttpChild::spawn_at(&format!("127.0.0.1:{port_a}"), &["--config", config_a.path()]).await;
+    let _b = HttpChild::spawn_at(&format!("127.0.0.1:{port_b}"), &["--config", config_b.path()]).await;
+    // Each instance says at start which resource it advertises.
+    let line = a.stderr_until("authorization").await;
+    assert!(line.contains(&public), "{line}");
+
+    // 1. Without a token: 401 naming the balancer's metadata URL, from either instance.
+    let metadata = lb.url("/.well-known/oauth-protected-resource/mcp");
+    for i in 0..4 {
+        let r = post(&public, &request(json!(i), "server/discover", json!({}))).await;
+        assert_eq!(r.status, 401, "{}", r.raw);
+        assert!(challenge(&r).contains(&format!("resource_metadata=\"{metadata}\"")), "{}", challenge(&r));
+    }
+    // 2. The metadata, from either instance: the public resource and the issuer.
+    for _ in 0..4 {
+        let doc: Value = client().get(&metadata).send().await.unwrap().json().await.unwrap();
+        assert_eq!(doc["resource"], public.as_str(), "{doc}");
+        assert_eq!(doc["authorization_servers"], json!([auth.issuer]), "{doc}");
+    }
+    // 3. A token for that resource, 4. the calls: served by both instances.
+    let token = auth.token("alice", &public, "mcp").await;
+    let mut served_by = std::collections::BTreeSet::new();
+    for i in 0..6 {
+        let r = post_as(&public, &token, &call(i, "echo", json!({"text": "hi"}))).await;
+        assert_eq!(r.status, 200, "{}", r.raw);
+        served_by.insert(r.response()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].to_string());
+    }
+    assert_eq!(served_by.len(), 2, "both instances served the token: {served_by:?}");
+    // A token bound to one instance's own address is another resource's.
+    let backend = format!("http://127.0.0.1:{port_a}/mcp");
+    let wrong = auth.token("alice", &backend, "mcp").await;
+    for i in 0..2 {
+        let r = post_as(&public, &wrong, &call(10 + i, "echo", json!({"text": "hi"}))).await;
+        assert_eq!(r.status, 401, "{}", r.raw);
+    }
+}
