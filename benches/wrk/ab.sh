@@ -7,6 +7,9 @@
 #
 #   bash benches/wrk/ab.sh BIN_A BIN_B   (ROUNDS=5 DURATION=5 CONNS="16 256")
 #
+# SCRIPT=legacy_call.lua measures `tools/call` in a 2025-11-25 session
+# instead (one session per server start, opened before the warm-up).
+#
 # A_ENV / B_ENV: environment settings (VAR=VALUE …) for each side's server,
 # so that one binary can be compared with itself under two configurations;
 # MCP_BEARER: a token wrk sends in `Authorization` (both sides). Each run
@@ -14,7 +17,7 @@
 # Loopback only; every run is bounded by DURATION.
 set -euo pipefail
 A="$1"; B="$2"
-ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-16 256}"
+ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-16 256}"; SCRIPT="${SCRIPT:-call.lua}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; exit 1; }
 OUT="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
@@ -38,8 +41,9 @@ for c in $CONNS; do
     for side in A B; do
       bin=$A; envs="${A_ENV:-}"; [ "$side" = B ] && { bin=$B; envs="${B_ENV:-}"; }
       read -r pid url < <(start "$bin" "$envs")
-      taskset -c 1 wrk -t1 -c"$c" -d1s -s "$HERE/call.lua" "$url" >/dev/null   # warm-up
-      read -r rps p50 p99 us gen < <(wrk_measure "$pid" "$url" "$c" "$DURATION" "$HERE/call.lua") || exit 1
+      if [ "$SCRIPT" = legacy_call.lua ]; then open_legacy_session "$url" "$OUT" || exit 1; fi
+      taskset -c 1 wrk -t1 -c"$c" -d1s -s "$HERE/$SCRIPT" "$url" >/dev/null   # warm-up
+      read -r rps p50 p99 us gen < <(wrk_measure "$pid" "$url" "$c" "$DURATION" "$HERE/$SCRIPT") || exit 1
       kill -INT "$pid"; wait "$pid" 2>/dev/null || true   # SIGINT: no drain
       echo "conns=$c round=$r side=$side req/s=$rps p99=$p99 cpu_us_per_call=$us wrk_cpu=${gen}%"
       echo "$c $side $rps $p99 $us $r" >>"$OUT/all.txt"

@@ -13,7 +13,6 @@ mod headers;
 mod health;
 mod metrics;
 mod post;
-mod reply;
 mod session;
 mod status;
 pub mod tls;

@@ -11,10 +11,10 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use mcp_protocol::jsonrpc::{Incoming, Request};
 use mcp_protocol::RequestId;
 
-use super::answer::{act, HttpDriver};
+use super::answer::{self, act, HttpDriver};
 use super::error::HttpError;
 use super::headers::{session_id, MCP_SESSION_ID};
-use super::{auth, guard, reply};
+use super::{auth, guard};
 use crate::channels::outbound;
 use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
@@ -108,7 +108,7 @@ async fn in_session(
             let id = r.id.clone();
             let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
             server.session_request_here(session, r, facts, tx).await;
-            reply::reply(server.config(), id, rx, reply::Statuses::AlwaysOk).await
+            answer::reply(server.config(), id, rx, answer::Statuses::AlwaysOk).await
         }
         Incoming::Response(r) => {
             session.answer(r).await;
