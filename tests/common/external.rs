@@ -21,8 +21,12 @@ pub fn find_program(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let dirs = std::env::split_paths(&path).chain(["/usr/sbin", "/usr/local/sbin"].map(PathBuf::from));
     let found = dirs.map(|d| d.join(program)).find(|p| p.is_file())?;
-    // nginx answers `-v`; the others `--version`.
-    let flag = if program == "nginx" { "-v" } else { "--version" };
+    // nginx answers `-v`, openssl `version`; the others `--version`.
+    let flag = match program {
+        "nginx" => "-v",
+        "openssl" => "version",
+        _ => "--version",
+    };
     let ran = Command::new(&found).arg(flag).stdout(Stdio::null()).stderr(Stdio::null()).status();
     ran.is_ok_and(|s| s.success()).then_some(found)
 }

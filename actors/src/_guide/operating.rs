@@ -1,5 +1,9 @@
 //! # Operating it: health, metrics, status, traces, logs
 //!
+//! A whole deployment to operate — TLS at nginx, OAuth, two instances over
+//! Redis, Prometheus scraping each instance's metrics listener — is set up
+//! and checked step by step by `config/walkthrough.sh` (see the end of the
+//! scaling-out guide, [`super::scaling_out`]); `tests/walkthrough.rs` runs it.
 //!
 //! **Health.** `GET /healthz` answers 200 while the process answers; `GET
 //! /readyz` answers 200 when the instance should get traffic and 503 with the

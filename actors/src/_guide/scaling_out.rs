@@ -73,3 +73,26 @@
 //! `tests/cluster.rs` runs exactly this with real `redis-server`, `nginx` and
 //! binaries on loopback; `cargo bench --bench cluster_latency` measures
 //! cross-instance notification latency.
+//!
+//! # End to end: TLS, OAuth, two instances, Redis, nginx, Prometheus
+//!
+//! `config/walkthrough.sh` sets all of it up on one machine, the way an
+//! operator does, and checks each step: a certificate for the balancer;
+//! Redis; two instances of `config/cluster.toml` with OAuth, the balancer's
+//! URL as `http.public_url`, `http.behind_tls_proxy` (nginx terminates
+//! TLS) and each its own metrics listener; `config/nginx.conf` with its
+//! `production:` lines for TLS; Prometheus scraping both instances. Then it
+//! walks a client through the balancer — the 401 naming the metadata URL,
+//! the metadata naming the public resource, a token from your
+//! authorization server for that resource, the calls — and asks
+//! Prometheus whether it saw both instances and the calls:
+//!
+//! ```sh
+//! ISSUER=https://auth.example.com CLIENT_ID=… CLIENT_SECRET=… bash config/walkthrough.sh
+//! ```
+//!
+//! `tests/walkthrough.rs` runs the script as written against a real
+//! authorization server (oidc-provider), with real nginx, Redis and
+//! Prometheus, every port moved to a free one. The script:
+//!
+#![doc = concat!("```sh\n", include_str!("../../../config/walkthrough.sh"), "```")]
