@@ -90,6 +90,9 @@ async fn spans_reach_an_otlp_receiver_named_and_attributed_by_the_conventions() 
     assert_eq!(post(&s.url, &prompt).await.status, 200);
     let unknown = request(json!(3), "tools/call", json!({"name": "no_such_tool", "arguments": {}}));
     assert_eq!(post(&s.url, &unknown).await.error_code(), Some(-32602));
+    // A tool that fails as a tool (a result with `isError: true`).
+    let failing = request(json!(4), "tools/call", json!({"name": "test_error_handling", "arguments": {}}));
+    assert_eq!(post(&s.url, &failing).await.response()["result"]["isError"], true);
     // A listen stream, closed by the client.
     let listen = request(json!("l1"), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
     let mut stream = SseReader::open(&s.url, &listen).await;
@@ -103,7 +106,7 @@ async fn spans_reach_an_otlp_receiver_named_and_attributed_by_the_conventions() 
     actix_mcp::telemetry::flush_spans();
 
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while received.0.lock().unwrap().len() < 4 && tokio::time::Instant::now() < deadline {
+    while received.0.lock().unwrap().len() < 5 && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let spans = received.0.lock().unwrap().clone();
@@ -143,9 +146,16 @@ async fn spans_reach_an_otlp_receiver_named_and_attributed_by_the_conventions() 
     assert_eq!((a["error.type"].as_str(), a["rpc.response.status_code"].as_str()), ("-32602", "-32602"));
     assert_eq!(failed.status.as_ref().map(|s| s.code), Some(StatusCode::Error as i32));
 
+    let (_, tool_error) = by_name("tools/call test_error_handling");
+    let a = attrs(&tool_error);
+    assert_eq!(a["error.type"], "tool_error");
+    assert!(!a.contains_key("rpc.response.status_code"), "a tool error is a result: {a:?}");
+    assert_eq!(tool_error.status.as_ref().map(|s| s.code), Some(StatusCode::Error as i32));
+
     let (_, listen) = by_name("subscriptions/listen");
     let a = attrs(&listen);
     assert_eq!((a["jsonrpc.request.id"].as_str(), a["mcp.subscription.close_reason"].as_str()), ("l1", "client"));
+    assert_eq!(a["mcp.protocol.version"], "2026-07-28");
 
     s.stop().await;
     stop.stop(true).await;
