@@ -172,6 +172,10 @@ async fn tokens_are_validated_as_oauth_2_1_asks() {
     for (why, token) in &refused {
         assert_invalid(&post_as(&s.url, token, &body).await, why);
     }
+    // A malformed token is named so, with no detail of the parser that failed.
+    let r = post_as(&s.url, "abc.def.ghi", &body).await;
+    assert_eq!(r.response()["error"]["message"], "Unauthorized: invalid token: malformed token", "{}", r.raw);
+    assert!(challenge(&r).ends_with("error_description=\"invalid token: malformed token\""), "{}", challenge(&r));
 
     // A token in the query string is refused (400), not read.
     let r = post_with(&format!("{}?access_token={token}", s.url), &body, |_| {}).await;
