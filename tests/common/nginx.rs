@@ -82,20 +82,24 @@ impl Nginx {
 }
 
 impl Drop for Nginx {
-    /// Asks the master to stop its workers and exit (a killed master leaves
-    /// its workers running), and waits for it a little.
     fn drop(&mut self) {
-        if let Some(pid) = self.child.id() {
-            let _ = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status();
-            for _ in 0..100 {
-                if matches!(self.child.try_wait(), Ok(Some(_))) {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
+        stop(&mut self.child, &self.dir);
     }
+}
+
+/// Asks an nginx master to stop its workers and exit (a killed master
+/// leaves its workers running), waits for it a little, and removes `dir`.
+fn stop(child: &mut tokio::process::Child, dir: &std::path::Path) {
+    if let Some(pid) = child.id() {
+        let _ = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+        for _ in 0..100 {
+            if matches!(child.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// nginx run as the shipped `config/nginx.conf` says — unprivileged, under
@@ -153,16 +157,7 @@ impl ShippedNginx {
 
 impl Drop for ShippedNginx {
     fn drop(&mut self) {
-        if let Some(pid) = self.child.id() {
-            let _ = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status();
-            for _ in 0..100 {
-                if matches!(self.child.try_wait(), Ok(Some(_))) {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        let _ = std::fs::remove_dir_all(&self.prefix);
+        stop(&mut self.child, &self.prefix);
     }
 }
 
