@@ -129,7 +129,7 @@ impl RequestActor {
     pub(crate) fn new(service: Arc<McpService>, mut spec: RequestSpec, log: &Logger) -> RequestActor {
         let w = &mut *spec.work;
         let version = w.meta.version.as_str();
-        let transport = if w.facts.headers.is_some() { Transport::Tcp } else { Transport::Pipe };
+        let transport = Transport::with_headers(w.facts.headers.is_some());
         let parent = w.meta.trace.as_ref().or(w.facts.trace.as_ref());
         let span = RequestSpan::start(&w.request, &w.id, version, transport, parent);
         // Exported: what the handler sends on names this request's span as

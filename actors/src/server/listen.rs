@@ -2,8 +2,6 @@
 //! stream the intake admitted, the session streams of legacy clients, and hub
 //! events for the application's own actors.
 
-use std::time::Duration;
-
 use actix::{Addr, Recipient};
 use mcp_protocol::subscription::SubscriptionFilter;
 use mcp_protocol::{ErrorData, RequestId};
@@ -50,22 +48,9 @@ impl McpServer {
         filter: SubscriptionFilter,
         sink: Box<dyn ListenerSink>,
     ) -> (Addr<ListenerActor>, oneshot::Receiver<Result<(), ErrorData>>) {
-        self.start_listener_until(kind, filter, sink, None)
-    }
-
-    /// [`start_listener`](Self::start_listener) for a stream that ends with
-    /// its completion result after `expires_in` (when the credentials that
-    /// opened it expire).
-    pub fn start_listener_until(
-        &self,
-        kind: ListenerKind,
-        filter: SubscriptionFilter,
-        sink: Box<dyn ListenerSink>,
-        expires_in: Option<Duration>,
-    ) -> (Addr<ListenerActor>, oneshot::Receiver<Result<(), ErrorData>>) {
         let (tx, rx) = oneshot::channel();
         let relay_mailbox = self.inner.config.hub.relay_mailbox;
-        let spec = ListenerSpec { kind, filter, sink, relay_mailbox, ready: Some(tx), expires_in, version: None };
+        let spec = ListenerSpec { kind, filter, sink, relay_mailbox, ready: Some(tx), expires_in: None, version: None };
         (ListenerActor::start_with(self.inner.hub.clone(), spec, &self.inner.log), rx)
     }
 

@@ -24,6 +24,18 @@ pub enum Transport {
     Pipe,
 }
 
+impl Transport {
+    /// The transport of a request that came with headers (HTTP) or
+    /// without (stdio and other message streams).
+    pub fn with_headers(headers: bool) -> Self {
+        if headers {
+            Transport::Tcp
+        } else {
+            Transport::Pipe
+        }
+    }
+}
+
 /// A request's span (empty when not traced).
 #[derive(Default)]
 pub struct RequestSpan {

@@ -62,12 +62,6 @@ pub(super) fn get() -> Option<&'static Status> {
 }
 
 impl Status {
-    /// A request a handler answered (or that was cancelled or timed out:
-    /// see [`Status::ended_early`]).
-    pub(super) fn record(&self, method: &'static str, error: bool, elapsed: Duration) {
-        self.count(method, error, elapsed);
-    }
-
     /// A request cancelled (`true`) or timed out (`false`).
     pub(super) fn ended_early(&self, cancelled: bool) {
         let counter = if cancelled { &self.cancelled } else { &self.timed_out };
@@ -78,10 +72,12 @@ impl Status {
     /// error of its method.
     pub(super) fn refused(&self, method: &'static str, elapsed: Duration) {
         self.refused.fetch_add(1, Ordering::Relaxed);
-        self.count(method, true, elapsed);
+        self.record(method, true, elapsed);
     }
 
-    fn count(&self, method: &'static str, error: bool, elapsed: Duration) {
+    /// A request of `method`, by its duration, and whether it failed (a
+    /// cancelled or timed-out one is also told to [`Status::ended_early`]).
+    pub(super) fn record(&self, method: &'static str, error: bool, elapsed: Duration) {
         let secs = elapsed.as_secs_f64();
         let bucket = DURATION_BUCKETS.iter().position(|b| secs <= *b).unwrap_or(DURATION_BUCKETS.len());
         let now = self.started.elapsed().as_secs();

@@ -26,6 +26,7 @@ use mcp_protocol::jsonrpc::{DecodeError, Incoming, Notification, Request, Respon
 use mcp_protocol::request::{ClientNotification, ClientRequest};
 use mcp_protocol::{ErrorCode, ErrorData, Expect, Message, ProtocolVersion, RequestId, RequestMeta};
 use slog::Logger;
+use std::time::Duration;
 
 use crate::auth::Authorizer;
 use crate::catalog::Catalog;
@@ -209,14 +210,8 @@ pub const OTHER: &str = "_OTHER";
 
 /// A method's name as a bounded label: one this server knows, or `_OTHER`.
 pub fn method_label(method: &str) -> &'static str {
-    let legacy = [
-        mcp_protocol::legacy::method::INITIALIZE,
-        mcp_protocol::legacy::method::PING,
-        mcp_protocol::legacy::method::LOGGING_SET_LEVEL,
-        mcp_protocol::legacy::method::RESOURCES_SUBSCRIBE,
-        mcp_protocol::legacy::method::RESOURCES_UNSUBSCRIBE,
-    ];
-    ClientRequest::METHODS.iter().chain(legacy.iter()).find(|m| **m == method).copied().unwrap_or(OTHER)
+    let legacy = mcp_protocol::legacy::method::ALL.iter();
+    ClientRequest::METHODS.iter().chain(legacy).find(|m| **m == method).copied().unwrap_or(OTHER)
 }
 
 fn unsupported() -> Refusal {
@@ -293,7 +288,7 @@ impl<'a> Intake<'a> {
         auth.permit(caller, &scopes).map_err(|e| {
             let refusal = Refusal::unauthorized(auth, self.log, message.request_id().cloned(), &e, None, Some(caller));
             let method = message.method().map_or(OTHER, method_label);
-            self.record_refusal(driver, method, "", started, &refusal);
+            self.record_refusal(driver, method, "", started.elapsed(), &refusal);
             refusal
         })
     }
@@ -310,8 +305,9 @@ impl<'a> Intake<'a> {
         match self.admit_listen(&admitted) {
             Ok(admission) => Action::Listen(admitted, admission),
             Err(refusal) => {
+                // Admitting a listen takes no time worth measuring.
                 let (method, version) = (admitted.request.method(), admitted.meta.version.as_str());
-                self.record_refusal(driver, method, version, std::time::Instant::now(), &refusal);
+                self.record_refusal(driver, method, version, Duration::ZERO, &refusal);
                 Action::Refuse(refusal)
             }
         }
@@ -324,12 +320,12 @@ impl<'a> Intake<'a> {
         driver: &dyn Driver,
         method: &'static str,
         version: &'static str,
-        started: std::time::Instant,
+        elapsed: Duration,
         refusal: &Refusal,
     ) {
-        let transport = if driver.headers().is_some() { Transport::Tcp } else { Transport::Pipe };
-        let op = Operation { method, version, transport, tool: None };
-        crate::telemetry::refused(op, refusal.error.code.0, started.elapsed());
+        let op =
+            Operation { method, version, transport: Transport::with_headers(driver.headers().is_some()), tool: None };
+        crate::telemetry::refused(op, refusal.error.code.0, elapsed);
     }
 
     /// [`route_as`](Self::route_as) of a message decoded the general way.
@@ -341,7 +337,7 @@ impl<'a> Intake<'a> {
             Ok(m) => m,
             Err(e) => {
                 let refusal = Refusal::new(e.id, &e.error, ProtocolVersion::V2026_07_28.profile());
-                self.record_refusal(driver, OTHER, "", started, &refusal);
+                self.record_refusal(driver, OTHER, "", started.elapsed(), &refusal);
                 return E::act(Action::Refuse(refusal));
             }
         };
@@ -377,7 +373,7 @@ impl<'a> Intake<'a> {
         E::act(match admit(&self.checks(driver), &r, keys, parsed) {
             Ok((meta, request)) => self.admitted(driver, r.id, meta, request),
             Err(refusal) => {
-                self.record_refusal(driver, method_label(&r.method), version, started, &refusal);
+                self.record_refusal(driver, method_label(&r.method), version, started.elapsed(), &refusal);
                 Action::Refuse(refusal)
             }
         })

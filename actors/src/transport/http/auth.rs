@@ -10,6 +10,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 
 use super::error::HttpError;
 use super::headers::HttpHeaders;
+use crate::facts::head::{Header, Headers};
 use crate::facts::identity::Identity;
 use crate::pipeline::intake::{self, Refusal};
 use crate::server::McpServer;
@@ -33,7 +34,8 @@ pub(super) async fn caller_of_message(
 ) -> Result<Option<Arc<Identity>>, HttpError> {
     let started = std::time::Instant::now();
     authenticate(req, server).await.map_err(|refusal| {
-        let method = req.headers().get("mcp-method").and_then(|v| v.to_str().ok());
+        let headers = HttpHeaders(req);
+        let method = headers.get(Header::Method).ok().flatten().and_then(|v| std::str::from_utf8(v).ok());
         let method = method.map_or(intake::OTHER, intake::method_label);
         let op = Operation { method, version: "", transport: Transport::Tcp, tool: None };
         crate::telemetry::refused(op, refusal.error.code.0, started.elapsed());

@@ -118,8 +118,7 @@ impl StreamConnection {
     }
 
     fn message(&mut self, bytes: &[u8], ctx: &mut Context<Self>) {
-        let server = self.server.clone();
-        let intake = server.intake();
+        let intake = self.server.intake();
         if self.session.is_none() {
             match intake.route(&*self, bytes) {
                 Route::Act(action) => self.act(action, ctx),
