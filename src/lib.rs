@@ -52,6 +52,7 @@ mod params_split;
 pub mod raw_object;
 pub mod request;
 pub mod request_state;
+pub mod skills;
 pub mod subscription;
 pub mod tasks;
 pub mod trace;

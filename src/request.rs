@@ -47,6 +47,13 @@ macro_rules! client_requests {
             /// `completion/complete`.
             Complete($crate::model::completion::CompleteParams) =
                 COMPLETION_COMPLETE "completion/complete", complete;
+            /// `resources/directory/read` (the Skills extension): a directory's children.
+            ReadDirectory($crate::skills::ReadDirectoryParams) =
+                RESOURCES_DIRECTORY_READ "resources/directory/read", read_directory;
+            /// `skills/list` (the Skills extension).
+            ListSkills($crate::request::ListParams) = SKILLS_LIST "skills/list", list_skills;
+            /// `skills/get` (the Skills extension).
+            GetSkill($crate::skills::GetSkillParams) = SKILLS_GET "skills/get", get_skill;
             /// `subscriptions/listen`: opens a long-lived notification stream.
             Listen($crate::subscription::ListenParams) = SUBSCRIPTIONS_LISTEN "subscriptions/listen", listen;
             /// `tasks/get` (the Tasks extension).

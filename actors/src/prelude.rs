@@ -1,7 +1,7 @@
 //! What a server needs, in one import: `use actix_mcp::prelude::*;`.
 //!
 //! The builder and its error, the handler API (tools, resources, templates,
-//! prompts, their return values and context), the content and result types
+//! prompts, skills, their return values and context), the content and result types
 //! handlers build, and the derive traits for typed arguments
 //! (`Deserialize`, `JsonSchema`). Your crate still depends on `serde` (with
 //! `derive`) and `schemars` 1 for those derives to expand; use the versions
@@ -11,8 +11,8 @@ pub use crate::builder::McpServerBuilder;
 pub use crate::catalog::context::RequestContext;
 pub use crate::catalog::error::HandlerError;
 pub use crate::catalog::{
-    Catalog, IntoToolOutcome, Json, NoArgs, Prompt, PromptArgs, Resource, ResourceBody, ResourceTemplate, TaskSupport,
-    TemplateVars, Tool,
+    Catalog, IntoToolOutcome, Json, NoArgs, Prompt, PromptArgs, Resource, ResourceBody, ResourceTemplate, Skill,
+    TaskSupport, TemplateVars, Tool,
 };
 pub use crate::config::Config;
 pub use crate::facts::identity::Identity;

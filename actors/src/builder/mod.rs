@@ -19,7 +19,7 @@ use std::sync::Arc;
 use mcp_protocol::model::discover::Implementation;
 use slog::Logger;
 
-use crate::catalog::{Catalog, Prompt, Resource, ResourceTemplate, Tool};
+use crate::catalog::{Catalog, Prompt, Resource, ResourceTemplate, Skill, Tool};
 use crate::config::{Config, ConfigError};
 use crate::facts::clock::{Clock, SystemClock};
 use crate::hub::HubBackend;
@@ -132,6 +132,34 @@ impl McpServerBuilder {
     pub fn prompt(self, prompt: Prompt) -> Self {
         let added = self.catalog.add_prompt(prompt);
         self.noted(added)
+    }
+
+    /// Adds a skill (the Skills extension): its files are served as
+    /// `skill://` resources, and the server declares the extension. A skill
+    /// of embedded files:
+    ///
+    /// ```
+    /// use actix_mcp::prelude::*;
+    ///
+    /// # fn main() -> Result<(), BuildError> {
+    /// let builder = McpServer::builder(server_info!()).skill(Skill::from_files("weather", [
+    ///     ("SKILL.md", "---\nname: weather\ndescription: Reads the forecast\n---\nCall `forecast`.\n"),
+    /// ])?);
+    /// # Ok(()) }
+    /// ```
+    pub fn skill(self, skill: Skill) -> Self {
+        let added = self.catalog.add_skill(skill);
+        self.noted(added)
+    }
+
+    /// Adds the skill in directory `dir` (read now, held in memory; see
+    /// [`Skill::from_dir`]); a directory that is not a valid skill is
+    /// reported by `build`.
+    pub fn skill_dir(self, dir: impl AsRef<std::path::Path>) -> Self {
+        match Skill::from_dir(dir) {
+            Ok(skill) => self.skill(skill),
+            Err(e) => self.problem(e.0),
+        }
     }
 
     /// Shares `value` with every handler: `ctx.state::<S>()?` in a handler.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{Prompt, Resource, ResourceTemplate, ScopeRules, Tool};
+use super::{Prompt, Resource, ResourceTemplate, ScopeRules, Skill, Tool};
 
 /// Items are shared (`Arc`): a lookup copies a pointer, never a definition.
 #[derive(Default)]
@@ -13,6 +13,11 @@ pub(super) struct State {
     pub(super) resources: BTreeMap<String, Arc<Resource>>,
     pub(super) templates: BTreeMap<String, Arc<ResourceTemplate>>,
     pub(super) prompts: BTreeMap<String, Arc<Prompt>>,
+    /// Skills by the URI of their `SKILL.md`; their files are in `resources`.
+    pub(super) skills: BTreeMap<String, Arc<Skill>>,
+    /// Whether the Skills extension is declared (a skill was added, or the
+    /// catalog serves a skills directory).
+    pub(super) serves_skills: bool,
     /// Scopes set by configuration, added to each item as it comes in.
     pub(super) rules: Option<Arc<ScopeRules>>,
 }

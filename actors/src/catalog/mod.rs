@@ -30,6 +30,8 @@ mod prompt;
 mod resource;
 mod scope_rules;
 mod scopes;
+mod skill;
+mod skills;
 mod state;
 mod template;
 mod tool;
@@ -46,6 +48,7 @@ pub use outcome::{IntoToolOutcome, Json};
 pub use prompt::{Completer, Prompt, PromptArgs};
 pub use resource::Resource;
 pub use scope_rules::ScopeRules;
+pub use skill::{parse_frontmatter, Skill, SkillError, SkillFile, SkillFileReader};
 pub use template::{ResourceTemplate, TemplateVars, UriPattern};
 pub use tool::{HandlerFuture, TaskSupport, Tool};
 
@@ -124,6 +127,7 @@ impl Catalog {
             && s.resources.is_empty()
             && s.templates.is_empty()
             && s.prompts.is_empty()
+            && s.skills.is_empty()
             && self.states.is_empty()
     }
 
@@ -307,13 +311,17 @@ impl Catalog {
     pub fn summary(&self) -> String {
         let s = self.read();
         let n = |count: usize, one: &str| format!("{count} {one}{}", if count == 1 { "" } else { "s" });
-        format!(
+        let mut out = format!(
             "{}, {}, {}, {}",
             n(s.tools.len(), "tool"),
             n(s.resources.len(), "resource"),
             n(s.templates.len(), "template"),
             n(s.prompts.len(), "prompt")
-        )
+        );
+        if !s.skills.is_empty() {
+            out.push_str(&format!(", {}", n(s.skills.len(), "skill")));
+        }
+        out
     }
 
     /// How many resources are listed.

@@ -40,6 +40,10 @@ pub struct CommonArgs {
     /// Directory served by the `fs` catalog (default `.`).
     #[arg(long, value_name = "DIR", global = true)]
     pub root: Option<String>,
+    /// Skills directory of the `fs` catalog, relative to the root (default
+    /// `skills`; `""` serves none).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub skills: Option<String>,
     /// Log level: trace, debug, info, warning, error, critical.
     #[arg(long, value_name = "LEVEL", global = true)]
     pub log_level: Option<String>,
@@ -76,6 +80,9 @@ impl CommonArgs {
         }
         if let Some(r) = &self.root {
             config.fs.root = r.clone();
+        }
+        if let Some(s) = &self.skills {
+            config.fs.skills = s.clone();
         }
         if let Some(l) = &self.log_level {
             config.log.level = l.clone();

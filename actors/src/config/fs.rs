@@ -26,6 +26,11 @@ pub struct FsConfig {
     /// A changed path is reported once it has been quiet this long, in ms
     /// (a save made of several writes is one change). Default: 100.
     pub debounce_ms: u64,
+    /// The skills directory (relative to `root`): every directory under it
+    /// with a `SKILL.md` is a skill, served under the Skills extension at
+    /// `skill://<path below this directory>/…`. Served when it exists at
+    /// start; empty turns skills off. Default: `skills`.
+    pub skills: String,
 }
 
 impl Default for FsConfig {
@@ -44,6 +49,7 @@ impl Default for FsConfig {
             search_max_results: 100,
             watch: true,
             debounce_ms: 100,
+            skills: "skills".into(),
         }
     }
 }

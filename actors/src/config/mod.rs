@@ -104,6 +104,7 @@ impl Config {
                 "ACTIX_MCP_PATH" => self.http.path = value,
                 "ACTIX_MCP_CATALOG" => self.catalog.name = value,
                 "ACTIX_MCP_ROOT" => self.fs.root = value,
+                "ACTIX_MCP_SKILLS" => self.fs.skills = value,
                 "ACTIX_MCP_MRTR_KEY" => self.mrtr.key = value,
                 "ACTIX_MCP_HUB_BACKEND" => self.hub.backend = value,
                 "ACTIX_MCP_REDIS_URL" => self.hub.redis_url = value,
@@ -301,6 +302,13 @@ impl Config {
             if value == 0 {
                 return Err(ConfigError(format!("{name} must be at least 1")));
             }
+        }
+        let skills = std::path::Path::new(&self.fs.skills);
+        if skills.is_absolute() || skills.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+            return Err(ConfigError(format!(
+                "fs.skills = {:?}: a directory relative to fs.root, without ..",
+                self.fs.skills
+            )));
         }
         Ok(())
     }

@@ -50,6 +50,13 @@ impl std::fmt::Debug for BuildError {
 
 impl std::error::Error for BuildError {}
 
+/// A skill that cannot be served is a catalog problem.
+impl From<crate::catalog::SkillError> for BuildError {
+    fn from(e: crate::catalog::SkillError) -> Self {
+        BuildError::Catalog(vec![e.0])
+    }
+}
+
 impl From<ConfigError> for BuildError {
     fn from(e: ConfigError) -> Self {
         BuildError::Config(e)

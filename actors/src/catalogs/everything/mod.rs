@@ -1,6 +1,7 @@
 //! The "everything" catalog: the fixture the official MCP conformance suite
 //! drives (tool, resource and prompt names and replies as the suite expects),
-//! plus a few tools for diagnostics (`sleep`, `test_custom_header`).
+//! plus a few tools for diagnostics (`sleep`, `test_custom_header`) and a
+//! skill (the Skills extension).
 
 mod client_input;
 mod content;
@@ -9,6 +10,7 @@ mod input;
 mod other;
 mod prompts;
 mod resources;
+mod skills;
 mod streaming;
 mod tasks;
 mod triggers;
@@ -38,6 +40,7 @@ fn add_all(c: &Catalog) -> Result<(), CatalogError> {
     resources::resources(c)?;
     prompts::simple(c)?;
     prompts::with_media(c)?;
+    skills::skills(c)?;
     tasks::tools(c)
 }
 

@@ -8,11 +8,14 @@
 //! - a watcher turns edits into `resources/updated` and created or deleted
 //!   files into `resources/list_changed`, through the subscription hub;
 //! - nothing outside the root is ever read: `..`, absolute paths and
-//!   symlinks leading out are refused with a clear error.
+//!   symlinks leading out are refused with a clear error;
+//! - the skills directory (`fs.skills`, default `skills`) is served under
+//!   the Skills extension (see [`skills`]).
 
 mod files;
 mod jail;
 mod listing;
+pub mod skills;
 mod tools;
 mod watch;
 
@@ -40,6 +43,8 @@ pub struct Shared {
     pub config: FsConfig,
     /// Directory listings `list_dir` pages through.
     pub(crate) listings: listing::DirListings,
+    /// The skills directory, when one is served.
+    pub skills: Option<skills::SkillsDir>,
 }
 
 /// The result of walking a directory.
@@ -136,7 +141,9 @@ pub(crate) fn jail_error(uri: &str, e: JailError) -> HandlerError {
 pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
     let jail = Jail::new(Path::new(&config.root)).map_err(|e| format!("fs.root {:?}: {e}", config.root))?;
     let rules = FileRules::new(config)?;
-    let shared = Arc::new(Shared { jail, rules, config: config.clone(), listings: listing::DirListings::new(8) });
+    let skills = skills::SkillsDir::find(jail.root(), &jail, &config.skills, log);
+    let listings = listing::DirListings::new(8);
+    let shared = Arc::new(Shared { jail, rules, config: config.clone(), listings, skills });
     let catalog = Arc::new(Catalog::new());
     let found = walk(&shared, shared.jail.root(), log);
     if found.truncated {
@@ -150,6 +157,10 @@ pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
         }
     }
     tools::add(&catalog, &shared).map_err(|e| e.to_string())?;
+    if let Some(skills) = &shared.skills {
+        skills.sync(&shared, &catalog, log);
+        info!(log, "serving skills"; "dir" => &config.skills, "skills" => catalog.skill_uris().len());
+    }
     let s = shared.clone();
     catalog.set_resolver(Arc::new(move |uri| {
         // Only file:// URIs are ours; explain refusals instead of "not found".

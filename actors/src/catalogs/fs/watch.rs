@@ -3,7 +3,8 @@
 //! `resources/list_changed`), an edited file publishes `resources/updated`
 //! for its URI. Each served directory is watched on its own (excluded trees
 //! such as `target/` cost no watches); new directories are added as they
-//! appear. The watcher thread ends when the catalog is dropped.
+//! appear. A change under the skills directory rescans it once. The watcher
+//! thread ends when the catalog is dropped.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -68,10 +69,17 @@ pub(crate) fn start(
                     .filter(|(_, (_, at))| now.duration_since(*at) >= debounce)
                     .map(|(p, _)| p.clone())
                     .collect();
+                let mut skills_changed = false;
                 for path in ready {
                     if let Some((kind, _)) = pending.remove(&path) {
+                        skills_changed |= shared.skills.as_ref().is_some_and(|s| s.contains(&path));
                         apply(&shared, &catalog, &mut watcher, &path, &kind, &log);
                     }
+                }
+                // One rescan for every change under the skills directory:
+                // digests stay true to the files.
+                if let (true, Some(skills)) = (skills_changed, &shared.skills) {
+                    skills.sync(&shared, &catalog, &log);
                 }
             }
         })

@@ -7,7 +7,7 @@
 //! `tools`, `resources` (with templates), `prompts`, `completion`; `rounds`
 //! runs handlers that ask the client for input, in either era; `envelope`
 //! finishes results; [`sealer`] owns the `requestState` key; `initialize`
-//! answers a legacy client's handshake.
+//! answers a legacy client's handshake; `skills` serves the Skills extension.
 
 mod answer;
 mod completion;
@@ -18,6 +18,7 @@ mod prompts;
 mod resources;
 mod rounds;
 pub mod sealer;
+mod skills;
 mod task_requests;
 mod tools;
 
@@ -211,8 +212,21 @@ impl McpService {
             completions: Some(Map::new()),
             logging: Some(Map::new()),
             experimental: None,
-            extensions: self.tasks.as_ref().map(|_| Map::from_iter([mcp_protocol::tasks::server_capability()])),
+            extensions: self.extensions(),
         }
+    }
+
+    /// The extensions declared: Tasks (`tasks.enabled`), Skills (the catalog
+    /// serves skills, with `directoryRead`).
+    fn extensions(&self) -> Option<Map<String, Value>> {
+        let mut out = Map::new();
+        if self.tasks.is_some() {
+            out.extend([mcp_protocol::tasks::server_capability()]);
+        }
+        if self.catalog.serves_skills() {
+            out.extend([mcp_protocol::skills::server_capability(true)]);
+        }
+        Some(out).filter(|m| !m.is_empty())
     }
 
     /// The notification types `subscriptions/listen` can deliver.

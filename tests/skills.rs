@@ -1,0 +1,285 @@
+//! The Skills extension over real loopback HTTP: an `fs` catalog serving a
+//! skills directory (nested skills, refusals, digests kept true by the
+//! watcher, directory reads in pages, the jail), in both eras, and a server
+//! without skills that does not declare the extension.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use actix_mcp::config::FsConfig;
+use common::*;
+use futures::StreamExt;
+use serde_json::{json, Value};
+use sha2::Digest;
+
+struct Root(PathBuf);
+
+impl Root {
+    fn new(name: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("actix-mcp-skills-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        let write = |rel: &str, text: &str| {
+            let path = p.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "skills/acme/report/SKILL.md",
+            "---\nname: report\ndescription: Writes the weekly report\nlicense: MIT\n---\nSee ref/a.txt.\n",
+        );
+        write("skills/acme/report/ref/a.txt", "first\n");
+        write("skills/acme/report/draft/SKILL.md", "---\nname: draft\ndescription: Drafts a section\n---\n");
+        write("skills/acme/report/target/build.log", "excluded by fs.exclude");
+        // Refused: the name is not the directory's; a file over the size cap.
+        write("skills/misnamed/SKILL.md", "---\nname: other\ndescription: Wrong name\n---\n");
+        write("skills/heavy/SKILL.md", "---\nname: heavy\ndescription: Too big\n---\n");
+        write("skills/heavy/blob.txt", &"x".repeat(5000));
+        write("secret.txt", "outside the skills directory");
+        Root(p.canonicalize().unwrap())
+    }
+}
+
+impl Drop for Root {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn start(root: &Path) -> TestServer {
+    let fs = FsConfig { root: root.display().to_string(), max_file_bytes: 4096, ..FsConfig::default() };
+    let catalog = actix_mcp::catalogs::fs::build(&fs, &actix_mcp::telemetry::logging::discard()).unwrap();
+    let mut config = test_config();
+    config.server.page_size = 2;
+    TestServer::start(catalog, config)
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    format!("sha256:{:x}", sha2::Sha256::digest(bytes))
+}
+
+async fn result(url: &str, method: &str, params: Value) -> Value {
+    let r = post(url, &request(json!(1), method, params)).await;
+    r.response().get("result").cloned().unwrap_or_else(|| panic!("{method}: {}", r.raw))
+}
+
+async fn all_skills(url: &str) -> Vec<Value> {
+    let (mut out, mut cursor) = (Vec::new(), None::<String>);
+    loop {
+        let params = cursor.as_ref().map_or(json!({}), |c| json!({"cursor": c}));
+        let page = result(url, "skills/list", params).await;
+        assert!(page["ttlMs"].is_u64() && page["cacheScope"].is_string(), "{page}");
+        out.extend(page["skills"].as_array().unwrap().iter().cloned());
+        match page["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => return out,
+        }
+    }
+}
+
+#[actix_rt::test]
+async fn a_skills_directory_is_served_with_digests_of_the_bytes_read() {
+    let root = Root::new("served");
+    let srv = start(&root.0);
+    let discover = result(&srv.url, "server/discover", json!({})).await;
+    assert_eq!(
+        discover["capabilities"]["extensions"]["io.modelcontextprotocol/skills"],
+        json!({"directoryRead": true})
+    );
+
+    // Two skills (the nested one too), in pages of whole entries; the
+    // misnamed and the oversized skills are not served.
+    let skills = all_skills(&srv.url).await;
+    let uris: Vec<&str> = skills.iter().map(|s| s["uri"].as_str().unwrap()).collect();
+    assert_eq!(uris, ["skill://acme/report/SKILL.md", "skill://acme/report/draft/SKILL.md"]);
+    let report = &skills[0];
+    assert_eq!(
+        report["frontmatter"],
+        json!({"name": "report", "description": "Writes the weekly report", "license": "MIT"})
+    );
+    let files: Vec<&str> = report["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    assert_eq!(
+        files,
+        ["skill://acme/report/SKILL.md", "skill://acme/report/draft/SKILL.md", "skill://acme/report/ref/a.txt"],
+        "every served file of the skill, nested skills' included, fs.exclude applied"
+    );
+    for file in report["resources"].as_array().unwrap() {
+        let read = result(&srv.url, "resources/read", json!({"uri": file["uri"]})).await;
+        let text = read["contents"][0]["text"].as_str().unwrap();
+        assert_eq!(file["digest"], sha256(text.as_bytes()), "{}", file["uri"]);
+        assert_eq!(file["size"], text.len());
+    }
+    // The manifest resource is listed with the frontmatter's name and description.
+    let md = result(&srv.url, "resources/read", json!({"uri": "skill://acme/report/SKILL.md"})).await;
+    assert_eq!(md["contents"][0]["mimeType"], "text/markdown");
+
+    // skills/get answers for a served skill, -32602 otherwise.
+    let got = result(&srv.url, "skills/get", json!({"uri": "skill://acme/report/draft/SKILL.md"})).await;
+    assert_eq!(got["skill"], skills[1]);
+    assert!(got.get("nextCursor").is_none());
+    for unknown in ["skill://misnamed/SKILL.md", "skill://heavy/SKILL.md", "skill://acme/../../secret.txt"] {
+        let r = post(&srv.url, &request(json!(2), "skills/get", json!({"uri": unknown}))).await;
+        assert_eq!(r.error_code(), Some(-32602), "{unknown}: {}", r.raw);
+    }
+    srv.stop().await;
+}
+
+#[actix_rt::test]
+async fn directories_page_and_nothing_escapes_the_root() {
+    let root = Root::new("directories");
+    let srv = start(&root.0);
+    let url = srv.url.clone();
+    let read = |uri: &str, cursor: Option<&str>| {
+        let params = match cursor {
+            Some(c) => json!({"uri": uri, "cursor": c}),
+            None => json!({"uri": uri}),
+        };
+        let (url, body) = (url.clone(), request(json!(1), "resources/directory/read", params));
+        async move { post(&url, &body).await }
+    };
+    let top = read("skill://acme", None).await;
+    assert_eq!(
+        top.response()["result"]["resources"],
+        json!([{"uri": "skill://acme/report", "name": "report",
+        "mimeType": "inode/directory"}])
+    );
+    // Page size 2: SKILL.md and draft, then ref.
+    let first = read("skill://acme/report", None).await.response()["result"].clone();
+    let names: Vec<&str> = first["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    assert_eq!(names, ["skill://acme/report/SKILL.md", "skill://acme/report/draft"]);
+    let second = read("skill://acme/report", first["nextCursor"].as_str()).await.response()["result"].clone();
+    assert_eq!(second["resources"][0]["uri"], "skill://acme/report/ref");
+    assert_eq!(second["resources"][0]["mimeType"], "inode/directory");
+    assert!(second.get("nextCursor").is_none());
+
+    for bad in
+        ["skill://acme/report/SKILL.md", "skill://acme/report/..", "skill://acme/../..", "skill://heavy", "file:///"]
+    {
+        let r = read(bad, None).await;
+        assert_eq!(r.error_code(), Some(-32602), "{bad}: {}", r.raw);
+    }
+    // A skill URI that climbs out names no resource.
+    let r =
+        post(&srv.url, &request(json!(3), "resources/read", json!({"uri": "skill://acme/report/../../../secret.txt"})))
+            .await;
+    assert!(r.error_code().is_some(), "{}", r.raw);
+    assert!(!r.raw.contains("outside the skills directory"));
+    srv.stop().await;
+}
+
+async fn next_event(
+    stream: &mut (impl futures::Stream<Item = reqwest::Result<bytes::Bytes>> + Unpin),
+    buf: &mut String,
+) -> Value {
+    loop {
+        if let Some(end) = buf.find("\n\n") {
+            let event: String = buf.drain(..end + 2).collect();
+            if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data:")) {
+                return serde_json::from_str(data.trim()).unwrap();
+            }
+            continue;
+        }
+        let chunk =
+            tokio::time::timeout(std::time::Duration::from_secs(10), stream.next()).await.expect("an event").unwrap();
+        buf.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
+    }
+}
+
+#[actix_rt::test]
+async fn a_changed_file_changes_its_digest_and_is_announced() {
+    let root = Root::new("watch");
+    let srv = start(&root.0);
+    let uri = "skill://acme/report/ref/a.txt";
+    let body = request(
+        json!(9),
+        "subscriptions/listen",
+        json!({"notifications": {"resourceSubscriptions": [uri],
+        "resourcesListChanged": true}}),
+    );
+    let mut req = reqwest::Client::new().post(&srv.url).json(&body);
+    for (k, v) in standard_headers(&body) {
+        req = req.header(k, v);
+    }
+    let mut stream = req.send().await.unwrap().bytes_stream();
+    let mut buf = String::new();
+    assert_eq!(next_event(&mut stream, &mut buf).await["method"], "notifications/subscriptions/acknowledged");
+
+    let digest_of = |skill: &Value| -> Value {
+        skill["resources"].as_array().unwrap().iter().find(|r| r["uri"] == uri).unwrap()["digest"].clone()
+    };
+    let before = result(&srv.url, "skills/get", json!({"uri": "skill://acme/report/SKILL.md"})).await;
+    std::fs::write(root.0.join("skills/acme/report/ref/a.txt"), "second version\n").unwrap();
+    let m = next_event(&mut stream, &mut buf).await;
+    assert_eq!(m["method"], "notifications/resources/updated", "{m}");
+    assert_eq!(m["params"]["uri"], uri);
+    let after = result(&srv.url, "skills/get", json!({"uri": "skill://acme/report/SKILL.md"})).await;
+    assert_ne!(digest_of(&before["skill"]), digest_of(&after["skill"]));
+    assert_eq!(digest_of(&after["skill"]), sha256(b"second version\n"));
+
+    // A new file joins its skill: list_changed, and the entry lists it.
+    std::fs::write(root.0.join("skills/acme/report/ref/b.txt"), "b").unwrap();
+    let m = next_event(&mut stream, &mut buf).await;
+    assert_eq!(m["method"], "notifications/resources/list_changed", "{m}");
+    let skill = result(&srv.url, "skills/get", json!({"uri": "skill://acme/report/SKILL.md"})).await;
+    assert!(skill["skill"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["uri"] == "skill://acme/report/ref/b.txt"));
+
+    // A fixed frontmatter brings a refused skill in.
+    std::fs::write(root.0.join("skills/misnamed/SKILL.md"), "---\nname: misnamed\ndescription: Fixed\n---\n").unwrap();
+    let mut served = false;
+    for _ in 0..100 {
+        if all_skills(&srv.url).await.iter().any(|s| s["uri"] == "skill://misnamed/SKILL.md") {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(served, "the skill whose frontmatter was fixed is served");
+    srv.stop().await;
+}
+
+#[actix_rt::test]
+async fn legacy_sessions_get_skills_without_caching_fields() {
+    let root = Root::new("legacy");
+    let srv = start(&root.0);
+    let headers = |session: Option<&str>| {
+        let mut h = vec![
+            ("Content-Type".to_string(), "application/json".to_string()),
+            ("Accept".to_string(), "application/json, text/event-stream".to_string()),
+        ];
+        h.extend(session.map(|s| ("Mcp-Session-Id".to_string(), s.to_string())));
+        h
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {}, "clientInfo": {"name": "legacy", "version": "1"}}});
+    let r = post_raw(&srv.url, &headers(None), serde_json::to_vec(&init).unwrap()).await;
+    assert_eq!(
+        r.response()["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"]["directoryRead"],
+        true
+    );
+    let sid = r.headers["mcp-session-id"].to_str().unwrap().to_string();
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "skills/list", "params": {}});
+    let r = post_raw(&srv.url, &headers(Some(&sid)), serde_json::to_vec(&list).unwrap()).await;
+    let result = &r.response()["result"];
+    assert_eq!(result["skills"][0]["uri"], "skill://acme/report/SKILL.md", "{}", r.raw);
+    assert!(result.get("ttlMs").is_none() && result.get("cacheScope").is_none(), "{result}");
+    srv.stop().await;
+}
+
+#[actix_rt::test]
+async fn a_server_without_skills_does_not_declare_the_extension() {
+    let root = Root::new("none");
+    let fs = FsConfig { root: root.0.display().to_string(), skills: String::new(), ..FsConfig::default() };
+    let catalog = actix_mcp::catalogs::fs::build(&fs, &actix_mcp::telemetry::logging::discard()).unwrap();
+    let srv = TestServer::start(catalog, test_config());
+    let discover = result(&srv.url, "server/discover", json!({})).await;
+    assert!(discover["capabilities"]["extensions"].get("io.modelcontextprotocol/skills").is_none(), "{discover}");
+    for method in ["skills/list", "resources/directory/read"] {
+        let r = post(&srv.url, &request(json!(1), method, json!({"uri": "skill://acme"}))).await;
+        assert_eq!(r.error_code(), Some(-32601), "{method}: {}", r.raw);
+    }
+    srv.stop().await;
+}
