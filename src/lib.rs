@@ -40,6 +40,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod apps;
 pub mod decode;
 pub mod error;
 pub mod header;

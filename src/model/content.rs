@@ -18,6 +18,9 @@ pub enum ResourceContents {
         mime_type: Option<String>,
         /// The text.
         text: String,
+        /// Metadata for clients and extensions (e.g. an MCP Apps view's `ui`).
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<serde_json::Map<String, Value>>,
     },
     /// Binary contents.
     Blob {
@@ -28,17 +31,32 @@ pub enum ResourceContents {
         mime_type: Option<String>,
         /// Base64 of the bytes.
         blob: String,
+        /// Metadata for clients and extensions.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<serde_json::Map<String, Value>>,
     },
 }
 
 impl ResourceContents {
     /// Text contents.
     pub fn text(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
-        ResourceContents::Text { uri: uri.into(), mime_type: Some(mime_type.into()), text: text.into() }
+        ResourceContents::Text { uri: uri.into(), mime_type: Some(mime_type.into()), text: text.into(), meta: None }
     }
     /// Binary contents, already base64-encoded.
     pub fn blob(uri: impl Into<String>, mime_type: impl Into<String>, blob_base64: impl Into<String>) -> Self {
-        ResourceContents::Blob { uri: uri.into(), mime_type: Some(mime_type.into()), blob: blob_base64.into() }
+        ResourceContents::Blob {
+            uri: uri.into(),
+            mime_type: Some(mime_type.into()),
+            blob: blob_base64.into(),
+            meta: None,
+        }
+    }
+    /// The same contents with `_meta[key] = value`.
+    #[must_use]
+    pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> Self {
+        let (ResourceContents::Text { meta, .. } | ResourceContents::Blob { meta, .. }) = &mut self;
+        meta.get_or_insert_with(Default::default).insert(key.into(), value);
+        self
     }
     /// The URI of these contents.
     pub fn uri(&self) -> &str {

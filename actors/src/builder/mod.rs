@@ -19,7 +19,7 @@ use std::sync::Arc;
 use mcp_protocol::model::discover::Implementation;
 use slog::Logger;
 
-use crate::catalog::{Catalog, Prompt, Resource, ResourceTemplate, Skill, Tool};
+use crate::catalog::{Catalog, Prompt, Resource, ResourceTemplate, Skill, Tool, View};
 use crate::config::{Config, ConfigError};
 use crate::facts::clock::{Clock, SystemClock};
 use crate::hub::HubBackend;
@@ -134,6 +134,16 @@ impl McpServerBuilder {
         self.noted(added)
     }
 
+    /// Adds an MCP Apps view (a `ui://` HTML document hosts render next to
+    /// the results of the tools linked to it with
+    /// [`Tool::with_view`](crate::catalog::Tool::with_view)); the server
+    /// declares the extension. A bad view, or a tool linked to a view the
+    /// catalog does not have, is reported by `build`.
+    pub fn view(self, view: View) -> Self {
+        let added = self.catalog.add_view(view);
+        self.noted(added)
+    }
+
     /// Adds a skill (the Skills extension): its files are served as
     /// `skill://` resources, and the server declares the extension. A skill
     /// of embedded files:
@@ -222,6 +232,7 @@ impl McpServerBuilder {
     /// Builds the server. Needs a running actix system (see
     /// [`BuildError::NoSystem`]); the `run_*` methods start one.
     pub fn build(mut self) -> Result<McpServer, BuildError> {
+        self.problems.extend(self.catalog.broken_view_links());
         if !self.problems.is_empty() {
             return Err(BuildError::Catalog(self.problems));
         }

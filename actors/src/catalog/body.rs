@@ -12,7 +12,7 @@ pub trait ResourceBody {
 
 impl ResourceBody for String {
     fn into_contents(self, uri: String, mime_type: Option<String>) -> ResourceContents {
-        ResourceContents::Text { uri, mime_type, text: self }
+        ResourceContents::Text { uri, mime_type, text: self, meta: None }
     }
 }
 
@@ -25,7 +25,12 @@ impl ResourceBody for &'static str {
 /// Bytes are sent as a base64 blob.
 impl ResourceBody for Vec<u8> {
     fn into_contents(self, uri: String, mime_type: Option<String>) -> ResourceContents {
-        ResourceContents::Blob { uri, mime_type, blob: base64::engine::general_purpose::STANDARD.encode(self) }
+        ResourceContents::Blob {
+            uri,
+            mime_type,
+            blob: base64::engine::general_purpose::STANDARD.encode(self),
+            meta: None,
+        }
     }
 }
 
@@ -38,6 +43,6 @@ mod tests {
         let t = "hi".into_contents("x://1".into(), Some("text/plain".into()));
         assert_eq!(t, ResourceContents::text("x://1", "text/plain", "hi"));
         let b = vec![0u8, 255].into_contents("x://2".into(), None);
-        assert_eq!(b, ResourceContents::Blob { uri: "x://2".into(), mime_type: None, blob: "AP8=".into() });
+        assert_eq!(b, ResourceContents::Blob { uri: "x://2".into(), mime_type: None, blob: "AP8=".into(), meta: None });
     }
 }

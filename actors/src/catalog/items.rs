@@ -18,6 +18,8 @@ pub(super) struct State {
     /// Whether the Skills extension is declared (a skill was added, or the
     /// catalog serves a skills directory).
     pub(super) serves_skills: bool,
+    /// Whether a view was ever added (the MCP Apps extension is declared).
+    pub(super) serves_views: bool,
     /// Scopes set by configuration, added to each item as it comes in.
     pub(super) rules: Option<Arc<ScopeRules>>,
 }
@@ -34,6 +36,7 @@ impl State {
         if let Some(rules) = &self.rules {
             rules.apply_resource(&mut resource);
         }
+        self.serves_views |= super::view::is_view(&resource);
         self.resources.insert(resource.uri().to_owned(), Arc::new(resource))
     }
 

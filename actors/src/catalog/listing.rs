@@ -69,7 +69,18 @@ impl Catalog {
         page_size: usize,
         visible: &dyn Fn(&[String]) -> bool,
     ) -> Result<Listing<tools::Tool>, ProtocolError> {
-        page_of(&self.read().tools, cursor, page_size, |t| t.listed && visible(&t.scopes), |t| &t.def, |t| t.cache)
+        self.list_tools_where(cursor, page_size, &|t| visible(&t.scopes))
+    }
+
+    /// A page of the listed tools that pass `keep` (the caller's scopes,
+    /// whether it may see app-only tools).
+    pub fn list_tools_where(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        keep: &dyn Fn(&super::Tool) -> bool,
+    ) -> Result<Listing<tools::Tool>, ProtocolError> {
+        page_of(&self.read().tools, cursor, page_size, |t| t.listed && keep(t), |t| &t.def, |t| t.cache)
     }
 
     /// A page of listed resources.

@@ -35,6 +35,7 @@ mod skills;
 mod state;
 mod template;
 mod tool;
+mod view;
 
 use std::sync::{Arc, RwLock};
 
@@ -51,6 +52,7 @@ pub use scope_rules::ScopeRules;
 pub use skill::{parse_frontmatter, Skill, SkillError, SkillFile, SkillFileReader};
 pub use template::{ResourceTemplate, TemplateVars, UriPattern};
 pub use tool::{HandlerFuture, TaskSupport, Tool};
+pub use view::{Permission, View, BRIDGE as VIEW_BRIDGE};
 
 use mcp_protocol::subscription::Event;
 
@@ -324,9 +326,18 @@ impl Catalog {
         out
     }
 
-    /// How many resources are listed.
+    /// How many resources there are (listed or not).
     pub fn resource_count(&self) -> usize {
         self.read().resources.len()
+    }
+
+    /// How many resources have a URI starting with `prefix` (`file:`).
+    pub fn resource_count_under(&self, prefix: &str) -> usize {
+        let s = self.read();
+        s.resources
+            .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .count()
     }
 
     /// Looks up a resource by exact URI.
@@ -418,6 +429,40 @@ impl Catalog {
     /// Looks up a prompt.
     pub fn prompt(&self, name: &str) -> Option<Arc<Prompt>> {
         self.read().prompts.get(name).cloned()
+    }
+
+    /// Adds an MCP Apps view (a `ui://` resource); the server then declares
+    /// the extension. Refused as [`View::into_resource`] refuses, or when a
+    /// resource with that URI is already there.
+    pub fn add_view(&self, view: View) -> Result<(), CatalogError> {
+        self.add_resource(view.into_resource()?)
+    }
+
+    /// Whether the server declares the MCP Apps extension: it serves a view.
+    pub fn serves_views(&self) -> bool {
+        self.read().serves_views
+    }
+
+    /// Every tool whose view link leads nowhere: to no resource, or to one
+    /// that is not a view (the builder reports them).
+    pub fn broken_view_links(&self) -> Vec<String> {
+        let s = self.read();
+        s.tools
+            .values()
+            .filter_map(|t| {
+                let uri = t.view_uri()?;
+                match s.resources.get(uri) {
+                    Some(r) if view::is_view(r) => None,
+                    Some(_) => Some(format!("tool {:?} links to {uri:?}, which is not a view", t.name())),
+                    None if !uri.starts_with(mcp_protocol::apps::SCHEME) => {
+                        Some(format!("tool {:?} links to {uri:?}, which is not a ui:// URI", t.name()))
+                    }
+                    None => {
+                        Some(format!("tool {:?} links to the view {uri:?}, which the catalog does not have", t.name()))
+                    }
+                }
+            })
+            .collect()
     }
 }
 

@@ -187,6 +187,19 @@ impl RequestContext {
         &self.inner.meta.client_capabilities
     }
 
+    /// What the client declared of the MCP Apps extension
+    /// (`io.modelcontextprotocol/ui`), with the view MIME types it renders;
+    /// `None` when it renders no views, so a tool answers with text alone.
+    pub fn ui(&self) -> Option<mcp_protocol::apps::ClientSupport> {
+        mcp_protocol::apps::client_support(self.client_capabilities())
+    }
+
+    /// Whether the client renders this server's views (it declared the
+    /// MCP Apps extension with their MIME type).
+    pub fn renders_views(&self) -> bool {
+        self.ui().is_some_and(|u| u.renders_views())
+    }
+
     /// Fails with MissingRequiredClientCapability (-32021; draft -32003) unless
     /// the client declared every capability in `required`.
     pub fn require_capabilities(&self, required: &ClientCapabilities) -> Result<(), HandlerError> {

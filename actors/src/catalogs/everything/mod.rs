@@ -1,8 +1,9 @@
 //! The "everything" catalog: the fixture the official MCP conformance suite
 //! drives (tool, resource and prompt names and replies as the suite expects),
 //! plus a few tools for diagnostics (`sleep`, `test_custom_header`) and a
-//! skill (the Skills extension).
+//! skill (the Skills extension) and a view (MCP Apps).
 
+mod apps;
 mod client_input;
 mod content;
 mod helpers;
@@ -41,6 +42,7 @@ fn add_all(c: &Catalog) -> Result<(), CatalogError> {
     prompts::simple(c)?;
     prompts::with_media(c)?;
     skills::skills(c)?;
+    apps::views(c)?;
     tasks::tools(c)
 }
 

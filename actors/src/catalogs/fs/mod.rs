@@ -9,9 +9,12 @@
 //!   files into `resources/list_changed`, through the subscription hub;
 //! - nothing outside the root is ever read: `..`, absolute paths and
 //!   symlinks leading out are refused with a clear error;
+//! - an MCP Apps view, the [`browser`], shows `list_dir` and `search`
+//!   results to a person, who browses, previews and searches in it;
 //! - the skills directory (`fs.skills`, default `skills`) is served under
 //!   the Skills extension (see [`skills`]).
 
+pub mod browser;
 mod files;
 mod jail;
 mod listing;

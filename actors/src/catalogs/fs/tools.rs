@@ -1,4 +1,5 @@
-//! The `fs` catalog's tools: `read_file`, `list_dir` and `search`. Every
+//! The `fs` catalog's tools: `read_file`, `list_dir` and `search` (the last
+//! two shown in the file browser view, see [`browser`](super::browser)). Every
 //! path goes through the [`Jail`](super::Jail) and the file rules; failures
 //! the model can act on are tool execution errors (`isError: true`).
 
@@ -123,6 +124,7 @@ fn list_dir(shared: &Shared, args: ListDirArgs) -> CallToolResult {
         .map(|(n, k, size)| if *k == "directory" { format!("{n}/") } else { format!("{n}\t{size}") })
         .collect();
     let structured = json!({
+        "path": shared.jail.relative(&dir).unwrap_or_default(),
         "entries": page.items.iter().map(|(n, k, size)| json!({"name": n, "kind": k, "size": size})).collect::<Vec<_>>(),
         "nextCursor": page.next_cursor,
     });
@@ -209,7 +211,8 @@ pub(crate) fn add(catalog: &Catalog, shared: &Arc<Shared>) -> Result<(), Catalog
                 async move { Ok(list_dir(&s, a)) }
             },
         )
-        .with_annotations(ToolAnnotations::read_only()),
+        .with_annotations(ToolAnnotations::read_only())
+        .with_view(super::browser::BROWSER),
     )?;
     let s = shared.clone();
     catalog.add_tool(
@@ -226,7 +229,8 @@ pub(crate) fn add(catalog: &Catalog, shared: &Arc<Shared>) -> Result<(), Catalog
                 }
             },
         )
-        .with_annotations(ToolAnnotations::read_only()),
+        .with_annotations(ToolAnnotations::read_only())
+        .with_view(super::browser::BROWSER),
     )?;
-    Ok(())
+    super::browser::add(catalog, shared)
 }

@@ -116,7 +116,7 @@ fn apply(
     // created later may point anywhere).
     let inside = shared.jail.resolve(&rel).is_ok_and(|real| super::served(shared, &real));
     match super::resource_for(shared, path).filter(|_| inside) {
-        Some(_) if !present && catalog.resource_count() >= shared.config.max_files => {
+        Some(_) if !present && catalog.resource_count_under("file:") >= shared.config.max_files => {
             warn!(log, "fs.max_files reached; a new file is not served"; "path" => &rel,
                 "max_files" => shared.config.max_files);
         }
@@ -148,7 +148,7 @@ fn apply(
 fn add_directory(shared: &Arc<Shared>, catalog: &Catalog, watcher: &mut impl Watcher, path: &Path, log: &Logger) {
     let _ = watcher.watch(path, RecursiveMode::NonRecursive);
     for file in super::walk(shared, path, log).files {
-        if catalog.resource_count() >= shared.config.max_files {
+        if catalog.resource_count_under("file:") >= shared.config.max_files {
             warn!(log, "fs.max_files reached; new files are not served"; "max_files" => shared.config.max_files);
             break;
         }

@@ -217,7 +217,7 @@ impl McpService {
     }
 
     /// The extensions declared: Tasks (`tasks.enabled`), Skills (the catalog
-    /// serves skills, with `directoryRead`).
+    /// serves skills, with `directoryRead`), MCP Apps (it serves a view).
     fn extensions(&self) -> Option<Map<String, Value>> {
         let mut out = Map::new();
         if self.tasks.is_some() {
@@ -225,6 +225,9 @@ impl McpService {
         }
         if self.catalog.serves_skills() {
             out.extend([mcp_protocol::skills::server_capability(true)]);
+        }
+        if self.catalog.serves_views() {
+            out.extend([mcp_protocol::apps::server_capability()]);
         }
         Some(out).filter(|m| !m.is_empty())
     }

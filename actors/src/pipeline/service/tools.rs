@@ -1,4 +1,6 @@
-//! `tools/list` and `tools/call`.
+//! `tools/list` and `tools/call`. App-only tools (MCP Apps visibility
+//! `["app"]`) are for clients that render views: left out of their lists
+//! for the others, and refused to them with -32021.
 
 use mcp_protocol::model::tools::CallToolParams;
 use mcp_protocol::request::ListParams;
@@ -11,8 +13,10 @@ use crate::catalog::TaskSupport;
 
 impl McpService {
     pub(super) async fn list_tools(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
-        let visible = |scopes: &[String]| self.visible(&ctx, scopes);
-        let l = self.catalog.list_tools_for(p.cursor.as_deref(), self.page_size, &visible)?;
+        // App-only tools (MCP Apps) are listed to clients that render views.
+        let views = ctx.renders_views();
+        let keep = |t: &crate::catalog::Tool| self.visible(&ctx, &t.scopes) && (views || !t.is_app_only());
+        let l = self.catalog.list_tools_where(p.cursor.as_deref(), self.page_size, &keep)?;
         self.finish_page("tools", l.page, Some(self.list_hints(&ctx, l.cache))).map(Answer::Tree)
     }
 
@@ -21,6 +25,9 @@ impl McpService {
             .catalog
             .tool(&p.name)
             .ok_or_else(|| HandlerError::invalid_params(format!("Unknown tool: {}", p.name)))?;
+        if tool.is_app_only() && !ctx.renders_views() {
+            return Err(mcp_protocol::apps::app_only(&p.name).into());
+        }
         match (tool.task_support(), self.tasks_for(&ctx)) {
             (TaskSupport::Forbidden, _) | (TaskSupport::Optional, None) => {}
             // Boxed: a task's future is large, and most calls are not tasks.
