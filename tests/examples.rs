@@ -30,6 +30,10 @@ mod embed;
 #[allow(dead_code, unreachable_pub)]
 mod websocket;
 
+#[path = "../actors/examples/app.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod app;
+
 use std::time::Duration;
 
 use actix::Actor;
@@ -254,4 +258,27 @@ where
             other => panic!("the connection ended: {other:?}"),
         }
     }
+}
+
+/// The MCP Apps example: the view is served, the tool links to it, and the
+/// result carries text for clients without views and data for the chart.
+#[actix_rt::test]
+async fn app_links_its_tool_to_a_chart_view() {
+    let ui = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
+    let client = TestClient::new(app::server().build().unwrap()).await.with_capabilities(ui);
+    let discover = client.discover().await.unwrap();
+    let extensions = serde_json::to_value(&discover.capabilities).unwrap()["extensions"].clone();
+    assert!(extensions.get("io.modelcontextprotocol/ui").is_some(), "{extensions}");
+    let tools = client.list_tools().await.unwrap();
+    let sales = tools.iter().find(|t| t.name == "sales").unwrap();
+    assert_eq!(sales.meta.as_ref().unwrap()["ui"]["resourceUri"], "ui://sales/chart");
+    let view = client.read("ui://sales/chart").await.unwrap();
+    let [ResourceContents::Text { text, mime_type: Some(mime), .. }] = &view[..] else { panic!("{view:?}") };
+    assert_eq!(mime, "text/html;profile=mcp-app");
+    assert!(text.contains("mcpApp.onToolResult") && text.contains("<svg id=\"chart\""));
+    let r = client.call("sales", json!({"region": "north"})).await.unwrap();
+    assert!(text_of(&r).starts_with("Jan: 40, Feb: 47"), "{}", text_of(&r));
+    let s = r.structured_content.unwrap();
+    assert_eq!(s["months"].as_array().unwrap().len(), 6);
+    assert_eq!(s["months"][5]["value"], 75.0);
 }

@@ -208,7 +208,8 @@ async fn the_extension_is_negotiated_and_tasks_are_routed_by_id() {
     // Disabled: not advertised, and tasks/* unknown.
     let off = server_with(|c| c.tasks.enabled = false, None);
     let d = post(&off.url, &request(json!(8), "server/discover", json!({}))).await;
-    assert!(d.response()["result"]["capabilities"].get("extensions").is_none(), "{}", d.raw);
+    let extensions = &d.response()["result"]["capabilities"]["extensions"];
+    assert!(extensions.get("io.modelcontextprotocol/tasks").is_none(), "{}", d.raw);
     assert_eq!(post(&off.url, &task_request(9, "tasks/get", "x", json!({}))).await.error_code(), Some(-32601));
     s.stop().await;
     off.stop().await;

@@ -127,4 +127,12 @@ impl CallToolResult {
     pub fn structured(value: Value) -> Self {
         CallToolResult { content: vec![Content::json(&value)], structured_content: Some(value), is_error: None }
     }
+    /// The same result with `value` as its structured content, its content
+    /// kept: text for the model and for clients without views, data for a
+    /// view (MCP Apps) to draw.
+    #[must_use]
+    pub fn with_structured(mut self, value: Value) -> Self {
+        self.structured_content = Some(value);
+        self
+    }
 }
