@@ -10,6 +10,7 @@
 //! | [`legacy_clients`] | clients that open with `initialize` (dual-era sessions) |
 //! | [`authorization`] | OAuth 2.1 resource server, API keys, your own authenticator, scopes |
 //! | [`tasks`] | long-running calls as tasks (the Tasks extension) |
+//! | [`extensions`] | views next to tool results (MCP Apps) and Agent Skills (Skills) |
 //! | [`scaling_out`] | several instances behind a load balancer, over Redis |
 //! | [`operating`] | health, metrics, the status page, trace context, OpenTelemetry, logs |
 //! | [`embedding`] | mounting the endpoint in your own actix-web app, your actors and the hub |
@@ -22,6 +23,7 @@
 pub mod authorization;
 pub mod configuration;
 pub mod embedding;
+pub mod extensions;
 pub mod handlers;
 pub mod legacy_clients;
 pub mod operating;

@@ -430,40 +430,6 @@ impl Catalog {
     pub fn prompt(&self, name: &str) -> Option<Arc<Prompt>> {
         self.read().prompts.get(name).cloned()
     }
-
-    /// Adds an MCP Apps view (a `ui://` resource); the server then declares
-    /// the extension. Refused as [`View::into_resource`] refuses, or when a
-    /// resource with that URI is already there.
-    pub fn add_view(&self, view: View) -> Result<(), CatalogError> {
-        self.add_resource(view.into_resource()?)
-    }
-
-    /// Whether the server declares the MCP Apps extension: it serves a view.
-    pub fn serves_views(&self) -> bool {
-        self.read().serves_views
-    }
-
-    /// Every tool whose view link leads nowhere: to no resource, or to one
-    /// that is not a view (the builder reports them).
-    pub fn broken_view_links(&self) -> Vec<String> {
-        let s = self.read();
-        s.tools
-            .values()
-            .filter_map(|t| {
-                let uri = t.view_uri()?;
-                match s.resources.get(uri) {
-                    Some(r) if view::is_view(r) => None,
-                    Some(_) => Some(format!("tool {:?} links to {uri:?}, which is not a view", t.name())),
-                    None if !uri.starts_with(mcp_protocol::apps::SCHEME) => {
-                        Some(format!("tool {:?} links to {uri:?}, which is not a ui:// URI", t.name()))
-                    }
-                    None => {
-                        Some(format!("tool {:?} links to the view {uri:?}, which the catalog does not have", t.name()))
-                    }
-                }
-            })
-            .collect()
-    }
 }
 
 #[cfg(test)]

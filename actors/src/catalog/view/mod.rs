@@ -31,7 +31,7 @@ use mcp_protocol::model::content::ResourceContents;
 use mcp_protocol::model::CacheHints;
 use serde_json::{json, Map, Value};
 
-use super::{CatalogError, Resource, Tool};
+use super::{Catalog, CatalogError, Resource, Tool};
 use crate::catalog::error::HandlerError;
 
 /// A browser permission a view asks the host for (`_meta.ui.permissions`).
@@ -284,6 +284,42 @@ fn escape(text: &str) -> String {
 /// Whether a resource is a view (by its MIME type).
 pub(crate) fn is_view(r: &Resource) -> bool {
     r.def.mime_type.as_deref() == Some(apps::VIEW_MIME)
+}
+
+impl Catalog {
+    /// Adds an MCP Apps view (a `ui://` resource); the server then declares
+    /// the extension. Refused as [`View::into_resource`] refuses, or when a
+    /// resource with that URI is already there.
+    pub fn add_view(&self, view: View) -> Result<(), CatalogError> {
+        self.add_resource(view.into_resource()?)
+    }
+
+    /// Whether the server declares the MCP Apps extension: it serves a view.
+    pub fn serves_views(&self) -> bool {
+        self.read().serves_views
+    }
+
+    /// Every tool whose view link leads nowhere: to no resource, or to one
+    /// that is not a view (the builder reports them).
+    pub fn broken_view_links(&self) -> Vec<String> {
+        let s = self.read();
+        s.tools
+            .values()
+            .filter_map(|t| {
+                let uri = t.view_uri()?;
+                match s.resources.get(uri) {
+                    Some(r) if is_view(r) => None,
+                    Some(_) => Some(format!("tool {:?} links to {uri:?}, which is not a view", t.name())),
+                    None if !uri.starts_with(mcp_protocol::apps::SCHEME) => {
+                        Some(format!("tool {:?} links to {uri:?}, which is not a ui:// URI", t.name()))
+                    }
+                    None => {
+                        Some(format!("tool {:?} links to the view {uri:?}, which the catalog does not have", t.name()))
+                    }
+                }
+            })
+            .collect()
+    }
 }
 
 impl Tool {

@@ -63,28 +63,36 @@ pub(crate) fn start(
                     Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
                 }
                 let Some(catalog) = catalog.upgrade() else { break };
-                let now = Instant::now();
-                let ready: Vec<PathBuf> = pending
-                    .iter()
-                    .filter(|(_, (_, at))| now.duration_since(*at) >= debounce)
-                    .map(|(p, _)| p.clone())
-                    .collect();
-                let mut skills_changed = false;
-                for path in ready {
-                    if let Some((kind, _)) = pending.remove(&path) {
-                        skills_changed |= shared.skills.as_ref().is_some_and(|s| s.contains(&path));
-                        apply(&shared, &catalog, &mut watcher, &path, &kind, &log);
-                    }
-                }
-                // One rescan for every change under the skills directory:
-                // digests stay true to the files.
-                if let (true, Some(skills)) = (skills_changed, &shared.skills) {
-                    skills.sync(&shared, &catalog, &log);
-                }
+                apply_quiet(&shared, &catalog, &mut watcher, &mut pending, debounce, &log);
             }
         })
         .map_err(|e| format!("filesystem watcher thread: {e}"))?;
     Ok(())
+}
+
+/// Applies the changes of the paths quiet for `debounce`, then rescans
+/// the skills directory once if any was under it (digests stay true).
+fn apply_quiet(
+    shared: &Arc<Shared>,
+    catalog: &Catalog,
+    watcher: &mut impl Watcher,
+    pending: &mut HashMap<PathBuf, (EventKind, Instant)>,
+    debounce: Duration,
+    log: &Logger,
+) {
+    let now = Instant::now();
+    let ready: Vec<PathBuf> =
+        pending.iter().filter(|(_, (_, at))| now.duration_since(*at) >= debounce).map(|(p, _)| p.clone()).collect();
+    let mut skills_changed = false;
+    for path in ready {
+        if let Some((kind, _)) = pending.remove(&path) {
+            skills_changed |= shared.skills.as_ref().is_some_and(|s| s.contains(&path));
+            apply(shared, catalog, watcher, &path, &kind, log);
+        }
+    }
+    if let (true, Some(skills)) = (skills_changed, &shared.skills) {
+        skills.sync(shared, catalog, log);
+    }
 }
 
 fn apply(
