@@ -42,10 +42,11 @@ pub struct ClientSupport {
 }
 
 impl ClientSupport {
-    /// Whether it renders views of this extension's HTML profile (a client
-    /// that declares the extension without a list is taken to).
+    /// Whether it renders views of this extension's HTML profile: its
+    /// `mimeTypes` lists `text/html;profile=mcp-app` (the extension asks
+    /// clients to; a declaration without it renders nothing of ours).
     pub fn renders_views(&self) -> bool {
-        self.mime_types.is_empty() || self.mime_types.iter().any(|m| m == VIEW_MIME)
+        self.mime_types.iter().any(|m| m == VIEW_MIME)
     }
 }
 
@@ -99,6 +100,8 @@ mod tests {
         let other: ClientCapabilities =
             serde_json::from_value(json!({"extensions": {EXTENSION: {"mimeTypes": ["text/uri-list"]}}})).unwrap();
         assert!(!client_support(&other).unwrap().renders_views());
+        let bare: ClientCapabilities = serde_json::from_value(json!({"extensions": {EXTENSION: {}}})).unwrap();
+        assert!(!client_support(&bare).unwrap().renders_views(), "no mimeTypes, no views");
         assert!(client_support(&ClientCapabilities::default()).is_none());
     }
 

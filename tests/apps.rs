@@ -84,7 +84,10 @@ async fn a_legacy_session_negotiates_the_extension_at_initialize() {
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
             "capabilities": caps, "clientInfo": {"name": "legacy", "version": "1"}}})
     };
-    for (caps, sees_app_only) in [(json!({}), false), (json!({"extensions": {UI: {}}}), true)] {
+    let renders = json!({"extensions": {UI: {"mimeTypes": ["text/html;profile=mcp-app"]}}});
+    // A declaration without the view MIME type renders none of our views.
+    let bare = json!({"extensions": {UI: {}}});
+    for (caps, sees_app_only) in [(json!({}), false), (bare, false), (renders, true)] {
         let r = post_raw(&srv.url, &headers(None), serde_json::to_vec(&open(caps)).unwrap()).await;
         assert!(r.response()["result"]["capabilities"]["extensions"].get(UI).is_some(), "{}", r.raw);
         let sid = r.headers["mcp-session-id"].to_str().unwrap().to_string();

@@ -5,9 +5,9 @@
 //! through the host: the everything catalog's counter raises its count with
 //! an app-only tool, and the fs catalog's file browser lists, opens,
 //! previews (app-only `preview_file`) and searches the served directory. A
-//! screenshot of the file browser lands in `target/apps-host/`.
+//! screenshot of the file browser lands in `target/ts-client/`.
 //!
-//! npm packages install on first use (`tests/apps/install.sh`); without
+//! npm packages install on first use (`tests/ts-client/install.sh`); without
 //! node, npm or Chromium the test prints SKIP, unless external programs are
 //! required.
 
@@ -79,19 +79,19 @@ async fn host_site(root: PathBuf, upstreams: Vec<(&'static str, String)>, seen: 
 
 fn install(home: &Path) {
     let status = std::process::Command::new("bash")
-        .arg("tests/apps/install.sh")
-        .env("ACTIX_MCP_APPS_HOST_HOME", home)
+        .arg("tests/ts-client/install.sh")
+        .env("ACTIX_MCP_TS_CLIENT_HOME", home)
         .status()
-        .expect("run tests/apps/install.sh");
-    assert!(status.success(), "tests/apps/install.sh failed");
-    std::fs::copy("tests/apps/host.html", home.join("host.html")).unwrap();
+        .expect("run tests/ts-client/install.sh");
+    assert!(status.success(), "tests/ts-client/install.sh failed");
+    std::fs::copy("tests/ts-client/host.html", home.join("host.html")).unwrap();
 }
 
 #[actix_rt::test]
 async fn views_render_in_a_real_host_and_call_tools_through_it() {
     let test = "apps_browser::views_render_in_a_real_host_and_call_tools_through_it";
     let Some(programs) = external(test, &["node", "npm", "chromium"]) else { return };
-    let home = std::env::current_dir().unwrap().join("target/apps-host");
+    let home = std::env::current_dir().unwrap().join("target/ts-client");
     install(&home);
 
     let files = tempfile::tempdir().unwrap();

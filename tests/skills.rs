@@ -283,3 +283,57 @@ async fn a_server_without_skills_does_not_declare_the_extension() {
     }
     srv.stop().await;
 }
+
+/// The official TypeScript client's `SkillsClient` lists the served
+/// skills, reads every file and verifies it against its entry (size,
+/// digest, and a `SKILL.md`'s frontmatter), gets a skill and reads a
+/// directory. npm packages install on first use (`tests/ts-client/install.sh`).
+#[actix_rt::test]
+async fn the_typescript_skills_client_verifies_every_file() {
+    let test = "skills::the_typescript_skills_client_verifies_every_file";
+    let Some(programs) = external(test, &["node", "npm"]) else { return };
+    let home = std::env::current_dir().unwrap().join("target/ts-client");
+    let status = std::process::Command::new("bash")
+        .arg("tests/ts-client/install.sh")
+        .env("ACTIX_MCP_TS_CLIENT_HOME", &home)
+        .status()
+        .expect("run tests/ts-client/install.sh");
+    assert!(status.success(), "tests/ts-client/install.sh failed");
+    let root = Root::new("ts-client");
+    let srv = start(&root.0);
+    // A legacy session (initialize), then the stateless revision.
+    for (version, era) in [(None, "2025-11-25"), (Some("2026-07-28"), "2026-07-28")] {
+        let run = tokio::process::Command::new(&programs[0])
+            .arg(home.join("skills.mjs"))
+            .args([srv.url.as_str(), "skill://acme/report"])
+            .args(version)
+            .current_dir(&home)
+            .output();
+        let out = tokio::time::timeout(std::time::Duration::from_secs(60), run).await.expect("within 60 s").unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let seen: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+        assert!(seen.get("error").is_none(), "{seen}");
+        assert_eq!(seen["version"], era, "{seen}");
+        assert_eq!((seen["supported"].clone(), seen["directoryRead"].clone()), (json!(true), json!(true)), "{seen}");
+        assert_eq!(seen["skills"], json!(["skill://acme/report/SKILL.md", "skill://acme/report/draft/SKILL.md"]));
+        assert_eq!(seen["invalid"], 0);
+        // Keyed by URI: the nested SKILL.md belongs to both skills.
+        let files = seen["files"].as_object().unwrap();
+        assert_eq!(files.len(), 3, "{seen}");
+        assert!(files.values().all(|f| f["verified"] == true), "{seen}");
+        assert_eq!(files["skill://acme/report/SKILL.md"]["frontmatter"]["license"], "MIT");
+        // Caching fields exist from 2026-07-28 on.
+        let cached = era == "2026-07-28";
+        assert_eq!(seen["got"], json!({"uri": "skill://acme/report/SKILL.md", "cached": cached}));
+        assert_eq!(
+            seen["directory"],
+            json!([
+                ["skill://acme/report/SKILL.md", "text/markdown"],
+                ["skill://acme/report/draft", "inode/directory"],
+                ["skill://acme/report/ref", "inode/directory"]
+            ])
+        );
+    }
+    srv.stop().await;
+}

@@ -70,8 +70,10 @@
 //!   writes `_meta.ui.visibility`: `[Visibility::Model, Visibility::App]` by
 //!   default; `[Visibility::App]` makes the tool **app-only**, for the
 //!   view's own buttons. Hosts hide app-only tools from the model; this
-//!   server also leaves them out of `tools/list` for clients that did not
-//!   declare the extension, and refuses them such a call with -32021
+//!   server also leaves them out of `tools/list` for clients that render no
+//!   views (they did not declare the extension with
+//!   `mimeTypes: ["text/html;profile=mcp-app"]`), and refuses them such a
+//!   call with -32021
 //!   (MissingRequiredClientCapability, naming the extension in
 //!   `data.requiredCapabilities`; -32003 on `DRAFT-2026-v1`).
 //! - **What the caller renders.** [`RequestContext::ui`](crate::RequestContext::ui)

@@ -194,8 +194,9 @@ impl RequestContext {
         mcp_protocol::apps::client_support(self.client_capabilities())
     }
 
-    /// Whether the client renders this server's views (it declared the
-    /// MCP Apps extension with their MIME type).
+    /// Whether the client renders this server's views: it declared the
+    /// MCP Apps extension with `text/html;profile=mcp-app` among its
+    /// `mimeTypes`.
     pub fn renders_views(&self) -> bool {
         self.ui().is_some_and(|u| u.renders_views())
     }

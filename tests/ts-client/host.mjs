@@ -18,7 +18,11 @@ async function main() {
   const args = JSON.parse(query.get("args") || "{}");
   const client = new Client(
     { name: "actix-mcp-test-host", version: "1.0.0" },
-    { capabilities: { extensions: { [UI]: { mimeTypes: [MIME] } } } },
+    {
+      capabilities: { extensions: { [UI]: { mimeTypes: [MIME] } } },
+      // The stateless revision: capabilities travel on every request.
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    },
   );
   await client.connect(new StreamableHTTPClientTransport(endpoint));
   const { tools } = await client.listTools();
