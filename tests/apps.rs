@@ -108,6 +108,13 @@ async fn a_legacy_session_negotiates_the_extension_at_initialize() {
         }
         assert_eq!(names.iter().any(|n| n == "counter_increment"), sees_app_only, "{names:?}");
         assert!(names.iter().any(|n| n == "counter"));
+        // The view reads the same in a session (without the caching fields).
+        let read = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+            "params": {"uri": "ui://everything/counter"}});
+        let r = post_raw(&srv.url, &headers(Some(&sid)), serde_json::to_vec(&read).unwrap()).await;
+        let result = &r.response()["result"];
+        assert_eq!(result["contents"][0]["mimeType"], "text/html;profile=mcp-app", "{}", r.raw);
+        assert!(result.get("ttlMs").is_none(), "{result}");
     }
     srv.stop().await;
 }

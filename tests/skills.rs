@@ -337,3 +337,63 @@ async fn the_typescript_skills_client_verifies_every_file() {
     }
     srv.stop().await;
 }
+
+/// Records the `dir` and `reason` of every "a skill is not served" line.
+struct Refusals(std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>);
+
+impl slog::Drain for Refusals {
+    type Ok = ();
+    type Err = slog::Never;
+
+    fn log(&self, record: &slog::Record<'_>, _: &slog::OwnedKVList) -> Result<(), slog::Never> {
+        #[derive(Default)]
+        struct Fields(String, String);
+        impl slog::Serializer for Fields {
+            fn emit_arguments(&mut self, key: slog::Key, val: &std::fmt::Arguments<'_>) -> slog::Result {
+                match key {
+                    "dir" => self.0 = val.to_string(),
+                    "reason" => self.1 = val.to_string(),
+                    _ => {}
+                }
+                Ok(())
+            }
+        }
+        if record.msg().to_string() == "a skill is not served" {
+            let mut f = Fields::default();
+            slog::KV::serialize(&record.kv(), record, &mut f).ok();
+            self.0.lock().unwrap().push((f.0, f.1));
+        }
+        Ok(())
+    }
+}
+
+/// A refused skill is logged with its reason, once: later rescans (any
+/// change under the directory) do not repeat it.
+#[actix_rt::test]
+async fn refused_skills_are_logged_once_with_their_reason() {
+    let root = Root::new("refusals");
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = slog::Logger::root(slog::Drain::fuse(Refusals(seen.clone())), slog::o!());
+    let fs = FsConfig { root: root.0.display().to_string(), max_file_bytes: 4096, ..FsConfig::default() };
+    let catalog = actix_mcp::catalogs::fs::build(&fs, &log).unwrap();
+    let mut refused = seen.lock().unwrap().clone();
+    refused.sort();
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    assert!(refused[0].0.ends_with("skills/heavy") && refused[0].1.contains("blob.txt"), "{refused:?}");
+    assert!(refused[1].0.ends_with("skills/misnamed") && refused[1].1.contains("last segment"), "{refused:?}");
+    // A change elsewhere in the directory rescans it; nothing new is logged.
+    std::fs::write(root.0.join("skills/acme/report/ref/a.txt"), "again\n").unwrap();
+    let srv = TestServer::start(catalog, test_config());
+    let mut changed = false;
+    for _ in 0..100 {
+        let skill = result(&srv.url, "skills/get", json!({"uri": "skill://acme/report/SKILL.md"})).await;
+        if skill.to_string().contains(&sha256(b"again\n")) {
+            changed = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(changed, "the rescan ran");
+    assert_eq!(seen.lock().unwrap().len(), 2, "{:?}", seen.lock().unwrap());
+    srv.stop().await;
+}
