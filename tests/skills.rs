@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 
 use actix_mcp::config::FsConfig;
 use common::*;
-use futures::StreamExt;
 use serde_json::{json, Value};
 use sha2::Digest;
 
@@ -167,24 +166,6 @@ async fn directories_page_and_nothing_escapes_the_root() {
     srv.stop().await;
 }
 
-async fn next_event(
-    stream: &mut (impl futures::Stream<Item = reqwest::Result<bytes::Bytes>> + Unpin),
-    buf: &mut String,
-) -> Value {
-    loop {
-        if let Some(end) = buf.find("\n\n") {
-            let event: String = buf.drain(..end + 2).collect();
-            if let Some(data) = event.lines().find_map(|l| l.strip_prefix("data:")) {
-                return serde_json::from_str(data.trim()).unwrap();
-            }
-            continue;
-        }
-        let chunk =
-            tokio::time::timeout(std::time::Duration::from_secs(10), stream.next()).await.expect("an event").unwrap();
-        buf.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
-    }
-}
-
 #[actix_rt::test]
 async fn a_changed_file_changes_its_digest_and_is_announced() {
     let root = Root::new("watch");
@@ -196,20 +177,15 @@ async fn a_changed_file_changes_its_digest_and_is_announced() {
         json!({"notifications": {"resourceSubscriptions": [uri],
         "resourcesListChanged": true}}),
     );
-    let mut req = reqwest::Client::new().post(&srv.url).json(&body);
-    for (k, v) in standard_headers(&body) {
-        req = req.header(k, v);
-    }
-    let mut stream = req.send().await.unwrap().bytes_stream();
-    let mut buf = String::new();
-    assert_eq!(next_event(&mut stream, &mut buf).await["method"], "notifications/subscriptions/acknowledged");
+    let mut stream = SseReader::open(&srv.url, &body).await;
+    assert_eq!(stream.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
 
     let digest_of = |skill: &Value| -> Value {
         skill["resources"].as_array().unwrap().iter().find(|r| r["uri"] == uri).unwrap()["digest"].clone()
     };
     let before = result(&srv.url, "skills/get", json!({"uri": "skill://acme/report/SKILL.md"})).await;
     std::fs::write(root.0.join("skills/acme/report/ref/a.txt"), "second version\n").unwrap();
-    let m = next_event(&mut stream, &mut buf).await;
+    let m = stream.next().await.unwrap();
     assert_eq!(m["method"], "notifications/resources/updated", "{m}");
     assert_eq!(m["params"]["uri"], uri);
     let after = result(&srv.url, "skills/get", json!({"uri": "skill://acme/report/SKILL.md"})).await;
@@ -218,7 +194,7 @@ async fn a_changed_file_changes_its_digest_and_is_announced() {
 
     // A new file joins its skill: list_changed, and the entry lists it.
     std::fs::write(root.0.join("skills/acme/report/ref/b.txt"), "b").unwrap();
-    let m = next_event(&mut stream, &mut buf).await;
+    let m = stream.next().await.unwrap();
     assert_eq!(m["method"], "notifications/resources/list_changed", "{m}");
     let skill = result(&srv.url, "skills/get", json!({"uri": "skill://acme/report/SKILL.md"})).await;
     assert!(skill["skill"]["resources"]

@@ -30,14 +30,10 @@ pub(crate) struct PreviewArgs {
 
 /// The start of a file, for the view: its text (when UTF-8) or its type.
 fn preview(shared: &Shared, args: PreviewArgs) -> CallToolResult {
-    let path = match shared.jail.resolve(&args.path) {
-        Ok(p) => p,
-        Err(e) => return CallToolResult::error(e.to_string()),
+    let (path, rel) = match super::served_file(shared, &args.path) {
+        Ok(served) => served,
+        Err(refused) => return refused,
     };
-    let rel = shared.jail.relative(&path).unwrap_or_default();
-    if !shared.rules.serves(&rel) {
-        return CallToolResult::error(format!("{:?} is not served (excluded by fs.include/fs.exclude)", args.path));
-    }
     let bytes = match files::read_regular(&path, shared.config.max_file_bytes) {
         Ok(b) => b,
         Err(e) => return CallToolResult::error(format!("{:?}: {e}", args.path)),

@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 pub use files::FileRules;
 pub use jail::{Jail, JailError};
+use mcp_protocol::model::tools::CallToolResult;
 use mcp_protocol::ProtocolError;
 use slog::{info, warn, Logger};
 use walkdir::WalkDir;
@@ -127,6 +128,17 @@ pub(crate) fn served(shared: &Shared, real: &Path) -> bool {
     shared.jail.relative(real).is_some_and(|rel| shared.rules.serves(&rel))
 }
 
+/// The real path and the root-relative path of a file a tool names, or
+/// the tool error refusing it: outside the root, or not served.
+pub(crate) fn served_file(shared: &Shared, path: &str) -> Result<(PathBuf, String), CallToolResult> {
+    let real = shared.jail.resolve(path).map_err(|e| CallToolResult::error(e.to_string()))?;
+    let rel = shared.jail.relative(&real).unwrap_or_default();
+    if !shared.rules.serves(&rel) {
+        return Err(CallToolResult::error(format!("{path:?} is not served (excluded by fs.include/fs.exclude)")));
+    }
+    Ok((real, rel))
+}
+
 /// The refusal of a path the rules exclude.
 pub(crate) fn not_served(shown: &str) -> HandlerError {
     HandlerError::invalid_params(format!("{shown} is not served (excluded by fs.include/fs.exclude)"))
@@ -160,6 +172,7 @@ pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
         }
     }
     tools::add(&catalog, &shared).map_err(|e| e.to_string())?;
+    browser::add(&catalog, &shared).map_err(|e| e.to_string())?;
     if let Some(skills) = &shared.skills {
         skills.sync(&shared, &catalog, log);
         info!(log, "serving skills"; "dir" => &config.skills, "skills" => catalog.skill_uris().len());

@@ -52,14 +52,10 @@ pub(crate) struct SearchArgs {
 const LIST_PAGE: usize = 100;
 
 fn read_file(shared: &Shared, args: ReadFileArgs) -> CallToolResult {
-    let path = match shared.jail.resolve(&args.path) {
-        Ok(p) => p,
-        Err(e) => return CallToolResult::error(e.to_string()),
+    let path = match super::served_file(shared, &args.path) {
+        Ok((path, _)) => path,
+        Err(refused) => return refused,
     };
-    let rel = shared.jail.relative(&path).unwrap_or_default();
-    if !shared.rules.serves(&rel) {
-        return CallToolResult::error(format!("{:?} is not served (excluded by fs.include/fs.exclude)", args.path));
-    }
     let uri = shared.jail.uri_of(&path);
     match files::read_contents(&path, &uri, shared.config.max_file_bytes) {
         Ok(ResourceContents::Text { text, .. }) => CallToolResult::text(text),
@@ -232,5 +228,5 @@ pub(crate) fn add(catalog: &Catalog, shared: &Arc<Shared>) -> Result<(), Catalog
         .with_annotations(ToolAnnotations::read_only())
         .with_view(super::browser::BROWSER),
     )?;
-    super::browser::add(catalog, shared)
+    Ok(())
 }
