@@ -53,7 +53,7 @@ impl ClientSupport {
 /// The client's declaration of the extension, if it made one.
 pub fn client_support(caps: &ClientCapabilities) -> Option<ClientSupport> {
     let value = caps.extensions.as_ref()?.get(EXTENSION)?;
-    Some(serde_json::from_value(value.clone()).unwrap_or_default())
+    Some(ClientSupport::deserialize(value).unwrap_or_default())
 }
 
 /// `capabilities.extensions["io.modelcontextprotocol/ui"]` of a server

@@ -61,22 +61,42 @@ impl SkillsDir {
         path.starts_with(&self.dir)
     }
 
-    /// The digest of `path`'s current bytes (read only when its stamp changed).
-    fn digest(&self, path: &Path, max_bytes: u64) -> Result<(u64, String), String> {
+    /// What identifies `path`'s bytes now: modification time and length.
+    fn stamp(path: &Path) -> Result<Stamp, String> {
         let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-        let stamp = (meta.modified().ok(), meta.len());
+        Ok((meta.modified().ok(), meta.len()))
+    }
+
+    /// Remembers the digest of `bytes`, read from `path` after it had
+    /// `stamp` (a file that changed while being read is read again next
+    /// time), and returns it.
+    fn remember(&self, path: &Path, stamp: Stamp, bytes: &[u8]) -> String {
+        let digest = ext::digest(bytes);
         let mut digests = self.digests.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((s, d)) = digests.get(path) {
-            if *s == stamp {
-                return Ok((stamp.1, d.clone()));
-            }
+        digests.insert(path.to_path_buf(), (stamp, digest.clone()));
+        digest
+    }
+
+    /// The size and digest of `path`'s current bytes (read only when its
+    /// stamp changed).
+    fn digest(&self, path: &Path, max_bytes: u64) -> Result<(u64, String), String> {
+        let stamp = Self::stamp(path)?;
+        let known = self.digests.lock().unwrap_or_else(|p| p.into_inner()).get(path).cloned();
+        if let Some((s, d)) = known.filter(|(s, _)| *s == stamp) {
+            return Ok((s.1, d));
         }
         let bytes = files::read_regular(path, max_bytes)?;
-        let digest = ext::digest(&bytes);
-        // The stamp of what was read: a file that changed while being read
-        // is read again next time.
-        digests.insert(path.to_path_buf(), (stamp, digest.clone()));
-        Ok((bytes.len() as u64, digest))
+        Ok((bytes.len() as u64, self.remember(path, stamp, &bytes)))
+    }
+
+    /// The bytes of a `SKILL.md` (read on every scan, for its frontmatter),
+    /// with their size and digest.
+    fn manifest(&self, path: &Path, max_bytes: u64) -> Result<(Vec<u8>, u64, String), String> {
+        let stamp = Self::stamp(path)?;
+        let bytes = files::read_regular(path, max_bytes)?;
+        let digest = self.remember(path, stamp, &bytes);
+        let size = bytes.len() as u64;
+        Ok((bytes, size, digest))
     }
 
     /// Scans the directory and brings the catalog's skills in line with it:
@@ -137,10 +157,13 @@ impl SkillsDir {
         let mut manifest = None;
         for path in files {
             let inner = rel(path).join("/");
-            let (size, digest) = self.digest(path, max).map_err(|e| format!("{inner}: {e}"))?;
-            if inner == ext::SKILL_FILE {
-                manifest = Some(files::read_regular(path, max).map_err(|e| format!("{inner}: {e}"))?);
-            }
+            let (size, digest) = if inner == ext::SKILL_FILE {
+                let (bytes, size, digest) = self.manifest(path, max).map_err(|e| format!("{inner}: {e}"))?;
+                manifest = Some(bytes);
+                (size, digest)
+            } else {
+                self.digest(path, max).map_err(|e| format!("{inner}: {e}"))?
+            };
             out.push(SkillFile::read_by(inner, size, digest, reader(shared, path)));
         }
         let manifest = manifest.ok_or_else(|| format!("no {}", ext::SKILL_FILE))?;
