@@ -72,14 +72,6 @@ async fn views_and_app_only_tools_follow_the_callers_declaration() {
 #[actix_rt::test]
 async fn a_legacy_session_negotiates_the_extension_at_initialize() {
     let srv = TestServer::everything();
-    let headers = |session: Option<&str>| {
-        let mut h = vec![
-            ("Content-Type".to_string(), "application/json".to_string()),
-            ("Accept".to_string(), "application/json, text/event-stream".to_string()),
-        ];
-        h.extend(session.map(|s| ("Mcp-Session-Id".to_string(), s.to_string())));
-        h
-    };
     let open = |caps: Value| {
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
             "capabilities": caps, "clientInfo": {"name": "legacy", "version": "1"}}})
@@ -88,7 +80,7 @@ async fn a_legacy_session_negotiates_the_extension_at_initialize() {
     // A declaration without the view MIME type renders none of our views.
     let bare = json!({"extensions": {UI: {}}});
     for (caps, sees_app_only) in [(json!({}), false), (bare, false), (renders, true)] {
-        let r = post_raw(&srv.url, &headers(None), serde_json::to_vec(&open(caps)).unwrap()).await;
+        let r = legacy_post(&srv.url, None, &open(caps)).await;
         assert!(r.response()["result"]["capabilities"]["extensions"].get(UI).is_some(), "{}", r.raw);
         let sid = r.headers["mcp-session-id"].to_str().unwrap().to_string();
         let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
@@ -99,7 +91,7 @@ async fn a_legacy_session_negotiates_the_extension_at_initialize() {
             if let Some(c) = &cursor {
                 body["params"]["cursor"] = json!(c);
             }
-            let r = post_raw(&srv.url, &headers(Some(&sid)), serde_json::to_vec(&body).unwrap()).await;
+            let r = legacy_post(&srv.url, Some(&sid), &body).await;
             names.extend(tools_of(&r).iter().map(|t| t["name"].as_str().unwrap().to_owned()));
             match r.response()["result"]["nextCursor"].as_str() {
                 Some(c) => cursor = Some(c.to_owned()),
@@ -111,7 +103,7 @@ async fn a_legacy_session_negotiates_the_extension_at_initialize() {
         // The view reads the same in a session (without the caching fields).
         let read = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
             "params": {"uri": "ui://everything/counter"}});
-        let r = post_raw(&srv.url, &headers(Some(&sid)), serde_json::to_vec(&read).unwrap()).await;
+        let r = legacy_post(&srv.url, Some(&sid), &read).await;
         let result = &r.response()["result"];
         assert_eq!(result["contents"][0]["mimeType"], "text/html;profile=mcp-app", "{}", r.raw);
         assert!(result.get("ttlMs").is_none(), "{result}");

@@ -16,23 +16,11 @@ fn init_params(version: &str, caps: Value) -> Value {
     json!({"protocolVersion": version, "capabilities": caps, "clientInfo": {"name": "legacy-client", "version": "1.0"}})
 }
 
-/// Legacy POST: Content-Type, Accept, Mcp-Session-Id (no Mcp-* stateless headers).
-async fn lpost(url: &str, session: Option<&str>, body: &Value) -> Reply {
-    let mut headers = vec![
-        ("Content-Type".to_string(), "application/json".to_string()),
-        ("Accept".to_string(), "application/json, text/event-stream".to_string()),
-    ];
-    if let Some(s) = session {
-        headers.push(("Mcp-Session-Id".into(), s.into()));
-    }
-    post_raw(url, &headers, serde_json::to_vec(body).unwrap()).await
-}
-
 async fn initialize(url: &str, version: &str, caps: Value) -> (String, Reply) {
-    let r = lpost(url, None, &rpc(json!(0), "initialize", init_params(version, caps))).await;
+    let r = legacy_post(url, None, &rpc(json!(0), "initialize", init_params(version, caps))).await;
     assert_eq!(r.status, 200, "{}", r.raw);
     let sid = r.headers["mcp-session-id"].to_str().unwrap().to_string();
-    lpost(url, Some(&sid), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    legacy_post(url, Some(&sid), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
     (sid, r)
 }
 
@@ -48,14 +36,18 @@ async fn initialize_negotiates_and_opens_a_session() {
     let (_, r) = initialize(&srv.url, "2024-11-05", json!({})).await;
     assert_eq!(r.response()["result"]["protocolVersion"], "2025-11-25", "unknown versions get the newest legacy one");
 
-    let r = lpost(&srv.url, Some(&sid), &rpc(json!(1), "tools/list", json!({}))).await;
+    let r = legacy_post(&srv.url, Some(&sid), &rpc(json!(1), "tools/list", json!({}))).await;
     let res = &r.response()["result"];
     assert!(res["tools"].as_array().unwrap().len() > 5);
     assert!(res.get("resultType").is_none() && res.get("ttlMs").is_none(), "legacy results carry no stateless fields");
-    assert_eq!(lpost(&srv.url, Some(&sid), &rpc(json!(2), "ping", json!({}))).await.response()["result"], json!({}));
-    let r = lpost(&srv.url, Some(&sid), &rpc(json!(3), "resources/read", json!({"uri": "test://nope"}))).await;
+    assert_eq!(
+        legacy_post(&srv.url, Some(&sid), &rpc(json!(2), "ping", json!({}))).await.response()["result"],
+        json!({})
+    );
+    let r = legacy_post(&srv.url, Some(&sid), &rpc(json!(3), "resources/read", json!({"uri": "test://nope"}))).await;
     assert_eq!(r.error_code(), Some(-32002), "legacy: resource not found is -32002: {}", r.raw);
-    let r = lpost(&srv.url, Some(&sid), &rpc(json!(4), "subscriptions/listen", json!({"notifications": {}}))).await;
+    let r =
+        legacy_post(&srv.url, Some(&sid), &rpc(json!(4), "subscriptions/listen", json!({"notifications": {}}))).await;
     assert_eq!(r.error_code(), Some(-32601));
 
     // Stateless clients are served alongside, with no session.
@@ -69,9 +61,9 @@ async fn initialize_negotiates_and_opens_a_session() {
     // DELETE ends the session; its id then answers 404.
     let resp = client().delete(&srv.url).header("Mcp-Session-Id", &sid).send().await.unwrap();
     assert_eq!(resp.status(), 200);
-    let r = lpost(&srv.url, Some(&sid), &rpc(json!(7), "ping", json!({}))).await;
+    let r = legacy_post(&srv.url, Some(&sid), &rpc(json!(7), "ping", json!({}))).await;
     assert_eq!(r.status, 404);
-    let r = lpost(&srv.url, Some("not-a-session"), &rpc(json!(8), "ping", json!({}))).await;
+    let r = legacy_post(&srv.url, Some("not-a-session"), &rpc(json!(8), "ping", json!({}))).await;
     assert_eq!(r.status, 404);
     srv.stop().await;
 }
@@ -90,7 +82,7 @@ async fn one_eliciting_tool_serves_both_eras() {
     assert_eq!(ask["params"]["message"], "Who are you?");
     let answer =
         json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"username": "bob"}}});
-    assert_eq!(lpost(&srv.url, Some(&sid), &answer).await.status, 202);
+    assert_eq!(legacy_post(&srv.url, Some(&sid), &answer).await.status, 202);
     let done = stream.next().await.unwrap();
     assert_eq!(done["id"], 10);
     let text = done["result"]["content"][0]["text"].as_str().unwrap();
@@ -112,7 +104,7 @@ async fn one_eliciting_tool_serves_both_eras() {
 
     // Legacy without the capability: refused with an error, not a request.
     let (plain, _) = initialize(&srv.url, "2025-11-25", json!({})).await;
-    let r = lpost(&srv.url, Some(&plain), &call).await;
+    let r = legacy_post(&srv.url, Some(&plain), &call).await;
     assert!(r.response().get("error").is_some(), "{}", r.raw);
     srv.stop().await;
 }
@@ -122,11 +114,12 @@ async fn set_level_subscribe_and_the_get_stream() {
     let srv = TestServer::everything();
     let (sid, _) = initialize(&srv.url, "2025-11-25", json!({})).await;
     assert_eq!(
-        lpost(&srv.url, Some(&sid), &rpc(json!(1), "logging/setLevel", json!({"level": "debug"}))).await.response()
-            ["result"],
+        legacy_post(&srv.url, Some(&sid), &rpc(json!(1), "logging/setLevel", json!({"level": "debug"})))
+            .await
+            .response()["result"],
         json!({})
     );
-    let r = lpost(
+    let r = legacy_post(
         &srv.url,
         Some(&sid),
         &rpc(json!(2), "tools/call", json!({"name": "test_tool_with_logging", "arguments": {}})),
@@ -145,14 +138,14 @@ async fn set_level_subscribe_and_the_get_stream() {
         .unwrap();
     let mut stream = SseReader::from_response(resp);
     let sub = rpc(json!(3), "resources/subscribe", json!({"uri": "test://watched-resource"}));
-    assert_eq!(lpost(&srv.url, Some(&sid), &sub).await.response()["result"], json!({}));
+    assert_eq!(legacy_post(&srv.url, Some(&sid), &sub).await.response()["result"], json!({}));
     srv.server.notify_resource_updated("test://watched-resource");
     let m = stream.next().await.unwrap();
     assert_eq!(m["method"], "notifications/resources/updated");
     assert_eq!(m["params"]["uri"], "test://watched-resource");
     assert!(m["params"].get("_meta").is_none(), "legacy notifications are untagged");
     let unsub = rpc(json!(4), "resources/unsubscribe", json!({"uri": "test://watched-resource"}));
-    assert_eq!(lpost(&srv.url, Some(&sid), &unsub).await.response()["result"], json!({}));
+    assert_eq!(legacy_post(&srv.url, Some(&sid), &unsub).await.response()["result"], json!({}));
     srv.server.notify_resource_updated("test://watched-resource");
     srv.server
         .catalog()
@@ -172,7 +165,7 @@ async fn sessions_are_capped_and_expire() {
         c.legacy.idle_timeout_ms = 300;
     });
     let (sid, _) = initialize(&srv.url, "2025-11-25", json!({})).await;
-    let r = lpost(&srv.url, None, &rpc(json!(1), "initialize", init_params("2025-11-25", json!({})))).await;
+    let r = legacy_post(&srv.url, None, &rpc(json!(1), "initialize", init_params("2025-11-25", json!({})))).await;
     assert_eq!(r.status, 503, "{}", r.raw);
     // Idle past the timeout: the session is gone and its slot is free again.
     let url = srv.url.clone();
@@ -185,7 +178,7 @@ async fn sessions_are_capped_and_expire() {
         }
     }
     assert!(expired, "the reaper removes idle sessions");
-    assert_eq!(lpost(&url, Some(&sid), &rpc(json!(2), "ping", json!({}))).await.status, 404);
+    assert_eq!(legacy_post(&url, Some(&sid), &rpc(json!(2), "ping", json!({}))).await.status, 404);
     let (_, r) = initialize(&url, "2025-11-25", json!({})).await;
     assert_eq!(r.status, 200);
     srv.stop().await;
@@ -203,24 +196,24 @@ async fn a_full_table_evicts_the_session_unused_the_longest() {
     });
     let (abandoned, _) = initialize(&srv.url, "2025-11-25", json!({})).await;
     let (active, _) = initialize(&srv.url, "2025-11-25", json!({})).await;
-    let full = lpost(&srv.url, None, &rpc(json!(1), "initialize", init_params("2025-11-25", json!({})))).await;
+    let full = legacy_post(&srv.url, None, &rpc(json!(1), "initialize", init_params("2025-11-25", json!({})))).await;
     assert_eq!(full.status, 503, "nothing is evictable yet: {}", full.raw);
     // The active client keeps using its session; the abandoned one does not.
     for i in 0..6 {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        assert_eq!(lpost(&srv.url, Some(&active), &rpc(json!(10 + i), "ping", json!({}))).await.status, 200);
+        assert_eq!(legacy_post(&srv.url, Some(&active), &rpc(json!(10 + i), "ping", json!({}))).await.status, 200);
     }
     let (newcomer, _) = initialize(&srv.url, "2025-11-25", json!({})).await;
-    assert_eq!(lpost(&srv.url, Some(&abandoned), &rpc(json!(2), "ping", json!({}))).await.status, 404);
-    assert_eq!(lpost(&srv.url, Some(&active), &rpc(json!(3), "ping", json!({}))).await.status, 200);
-    assert_eq!(lpost(&srv.url, Some(&newcomer), &rpc(json!(4), "ping", json!({}))).await.status, 200);
+    assert_eq!(legacy_post(&srv.url, Some(&abandoned), &rpc(json!(2), "ping", json!({}))).await.status, 404);
+    assert_eq!(legacy_post(&srv.url, Some(&active), &rpc(json!(3), "ping", json!({}))).await.status, 200);
+    assert_eq!(legacy_post(&srv.url, Some(&newcomer), &rpc(json!(4), "ping", json!({}))).await.status, 200);
     srv.stop().await;
 }
 
 #[actix_rt::test]
 async fn a_modern_only_server_names_its_versions() {
     let srv = TestServer::everything_with(|c| c.server.versions = vec!["2026-07-28".into()]);
-    let r = lpost(&srv.url, None, &rpc(json!(1), "initialize", init_params("2025-11-25", json!({})))).await;
+    let r = legacy_post(&srv.url, None, &rpc(json!(1), "initialize", init_params("2025-11-25", json!({})))).await;
     assert_eq!(r.status, 400, "{}", r.raw);
     assert_eq!(r.response()["error"]["data"]["supported"], json!(["2026-07-28"]));
     assert!(r.response()["error"]["message"].as_str().unwrap().contains("2026-07-28"));

@@ -221,24 +221,16 @@ async fn a_changed_file_changes_its_digest_and_is_announced() {
 async fn legacy_sessions_get_skills_without_caching_fields() {
     let root = Root::new("legacy");
     let srv = start(&root.0);
-    let headers = |session: Option<&str>| {
-        let mut h = vec![
-            ("Content-Type".to_string(), "application/json".to_string()),
-            ("Accept".to_string(), "application/json, text/event-stream".to_string()),
-        ];
-        h.extend(session.map(|s| ("Mcp-Session-Id".to_string(), s.to_string())));
-        h
-    };
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
         "capabilities": {}, "clientInfo": {"name": "legacy", "version": "1"}}});
-    let r = post_raw(&srv.url, &headers(None), serde_json::to_vec(&init).unwrap()).await;
+    let r = legacy_post(&srv.url, None, &init).await;
     assert_eq!(
         r.response()["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"]["directoryRead"],
         true
     );
     let sid = r.headers["mcp-session-id"].to_str().unwrap().to_string();
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "skills/list", "params": {}});
-    let r = post_raw(&srv.url, &headers(Some(&sid)), serde_json::to_vec(&list).unwrap()).await;
+    let r = legacy_post(&srv.url, Some(&sid), &list).await;
     let result = &r.response()["result"];
     assert_eq!(result["skills"][0]["uri"], "skill://acme/report/SKILL.md", "{}", r.raw);
     assert!(result.get("ttlMs").is_none() && result.get("cacheScope").is_none(), "{result}");

@@ -196,6 +196,19 @@ pub async fn post(url: &str, body: &Value) -> Reply {
     post_with(url, body, |_| {}).await
 }
 
+/// A legacy-era POST: `Content-Type`, `Accept` and, inside a session, its
+/// `Mcp-Session-Id` (none of the stateless `Mcp-*` headers).
+pub async fn legacy_post(url: &str, session: Option<&str>, body: &Value) -> Reply {
+    let mut headers = vec![
+        ("Content-Type".to_string(), "application/json".to_string()),
+        ("Accept".to_string(), "application/json, text/event-stream".to_string()),
+    ];
+    if let Some(s) = session {
+        headers.push(("Mcp-Session-Id".into(), s.into()));
+    }
+    post_raw(url, &headers, serde_json::to_vec(body).unwrap()).await
+}
+
 /// Removes a header by name (case-insensitive).
 pub fn without(headers: &mut Vec<(String, String)>, name: &str) {
     headers.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
