@@ -48,8 +48,11 @@ async fn the_shipped_config_runs_unprivileged_and_passes_what_it_means_to() {
     get("/.well-known/oauth-protected-resource/mcp").await;
     // The access log, in the prefix, names the instance that answered and the method.
     let upstream = format!("upstream=127.0.0.1:{port}");
-    eventually("the access log has the call", || {
-        lb.access_log().lines().any(|l| l.contains("mcp_method=\"tools/call\""))
+    // nginx writes a request's line after it has answered it: wait for the
+    // line of the last request made, which comes after all the others.
+    eventually("the access log has every request", || {
+        let log = lb.access_log();
+        log.contains("mcp_method=\"tools/call\"") && log.contains("GET /.well-known/oauth-protected-resource/mcp ")
     })
     .await;
     let log = lb.access_log();
