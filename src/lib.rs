@@ -44,6 +44,7 @@ pub mod apps;
 pub mod decode;
 pub mod error;
 pub mod header;
+pub mod header_params;
 pub mod jsonrpc;
 pub mod legacy;
 pub mod meta;

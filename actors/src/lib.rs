@@ -109,6 +109,7 @@ pub mod builder;
 pub mod catalog;
 pub mod catalogs;
 pub mod channels;
+pub mod client;
 pub mod config;
 pub mod facts;
 pub mod hub;

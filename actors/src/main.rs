@@ -42,6 +42,7 @@ fn main() -> ExitCode {
         Some(Command::Stdio(args)) => {
             args.load(env_vars()).map_err(|e| e.to_string()).and_then(|c| run(c, Transport::Stdio))
         }
+        Some(Command::Client(args)) => actix_mcp::client::cli::run(args),
         Some(Command::Serve(args)) => {
             args.load(env_vars()).map_err(|e| e.to_string()).and_then(|c| run(c, Transport::Http))
         }

@@ -15,7 +15,8 @@ pub struct Tool {
     /// Display title.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    /// What the tool does.
+    /// What the tool does (empty when a server gave none).
+    #[serde(default)]
     pub description: String,
     /// JSON Schema of the arguments (an object schema).
     pub input_schema: Value,

@@ -20,7 +20,6 @@ mod body;
 mod builders;
 pub mod context;
 pub mod error;
-mod header_params;
 mod items;
 mod listing;
 mod names;
@@ -40,9 +39,9 @@ mod view;
 use std::sync::{Arc, RwLock};
 
 pub use body::ResourceBody;
-pub use header_params::HeaderParam;
 use items::State;
 pub use listing::Listing;
+pub use mcp_protocol::header_params::HeaderParam;
 use names::{check_name, check_tool, check_uri};
 pub use no_args::NoArgs;
 pub use outcome::{IntoToolOutcome, Json};

@@ -12,11 +12,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::arguments;
-use super::header_params::{header_params, HeaderParam};
 use super::no_args::NoArgs;
 use super::outcome::{object_schema, IntoToolOutcome};
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
+use mcp_protocol::header_params::{header_params, HeaderParam};
 
 /// The future a handler returns. Handlers run on the request actor's
 /// thread, so the future need not be `Send`.

@@ -26,6 +26,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Serve newline-delimited JSON-RPC on stdin/stdout (logs go to stderr).
     Stdio(CommonArgs),
+    /// Talk to any MCP server (HTTP URL or `--stdio CMD`) and print its answers as JSON.
+    Client(crate::client::cli::ClientArgs),
 }
 
 /// Options shared by every command.

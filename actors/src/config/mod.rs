@@ -211,13 +211,11 @@ impl Config {
         Ok(())
     }
 
-    /// `server.versions`: known versions, a stateless one among them.
+    /// `server.versions`: at least one, each known. A legacy-only list is
+    /// allowed: such a server answers `initialize` and refuses stateless requests.
     fn validate_versions(&self) -> Result<(), ConfigError> {
         if self.server.versions.is_empty() {
             return Err(ConfigError("server.versions must name at least one version".into()));
-        }
-        if !self.protocol_versions().iter().any(|v| v.is_stateless()) {
-            return Err(ConfigError("server.versions must include a stateless version (2026-07-28)".into()));
         }
         for v in &self.server.versions {
             if mcp_protocol::ProtocolVersion::parse(v).is_none() {
@@ -352,7 +350,8 @@ mod tests {
         assert!(Config::from_toml("[http]\nbindd = \"x\"").is_err());
         assert!(Config::from_toml("[log]\nformat = \"xml\"").is_err());
         assert!(Config::from_toml("[server]\nversions = [\"1999-01-01\"]").is_err());
-        assert!(Config::from_toml("[server]\nversions = [\"2025-11-25\"]").is_err());
+        // An initialize-era server only (what old clients and a client's fallback are tested with).
+        assert!(Config::from_toml("[server]\nversions = [\"2025-11-25\"]").is_ok());
         assert!(Config::from_toml("[http]\nmax_body_bytes = 0").is_err());
     }
 

@@ -18,7 +18,9 @@ pub struct ServerConfig {
     /// (`2025-11-25`, `2025-06-18`, `2025-03-26`) after an `initialize`
     /// handshake, in a session. Default: all five (dual-era). Drop the legacy
     /// ones for a modern-only server (then `initialize` is answered with an
-    /// error naming the supported versions).
+    /// error naming the supported versions); keep only legacy ones for an
+    /// initialize-era server (a stateless request is then refused with
+    /// `UnsupportedProtocolVersion` naming them).
     pub versions: Vec<String>,
     /// Items per page of the list methods. Default: 100 (large enough for
     /// most catalogs in one page; bounded so a huge catalog cannot make one

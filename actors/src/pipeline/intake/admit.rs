@@ -91,7 +91,8 @@ pub(super) fn check(
         Some(Ok(None)) => VersionHeader::Missing,
         Some(Ok(Some(v))) => VersionHeader::Present(std::str::from_utf8(v).unwrap_or("")),
     };
-    let meta = RequestMeta::validate_keys(keys, header, conn.versions).map_err(Refused::Early)?;
+    let meta =
+        RequestMeta::validate_keys(keys, header, conn.versions).map_err(|e| Refused::Early(legacy_only(e, conn)))?;
     let profile = meta.version.profile();
     let refuse = |e: ProtocolError| Refused::Late(e, profile);
     if let Some(h) = conn.headers {
@@ -156,4 +157,18 @@ fn check_name_headers(h: &dyn Headers, catalog: &Catalog, request: &ClientReques
         }
     }
     Ok(())
+}
+
+/// A server serving only legacy versions names them when it refuses a
+/// stateless request, so the client knows to fall back to `initialize`.
+fn legacy_only(e: ProtocolError, conn: &Checks<'_>) -> ProtocolError {
+    match e {
+        ProtocolError::UnsupportedVersion { requested, supported } if supported.is_empty() => {
+            ProtocolError::UnsupportedVersion {
+                requested,
+                supported: conn.served.iter().map(|v| v.as_str().to_owned()).collect(),
+            }
+        }
+        e => e,
+    }
 }

@@ -139,6 +139,8 @@ pub enum Action {
 /// What admission checks a request against.
 struct Checks<'a> {
     versions: &'a [ProtocolVersion],
+    /// Every version served, the legacy ones included.
+    served: &'a [ProtocolVersion],
     catalog: &'a Catalog,
     headers: Option<&'a dyn Headers>,
 }
@@ -246,6 +248,7 @@ impl<'a> Intake<'a> {
     fn checks<'d>(&'d self, driver: &'d dyn Driver) -> Checks<'d> {
         Checks {
             versions: self.service.stateless_versions(),
+            served: self.service.versions(),
             catalog: self.service.catalog(),
             headers: driver.headers(),
         }

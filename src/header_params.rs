@@ -1,5 +1,7 @@
 //! `x-mcp-header` annotations of a tool's input schema: which argument
-//! values the client mirrors into `Mcp-Param-{Name}` headers.
+//! values the client mirrors into `Mcp-Param-{Name}` headers. A server
+//! checks a tool's annotations when it is added; a client reads them from
+//! `tools/list` (and leaves out a tool whose annotations are invalid).
 
 use serde_json::Value;
 
@@ -36,7 +38,7 @@ fn is_tchar(b: u8) -> bool {
 /// Collects the annotations reachable through `properties` chains and checks
 /// the spec's constraints (token syntax, unique case-insensitively, primitive
 /// non-`number` types). An annotation anywhere else makes the tool invalid.
-pub(crate) fn header_params(schema: &Value) -> Result<Vec<HeaderParam>, String> {
+pub fn header_params(schema: &Value) -> Result<Vec<HeaderParam>, String> {
     let mut out = Vec::new();
     walk(schema, &mut Vec::new(), &mut out)?;
     let reachable = out.len();

@@ -1,0 +1,177 @@
+//! What a client can ask of a server, typed: discovery, the lists (every
+//! page collected), tool calls with serde arguments and results, reads,
+//! prompts, completion.
+
+use mcp_protocol::header_params::header_params;
+use mcp_protocol::model::completion::Completion;
+use mcp_protocol::model::prompts::{GetPromptResult, Prompt};
+use mcp_protocol::model::resources::{Resource, ResourceTemplate};
+use mcp_protocol::model::tools::{CallToolResult, Tool};
+use mcp_protocol::model::ResourceContents;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::connection::Era;
+use super::error::ClientError;
+use super::options::RequestOptions;
+use super::{Client, ServerInfo};
+
+/// More pages than any list should have: a server that keeps answering
+/// with a cursor is cut off here.
+const MAX_PAGES: usize = 100_000;
+
+fn object(v: Value) -> Result<Map<String, Value>, ClientError> {
+    match v {
+        Value::Object(m) => Ok(m),
+        Value::Null => Ok(Map::new()),
+        other => Err(ClientError::Input(format!("params must be a JSON object, not {other}"))),
+    }
+}
+
+fn decode<T: DeserializeOwned>(what: &str, v: Value) -> Result<T, ClientError> {
+    serde_json::from_value(v).map_err(|e| ClientError::transport(format!("the answer to {what} is malformed: {e}")))
+}
+
+impl Client {
+    /// Any request, by method and params (an object); input rounds are
+    /// answered by the handlers.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        self.request_with(method, params, RequestOptions::default()).await
+    }
+
+    /// Any request, with progress and log callbacks and its own time limit.
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<Value, ClientError> {
+        self.inner.request(method, object(params)?, &options).await
+    }
+
+    /// Asks the server about itself again (`server/discover`); a legacy
+    /// server's answer is what `initialize` said.
+    pub async fn discover(&self) -> Result<ServerInfo, ClientError> {
+        if let Some(Era::Stateless(v)) = self.inner.era() {
+            let result = self.request("server/discover", json!({})).await?;
+            let mut info = ServerInfo::from_result(&result, &v, true);
+            info.info = result.get("_meta").and_then(|m| m.get(mcp_protocol::meta::SERVER_INFO_KEY)).cloned();
+            *self.inner.server.lock().expect("server lock") = info;
+        }
+        Ok(self.server())
+    }
+
+    /// Every page of a list method, its items under `key`.
+    pub async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<Value> = None;
+        for _ in 0..MAX_PAGES {
+            let params = match cursor.take() {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let mut page = self.request(method, params).await?;
+            if let Some(Value::Array(a)) = page.get_mut(key).map(Value::take) {
+                items.extend(a);
+            }
+            match page.get("nextCursor") {
+                Some(c) if !c.is_null() => cursor = Some(c.clone()),
+                _ => return Ok(items),
+            }
+        }
+        Err(ClientError::transport(format!("{method} returned more than {MAX_PAGES} pages")))
+    }
+
+    /// Every tool. A tool whose `x-mcp-header` annotations are invalid is
+    /// left out (it could not be called correctly); the others' annotations
+    /// are remembered for the headers of their calls.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        let mut tools = Vec::new();
+        for raw in self.list_all("tools/list", "tools").await? {
+            let schema = raw.get("inputSchema").cloned().unwrap_or(Value::Null);
+            let Ok(params) = header_params(&schema) else { continue };
+            let tool: Tool = decode("tools/list", raw)?;
+            self.inner.tool_headers.lock().expect("headers lock").insert(tool.name.clone(), params);
+            tools.push(tool);
+        }
+        Ok(tools)
+    }
+
+    /// Every resource.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        let raw = self.list_all("resources/list", "resources").await?;
+        decode("resources/list", Value::Array(raw))
+    }
+
+    /// Every resource template.
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        let raw = self.list_all("resources/templates/list", "resourceTemplates").await?;
+        decode("resources/templates/list", Value::Array(raw))
+    }
+
+    /// Every prompt.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        let raw = self.list_all("prompts/list", "prompts").await?;
+        decode("prompts/list", Value::Array(raw))
+    }
+
+    /// Calls a tool; a result with `isError` is [`ClientError::Tool`].
+    pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult, ClientError> {
+        self.call_tool_with(name, arguments, RequestOptions::default()).await
+    }
+
+    /// Calls a tool with progress and log callbacks.
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        options: RequestOptions,
+    ) -> Result<CallToolResult, ClientError> {
+        let arguments = serde_json::to_value(arguments)
+            .map_err(|e| ClientError::Input(format!("the arguments of {name} do not serialize: {e}")))?;
+        let params = json!({ "name": name, "arguments": arguments });
+        let result = self.request_with("tools/call", params, options).await?;
+        let result: CallToolResult = decode("tools/call", result)?;
+        if result.is_error == Some(true) {
+            return Err(ClientError::Tool(result));
+        }
+        Ok(result)
+    }
+
+    /// Calls a tool and reads its result as `T`: the structured content,
+    /// else the first text block as JSON, else that text as a string.
+    pub async fn call<T: DeserializeOwned>(&self, name: &str, arguments: impl Serialize) -> Result<T, ClientError> {
+        let result = self.call_tool(name, arguments).await?;
+        let value = match (result.structured_content, result.content.first()) {
+            (Some(v), _) => v,
+            (None, Some(mcp_protocol::model::Content::Text { text, .. })) => {
+                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
+            }
+            (None, _) => Value::Null,
+        };
+        decode(name, value)
+    }
+
+    /// Reads a resource.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, ClientError> {
+        let mut result = self.request("resources/read", json!({ "uri": uri })).await?;
+        decode("resources/read", result.get_mut("contents").map(Value::take).unwrap_or(Value::Null))
+    }
+
+    /// Gets a prompt with its arguments.
+    pub async fn get_prompt(&self, name: &str, arguments: impl Serialize) -> Result<GetPromptResult, ClientError> {
+        let arguments = serde_json::to_value(arguments)
+            .map_err(|e| ClientError::Input(format!("the arguments of {name} do not serialize: {e}")))?;
+        let params = json!({ "name": name, "arguments": arguments });
+        decode("prompts/get", self.request("prompts/get", params).await?)
+    }
+
+    /// Completes an argument of a prompt (`{"type": "ref/prompt", "name"}`)
+    /// or resource template (`{"type": "ref/resource", "uri"}`).
+    pub async fn complete(&self, reference: Value, argument: &str, value: &str) -> Result<Completion, ClientError> {
+        let params = json!({ "ref": reference, "argument": { "name": argument, "value": value } });
+        let mut result = self.request("completion/complete", params).await?;
+        decode("completion/complete", result.get_mut("completion").map(Value::take).unwrap_or(Value::Null))
+    }
+}

@@ -1,0 +1,270 @@
+//! One connection's state and its request loop: a request goes out with
+//! what its era needs, the messages of its answer are handled as they come
+//! (progress and logs to their callbacks, a server's requests answered),
+//! and an `InputRequiredResult` is answered and retried until the result.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use mcp_protocol::header_params::HeaderParam;
+use mcp_protocol::meta::PROGRESS_TOKEN_KEY;
+use mcp_protocol::model::progress::ProgressParams;
+use serde_json::{json, Map, Value};
+use tokio::sync::{broadcast, mpsc};
+
+use super::error::ClientError;
+use super::input;
+use super::options::{ClientOptions, RequestOptions};
+use super::outgoing::{Inbound, Outgoing};
+use super::transport::Transport;
+use super::wire::{stamp_meta, standard_headers};
+use super::{Notification, ServerInfo};
+
+/// The era a connection speaks, with its version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Era {
+    /// Every request carries the version and the client in `_meta`.
+    Stateless(String),
+    /// After an `initialize` handshake, in a session.
+    Legacy(String),
+}
+
+/// A connection, shared by every handle and in-flight call.
+pub(crate) struct Inner {
+    pub(crate) options: ClientOptions,
+    pub(crate) transport: Transport,
+    pub(crate) era: Mutex<Option<Era>>,
+    pub(crate) server: Mutex<ServerInfo>,
+    next_id: AtomicI64,
+    /// The `x-mcp-header` parameters of each tool listed so far.
+    pub(crate) tool_headers: Mutex<HashMap<String, Vec<HeaderParam>>>,
+    /// Notifications of no request (a legacy session's stream, stdio).
+    pub(crate) events: broadcast::Sender<Notification>,
+}
+
+impl Inner {
+    pub(crate) fn new(options: ClientOptions, transport: Transport) -> Self {
+        Inner {
+            options,
+            transport,
+            era: Mutex::new(None),
+            server: Mutex::new(ServerInfo::default()),
+            next_id: AtomicI64::new(1),
+            tool_headers: Mutex::new(HashMap::new()),
+            events: broadcast::channel(1024).0,
+        }
+    }
+
+    pub(crate) fn era(&self) -> Option<Era> {
+        self.era.lock().expect("era lock").clone()
+    }
+
+    fn next_id(&self) -> i64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// A request in the connection's era, its input rounds answered.
+    pub(crate) async fn request(
+        self: &Arc<Self>,
+        method: &str,
+        params: Map<String, Value>,
+        ropts: &RequestOptions,
+    ) -> Result<Value, ClientError> {
+        let era = self.era();
+        let limit = ropts.timeout.unwrap_or(self.options.timeout);
+        let work = self.with_input_rounds(era.as_ref(), method, params, ropts);
+        tokio::time::timeout(limit, work).await.map_err(|_| ClientError::Timeout(limit))?
+    }
+
+    /// Answers `InputRequiredResult`s and retries with `inputResponses` and
+    /// `requestState`, up to the configured number of rounds.
+    pub(crate) async fn with_input_rounds(
+        self: &Arc<Self>,
+        era: Option<&Era>,
+        method: &str,
+        mut params: Map<String, Value>,
+        ropts: &RequestOptions,
+    ) -> Result<Value, ClientError> {
+        for _ in 0..=self.options.max_input_rounds {
+            let result = self.round(era, method, params.clone(), ropts).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+            params.insert("inputResponses".into(), input::answer_all(&self.options, &requests).await?);
+            match result.get("requestState") {
+                Some(state) => params.insert("requestState".into(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        }
+        Err(ClientError::Input(format!("{method} still needed input after {} rounds", self.options.max_input_rounds)))
+    }
+
+    /// One request and its answer.
+    pub(crate) async fn round(
+        self: &Arc<Self>,
+        era: Option<&Era>,
+        method: &str,
+        mut params: Map<String, Value>,
+        ropts: &RequestOptions,
+    ) -> Result<Value, ClientError> {
+        let id = self.next_id();
+        if ropts.progress.is_some() {
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(m) = meta.as_object_mut() {
+                m.insert(PROGRESS_TOKEN_KEY.into(), json!(id));
+            }
+        }
+        let inbound = self.open(era, id, method, params).await?;
+        let stateless = matches!(era, Some(Era::Stateless(_)));
+        let mut guard = Cancel::new(self, id, stateless);
+        let outcome = self.answer_of(inbound, id, method, ropts).await;
+        guard.armed = false;
+        outcome
+    }
+
+    /// Sends a request with what its era needs; the messages of its answer
+    /// come on the returned channel.
+    pub(crate) async fn open(
+        &self,
+        era: Option<&Era>,
+        id: i64,
+        method: &str,
+        mut params: Map<String, Value>,
+    ) -> Result<Inbound, ClientError> {
+        let mut headers = Vec::new();
+        if let Some(Era::Stateless(v)) = era {
+            stamp_meta(&mut params, v, &self.options);
+            let tool = params.get("name").and_then(Value::as_str).unwrap_or_default();
+            let tool_params = match method {
+                "tools/call" => self.tool_headers.lock().expect("headers lock").get(tool).cloned().unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            headers = standard_headers(method, &params, &tool_params);
+            headers.push(("MCP-Protocol-Version".into(), v.clone()));
+        }
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let out = Outgoing { body: serde_json::to_vec(&body).expect("JSON"), headers, id: Some(json!(id)) };
+        let inbound = self.transport.send(&out, &format!("sending {method}")).await?;
+        Ok(inbound)
+    }
+
+    /// A fresh request id.
+    pub(crate) fn fresh_id(&self) -> i64 {
+        self.next_id()
+    }
+
+    /// Reads an answer's messages until the response.
+    async fn answer_of(
+        self: &Arc<Self>,
+        mut inbound: Inbound,
+        id: i64,
+        method: &str,
+        ropts: &RequestOptions,
+    ) -> Result<Value, ClientError> {
+        let id = json!(id);
+        while let Some(msg) = inbound.recv().await {
+            if msg.get("method").is_some() {
+                self.incoming(msg, ropts);
+                continue;
+            }
+            if msg.get("id") != Some(&id) {
+                continue;
+            }
+            if let Some(e) = msg.get("error") {
+                return Err(ClientError::from_error_object(e));
+            }
+            return Ok(msg.get("result").cloned().unwrap_or(Value::Null));
+        }
+        Err(ClientError::transport(format!("the answer to {method} ended before its response")))
+    }
+
+    /// A message from the server inside a request's answer, or of none.
+    pub(crate) fn incoming(self: &Arc<Self>, msg: Value, ropts: &RequestOptions) {
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+        if msg.get("id").is_some() {
+            let inner = self.clone();
+            tokio::spawn(async move {
+                let response = input::respond(&inner.options, &msg).await;
+                inner.send_message(&response).await;
+            });
+            return;
+        }
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        match method.as_str() {
+            "notifications/progress" => {
+                if let (Some(cb), Ok(p)) = (&ropts.progress, serde_json::from_value::<ProgressParams>(params.clone())) {
+                    cb(p);
+                }
+            }
+            "notifications/message" => {
+                if let Some(cb) = ropts.log.as_ref().or(self.options.on_log.as_ref()) {
+                    cb(params.clone());
+                }
+            }
+            _ => {}
+        }
+        let _ = self.events.send(Notification { method, params });
+    }
+
+    /// Sends a notification or a response (no answer expected).
+    pub(crate) async fn send_message(&self, message: &Value) {
+        let mut headers = Vec::new();
+        if let Some(Era::Stateless(v)) = self.era() {
+            headers.push(("MCP-Protocol-Version".into(), v));
+            if let Some(m) = message.get("method").and_then(Value::as_str) {
+                headers.push(("Mcp-Method".into(), m.to_owned()));
+            }
+        }
+        let out = Outgoing { body: serde_json::to_vec(message).expect("JSON"), headers, id: None };
+        let _ = self.transport.send(&out, "sending a message").await;
+    }
+}
+
+/// Gives a request up when its future is dropped before the answer:
+/// `notifications/cancelled` where closing the stream does not say it.
+pub(crate) struct Cancel {
+    inner: Weak<Inner>,
+    id: i64,
+    pub(crate) armed: bool,
+    notify: bool,
+}
+
+impl Cancel {
+    /// Armed for request `id` of `inner` in this era.
+    pub(crate) fn new(inner: &Arc<Inner>, id: i64, stateless: bool) -> Self {
+        Cancel { inner: Arc::downgrade(inner), id, armed: true, notify: !inner.transport.closing_cancels(stateless) }
+    }
+}
+
+impl Drop for Cancel {
+    fn drop(&mut self) {
+        let Some(inner) = self.inner.upgrade() else { return };
+        if let super::transport::Transport::Stdio(s) = &inner.transport {
+            s.forget(&json!(self.id));
+        }
+        if !self.armed || !self.notify {
+            return;
+        }
+        let id = self.id;
+        let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
+        handle.spawn(async move {
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "the client gave the request up"}});
+            inner.send_message(&note).await;
+        });
+    }
+}
+
+/// Serves the messages of no request: answers a server's requests, hands
+/// log messages to the connection's callback and the rest to listeners.
+pub(crate) async fn serve_unrouted(inner: Weak<Inner>, mut rx: mpsc::UnboundedReceiver<Value>) {
+    let none = RequestOptions::default();
+    while let Some(msg) = rx.recv().await {
+        let Some(inner) = inner.upgrade() else { break };
+        if msg.get("method").is_some() {
+            inner.incoming(msg, &none);
+        }
+    }
+}

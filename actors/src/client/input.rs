@@ -1,0 +1,86 @@
+//! Input a server asks of the client — elicitation, sampling, roots —
+//! answered by the handlers of [`ClientOptions`], the same way in both
+//! eras: inside an `InputRequiredResult` (stateless) or as a server request
+//! (a legacy session, or stdio).
+
+use serde_json::{json, Map, Value};
+
+use super::error::ClientError;
+use super::options::ClientOptions;
+
+/// The answer to one input request `{method, params}`.
+pub(crate) async fn answer(options: &ClientOptions, method: &str, params: Value) -> Result<Value, ClientError> {
+    let missing = || ClientError::Input(format!("no handler for {method}"));
+    let failed = |e: String| ClientError::Input(format!("the {method} handler failed: {e}"));
+    match method {
+        "elicitation/create" => {
+            let h = options.elicit.as_ref().ok_or_else(missing)?;
+            let r = h(params).await.map_err(failed)?;
+            Ok(serde_json::to_value(r).unwrap_or(Value::Null))
+        }
+        "sampling/createMessage" => {
+            let h = options.sample.as_ref().ok_or_else(missing)?;
+            let r = h(params).await.map_err(failed)?;
+            Ok(serde_json::to_value(r).unwrap_or(Value::Null))
+        }
+        "roots/list" => {
+            let h = options.roots.as_ref().ok_or_else(missing)?;
+            let roots = h().await.map_err(failed)?;
+            Ok(json!({ "roots": roots }))
+        }
+        "ping" => Ok(json!({})),
+        other => Err(ClientError::Input(format!("unknown method {other}"))),
+    }
+}
+
+/// The answers to every request of an `InputRequiredResult`'s
+/// `inputRequests`, by key.
+pub(crate) async fn answer_all(options: &ClientOptions, requests: &Map<String, Value>) -> Result<Value, ClientError> {
+    let mut responses = Map::new();
+    for (key, req) in requests {
+        let method = req.get("method").and_then(Value::as_str).unwrap_or_default();
+        let params = req.get("params").cloned().unwrap_or_else(|| json!({}));
+        responses.insert(key.clone(), answer(options, method, params).await?);
+    }
+    Ok(Value::Object(responses))
+}
+
+/// The JSON-RPC response to a server's request (a legacy session's
+/// elicitation, sampling, roots or ping).
+pub(crate) async fn respond(options: &ClientOptions, request: &Value) -> Value {
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+    let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+    match answer(options, method, params).await {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(ClientError::Input(m)) if m.starts_with("unknown method") || m.starts_with("no handler") => {
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("Method not found: {method}")}})
+        }
+        Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": e.to_string()}}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_protocol::model::mrtr::{ElicitAction, ElicitResult};
+
+    #[actix_rt::test]
+    async fn handlers_answer_and_missing_ones_are_named() {
+        let options = ClientOptions::new("c", "1").on_elicit(|p: Value| async move {
+            let mut content = Map::new();
+            content.insert("name".into(), p["message"].clone());
+            Ok(ElicitResult { action: ElicitAction::Accept, content: Some(content) })
+        });
+        let reqs = json!({"a": {"method": "elicitation/create", "params": {"message": "hi"}}});
+        let out = answer_all(&options, reqs.as_object().unwrap()).await.unwrap();
+        assert_eq!(out["a"], json!({"action": "accept", "content": {"name": "hi"}}));
+        let reqs = json!({"b": {"method": "roots/list"}});
+        let err = answer_all(&options, reqs.as_object().unwrap()).await.unwrap_err();
+        assert!(err.to_string().contains("no handler for roots/list"), "{err}");
+        let r = respond(&options, &json!({"jsonrpc": "2.0", "id": 4, "method": "sampling/createMessage"})).await;
+        assert_eq!(r["error"]["code"], -32601);
+        let r = respond(&options, &json!({"jsonrpc": "2.0", "id": 5, "method": "ping"})).await;
+        assert_eq!(r["result"], json!({}));
+    }
+}

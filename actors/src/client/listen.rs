@@ -1,0 +1,153 @@
+//! Change notifications as a `Stream`: `subscriptions/listen` statelessly
+//! (its stream tagged with the subscription id, acknowledged first), the
+//! session's GET stream plus `resources/subscribe` in a legacy session.
+//! Dropping the stream ends the subscription.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::stream::{BoxStream, Stream, StreamExt};
+use mcp_protocol::subscription::{SubscriptionFilter, ACKNOWLEDGED_METHOD, LISTEN_METHOD};
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+
+use super::connection::{Cancel, Era, Inner};
+use super::error::ClientError;
+use super::options::RequestOptions;
+use super::outgoing::Inbound;
+use super::{Client, Notification};
+
+/// A listen stream: the notifications the filter opted into, until the
+/// server ends it or the connection closes.
+pub struct Listen {
+    honored: SubscriptionFilter,
+    stream: BoxStream<'static, Notification>,
+}
+
+impl Listen {
+    /// What the server agreed to send (its acknowledgement; in a legacy
+    /// session, what was asked).
+    pub fn honored(&self) -> &SubscriptionFilter {
+        &self.honored
+    }
+}
+
+impl Stream for Listen {
+    type Item = Notification;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Notification>> {
+        self.stream.poll_next_unpin(cx)
+    }
+}
+
+impl Client {
+    /// Opens a listen stream for `filter`; returns once the server has
+    /// acknowledged it, so every change after this call is delivered.
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Listen, ClientError> {
+        match self.inner.era() {
+            Some(Era::Legacy(_)) => legacy(&self.inner, filter).await,
+            era => stateless(&self.inner, era, filter).await,
+        }
+    }
+}
+
+async fn stateless(inner: &Arc<Inner>, era: Option<Era>, filter: SubscriptionFilter) -> Result<Listen, ClientError> {
+    let id = inner.fresh_id();
+    let params = json!({ "notifications": filter }).as_object().cloned().unwrap_or_default();
+    let mut inbound = inner.open(era.as_ref(), id, LISTEN_METHOD, params).await?;
+    let guard = Cancel::new(inner, id, true);
+    let limit = inner.options.timeout;
+    let first = tokio::time::timeout(limit, next_message(inner, &mut inbound))
+        .await
+        .map_err(|_| ClientError::Timeout(limit))?;
+    let honored = match first {
+        Some(Ok(n)) if n.method == ACKNOWLEDGED_METHOD => {
+            serde_json::from_value(n.params.get("notifications").cloned().unwrap_or(Value::Null)).unwrap_or_default()
+        }
+        Some(Err(e)) => return Err(e),
+        _ => return Err(ClientError::transport("the listen stream did not begin with its acknowledgement")),
+    };
+    let state = (inbound, inner.clone(), guard);
+    let stream = futures::stream::unfold(state, |(mut inbound, inner, guard)| async move {
+        match next_message(&inner, &mut inbound).await {
+            Some(Ok(n)) => Some((n, (inbound, inner, guard))),
+            _ => None,
+        }
+    });
+    Ok(Listen { honored, stream: stream.boxed() })
+}
+
+/// The next notification of a listen stream; its response (or an error)
+/// ends it, and a server request inside it is answered.
+async fn next_message(inner: &Arc<Inner>, inbound: &mut Inbound) -> Option<Result<Notification, ClientError>> {
+    while let Some(msg) = inbound.recv().await {
+        match (msg.get("method").and_then(Value::as_str), msg.get("id")) {
+            (Some(_), Some(_)) => inner.incoming(msg, &RequestOptions::default()),
+            (Some(m), None) => {
+                let params = msg.get("params").cloned().unwrap_or(Value::Null);
+                return Some(Ok(Notification { method: m.to_owned(), params }));
+            }
+            (None, _) => return msg.get("error").map(|e| Err(ClientError::from_error_object(e))),
+        }
+    }
+    None
+}
+
+/// Ends a legacy subscription's `resources/subscribe`s when the stream is
+/// dropped.
+struct Unsubscribe {
+    inner: Arc<Inner>,
+    uris: Vec<String>,
+}
+
+impl Drop for Unsubscribe {
+    fn drop(&mut self) {
+        let (inner, uris) = (self.inner.clone(), std::mem::take(&mut self.uris));
+        let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
+        handle.spawn(async move {
+            for uri in uris {
+                let params = json!({ "uri": uri }).as_object().cloned().unwrap_or_default();
+                let _ = inner.request("resources/unsubscribe", params, &RequestOptions::default()).await;
+            }
+        });
+    }
+}
+
+async fn legacy(inner: &Arc<Inner>, filter: SubscriptionFilter) -> Result<Listen, ClientError> {
+    let events = inner.events.subscribe();
+    for uri in &filter.resource_subscriptions {
+        let params = json!({ "uri": uri }).as_object().cloned().unwrap_or_default();
+        inner.request("resources/subscribe", params, &RequestOptions::default()).await?;
+    }
+    let guard = Unsubscribe { inner: inner.clone(), uris: filter.resource_subscriptions.clone() };
+    let wanted = filter.clone();
+    let state = (events, guard);
+    let stream = futures::stream::unfold(state, move |(mut events, guard)| {
+        let wanted = wanted.clone();
+        async move {
+            loop {
+                match events.recv().await {
+                    Ok(n) if wants(&wanted, &n) => return Some((n, (events, guard))),
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        }
+    });
+    Ok(Listen { honored: filter, stream: stream.boxed() })
+}
+
+/// Whether a legacy session's notification is one the filter opted into.
+fn wants(filter: &SubscriptionFilter, n: &Notification) -> bool {
+    match n.method.as_str() {
+        "notifications/tools/list_changed" => filter.tools_list_changed,
+        "notifications/prompts/list_changed" => filter.prompts_list_changed,
+        "notifications/resources/list_changed" => filter.resources_list_changed,
+        "notifications/resources/updated" => {
+            let uri = n.params.get("uri").and_then(Value::as_str).unwrap_or_default();
+            filter.resource_subscriptions.iter().any(|u| u == uri)
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,160 @@
+//! A client for any MCP server: Streamable HTTP or a stdio child process,
+//! either era (`server/discover` first, else the `initialize` handshake),
+//! with the input a server asks for answered by your handlers, listen
+//! streams, and errors a program can act on.
+//!
+//! ```no_run
+//! use actix_mcp::client::{Client, ClientOptions};
+//!
+//! # async fn run() -> Result<(), actix_mcp::client::ClientError> {
+//! let client = Client::connect("http://127.0.0.1:8080/mcp", ClientOptions::new("my-app", "1.0")).await?;
+//! for tool in client.list_tools().await? {
+//!     println!("{}: {}", tool.name, tool.description);
+//! }
+//! let sum: serde_json::Value = client.call("add", serde_json::json!({"a": 1, "b": 2})).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Each connection is also an actor: [`Client::start`] gives an
+//! `Addr<ClientActor>` that answers [`Call`] messages, for actix apps that
+//! pass addresses or `Recipient`s around.
+
+mod actor;
+mod api;
+pub mod auth;
+pub mod cli;
+mod connection;
+mod error;
+mod http;
+mod input;
+mod listen;
+mod negotiate;
+mod options;
+mod outgoing;
+mod stdio;
+mod transport;
+mod wire;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+pub use actor::{Call, ClientActor};
+pub use error::ClientError;
+pub use listen::Listen;
+pub use mcp_protocol::subscription::SubscriptionFilter;
+pub use options::{ClientOptions, RequestOptions, VersionChoice};
+
+use connection::Inner;
+use transport::Transport;
+
+/// A notification from the server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// Its method, e.g. `notifications/tools/list_changed`.
+    pub method: String,
+    /// Its params (`null` when it had none).
+    pub params: Value,
+}
+
+/// What a server said about itself when the connection began.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerInfo {
+    /// The protocol version spoken.
+    pub version: String,
+    /// Whether the connection is stateless (2026-07-28) or a legacy session.
+    pub stateless: bool,
+    /// `serverInfo` (name, version, …).
+    pub info: Option<Value>,
+    /// The server's capabilities.
+    pub capabilities: Value,
+    /// Guidance for models, if given.
+    pub instructions: Option<String>,
+    /// The versions `server/discover` listed (empty for a legacy server).
+    pub supported_versions: Vec<String>,
+}
+
+impl ServerInfo {
+    fn from_result(result: &Value, version: &str, stateless: bool) -> Self {
+        ServerInfo {
+            version: version.to_owned(),
+            stateless,
+            info: None,
+            capabilities: result.get("capabilities").cloned().unwrap_or_else(|| serde_json::json!({})),
+            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+            supported_versions: result
+                .get("supportedVersions")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The server's name from `serverInfo`, if it gave one.
+    pub fn name(&self) -> Option<&str> {
+        self.info.as_ref()?.get("name")?.as_str()
+    }
+
+    /// Whether the server declared this extension in its capabilities.
+    pub fn has_extension(&self, name: &str) -> bool {
+        self.capabilities.get("extensions").and_then(|e| e.get(name)).is_some()
+    }
+}
+
+/// A connection to one MCP server. Cloning shares it; it closes when the
+/// last clone is dropped or [`close`](Client::close) is called.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+impl Client {
+    /// Connects to a Streamable HTTP endpoint and learns its era.
+    pub async fn connect(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let http = http::Http::new(url, options.clone(), tx)?;
+        Self::begin(Transport::Http(Arc::new(http)), options, rx).await
+    }
+
+    /// Starts `command` as a child process speaking MCP on stdin/stdout
+    /// (its stderr is inherited unless the command says otherwise) and
+    /// learns its era. The child is ended when the client closes.
+    pub async fn spawn(command: tokio::process::Command, options: ClientOptions) -> Result<Self, ClientError> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let stdio = stdio::Stdio::spawn(command, tx)?;
+        Self::begin(Transport::Stdio(Arc::new(stdio)), options, rx).await
+    }
+
+    /// Starts a shell command line (`sh -c LINE`) as a stdio server.
+    pub async fn spawn_shell(line: &str, options: ClientOptions) -> Result<Self, ClientError> {
+        let mut command = tokio::process::Command::new("sh");
+        command.arg("-c").arg(line);
+        Self::spawn(command, options).await
+    }
+
+    async fn begin(
+        transport: Transport,
+        options: ClientOptions,
+        unrouted: mpsc::UnboundedReceiver<Value>,
+    ) -> Result<Self, ClientError> {
+        let inner = Arc::new(Inner::new(options, transport));
+        tokio::spawn(connection::serve_unrouted(Arc::downgrade(&inner), unrouted));
+        if let Err(e) = negotiate::negotiate(&inner).await {
+            inner.transport.close().await;
+            return Err(e);
+        }
+        Ok(Client { inner })
+    }
+
+    /// What the server said about itself.
+    pub fn server(&self) -> ServerInfo {
+        self.inner.server.lock().expect("server lock").clone()
+    }
+
+    /// Closes the connection: a legacy HTTP session is deleted, a child
+    /// process ended. Calls still in flight fail.
+    pub async fn close(&self) {
+        self.inner.transport.close().await;
+    }
+}

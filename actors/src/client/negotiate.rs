@@ -1,0 +1,116 @@
+//! Choosing the era: `server/discover` first (retried once at a version the
+//! server names), else the `initialize` handshake — or only what the
+//! caller pinned.
+
+use std::sync::Arc;
+
+use mcp_protocol::meta::SERVER_INFO_KEY;
+use mcp_protocol::ProtocolVersion;
+use serde_json::{json, Map, Value};
+
+use super::connection::{Era, Inner};
+use super::error::ClientError;
+use super::options::{RequestOptions, VersionChoice};
+use super::transport::Transport;
+use super::ServerInfo;
+
+/// The newest legacy version, offered in `initialize`.
+const NEWEST_LEGACY: ProtocolVersion = ProtocolVersion::V2025_11_25;
+
+/// Learns the server's era and facts; the connection speaks it afterwards.
+pub(crate) async fn negotiate(inner: &Arc<Inner>) -> Result<(), ClientError> {
+    match inner.options.version {
+        VersionChoice::Pin(v) if !v.is_stateless() => initialize(inner, v).await,
+        VersionChoice::Pin(v) => discover(inner, v, true).await,
+        VersionChoice::Auto => match discover(inner, ProtocolVersion::V2026_07_28, false).await {
+            Ok(()) => Ok(()),
+            Err(e @ (ClientError::Auth { .. } | ClientError::Timeout(_))) => Err(e),
+            Err(_) => initialize(inner, NEWEST_LEGACY).await,
+        },
+    }
+}
+
+/// `server/discover` at `version`; a refusal naming other versions is
+/// retried once at the newest stateless one this client speaks.
+async fn discover(inner: &Arc<Inner>, version: ProtocolVersion, pinned: bool) -> Result<(), ClientError> {
+    let first = ask_discover(inner, version).await;
+    let result = match first {
+        Err(ClientError::Protocol { data: Some(ref d), .. }) if !pinned => {
+            let named = d.get("supported").and_then(Value::as_array).cloned().unwrap_or_default();
+            let other = named
+                .iter()
+                .filter_map(Value::as_str)
+                .filter_map(ProtocolVersion::parse)
+                .find(|v| v.is_stateless() && *v != version);
+            match other {
+                Some(v) => ask_discover(inner, v).await.map(|r| (v, r)),
+                None => return Err(first.expect_err("an error")),
+            }
+        }
+        other => other.map(|r| (version, r)),
+    };
+    let (asked, result) = result?;
+    let offered: Vec<String> = result
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default();
+    let chosen = if offered.is_empty() || offered.iter().any(|v| v == asked.as_str()) {
+        Some(asked)
+    } else if pinned {
+        None
+    } else {
+        offered.iter().filter_map(|v| ProtocolVersion::parse(v)).find(|v| v.is_stateless())
+    };
+    let Some(chosen) = chosen else {
+        return Err(ClientError::transport(format!(
+            "the server offers {offered:?}, none of which this client speaks statelessly"
+        )));
+    };
+    let mut server = ServerInfo::from_result(&result, chosen.as_str(), true);
+    server.info = server.info.or_else(|| result.get("_meta")?.get(SERVER_INFO_KEY).cloned());
+    *inner.server.lock().expect("server lock") = server;
+    *inner.era.lock().expect("era lock") = Some(Era::Stateless(chosen.as_str().to_owned()));
+    Ok(())
+}
+
+async fn ask_discover(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<Value, ClientError> {
+    let era = Era::Stateless(version.as_str().to_owned());
+    inner.round(Some(&era), "server/discover", Map::new(), &RequestOptions::default()).await
+}
+
+/// The `initialize` handshake offering `version`; the server's answer
+/// must be a legacy version this client speaks.
+async fn initialize(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<(), ClientError> {
+    let params = json!({
+        "protocolVersion": version.as_str(),
+        "capabilities": inner.options.capabilities(),
+        "clientInfo": inner.options.info,
+    });
+    let params = params.as_object().cloned().unwrap_or_default();
+    let result = inner.round(None, "initialize", params, &RequestOptions::default()).await?;
+    let answered = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let known = ProtocolVersion::parse(&answered).filter(|v| !v.is_stateless());
+    if known.is_none() {
+        return Err(ClientError::transport(format!(
+            "the server answered initialize with version {answered:?}, which this client does not speak"
+        )));
+    }
+    let mut server = ServerInfo::from_result(&result, &answered, false);
+    server.info = result.get("serverInfo").cloned();
+    *inner.server.lock().expect("server lock") = server;
+    *inner.era.lock().expect("era lock") = Some(Era::Legacy(answered.clone()));
+    if let Transport::Http(h) = &inner.transport {
+        h.set_version(&answered);
+    }
+    inner.send_message(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    if let Transport::Http(h) = &inner.transport {
+        h.open_get_stream().await?;
+    }
+    if let Some(level) = inner.options.log_level {
+        let params = json!({"level": level}).as_object().cloned().unwrap_or_default();
+        let era = inner.era();
+        inner.round(era.as_ref(), "logging/setLevel", params, &RequestOptions::default()).await?;
+    }
+    Ok(())
+}

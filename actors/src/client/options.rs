@@ -1,0 +1,255 @@
+//! How a client presents itself and what it can do: identity, version
+//! choice, time limits, extra headers, credentials, and the handlers that
+//! give a server the input it asks for (elicitation, sampling, roots).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_protocol::model::mrtr::{CreateMessageResult, ElicitResult, Root};
+use mcp_protocol::model::progress::ProgressParams;
+use mcp_protocol::model::{Implementation, LoggingLevel};
+use mcp_protocol::ProtocolVersion;
+use serde_json::{json, Map, Value};
+
+use futures::future::BoxFuture;
+
+use super::auth::TokenProvider;
+
+/// Answers `elicitation/create`: its params in, the user's answer out (or a
+/// message saying why it cannot).
+pub(crate) type ElicitHandler = Arc<dyn Fn(Value) -> BoxFuture<'static, Result<ElicitResult, String>> + Send + Sync>;
+/// Answers `sampling/createMessage`: its params in, the model's message out.
+pub(crate) type SampleHandler =
+    Arc<dyn Fn(Value) -> BoxFuture<'static, Result<CreateMessageResult, String>> + Send + Sync>;
+/// Answers `roots/list`.
+pub(crate) type RootsHandler = Arc<dyn Fn() -> BoxFuture<'static, Result<Vec<Root>, String>> + Send + Sync>;
+/// Called with each progress notification of a request.
+pub(crate) type ProgressCallback = Arc<dyn Fn(ProgressParams) + Send + Sync>;
+/// Called with the params of each `notifications/message` of a request.
+pub(crate) type LogCallback = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// Which protocol version a client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VersionChoice {
+    /// `server/discover` first (the newest stateless version), falling back
+    /// to the `initialize` handshake when the server does not know it.
+    #[default]
+    Auto,
+    /// This version only: stateless versions skip `initialize`, legacy ones
+    /// skip `server/discover`.
+    Pin(ProtocolVersion),
+}
+
+/// The options of a connection; `ClientOptions::new` has sensible defaults.
+#[derive(Clone)]
+pub struct ClientOptions {
+    pub(crate) info: Implementation,
+    pub(crate) version: VersionChoice,
+    pub(crate) timeout: Duration,
+    pub(crate) max_input_rounds: usize,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) token: Option<Arc<dyn TokenProvider>>,
+    pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) extensions: Map<String, Value>,
+    pub(crate) elicit: Option<ElicitHandler>,
+    pub(crate) sample: Option<SampleHandler>,
+    pub(crate) roots: Option<RootsHandler>,
+    pub(crate) on_log: Option<LogCallback>,
+}
+
+impl ClientOptions {
+    /// Options for a client with this name and version; version by
+    /// discovery, 60 s per request, 8 input rounds, no handlers.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ClientOptions {
+            info: Implementation::new(name, version),
+            version: VersionChoice::Auto,
+            timeout: Duration::from_secs(60),
+            max_input_rounds: 8,
+            headers: Vec::new(),
+            token: None,
+            log_level: None,
+            extensions: Map::new(),
+            elicit: None,
+            sample: None,
+            roots: None,
+            on_log: None,
+        }
+    }
+
+    /// Speaks only this version.
+    #[must_use]
+    pub fn pin(mut self, version: ProtocolVersion) -> Self {
+        self.version = VersionChoice::Pin(version);
+        self
+    }
+
+    /// The time limit of each request (a listen stream has none).
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// How many `InputRequiredResult` rounds one request may take before
+    /// the client gives up with [`ClientError::Input`](super::ClientError::Input).
+    #[must_use]
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = rounds;
+        self
+    }
+
+    /// An HTTP header sent with every request (not over stdio).
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Where bearer tokens come from (HTTP only).
+    #[must_use]
+    pub fn token_provider(mut self, provider: impl TokenProvider) -> Self {
+        self.token = Some(Arc::new(provider));
+        self
+    }
+
+    /// A fixed bearer token.
+    #[must_use]
+    pub fn bearer(self, token: impl Into<String>) -> Self {
+        self.token_provider(super::auth::StaticToken(token.into()))
+    }
+
+    /// The log level asked of the server (`_meta` statelessly,
+    /// `logging/setLevel` in a legacy session).
+    #[must_use]
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// Declares an extension in the client's capabilities (e.g.
+    /// `io.modelcontextprotocol/ui` with its settings).
+    #[must_use]
+    pub fn extension(mut self, name: impl Into<String>, settings: Value) -> Self {
+        self.extensions.insert(name.into(), settings);
+        self
+    }
+
+    /// Answers elicitation (and declares the capability).
+    #[must_use]
+    pub fn on_elicit<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, String>> + Send + 'static,
+    {
+        self.elicit = Some(Arc::new(move |p| Box::pin(f(p))));
+        self
+    }
+
+    /// Answers sampling (and declares the capability).
+    #[must_use]
+    pub fn on_sample<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, String>> + Send + 'static,
+    {
+        self.sample = Some(Arc::new(move |p| Box::pin(f(p))));
+        self
+    }
+
+    /// Answers `roots/list` (and declares the capability).
+    #[must_use]
+    pub fn on_roots<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<Root>, String>> + Send + 'static,
+    {
+        self.roots = Some(Arc::new(move || Box::pin(f())));
+        self
+    }
+
+    /// Called with log messages not tied to one request (stdio, a legacy
+    /// session's stream).
+    #[must_use]
+    pub fn on_log(mut self, f: impl Fn(Value) + Send + Sync + 'static) -> Self {
+        self.on_log = Some(Arc::new(f));
+        self
+    }
+
+    /// The client capabilities these options declare: one per handler, and
+    /// the extensions.
+    pub fn capabilities(&self) -> Value {
+        let mut caps = Map::new();
+        if self.elicit.is_some() {
+            caps.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+        }
+        if self.sample.is_some() {
+            caps.insert("sampling".into(), json!({}));
+        }
+        if self.roots.is_some() {
+            caps.insert("roots".into(), json!({}));
+        }
+        if !self.extensions.is_empty() {
+            caps.insert("extensions".into(), Value::Object(self.extensions.clone()));
+        }
+        Value::Object(caps)
+    }
+}
+
+/// Options of one request: callbacks for its progress and log messages,
+/// and its own time limit.
+#[derive(Clone, Default)]
+pub struct RequestOptions {
+    pub(crate) progress: Option<ProgressCallback>,
+    pub(crate) log: Option<LogCallback>,
+    pub(crate) timeout: Option<Duration>,
+}
+
+impl RequestOptions {
+    /// No callbacks, the connection's time limit.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks for progress (a `progressToken`) and calls `f` with each notification.
+    #[must_use]
+    pub fn on_progress(mut self, f: impl Fn(ProgressParams) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(f));
+        self
+    }
+
+    /// Calls `f` with the params of each log message sent for this request.
+    #[must_use]
+    pub fn on_log(mut self, f: impl Fn(Value) + Send + Sync + 'static) -> Self {
+        self.log = Some(Arc::new(f));
+        self
+    }
+
+    /// This request's time limit.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capabilities_follow_the_handlers() {
+        let bare = ClientOptions::new("c", "1");
+        assert_eq!(bare.capabilities(), json!({}));
+        let full = bare
+            .on_elicit(|_| async { Err("no".to_owned()) })
+            .on_roots(|| async { Ok(vec![]) })
+            .extension("io.modelcontextprotocol/ui", json!({"mimeTypes": ["text/html;profile=mcp-app"]}));
+        let caps = full.capabilities();
+        assert!(caps.get("elicitation").is_some());
+        assert!(caps.get("roots").is_some());
+        assert!(caps.get("sampling").is_none());
+        assert_eq!(caps["extensions"]["io.modelcontextprotocol/ui"]["mimeTypes"][0], "text/html;profile=mcp-app");
+    }
+}
