@@ -30,18 +30,16 @@ pub(crate) async fn negotiate(inner: &Arc<Inner>) -> Result<(), ClientError> {
     }
 }
 
-/// `server/discover` at `version`; a refusal naming other versions is
-/// retried once at the newest stateless one this client speaks.
+/// `server/discover` at `version`; a refusal naming the versions served
+/// is retried once at the first stateless one of them this client speaks
+/// (the same one too: the server says it serves it).
 async fn discover(inner: &Arc<Inner>, version: ProtocolVersion, pinned: bool) -> Result<(), ClientError> {
     let first = ask_discover(inner, version).await;
     let result = match first {
         Err(ClientError::Protocol { data: Some(ref d), .. }) if !pinned => {
             let named = d.get("supported").and_then(Value::as_array).cloned().unwrap_or_default();
-            let other = named
-                .iter()
-                .filter_map(Value::as_str)
-                .filter_map(ProtocolVersion::parse)
-                .find(|v| v.is_stateless() && *v != version);
+            let other =
+                named.iter().filter_map(Value::as_str).filter_map(ProtocolVersion::parse).find(|v| v.is_stateless());
             match other {
                 Some(v) => ask_discover(inner, v).await.map(|r| (v, r)),
                 None => return Err(first.expect_err("an error")),
