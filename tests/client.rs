@@ -247,6 +247,26 @@ async fn the_command_line_prints_json() {
     let (ok, _, err) = run(&[url, "call", "echo", "[1]"]);
     assert!(!ok);
     assert!(err.contains("must be a JSON object"), "{err}");
+    // listen prints each notification as a line, and stops after --count.
+    let mut listen = std::process::Command::new(binary())
+        .args(["client", url, "listen", "--resource", "test://static-text", "--count", "1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    // Updates until one reaches the stream (it may not be open yet).
+    while listen.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "listen printed no notification");
+        let (ok, _, err) = run(&[url, "call", "test_trigger_resource_update", r#"{"uri":"test://static-text"}"#]);
+        assert!(ok, "{err}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let out = listen.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["method"], "notifications/resources/updated");
+    assert_eq!(line["params"]["uri"], "test://static-text");
     let stdio = format!("{} stdio --catalog everything 2>/dev/null", binary().display());
     let (ok, out, err) = run(&["--stdio", &stdio, "read", "test://static-text"]);
     assert!(ok, "{err}");

@@ -2,6 +2,8 @@
 //! (`actix_mcp::test::TestClient`); and README's "Your own server" program is
 //! `actors/examples/standalone.rs`, to the byte.
 
+mod common;
+
 #[path = "../actors/examples/standalone.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod standalone;
@@ -281,4 +283,35 @@ async fn app_links_its_tool_to_a_chart_view() {
     let s = r.structured_content.unwrap();
     assert_eq!(s["months"].as_array().unwrap().len(), 6);
     assert_eq!(s["months"][5]["value"], 75.0);
+}
+
+#[actix_rt::test]
+async fn client_lists_calls_and_hears_the_change_it_caused() {
+    use tokio::io::AsyncBufReadExt;
+    let server = common::TestServer::everything();
+    let mut child = tokio::process::Command::new(common::example_binary("client"))
+        .args([server.url.as_str(), "test_trigger_tool_change", "{}"])
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    while let Ok(Ok(Some(line))) = tokio::time::timeout(Duration::from_secs(20), lines.next_line()).await {
+        let done = line.starts_with("changed:");
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    assert_eq!(seen.first().map(String::as_str), Some("actix-mcp speaks 2026-07-28"), "{seen:#?}");
+    assert!(seen.iter().any(|l| l.starts_with("tool echo: ")), "{seen:#?}");
+    let called = seen.iter().find_map(|l| l.strip_prefix("test_trigger_tool_change: ")).expect("the call's line");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(called).unwrap(),
+        json!([{"type": "text", "text": "test_dynamic_tool added"}])
+    );
+    assert_eq!(seen.last().map(String::as_str), Some("changed: notifications/tools/list_changed"), "{seen:#?}");
+    child.kill().await.unwrap();
+    server.stop().await;
 }

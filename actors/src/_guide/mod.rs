@@ -14,6 +14,7 @@
 //! | [`scaling_out`] | several instances behind a load balancer, over Redis |
 //! | [`operating`] | health, metrics, the status page, trace context, OpenTelemetry, logs |
 //! | [`embedding`] | mounting the endpoint in your own actix-web app, your actors and the hub |
+//! | [`client`] | calling any MCP server (HTTP or stdio, either era) from your code or the command line |
 //!
 //! Performance figures, the load harness, fuzzing and the soak are in the
 //! repository's `benches/README.md`; how to work on the project (the CI
@@ -21,6 +22,7 @@
 //! `CONTRIBUTING.md`.
 
 pub mod authorization;
+pub mod client;
 pub mod configuration;
 pub mod embedding;
 pub mod extensions;
