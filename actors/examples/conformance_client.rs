@@ -12,6 +12,7 @@
 
 use std::time::Duration;
 
+use actix_mcp::client::oauth::{AuthorizationResponse, ClientSecret, OAuth};
 use actix_mcp::client::{Client, ClientError, ClientOptions};
 use actix_mcp::protocol::model::mrtr::{CreateMessageResult, ElicitAction, ElicitResult};
 use actix_mcp::protocol::ProtocolVersion;
@@ -57,6 +58,33 @@ fn stub_arguments(schema: &Value) -> Value {
         })
         .collect();
     Value::Object(args)
+}
+
+/// Where the authorization server sends the user back.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// Plays the user: asks for the authorization URL and reads the redirect
+/// it answers with, instead of opening a browser.
+async fn follow_authorization(url: String) -> Result<AuthorizationResponse, String> {
+    let http =
+        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().map_err(|e| e.to_string())?;
+    let resp = http.get(&url).send().await.map_err(|e| e.to_string())?;
+    let location = resp.headers().get("location").and_then(|v| v.to_str().ok());
+    let location = location.ok_or_else(|| format!("no redirect from {url} (HTTP {})", resp.status()))?;
+    AuthorizationResponse::from_redirect(location)
+}
+
+/// An authorized session: list the tools and call the first.
+async fn authorized_session(url: &str, oauth: OAuth) -> Result<(), ClientError> {
+    let client = Client::connect(url, accept_defaults(options()).token_provider(oauth)).await?;
+    let tools = client.list_tools().await?;
+    if let Some(tool) = tools.first() {
+        if let Err(e) = client.call_tool(&tool.name, json!({})).await {
+            eprintln!("{}: {e}", tool.name);
+        }
+    }
+    client.close().await;
+    Ok(())
 }
 
 fn context() -> Value {
@@ -157,6 +185,27 @@ async fn scenario(name: &str, url: &str) -> Result<(), ClientError> {
             {
                 client.call_tool(tool, json!({})).await?;
             }
+        }
+        "auth/client-credentials-basic" | "auth/client-credentials-jwt" => {
+            let ctx = context();
+            let id = ctx["client_id"].as_str().unwrap_or_default();
+            let secret = match ctx["private_key_pem"].as_str() {
+                Some(pem) => ClientSecret::PrivateKeyJwt {
+                    pem: pem.to_owned(),
+                    algorithm: ctx["signing_algorithm"].as_str().unwrap_or("ES256").to_owned(),
+                },
+                None => ClientSecret::Secret(ctx["client_secret"].as_str().unwrap_or_default().to_owned()),
+            };
+            authorized_session(url, OAuth::client_credentials(url, id, secret)).await?;
+        }
+        auth if auth.starts_with("auth/") => {
+            let mut oauth = OAuth::authorization_code(url, "conformance-client", REDIRECT_URI, follow_authorization)
+                .client_metadata_url("https://conformance-test.local/client-metadata.json");
+            let ctx = context();
+            if let Some(id) = ctx["client_id"].as_str() {
+                oauth = oauth.pre_registered(id, ctx["client_secret"].as_str());
+            }
+            authorized_session(url, oauth).await?;
         }
         other => return Err(ClientError::Input(format!("this client has no scenario {other:?}"))),
     }

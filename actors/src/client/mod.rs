@@ -29,6 +29,7 @@ mod http;
 mod input;
 mod listen;
 mod negotiate;
+pub mod oauth;
 mod options;
 mod outgoing;
 mod stdio;

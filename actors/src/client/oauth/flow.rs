@@ -1,0 +1,448 @@
+//! One OAuth client's state and steps: discovery, the client's identity at
+//! the authorization server, the grant, refresh and step-up.
+
+use std::collections::HashMap;
+
+use base64::Engine;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use super::challenge::Challenge;
+use super::discovery::{canonical_resource, origin_of, resource_covers, resource_metadata_urls, server_metadata_urls};
+use super::grant::{self, ClientAuth, Tokens};
+use super::{ClientSecret, Grant};
+use crate::client::error::ClientError;
+
+/// Token endpoint authentication methods this client can use, preferred first.
+const METHODS: [&str; 3] = ["client_secret_basic", "client_secret_post", "none"];
+
+fn refused(message: impl Into<String>) -> ClientError {
+    ClientError::Auth { status: 401, challenge: None, message: message.into() }
+}
+
+/// The client's identity at one authorization server.
+#[derive(Clone)]
+struct Registration {
+    client_id: String,
+    secret: Option<ClientSecret>,
+    method: String,
+}
+
+/// What discovery found, and what was obtained, per issuer.
+#[derive(Default)]
+struct State {
+    /// The authorization server in use (`""`: a 2025-03-26 server without
+    /// resource metadata, whose origin is its authorization server).
+    issuer: String,
+    /// Its metadata, if it publishes any.
+    meta: Option<Value>,
+    /// The `resource` parameter (RFC 8707), when resource metadata was found.
+    resource: Option<String>,
+    /// The scopes asked for so far.
+    scope: Option<String>,
+    /// Step-ups since the last full authorization.
+    step_ups: u32,
+    clients: HashMap<String, Registration>,
+    tokens: HashMap<String, Tokens>,
+}
+
+/// An OAuth client for one MCP server.
+pub(crate) struct Flow {
+    pub(crate) server_url: String,
+    client_name: String,
+    grant: Grant,
+    pub(crate) pre_registered: Option<(String, Option<String>)>,
+    pub(crate) metadata_url: Option<String>,
+    pub(crate) max_step_ups: u32,
+    http: reqwest::Client,
+    state: tokio::sync::Mutex<State>,
+}
+
+impl Flow {
+    pub(crate) fn new(server_url: &str, client_name: &str, grant: Grant) -> Self {
+        Flow {
+            server_url: server_url.to_owned(),
+            client_name: client_name.to_owned(),
+            grant,
+            pre_registered: None,
+            metadata_url: None,
+            max_step_ups: 2,
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("an HTTP client"),
+            state: tokio::sync::Mutex::new(State::default()),
+        }
+    }
+
+    /// The access token for the current issuer, refreshed if it expired.
+    pub(crate) async fn current_token(&self) -> Result<Option<String>, ClientError> {
+        let mut state = self.state.lock().await;
+        let key = state.issuer.clone();
+        let Some(tokens) = state.tokens.get(&key).cloned() else { return Ok(None) };
+        if !tokens.expired() {
+            return Ok(Some(tokens.access));
+        }
+        state.tokens.remove(&key);
+        let Some(refresh) = tokens.refresh else { return Ok(None) };
+        match self.refresh(&mut state, &refresh).await {
+            Ok(t) => {
+                let access = t.access.clone();
+                state.tokens.insert(key, t);
+                Ok(Some(access))
+            }
+            // A refused refresh means a new authorization, at the next 401.
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// The server refused a token: authorize (401) or step the scopes up
+    /// (403 `insufficient_scope`); `Ok(true)` to try the request again.
+    pub(crate) async fn refused(&self, status: u16, challenge: Challenge) -> Result<bool, ClientError> {
+        let mut state = self.state.lock().await;
+        match (status, challenge.error.as_deref()) {
+            (401, _) => {
+                state.step_ups = 0;
+                self.authorize(&mut state, &challenge, false).await?;
+                Ok(true)
+            }
+            (403, Some("insufficient_scope")) if state.step_ups < self.max_step_ups => {
+                state.step_ups += 1;
+                self.authorize(&mut state, &challenge, true).await?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    async fn authorize(&self, state: &mut State, challenge: &Challenge, step_up: bool) -> Result<(), ClientError> {
+        let prm_scopes = self.discover(state, challenge).await?;
+        let wanted = challenge.scope.clone().or(prm_scopes);
+        let mut scope = if step_up { union(state.scope.as_deref(), wanted.as_deref()) } else { wanted };
+        let offers_offline = state.meta.as_ref().is_some_and(|m| supports(m, "scopes_supported", "offline_access"));
+        if let (Some(s), true, Grant::AuthorizationCode { .. }) = (&scope, offers_offline, &self.grant) {
+            if !s.split(' ').any(|x| x == "offline_access") {
+                scope = Some(format!("{s} offline_access"));
+            }
+        }
+        state.scope = scope;
+        let tokens = match &self.grant {
+            Grant::ClientCredentials { client_id, secret } => {
+                let method = self.method(state, true);
+                let auth = ClientAuth::of(client_id, Some(secret), &method);
+                let mut form = vec![("grant_type".to_owned(), "client_credentials".to_owned())];
+                self.scope_and_resource(state, &mut form);
+                grant::request(
+                    &self.http,
+                    &self.endpoint(state, "token_endpoint", "/token")?,
+                    &state.issuer,
+                    &auth,
+                    form,
+                )
+                .await?
+            }
+            Grant::AuthorizationCode { .. } => self.code_grant(state).await?,
+        };
+        state.tokens.insert(state.issuer.clone(), tokens);
+        Ok(())
+    }
+
+    /// Finds the authorization server and its metadata; returns the
+    /// resource metadata's scopes.
+    async fn discover(&self, state: &mut State, challenge: &Challenge) -> Result<Option<String>, ClientError> {
+        let mut prm = None;
+        for url in resource_metadata_urls(challenge.resource_metadata.as_deref(), &self.server_url) {
+            if let Some(doc) = self.get_json(&url).await? {
+                prm = Some(doc);
+                break;
+            }
+        }
+        let mut prm_scopes = None;
+        let issuer = match &prm {
+            Some(doc) => {
+                if let Some(resource) = doc.get("resource").and_then(Value::as_str) {
+                    if !resource_covers(resource, &self.server_url) {
+                        return Err(refused(format!(
+                            "the resource metadata names the resource {resource}, not {}",
+                            self.server_url
+                        )));
+                    }
+                    state.resource = Some(resource.to_owned());
+                } else {
+                    state.resource = Some(canonical_resource(&self.server_url));
+                }
+                prm_scopes = doc
+                    .get("scopes_supported")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "));
+                let first = doc.get("authorization_servers").and_then(|a| a.get(0)).and_then(Value::as_str);
+                Some(first.ok_or_else(|| refused("the resource metadata names no authorization server"))?.to_owned())
+            }
+            None => {
+                state.resource = None;
+                None
+            }
+        };
+        state.meta = None;
+        for url in server_metadata_urls(issuer.as_deref(), &self.server_url) {
+            let Some(meta) = self.get_json(&url).await? else { continue };
+            let named = meta.get("issuer").and_then(Value::as_str).unwrap_or_default();
+            if let Some(expected) = &issuer {
+                if named != expected {
+                    return Err(refused(format!(
+                        "the authorization server metadata at {url} names the issuer {named:?}, not {expected:?}"
+                    )));
+                }
+            }
+            state.meta = Some(meta);
+            break;
+        }
+        state.issuer = match (&issuer, &state.meta) {
+            (Some(i), _) => i.clone(),
+            (None, _) => String::new(),
+        };
+        if issuer.is_some() && state.meta.is_none() {
+            return Err(refused(format!("no authorization server metadata for {}", state.issuer)));
+        }
+        Ok(prm_scopes)
+    }
+
+    /// A JSON document by GET; `None` for a 4xx answer or a body that is
+    /// not a JSON object.
+    async fn get_json(&self, url: &str) -> Result<Option<Value>, ClientError> {
+        let resp = self.http.get(url).header("Accept", "application/json").send().await;
+        let Ok(resp) = resp else { return Ok(None) };
+        if !resp.status().is_success() {
+            return Ok(None);
+        }
+        Ok(resp.json::<Value>().await.ok().filter(Value::is_object))
+    }
+
+    /// An endpoint from the metadata; without metadata (2025-03-26), the
+    /// default path at the server's origin.
+    fn endpoint(&self, state: &State, key: &str, default_path: &str) -> Result<String, ClientError> {
+        if let Some(meta) = &state.meta {
+            return meta
+                .get(key)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| refused(format!("the authorization server metadata has no {key}")));
+        }
+        let u = url::Url::parse(&self.server_url).map_err(|e| refused(e.to_string()))?;
+        Ok(format!("{}{default_path}", origin_of(&u)))
+    }
+
+    /// The token endpoint authentication method to use: the first the
+    /// server supports of those this client can (RFC 8414's default is
+    /// `client_secret_basic`).
+    fn method(&self, state: &State, has_secret: bool) -> String {
+        let supported: Vec<&str> = state
+            .meta
+            .as_ref()
+            .and_then(|m| m.get("token_endpoint_auth_methods_supported"))
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_else(|| vec!["client_secret_basic"]);
+        METHODS
+            .iter()
+            .find(|m| supported.contains(m) && (has_secret || **m == "none"))
+            .or_else(|| METHODS.iter().find(|m| supported.contains(m)))
+            .unwrap_or(&"client_secret_basic")
+            .to_string()
+    }
+
+    fn scope_and_resource(&self, state: &State, form: &mut Vec<(String, String)>) {
+        if let Some(s) = &state.scope {
+            form.push(("scope".into(), s.clone()));
+        }
+        if let Some(r) = &state.resource {
+            form.push(("resource".into(), r.clone()));
+        }
+    }
+
+    /// The client's identity at the current issuer: kept, pre-registered,
+    /// its metadata document URL, or registered now.
+    async fn registration(&self, state: &mut State, redirect_uri: &str) -> Result<Registration, ClientError> {
+        if let Some(r) = state.clients.get(&state.issuer) {
+            return Ok(r.clone());
+        }
+        let r = if let Some((id, secret)) = &self.pre_registered {
+            let method = self.method(state, secret.is_some());
+            Registration { client_id: id.clone(), secret: secret.clone().map(ClientSecret::Secret), method }
+        } else if let (Some(url), true) = (
+            &self.metadata_url,
+            state.meta.as_ref().is_some_and(|m| m.get("client_id_metadata_document_supported") == Some(&json!(true))),
+        ) {
+            Registration { client_id: url.clone(), secret: None, method: "none".into() }
+        } else {
+            self.register(state, redirect_uri).await?
+        };
+        state.clients.insert(state.issuer.clone(), r.clone());
+        Ok(r)
+    }
+
+    /// Dynamic client registration (RFC 7591).
+    async fn register(&self, state: &State, redirect_uri: &str) -> Result<Registration, ClientError> {
+        let endpoint = match &state.meta {
+            Some(m) => m.get("registration_endpoint").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
+                refused("the authorization server offers no registration, and no client was configured for it")
+            })?,
+            None => self.endpoint(state, "registration_endpoint", "/register")?,
+        };
+        let method = self.method(state, true);
+        let mut body = json!({
+            "client_name": self.client_name,
+            "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": method,
+            "application_type": application_type(redirect_uri),
+        });
+        if let Some(s) = &state.scope {
+            body["scope"] = json!(s);
+        }
+        let resp = self.http.post(&endpoint).json(&body).send().await;
+        let resp = resp.map_err(|e| refused(format!("registering at {endpoint}: {e}")))?;
+        let status = resp.status().as_u16();
+        let doc: Value = resp.json().await.unwrap_or(Value::Null);
+        let client_id = doc.get("client_id").and_then(Value::as_str);
+        let Some(client_id) = client_id.filter(|_| status == 200 || status == 201) else {
+            return Err(refused(format!("registering at {endpoint} failed (HTTP {status})")));
+        };
+        let secret = doc.get("client_secret").and_then(Value::as_str).map(|s| ClientSecret::Secret(s.to_owned()));
+        let method = doc.get("token_endpoint_auth_method").and_then(Value::as_str).map(str::to_owned).unwrap_or(method);
+        Ok(Registration { client_id: client_id.to_owned(), secret, method })
+    }
+
+    /// The authorization code grant with PKCE (S256), `state` and the
+    /// issuer check of RFC 9207.
+    async fn code_grant(&self, state: &mut State) -> Result<Tokens, ClientError> {
+        let Grant::AuthorizationCode { redirect_uri, handler } = &self.grant else { unreachable!("a code grant") };
+        let reg = self.registration(state, redirect_uri).await?;
+        let verifier = format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple());
+        let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+        let nonce = uuid::Uuid::new_v4().simple().to_string();
+        let mut url = url::Url::parse(&self.endpoint(state, "authorization_endpoint", "/authorize")?)
+            .map_err(|e| refused(format!("the authorization endpoint is not a URL: {e}")))?;
+        {
+            let mut q = url.query_pairs_mut();
+            q.append_pair("response_type", "code")
+                .append_pair("client_id", &reg.client_id)
+                .append_pair("redirect_uri", redirect_uri)
+                .append_pair("code_challenge", &challenge)
+                .append_pair("code_challenge_method", "S256")
+                .append_pair("state", &nonce);
+            if let Some(s) = &state.scope {
+                q.append_pair("scope", s);
+            }
+            if let Some(r) = &state.resource {
+                q.append_pair("resource", r);
+            }
+        }
+        let response = handler(url.to_string()).await.map_err(refused)?;
+        if response.state.as_deref() != Some(nonce.as_str()) {
+            return Err(refused("the authorization response's state is not the one sent"));
+        }
+        self.check_iss(state, response.iss.as_deref())?;
+        let mut form = vec![
+            ("grant_type".to_owned(), "authorization_code".to_owned()),
+            ("code".to_owned(), response.code),
+            ("redirect_uri".to_owned(), redirect_uri.clone()),
+            ("code_verifier".to_owned(), verifier),
+        ];
+        if let Some(r) = &state.resource {
+            form.push(("resource".into(), r.clone()));
+        }
+        let auth = ClientAuth::of(&reg.client_id, reg.secret.as_ref(), &reg.method);
+        grant::request(&self.http, &self.endpoint(state, "token_endpoint", "/token")?, &state.issuer, &auth, form).await
+    }
+
+    /// RFC 9207: an `iss` in the response must be the issuer's, exactly; a
+    /// missing one is refused when the server said it sends it.
+    fn check_iss(&self, state: &State, iss: Option<&str>) -> Result<(), ClientError> {
+        let expected = state.meta.as_ref().and_then(|m| m.get("issuer")).and_then(Value::as_str);
+        let advertised = state.meta.as_ref().and_then(|m| m.get("authorization_response_iss_parameter_supported"))
+            == Some(&json!(true));
+        match (iss, expected) {
+            (Some(got), Some(want)) if got == want => Ok(()),
+            (Some(got), want) => Err(refused(format!(
+                "the authorization response names the issuer {got:?}, not {:?}",
+                want.unwrap_or_default()
+            ))),
+            (None, _) if advertised => Err(refused("the authorization response lacks the iss its server promised")),
+            (None, _) => Ok(()),
+        }
+    }
+
+    async fn refresh(&self, state: &mut State, refresh_token: &str) -> Result<Tokens, ClientError> {
+        let reg = match (&self.grant, state.clients.get(&state.issuer)) {
+            (_, Some(r)) => r.clone(),
+            (Grant::ClientCredentials { client_id, secret }, None) => Registration {
+                client_id: client_id.clone(),
+                secret: Some(secret.clone()),
+                method: self.method(state, true),
+            },
+            (Grant::AuthorizationCode { .. }, None) => return Err(refused("no client to refresh with")),
+        };
+        let mut form = vec![
+            ("grant_type".to_owned(), "refresh_token".to_owned()),
+            ("refresh_token".to_owned(), refresh_token.to_owned()),
+        ];
+        if let Some(r) = &state.resource {
+            form.push(("resource".into(), r.clone()));
+        }
+        let auth = ClientAuth::of(&reg.client_id, reg.secret.as_ref(), &reg.method);
+        let mut tokens =
+            grant::request(&self.http, &self.endpoint(state, "token_endpoint", "/token")?, &state.issuer, &auth, form)
+                .await?;
+        tokens.refresh = tokens.refresh.or(Some(refresh_token.to_owned()));
+        Ok(tokens)
+    }
+}
+
+/// `native` for an app that receives its redirect on this machine or
+/// through a scheme of its own, `web` otherwise (OpenID Connect
+/// registration, as the MCP authorization spec asks).
+fn application_type(redirect_uri: &str) -> &'static str {
+    match url::Url::parse(redirect_uri) {
+        Ok(u) if !matches!(u.scheme(), "http" | "https") => "native",
+        Ok(u) if matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")) => "native",
+        _ => "web",
+    }
+}
+
+/// Whether a metadata list names `value`.
+fn supports(meta: &Value, key: &str, value: &str) -> bool {
+    meta.get(key).and_then(Value::as_array).is_some_and(|a| a.iter().any(|v| v == value))
+}
+
+/// Two scope strings merged, the first's order kept, no duplicates.
+fn union(first: Option<&str>, second: Option<&str>) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for s in first.into_iter().chain(second).flat_map(|s| s.split(' ')).filter(|s| !s.is_empty()) {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    (!out.is_empty()).then(|| out.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_and_private_scheme_redirects_are_native_apps() {
+        assert_eq!(application_type("http://localhost:3000/callback"), "native");
+        assert_eq!(application_type("http://127.0.0.1:8976/cb"), "native");
+        assert_eq!(application_type("com.example.app:/oauth"), "native");
+        assert_eq!(application_type("https://app.example.com/cb"), "web");
+    }
+
+    #[test]
+    fn scopes_merge_in_order_without_duplicates() {
+        assert_eq!(union(Some("a b"), Some("b c")).as_deref(), Some("a b c"));
+        assert_eq!(union(None, Some("x")).as_deref(), Some("x"));
+        assert_eq!(union(None, None), None);
+    }
+}

@@ -1,0 +1,136 @@
+//! Requests to the token endpoint: the client's authentication there
+//! (`client_secret_basic`, `client_secret_post`, `none`, `private_key_jwt`)
+//! and the tokens that come back.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use serde_json::Value;
+
+use super::ClientSecret;
+use crate::client::error::ClientError;
+
+/// How the client authenticates at the token endpoint.
+#[derive(Clone)]
+pub(crate) enum ClientAuth {
+    /// HTTP Basic with the id and secret.
+    Basic(String, String),
+    /// The id and secret in the form.
+    Post(String, String),
+    /// The id alone (a public client).
+    Public(String),
+    /// A JWT assertion signed with the client's key.
+    Jwt { client_id: String, pem: String, algorithm: String },
+}
+
+impl ClientAuth {
+    /// The authentication of a client with this id, secret and registered
+    /// method.
+    pub(crate) fn of(client_id: &str, secret: Option<&ClientSecret>, method: &str) -> Self {
+        let id = client_id.to_owned();
+        match (secret, method) {
+            (Some(ClientSecret::PrivateKeyJwt { pem, algorithm }), _) => {
+                ClientAuth::Jwt { client_id: id, pem: pem.clone(), algorithm: algorithm.clone() }
+            }
+            (Some(ClientSecret::Secret(s)), "client_secret_post") => ClientAuth::Post(id, s.clone()),
+            (Some(ClientSecret::Secret(s)), _) => ClientAuth::Basic(id, s.clone()),
+            (None, _) => ClientAuth::Public(id),
+        }
+    }
+}
+
+/// Tokens from the token endpoint.
+#[derive(Debug, Clone)]
+pub(crate) struct Tokens {
+    pub(crate) access: String,
+    pub(crate) refresh: Option<String>,
+    pub(crate) expires: Option<Instant>,
+}
+
+impl Tokens {
+    /// Whether the access token is past (or within 10 s of) its expiry.
+    pub(crate) fn expired(&self) -> bool {
+        self.expires.is_some_and(|e| Instant::now() + Duration::from_secs(10) >= e)
+    }
+}
+
+fn refused(message: String) -> ClientError {
+    ClientError::Auth { status: 401, challenge: None, message }
+}
+
+/// POSTs `form` to the token endpoint with the client's authentication
+/// (a JWT assertion is addressed to `issuer`, or to the endpoint when the
+/// server has no issuer).
+pub(crate) async fn request(
+    http: &reqwest::Client,
+    endpoint: &str,
+    issuer: &str,
+    auth: &ClientAuth,
+    mut form: Vec<(String, String)>,
+) -> Result<Tokens, ClientError> {
+    let mut req = http.post(endpoint).header("Accept", "application/json");
+    match auth {
+        ClientAuth::Basic(id, secret) => {
+            let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+            let pair = format!("{}:{}", enc(id), enc(secret));
+            let b64 = base64::engine::general_purpose::STANDARD.encode(pair);
+            req = req.header("Authorization", format!("Basic {b64}"));
+        }
+        ClientAuth::Post(id, secret) => {
+            form.push(("client_id".into(), id.clone()));
+            form.push(("client_secret".into(), secret.clone()));
+        }
+        ClientAuth::Public(id) => form.push(("client_id".into(), id.clone())),
+        ClientAuth::Jwt { client_id, pem, algorithm } => {
+            form.push(("client_id".into(), client_id.clone()));
+            form.push((
+                "client_assertion_type".into(),
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into(),
+            ));
+            let audience = if issuer.is_empty() { endpoint } else { issuer };
+            form.push(("client_assertion".into(), assertion(client_id, pem, algorithm, audience)?));
+        }
+    }
+    let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(&form).finish();
+    let resp = req
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| refused(format!("requesting a token from {endpoint}: {e}")))?;
+    let status = resp.status().as_u16();
+    let json: Value = resp.json().await.unwrap_or(Value::Null);
+    if !(200..300).contains(&status) {
+        let error = json.get("error").and_then(Value::as_str).unwrap_or("no error code");
+        return Err(refused(format!("the token endpoint {endpoint} answered HTTP {status} ({error})")));
+    }
+    let access = json
+        .get("access_token")
+        .and_then(Value::as_str)
+        .ok_or_else(|| refused(format!("the token endpoint {endpoint} answered without an access_token")))?;
+    Ok(Tokens {
+        access: access.to_owned(),
+        refresh: json.get("refresh_token").and_then(Value::as_str).map(str::to_owned),
+        expires: json.get("expires_in").and_then(Value::as_u64).map(|s| Instant::now() + Duration::from_secs(s)),
+    })
+}
+
+/// A `private_key_jwt` assertion (RFC 7523): issued by and about the
+/// client, for the authorization server, valid for five minutes.
+fn assertion(client_id: &str, pem: &str, algorithm: &str, audience: &str) -> Result<String, ClientError> {
+    let alg: jsonwebtoken::Algorithm =
+        algorithm.parse().map_err(|_| refused(format!("unknown JWT algorithm {algorithm}")))?;
+    let key = match algorithm {
+        a if a.starts_with("ES") => jsonwebtoken::EncodingKey::from_ec_pem(pem.as_bytes()),
+        a if a.starts_with("Ed") => jsonwebtoken::EncodingKey::from_ed_pem(pem.as_bytes()),
+        _ => jsonwebtoken::EncodingKey::from_rsa_pem(pem.as_bytes()),
+    }
+    .map_err(|e| refused(format!("the client's private key does not load: {e}")))?;
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
+    let claims = serde_json::json!({
+        "iss": client_id, "sub": client_id, "aud": audience,
+        "iat": now, "exp": now + 300, "jti": uuid::Uuid::new_v4().to_string(),
+    });
+    jsonwebtoken::encode(&jsonwebtoken::Header::new(alg), &claims, &key)
+        .map_err(|e| refused(format!("signing the client assertion: {e}")))
+}
