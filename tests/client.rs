@@ -272,3 +272,46 @@ async fn the_command_line_prints_json() {
     assert!(ok, "{err}");
     assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["contents"][0]["uri"], "test://static-text");
 }
+
+#[actix_rt::test]
+async fn tasks_are_followed_to_their_end() {
+    use actix_mcp::client::Started;
+    use actix_mcp::protocol::tasks::TaskStatus;
+    let server = TestServer::everything();
+    let client = Client::connect(&server.url, answering().tasks()).await.unwrap();
+    // A question inside the task, answered through tasks/update.
+    let r = client.call_tool("confirm_delete", json!({"filename": "a.txt"})).await.unwrap();
+    assert!(text_of(&r).contains("a.txt"), "{}", text_of(&r));
+    // A round of the call first, then the task.
+    let r = client.call_tool("test_tool_with_task", json!({})).await.unwrap();
+    assert!(text_of(&r).contains("Ada"), "{}", text_of(&r));
+    // A failed task is the error it failed with.
+    let err = client.call_tool("protocol_error_job", json!({})).await.unwrap_err();
+    assert!(matches!(err, ClientError::Protocol { .. }), "{err}");
+    // One step at a time: the task, its notifications on a listen stream, cancel.
+    let params = json!({"name": "slow_compute", "arguments": {"seconds": 30}});
+    let Started::Task(task) = client.request_task("tools/call", params).await.unwrap() else {
+        panic!("slow_compute becomes a task")
+    };
+    let filter = SubscriptionFilter { task_ids: vec![task.task_id.clone()], ..Default::default() };
+    let mut stream = client.listen(filter).await.unwrap();
+    client.cancel_task(&task.task_id).await.unwrap();
+    let n = tokio::time::timeout(Duration::from_secs(10), stream.next()).await.expect("a task notification").unwrap();
+    assert_eq!(n.method, "notifications/tasks");
+    assert_eq!(n.params["taskId"], json!(task.task_id));
+    let got = client.get_task(&task.task_id).await.unwrap();
+    assert_eq!(got.task.status, TaskStatus::Cancelled);
+    // Dropping the follower of a task cancels the task.
+    let params = json!({"name": "slow_compute", "arguments": {"seconds": 30}});
+    let Started::Task(task) = client.request_task("tools/call", params).await.unwrap() else {
+        panic!("slow_compute becomes a task")
+    };
+    let id = task.task_id.clone();
+    assert!(tokio::time::timeout(Duration::from_millis(300), client.follow_task(task)).await.is_err());
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while client.get_task(&id).await.unwrap().task.status != TaskStatus::Cancelled {
+        assert!(std::time::Instant::now() < deadline, "the dropped follower's task was not cancelled");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server.stop().await;
+}

@@ -77,6 +77,19 @@
 //! and data), `Tool`, `Auth` (the status and the `WWW-Authenticate`
 //! challenge), `Input`, `Timeout`, `Cancelled`. Each displays as a sentence.
 //!
+//! ## Tasks
+//!
+//! [`ClientOptions::tasks`](crate::client::ClientOptions::tasks) declares
+//! the Tasks extension. A call the server makes a task is then followed to
+//! its end: `tasks/get` at the task's `pollIntervalMs`, its `input_required`
+//! questions answered by the same handlers through `tasks/update`, the
+//! result returned as if the call had answered it (a failed task is its
+//! error, a cancelled one [`ClientError::Cancelled`](crate::client::ClientError::Cancelled));
+//! dropping the call sends `tasks/cancel`. One step at a time:
+//! `request_task` (the [`Started`](crate::client::Started) task or result),
+//! `get_task`, `update_task`, `cancel_task`, `follow_task`, and a listen
+//! stream with `task_ids` for `notifications/tasks`.
+//!
 //! ## Credentials
 //!
 //! Over HTTP, a [`TokenProvider`](crate::client::auth::TokenProvider) gives
@@ -84,6 +97,35 @@
 //! (401 or 403 with its challenge), so it can fetch a new one: the client
 //! then tries once more. [`ClientOptions::bearer`](crate::client::ClientOptions::bearer)
 //! sends a fixed token.
+//!
+//! [`OAuth`](crate::client::oauth::OAuth) is the OAuth 2.1 client the MCP
+//! authorization spec describes, as a token provider:
+//!
+//! - **Discovery**: the protected resource metadata (RFC 9728) named by the
+//!   `WWW-Authenticate` challenge, else its path-aware and root well-known
+//!   URLs; its `resource` must cover the server URL. Then the authorization
+//!   server's metadata (RFC 8414, then OpenID Connect discovery, path-aware),
+//!   whose `issuer` must be the one the resource named. A 2025-03-26 server
+//!   without resource metadata is its own authorization server, with
+//!   `/authorize`, `/token` and `/register` as fallbacks.
+//! - **The client's identity**: a pre-registered client
+//!   (`pre_registered`), else a client ID metadata document
+//!   (`client_metadata_url`) where the server supports them, else dynamic
+//!   registration (RFC 7591, with `application_type`); the token endpoint
+//!   authentication is the first of `client_secret_basic`,
+//!   `client_secret_post` and `none` the server supports.
+//! - **Grants**: authorization code with PKCE (S256) and `state`, through
+//!   your redirect handler, with RFC 9207's `iss` check; or client
+//!   credentials for machines (`OAuth::client_credentials`, with a secret
+//!   or a `private_key_jwt` assertion). The `resource` parameter (RFC 8707)
+//!   goes with every authorization and token request.
+//! - **Scopes**: the challenge's, else the resource metadata's
+//!   `scopes_supported`, plus `offline_access` where the server offers it;
+//!   a 403 `insufficient_scope` re-authorizes with the union of the old and
+//!   the challenged scopes, at most `max_step_ups` times in a row.
+//! - **Refresh and issuers**: an expired token is refreshed; registrations
+//!   and tokens are kept per issuer, so a resource that moves to another
+//!   authorization server gets a registration there.
 //!
 //! ## As an actor
 //!
@@ -110,6 +152,8 @@
 //! ## Conformance
 //!
 //! `actors/examples/conformance_client.rs` is the client as the official
-//! conformance suite drives it; CI runs every client scenario of the suite
-//! that does not concern authorization, at each revision it applies to, and
-//! fails on any failed, warned or skipped check.
+//! conformance suite drives it; CI runs the suite's client scenarios, each
+//! at every revision it applies to, and fails on any failed, warned or
+//! skipped check: the scenarios of 2026-07-28
+//! and 2025-11-25, every `auth/*` one of both (and the two 2025-03-26
+//! ones), and the client-credentials extension scenarios.

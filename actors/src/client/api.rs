@@ -40,14 +40,20 @@ impl Client {
         self.request_with(method, params, RequestOptions::default()).await
     }
 
-    /// Any request, with progress and log callbacks and its own time limit.
+    /// Any request, with progress and log callbacks and its own time limit
+    /// (a task it becomes is followed to its end, without that limit).
     pub async fn request_with(
         &self,
         method: &str,
         params: Value,
         options: RequestOptions,
     ) -> Result<Value, ClientError> {
-        self.inner.request(method, object(params)?, &options).await
+        let result = self.inner.request(method, object(params)?, &options).await?;
+        if result.get("resultType").and_then(Value::as_str) == Some("task") {
+            let task = decode(method, result)?;
+            return self.inner.follow(task).await;
+        }
+        Ok(result)
     }
 
     /// Asks the server about itself again (`server/discover`); a legacy

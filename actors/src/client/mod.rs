@@ -33,6 +33,7 @@ pub mod oauth;
 mod options;
 mod outgoing;
 mod stdio;
+mod tasks;
 mod transport;
 mod wire;
 
@@ -46,6 +47,7 @@ pub use error::ClientError;
 pub use listen::Listen;
 pub use mcp_protocol::subscription::SubscriptionFilter;
 pub use options::{ClientOptions, RequestOptions, VersionChoice};
+pub use tasks::Started;
 
 use connection::Inner;
 use transport::Transport;
@@ -115,7 +117,7 @@ impl Client {
     pub async fn connect(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let http = http::Http::new(url, options.clone(), tx)?;
-        Self::begin(Transport::Http(Arc::new(http)), options, rx).await
+        Self::open(Transport::Http(Arc::new(http)), options, rx).await
     }
 
     /// Starts `command` as a child process speaking MCP on stdin/stdout
@@ -124,7 +126,7 @@ impl Client {
     pub async fn spawn(command: tokio::process::Command, options: ClientOptions) -> Result<Self, ClientError> {
         let (tx, rx) = mpsc::unbounded_channel();
         let stdio = stdio::Stdio::spawn(command, tx)?;
-        Self::begin(Transport::Stdio(Arc::new(stdio)), options, rx).await
+        Self::open(Transport::Stdio(Arc::new(stdio)), options, rx).await
     }
 
     /// Starts a shell command line (`sh -c LINE`) as a stdio server.
@@ -134,7 +136,7 @@ impl Client {
         Self::spawn(command, options).await
     }
 
-    async fn begin(
+    async fn open(
         transport: Transport,
         options: ClientOptions,
         unrouted: mpsc::UnboundedReceiver<Value>,

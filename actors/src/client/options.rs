@@ -136,6 +136,13 @@ impl ClientOptions {
         self
     }
 
+    /// Declares the Tasks extension: a call the server makes a task is
+    /// followed to its end (see [`Client::follow_task`](super::Client::follow_task)).
+    #[must_use]
+    pub fn tasks(self) -> Self {
+        self.extension(mcp_protocol::tasks::EXTENSION, json!({}))
+    }
+
     /// Answers elicitation (and declares the capability).
     #[must_use]
     pub fn on_elicit<F, Fut>(mut self, f: F) -> Self

@@ -31,6 +31,7 @@ pub(crate) fn item_name<'a>(method: &str, params: &'a Map<String, Value>) -> Opt
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
     params.get(key).and_then(Value::as_str)

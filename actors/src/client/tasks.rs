@@ -1,0 +1,137 @@
+//! The Tasks extension, client side: with [`ClientOptions::tasks`] declared,
+//! a call the server turns into a task (`resultType: "task"`) is followed
+//! to its end — `tasks/get` at the task's `pollIntervalMs`, its
+//! `input_required` questions answered by the handlers through
+//! `tasks/update` — and dropping the call cancels the task
+//! (`tasks/cancel`). The methods are also there one by one, and a listen
+//! stream's `taskIds` delivers `notifications/tasks`.
+//!
+//! [`ClientOptions::tasks`]: super::ClientOptions::tasks
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_protocol::tasks::{DetailedTask, Task, TaskStatus};
+use serde_json::{json, Map, Value};
+
+use super::connection::Inner;
+use super::error::ClientError;
+use super::input;
+use super::options::RequestOptions;
+use super::Client;
+
+/// The polling interval when the server suggests none.
+const DEFAULT_POLL: Duration = Duration::from_millis(1000);
+/// The shortest interval honoured (a server suggesting 0 is not hammered).
+const MIN_POLL: Duration = Duration::from_millis(20);
+
+fn task_params(id: &str) -> Map<String, Value> {
+    json!({ "taskId": id }).as_object().cloned().unwrap_or_default()
+}
+
+fn decode<T: serde::de::DeserializeOwned>(what: &str, v: Value) -> Result<T, ClientError> {
+    serde_json::from_value(v).map_err(|e| ClientError::transport(format!("the answer to {what} is malformed: {e}")))
+}
+
+impl Inner {
+    pub(crate) async fn get_task(self: &Arc<Self>, id: &str) -> Result<DetailedTask, ClientError> {
+        decode("tasks/get", self.request("tasks/get", task_params(id), &RequestOptions::default()).await?)
+    }
+
+    /// Follows a task until it ends: its result, or its error.
+    pub(crate) async fn follow(self: &Arc<Self>, task: Task) -> Result<Value, ClientError> {
+        let mut guard = CancelTask { inner: Arc::downgrade(self), id: Some(task.task_id.clone()) };
+        let mut poll = task.poll_interval_ms;
+        loop {
+            tokio::time::sleep(poll.map(Duration::from_millis).unwrap_or(DEFAULT_POLL).max(MIN_POLL)).await;
+            let detailed = self.get_task(&task.task_id).await?;
+            poll = detailed.task.poll_interval_ms.or(poll);
+            match detailed.task.status {
+                TaskStatus::Working => {}
+                TaskStatus::InputRequired => {
+                    let requests = detailed.input_requests.unwrap_or_default();
+                    let responses = input::answer_all(&self.options, &requests).await?;
+                    let mut params = task_params(&task.task_id);
+                    params.insert("inputResponses".into(), responses);
+                    self.request("tasks/update", params, &RequestOptions::default()).await?;
+                }
+                TaskStatus::Completed => {
+                    guard.id = None;
+                    return Ok(detailed.result.unwrap_or(Value::Null));
+                }
+                TaskStatus::Failed => {
+                    guard.id = None;
+                    let error = detailed.error.unwrap_or_else(|| json!({"code": -32603, "message": "the task failed"}));
+                    return Err(ClientError::from_error_object(&error));
+                }
+                TaskStatus::Cancelled => {
+                    guard.id = None;
+                    return Err(ClientError::Cancelled);
+                }
+            }
+        }
+    }
+}
+
+/// Cancels a task whose follower was dropped before it ended.
+struct CancelTask {
+    inner: std::sync::Weak<Inner>,
+    id: Option<String>,
+}
+
+impl Drop for CancelTask {
+    fn drop(&mut self) {
+        let (Some(id), Some(inner)) = (self.id.take(), self.inner.upgrade()) else { return };
+        let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
+        handle.spawn(async move {
+            let _ = inner.request("tasks/cancel", task_params(&id), &RequestOptions::default()).await;
+        });
+    }
+}
+
+/// What a call answered: its result at once, or a task.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Started {
+    /// The result.
+    Done(Value),
+    /// The server made it a task.
+    Task(Task),
+}
+
+impl Client {
+    /// Sends a request without following a task it becomes.
+    pub async fn request_task(&self, method: &str, params: Value) -> Result<Started, ClientError> {
+        let params = match params {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        let result = self.inner.request(method, params, &RequestOptions::default()).await?;
+        if result.get("resultType").and_then(Value::as_str) == Some("task") {
+            return Ok(Started::Task(decode(method, result)?));
+        }
+        Ok(Started::Done(result))
+    }
+
+    /// `tasks/get`: the task with its result, error or questions.
+    pub async fn get_task(&self, id: &str) -> Result<DetailedTask, ClientError> {
+        self.inner.get_task(id).await
+    }
+
+    /// `tasks/update`: answers the task's questions, by key.
+    pub async fn update_task(&self, id: &str, responses: Map<String, Value>) -> Result<(), ClientError> {
+        let mut params = task_params(id);
+        params.insert("inputResponses".into(), Value::Object(responses));
+        self.inner.request("tasks/update", params, &RequestOptions::default()).await.map(|_| ())
+    }
+
+    /// `tasks/cancel`.
+    pub async fn cancel_task(&self, id: &str) -> Result<(), ClientError> {
+        self.inner.request("tasks/cancel", task_params(id), &RequestOptions::default()).await.map(|_| ())
+    }
+
+    /// Follows a task to its end (polling, answering its questions); the
+    /// result of the request it runs. Dropping the future cancels the task.
+    pub async fn follow_task(&self, task: Task) -> Result<Value, ClientError> {
+        self.inner.follow(task).await
+    }
+}
