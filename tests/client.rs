@@ -315,3 +315,31 @@ async fn tasks_are_followed_to_their_end() {
     }
     server.stop().await;
 }
+
+#[actix_rt::test]
+async fn lists_are_cached_for_their_ttl_until_they_change() {
+    let server = TestServer::everything_with(|c| c.cache.list_ttl_ms = 60_000);
+    let client = Client::connect(&server.url, answering().cache_lists()).await.unwrap();
+    let has_dynamic =
+        |tools: &[actix_mcp::protocol::model::tools::Tool]| tools.iter().any(|t| t.name == "test_dynamic_tool");
+    assert!(!has_dynamic(&client.list_tools().await.unwrap()));
+    // Changed behind the client's back: the cached list is what it sees.
+    client.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
+    assert!(!has_dynamic(&client.list_tools().await.unwrap()), "served from the cache");
+    // A list_changed on a listen stream makes it ask again.
+    let filter = SubscriptionFilter { tools_list_changed: true, ..Default::default() };
+    let mut stream = client.listen(filter).await.unwrap();
+    client.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
+    let n = tokio::time::timeout(Duration::from_secs(10), stream.next()).await.expect("a notification").unwrap();
+    assert_eq!(n.method, "notifications/tools/list_changed");
+    // Toggled twice: removed again, and the fresh list says so.
+    assert!(!has_dynamic(&client.list_tools().await.unwrap()));
+    client.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
+    let n = tokio::time::timeout(Duration::from_secs(10), stream.next()).await.expect("a notification").unwrap();
+    assert_eq!(n.method, "notifications/tools/list_changed");
+    assert!(has_dynamic(&client.list_tools().await.unwrap()), "asked again after the change");
+    // Without the option, every call asks.
+    let plain = Client::connect(&server.url, answering()).await.unwrap();
+    assert!(has_dynamic(&plain.list_tools().await.unwrap()));
+    server.stop().await;
+}

@@ -68,9 +68,15 @@ impl Client {
         Ok(self.server())
     }
 
-    /// Every page of a list method, its items under `key`.
+    /// Every page of a list method, its items under `key` (from the list
+    /// cache when [`ClientOptions::cache_lists`](super::ClientOptions::cache_lists) asked for one).
     pub async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
+        let cache = self.inner.options.cache_lists;
+        if let Some(items) = self.inner.lists.get(method).filter(|_| cache) {
+            return Ok(items);
+        }
         let mut items = Vec::new();
+        let mut ttls = Vec::new();
         let mut cursor: Option<Value> = None;
         for _ in 0..MAX_PAGES {
             let params = match cursor.take() {
@@ -78,12 +84,18 @@ impl Client {
                 None => json!({}),
             };
             let mut page = self.request(method, params).await?;
+            ttls.push(page.get("ttlMs").and_then(Value::as_u64));
             if let Some(Value::Array(a)) = page.get_mut(key).map(Value::take) {
                 items.extend(a);
             }
             match page.get("nextCursor") {
                 Some(c) if !c.is_null() => cursor = Some(c.clone()),
-                _ => return Ok(items),
+                _ => {
+                    if cache {
+                        self.inner.lists.put(method, &ttls, &items);
+                    }
+                    return Ok(items);
+                }
             }
         }
         Err(ClientError::transport(format!("{method} returned more than {MAX_PAGES} pages")))

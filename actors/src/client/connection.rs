@@ -13,6 +13,7 @@ use mcp_protocol::model::progress::ProgressParams;
 use serde_json::{json, Map, Value};
 use tokio::sync::{broadcast, mpsc};
 
+use super::cache::ListCache;
 use super::error::ClientError;
 use super::input;
 use super::options::{ClientOptions, RequestOptions};
@@ -41,6 +42,8 @@ pub(crate) struct Inner {
     pub(crate) tool_headers: Mutex<HashMap<String, Vec<HeaderParam>>>,
     /// Notifications of no request (a legacy session's stream, stdio).
     pub(crate) events: broadcast::Sender<Notification>,
+    /// Lists kept for their `ttlMs` (when the options ask for it).
+    pub(crate) lists: ListCache,
 }
 
 impl Inner {
@@ -53,6 +56,7 @@ impl Inner {
             next_id: AtomicI64::new(1),
             tool_headers: Mutex::new(HashMap::new()),
             events: broadcast::channel(1024).0,
+            lists: ListCache::default(),
         }
     }
 
@@ -192,6 +196,7 @@ impl Inner {
             return;
         }
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        self.lists.saw(&method);
         match method.as_str() {
             "notifications/progress" => {
                 if let (Some(cb), Ok(p)) = (&ropts.progress, serde_json::from_value::<ProgressParams>(params.clone())) {

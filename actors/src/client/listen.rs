@@ -85,6 +85,7 @@ async fn next_message(inner: &Arc<Inner>, inbound: &mut Inbound) -> Option<Resul
         match (msg.get("method").and_then(Value::as_str), msg.get("id")) {
             (Some(_), Some(_)) => inner.incoming(msg, &RequestOptions::default()),
             (Some(m), None) => {
+                inner.lists.saw(m);
                 let params = msg.get("params").cloned().unwrap_or(Value::Null);
                 return Some(Ok(Notification { method: m.to_owned(), params }));
             }

@@ -22,6 +22,7 @@
 mod actor;
 mod api;
 pub mod auth;
+mod cache;
 pub mod cli;
 mod connection;
 mod error;

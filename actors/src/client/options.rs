@@ -56,6 +56,7 @@ pub struct ClientOptions {
     pub(crate) sample: Option<SampleHandler>,
     pub(crate) roots: Option<RootsHandler>,
     pub(crate) on_log: Option<LogCallback>,
+    pub(crate) cache_lists: bool,
 }
 
 impl ClientOptions {
@@ -75,6 +76,7 @@ impl ClientOptions {
             sample: None,
             roots: None,
             on_log: None,
+            cache_lists: false,
         }
     }
 
@@ -133,6 +135,14 @@ impl ClientOptions {
     #[must_use]
     pub fn extension(mut self, name: impl Into<String>, settings: Value) -> Self {
         self.extensions.insert(name.into(), settings);
+        self
+    }
+
+    /// Keeps each list (tools, resources, templates, prompts) for the
+    /// `ttlMs` its pages carry, until a `list_changed` for it arrives.
+    #[must_use]
+    pub fn cache_lists(mut self) -> Self {
+        self.cache_lists = true;
         self
     }
 
