@@ -110,7 +110,7 @@ impl Client {
             let schema = raw.get("inputSchema").cloned().unwrap_or(Value::Null);
             let Ok(params) = header_params(&schema) else { continue };
             let tool: Tool = decode("tools/list", raw)?;
-            self.inner.tool_headers.lock().expect("headers lock").insert(tool.name.clone(), params);
+            self.inner.tool_headers.lock().expect("headers lock").insert(tool.name.clone(), params.into());
             tools.push(tool);
         }
         Ok(tools)

@@ -19,7 +19,7 @@ use super::input;
 use super::options::{ClientOptions, RequestOptions};
 use super::outgoing::{Inbound, Outgoing};
 use super::transport::Transport;
-use super::wire::{stamp_meta, standard_headers};
+use super::wire::{client_meta, stamp_meta, standard_headers};
 use super::{Notification, ServerInfo};
 
 /// The era a connection speaks, with its version.
@@ -39,16 +39,19 @@ pub(crate) struct Inner {
     pub(crate) server: Mutex<ServerInfo>,
     next_id: AtomicI64,
     /// The `x-mcp-header` parameters of each tool listed so far.
-    pub(crate) tool_headers: Mutex<HashMap<String, Vec<HeaderParam>>>,
+    pub(crate) tool_headers: Mutex<HashMap<String, Arc<[HeaderParam]>>>,
     /// Notifications of no request (a legacy session's stream, stdio).
     pub(crate) events: broadcast::Sender<Notification>,
     /// Lists kept for their `ttlMs` (when the options ask for it).
     pub(crate) lists: ListCache,
+    /// The client's own `_meta` entries, built once.
+    meta: Map<String, Value>,
 }
 
 impl Inner {
     pub(crate) fn new(options: ClientOptions, transport: Transport) -> Self {
         Inner {
+            meta: client_meta(&options),
             options,
             transport,
             era: Mutex::new(None),
@@ -139,18 +142,19 @@ impl Inner {
     ) -> Result<Inbound, ClientError> {
         let mut headers = Vec::new();
         if let Some(Era::Stateless(v)) = era {
-            stamp_meta(&mut params, v, &self.options);
+            stamp_meta(&mut params, v, &self.meta);
             let tool = params.get("name").and_then(Value::as_str).unwrap_or_default();
             let tool_params = match method {
-                "tools/call" => self.tool_headers.lock().expect("headers lock").get(tool).cloned().unwrap_or_default(),
-                _ => Vec::new(),
+                "tools/call" => self.tool_headers.lock().expect("headers lock").get(tool).cloned(),
+                _ => None,
             };
-            headers = standard_headers(method, &params, &tool_params);
+            let tool_params = tool_params.as_deref().unwrap_or_default();
+            headers = standard_headers(method, &params, tool_params);
             headers.push(("MCP-Protocol-Version".into(), v.clone()));
         }
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let out = Outgoing { body: serde_json::to_vec(&body).expect("JSON"), headers, id: Some(json!(id)) };
-        let inbound = self.transport.send(&out, &format!("sending {method}")).await?;
+        let inbound = self.transport.send(&out, method).await?;
         Ok(inbound)
     }
 
@@ -223,7 +227,7 @@ impl Inner {
             }
         }
         let out = Outgoing { body: serde_json::to_vec(message).expect("JSON"), headers, id: None };
-        let _ = self.transport.send(&out, "sending a message").await;
+        let _ = self.transport.send(&out, "a message").await;
     }
 }
 

@@ -25,7 +25,10 @@ const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
 /// One Streamable HTTP endpoint.
 pub(crate) struct Http {
     client: reqwest::Client,
-    url: String,
+    /// The endpoint, parsed once.
+    url: reqwest::Url,
+    /// The headers of every request: `Accept` and the options' own.
+    fixed: reqwest::header::HeaderMap,
     options: ClientOptions,
     /// The legacy session, once `initialize` named one.
     session: Mutex<Option<String>>,
@@ -42,19 +45,23 @@ impl Http {
         options: ClientOptions,
         unrouted: mpsc::UnboundedSender<Value>,
     ) -> Result<Self, ClientError> {
-        reqwest::Url::parse(url).map_err(|e| ClientError::transport(format!("{url:?} is not a URL: {e}")))?;
+        let parsed =
+            reqwest::Url::parse(url).map_err(|e| ClientError::transport(format!("{url:?} is not a URL: {e}")))?;
+        let mut fixed = reqwest::header::HeaderMap::new();
+        fixed.insert(ACCEPT, reqwest::header::HeaderValue::from_static("application/json, text/event-stream"));
+        for (k, v) in &options.headers {
+            let name = reqwest::header::HeaderName::from_bytes(k.as_bytes());
+            let value = reqwest::header::HeaderValue::from_str(v);
+            let (Ok(name), Ok(value)) = (name, value) else {
+                return Err(ClientError::transport(format!("the header {k}: {v} is not a valid HTTP header")));
+            };
+            fixed.append(name, value);
+        }
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .build()
             .map_err(|e| ClientError::transport(e.to_string()))?;
-        Ok(Http {
-            client,
-            url: url.to_owned(),
-            options,
-            session: Mutex::new(None),
-            version: Mutex::new(None),
-            unrouted,
-        })
+        Ok(Http { client, url: parsed, fixed, options, session: Mutex::new(None), version: Mutex::new(None), unrouted })
     }
 
     /// Sets the version header sent from now on.
@@ -68,10 +75,7 @@ impl Http {
     }
 
     fn base_request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
-        let mut req = self.client.request(method, &self.url).header(ACCEPT, "application/json, text/event-stream");
-        for (k, v) in &self.options.headers {
-            req = req.header(k, v);
-        }
+        let mut req = self.client.request(method, self.url.clone()).headers(self.fixed.clone());
         if let Some(v) = self.version.lock().expect("version lock").as_deref() {
             req = req.header("MCP-Protocol-Version", v);
         }
@@ -111,7 +115,7 @@ impl Http {
                 req = req.header(AUTHORIZATION, b);
             }
             let req = req.body(out.body.clone());
-            let resp = req.send().await.map_err(|e| ClientError::transport(format!("{what}: {e}")))?;
+            let resp = req.send().await.map_err(|e| ClientError::transport(format!("sending {what}: {e}")))?;
             let status = resp.status().as_u16();
             if status == 401 || status == 403 {
                 let challenge = header(resp.headers(), WWW_AUTHENTICATE.as_str());
@@ -121,7 +125,7 @@ impl Http {
                         continue;
                     }
                 }
-                return Err(ClientError::Auth { status, challenge, message: what.to_owned() });
+                return Err(ClientError::Auth { status, challenge, message: format!("sending {what}") });
             }
             if let Some(s) = header(resp.headers(), "mcp-session-id") {
                 *self.session.lock().expect("session lock") = Some(s);
@@ -144,7 +148,9 @@ impl Http {
             return Ok(rx);
         }
         if status == 404 && self.session().is_some() {
-            return Err(ClientError::transport(format!("{what}: the server no longer knows this session (HTTP 404)")));
+            return Err(ClientError::transport(format!(
+                "sending {what}: the server no longer knows this session (HTTP 404)"
+            )));
         }
         let ctype = header(resp.headers(), CONTENT_TYPE.as_str()).unwrap_or_default();
         if ctype.starts_with("text/event-stream") && status == 200 {
@@ -152,7 +158,7 @@ impl Http {
             tokio::spawn(pump_sse(resp, tx, resume));
             return Ok(rx);
         }
-        let bytes = resp.bytes().await.map_err(|e| ClientError::transport(format!("{what}: {e}")))?;
+        let bytes = resp.bytes().await.map_err(|e| ClientError::transport(format!("sending {what}: {e}")))?;
         match serde_json::from_slice::<Value>(&bytes) {
             // A JSON-RPC answer, whatever the status (a 400 carries its error).
             Ok(v) if v.get("jsonrpc").is_some() => {
@@ -160,7 +166,7 @@ impl Http {
                 Ok(rx)
             }
             _ => Err(ClientError::transport(format!(
-                "{what}: HTTP {status} without a JSON-RPC answer ({})",
+                "sending {what}: HTTP {status} without a JSON-RPC answer ({})",
                 String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
             ))),
         }
@@ -171,7 +177,7 @@ impl Http {
             bearer,
             client: self.client.clone(),
             url: self.url.clone(),
-            headers: self.options.headers.clone(),
+            headers: self.fixed.clone(),
             version: self.version.lock().expect("version lock").clone(),
             session: self.session(),
         }
@@ -222,8 +228,8 @@ fn header(headers: &HeaderMap, name: &str) -> Option<String> {
 struct ResumeTarget {
     bearer: Option<String>,
     client: reqwest::Client,
-    url: String,
-    headers: Vec<(String, String)>,
+    url: reqwest::Url,
+    headers: HeaderMap,
     version: Option<String>,
     session: Option<String>,
 }
@@ -274,10 +280,8 @@ async fn pump_sse(mut resp: reqwest::Response, tx: mpsc::UnboundedSender<Value>,
             _ = tokio::time::sleep(retry) => {}
         }
         let t = &resume.http;
-        let mut req = t.client.get(&t.url).header(ACCEPT, "text/event-stream").header("Last-Event-ID", event_id);
-        for (k, v) in &t.headers {
-            req = req.header(k, v);
-        }
+        let mut req = t.client.get(t.url.clone()).headers(t.headers.clone());
+        req = req.header(ACCEPT, "text/event-stream").header("Last-Event-ID", event_id);
         if let Some(v) = &t.version {
             req = req.header("MCP-Protocol-Version", v);
         }

@@ -9,19 +9,29 @@ use serde_json::{json, Map, Value};
 
 use super::options::ClientOptions;
 
-/// Stamps a stateless request's `_meta` with the version, the client's
-/// identity and capabilities (and its log level), keeping any other keys.
-pub(crate) fn stamp_meta(params: &mut Map<String, Value>, version: &str, options: &ClientOptions) {
+/// The `_meta` entries every stateless request of a client carries besides
+/// the version: its identity and capabilities (and its log level), built once.
+pub(crate) fn client_meta(options: &ClientOptions) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert(CLIENT_INFO_KEY.into(), serde_json::to_value(&options.info).unwrap_or(Value::Null));
+    meta.insert(CLIENT_CAPABILITIES_KEY.into(), options.capabilities());
+    if let Some(level) = options.log_level {
+        meta.insert(LOG_LEVEL_KEY.into(), serde_json::to_value(level).unwrap_or(Value::Null));
+    }
+    meta
+}
+
+/// Stamps a stateless request's `_meta` with the version and the client's
+/// entries ([`client_meta`]), keeping any other keys.
+pub(crate) fn stamp_meta(params: &mut Map<String, Value>, version: &str, client: &Map<String, Value>) {
     let meta = params.entry("_meta").or_insert_with(|| json!({}));
     if !meta.is_object() {
         *meta = json!({});
     }
     let meta = meta.as_object_mut().expect("an object");
     meta.insert(PROTOCOL_VERSION_KEY.into(), json!(version));
-    meta.insert(CLIENT_INFO_KEY.into(), serde_json::to_value(&options.info).unwrap_or(Value::Null));
-    meta.insert(CLIENT_CAPABILITIES_KEY.into(), options.capabilities());
-    if let Some(level) = options.log_level {
-        meta.insert(LOG_LEVEL_KEY.into(), serde_json::to_value(level).unwrap_or(Value::Null));
+    for (k, v) in client {
+        meta.insert(k.clone(), v.clone());
     }
 }
 
@@ -69,7 +79,7 @@ mod tests {
     #[test]
     fn the_envelope_keeps_other_meta_keys() {
         let mut p = json!({"_meta": {"progressToken": 3}, "name": "x"}).as_object().unwrap().clone();
-        stamp_meta(&mut p, "2026-07-28", &ClientOptions::new("c", "1"));
+        stamp_meta(&mut p, "2026-07-28", &client_meta(&ClientOptions::new("c", "1")));
         let meta = &p["_meta"];
         assert_eq!(meta["progressToken"], 3);
         assert_eq!(meta[PROTOCOL_VERSION_KEY], "2026-07-28");
