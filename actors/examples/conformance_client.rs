@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use actix_mcp::client::oauth::{AuthorizationResponse, ClientSecret, OAuth};
+use actix_mcp::client::oauth::{identity_assertion, AuthorizationResponse, ClientSecret, OAuth};
 use actix_mcp::client::{Client, ClientError, ClientOptions};
 use actix_mcp::protocol::model::mrtr::{CreateMessageResult, ElicitAction, ElicitResult};
 use actix_mcp::protocol::ProtocolVersion;
@@ -197,6 +197,23 @@ async fn scenario(name: &str, url: &str) -> Result<(), ClientError> {
                 None => ClientSecret::Secret(ctx["client_secret"].as_str().unwrap_or_default().to_owned()),
             };
             authorized_session(url, OAuth::client_credentials(url, id, secret)).await?;
+        }
+        "auth/enterprise-managed-authorization" => {
+            let ctx = context();
+            let text = |k: &str| ctx[k].as_str().unwrap_or_default().to_owned();
+            let idp = identity_assertion(&text("idp_token_endpoint"), &text("idp_client_id"), &text("idp_id_token"));
+            let secret = Some(ClientSecret::Secret(text("client_secret")));
+            authorized_session(url, OAuth::jwt_bearer(url, &text("client_id"), secret, idp)).await?;
+        }
+        "auth/wif-jwt-bearer" => {
+            let ctx = context();
+            let jwt = ctx["valid_jwt"].as_str().unwrap_or_default().to_owned();
+            let id = ctx["client_id"].as_str().unwrap_or_default();
+            let workload = move |_issuer: String, _resource: String| {
+                let jwt = jwt.clone();
+                async move { Ok(jwt) }
+            };
+            authorized_session(url, OAuth::jwt_bearer(url, id, None, workload)).await?;
         }
         auth if auth.starts_with("auth/") => {
             let mut oauth = OAuth::authorization_code(url, "conformance-client", REDIRECT_URI, follow_authorization)

@@ -117,8 +117,18 @@
 //! - **Grants**: authorization code with PKCE (S256) and `state`, through
 //!   your redirect handler, with RFC 9207's `iss` check; or client
 //!   credentials for machines (`OAuth::client_credentials`, with a secret
-//!   or a `private_key_jwt` assertion). The `resource` parameter (RFC 8707)
+//!   or a `private_key_jwt` assertion); or the JWT-bearer grant (RFC 7523,
+//!   `OAuth::jwt_bearer`) with an assertion from elsewhere — a workload's
+//!   identity token (workload identity federation), or an identity
+//!   assertion the enterprise's identity provider gives for the user's ID
+//!   token (`oauth::identity_assertion`, RFC 8693 token exchange:
+//!   enterprise-managed authorization). The `resource` parameter (RFC 8707)
 //!   goes with every authorization and token request.
+//! - **DPoP** (RFC 9449): where the authorization server supports ES256
+//!   proofs, the client makes a P-256 key of its own, sends a proof with
+//!   each token request, presents the bound token as `Authorization: DPoP`
+//!   with a fresh proof (its `ath` the token's hash) on every request, and
+//!   retries with the nonce a server asks for (`use_dpop_nonce`).
 //! - **Scopes**: the challenge's, else the resource metadata's
 //!   `scopes_supported`, plus `offline_access` where the server offers it;
 //!   a 403 `insufficient_scope` re-authorizes with the union of the old and
@@ -156,4 +166,6 @@
 //! at every revision it applies to, and fails on any failed, warned or
 //! skipped check: the scenarios of 2026-07-28
 //! and 2025-11-25, every `auth/*` one of both (and the two 2025-03-26
-//! ones), and the client-credentials extension scenarios.
+//! ones), and the extension scenarios: client credentials (secret and
+//! JWT), DPoP (with and without nonces), enterprise-managed authorization
+//! and workload identity.

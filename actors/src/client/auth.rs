@@ -5,16 +5,38 @@
 use super::error::ClientError;
 use futures::future::BoxFuture;
 
-/// A source of bearer tokens for HTTP requests.
+/// How the server refused the credentials of a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// 401 or 403.
+    pub status: u16,
+    /// The `WWW-Authenticate` header, as sent.
+    pub challenge: Option<String>,
+    /// The `DPoP-Nonce` header (RFC 9449 §9), if sent.
+    pub dpop_nonce: Option<String>,
+}
+
+/// A source of credentials for HTTP requests.
 pub trait TokenProvider: Send + Sync + 'static {
     /// The token to send, or `None` to send none.
     fn token(&self) -> BoxFuture<'static, Result<Option<String>, ClientError>>;
 
-    /// The server refused the last token with this status and
-    /// `WWW-Authenticate` challenge. `Ok(true)` makes the client try once
-    /// more with a fresh [`token`](Self::token); the default gives up.
-    fn refused(&self, status: u16, challenge: Option<String>) -> BoxFuture<'static, Result<bool, ClientError>> {
-        let _ = (status, challenge);
+    /// The headers that authorize one request (its method and URL): by
+    /// default `Authorization: Bearer` with [`token`](Self::token). A
+    /// sender-constrained token adds its proof here (DPoP).
+    fn authorization(&self, method: &str, url: &str) -> BoxFuture<'static, Result<Vec<(String, String)>, ClientError>> {
+        let _ = (method, url);
+        let token = self.token();
+        Box::pin(async move {
+            Ok(token.await?.map(|t| ("Authorization".to_owned(), format!("Bearer {t}"))).into_iter().collect())
+        })
+    }
+
+    /// The server refused the last credentials. `Ok(true)` makes the client
+    /// try again with fresh [`authorization`](Self::authorization) (a few
+    /// times at most); the default gives up.
+    fn refused(&self, refusal: Refusal) -> BoxFuture<'static, Result<bool, ClientError>> {
+        let _ = refusal;
         Box::pin(async { Ok(false) })
     }
 }

@@ -4,21 +4,25 @@
 //! session adds `Mcp-Session-Id`, a GET stream for messages not tied to a
 //! request, and a `DELETE` at close.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
-use reqwest::header::{HeaderMap, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use reqwest::header::{HeaderMap, ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::auth::{Refusal, TokenProvider};
 use super::error::ClientError;
 use super::options::ClientOptions;
 use super::outgoing::{Inbound, Outgoing};
 
 /// How many times a broken SSE answer is resumed before the call fails.
 const MAX_RESUMES: u32 = 5;
+/// How many times one request is sent again after the server refused its
+/// credentials and the provider got new ones (a token, then a DPoP nonce).
+const MAX_AUTH_RETRIES: u32 = 3;
 /// The wait before resuming when the server named none (`retry:`).
 const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
 
@@ -85,43 +89,39 @@ impl Http {
         req
     }
 
-    /// The `Authorization` value to send, if a provider gives a token.
-    async fn bearer(&self) -> Result<Option<String>, ClientError> {
-        match &self.options.token {
-            None => Ok(None),
-            Some(p) => Ok(p.token().await?.map(|t| format!("Bearer {t}"))),
+    /// A request with the provider's authorization headers, if any.
+    async fn authorize(
+        &self,
+        mut req: reqwest::RequestBuilder,
+        method: &str,
+    ) -> Result<reqwest::RequestBuilder, ClientError> {
+        if let Some(p) = &self.options.token {
+            for (k, v) in p.authorization(method, self.url.as_str()).await? {
+                req = req.header(k, v);
+            }
         }
-    }
-
-    async fn authorize(&self, req: reqwest::RequestBuilder) -> Result<reqwest::RequestBuilder, ClientError> {
-        Ok(match self.bearer().await? {
-            Some(b) => req.header(AUTHORIZATION, b),
-            None => req,
-        })
+        Ok(req)
     }
 
     /// POSTs one message. For a request, the answer's messages arrive on
     /// the returned channel, which ends after the response (or when the
     /// stream ends); dropping it closes the stream.
     pub(crate) async fn post(&self, out: &Outgoing, what: &str) -> Result<Inbound, ClientError> {
-        let mut tried_fresh_token = false;
+        let mut retries = 0;
         loop {
             let mut req = self.base_request(reqwest::Method::POST).header(CONTENT_TYPE, "application/json");
             for (k, v) in &out.headers {
                 req = req.header(k, v);
             }
-            let bearer = self.bearer().await?;
-            if let Some(b) = &bearer {
-                req = req.header(AUTHORIZATION, b);
-            }
-            let req = req.body(out.body.clone());
+            let req = self.authorize(req, "POST").await?.body(out.body.clone());
             let resp = req.send().await.map_err(|e| ClientError::transport(format!("sending {what}: {e}")))?;
             let status = resp.status().as_u16();
             if status == 401 || status == 403 {
                 let challenge = header(resp.headers(), WWW_AUTHENTICATE.as_str());
-                if let (Some(p), false) = (&self.options.token, tried_fresh_token) {
-                    if p.refused(status, challenge.clone()).await? {
-                        tried_fresh_token = true;
+                let dpop_nonce = header(resp.headers(), "dpop-nonce");
+                if let (Some(p), true) = (&self.options.token, retries < MAX_AUTH_RETRIES) {
+                    if p.refused(Refusal { status, challenge: challenge.clone(), dpop_nonce }).await? {
+                        retries += 1;
                         continue;
                     }
                 }
@@ -130,18 +130,12 @@ impl Http {
             if let Some(s) = header(resp.headers(), "mcp-session-id") {
                 *self.session.lock().expect("session lock") = Some(s);
             }
-            return self.answer(resp, out.id.clone(), bearer, what).await;
+            return self.answer(resp, out.id.clone(), what).await;
         }
     }
 
     /// Reads the answer of a POST or of a resuming GET.
-    async fn answer(
-        &self,
-        resp: reqwest::Response,
-        id: Option<Value>,
-        bearer: Option<String>,
-        what: &str,
-    ) -> Result<Inbound, ClientError> {
+    async fn answer(&self, resp: reqwest::Response, id: Option<Value>, what: &str) -> Result<Inbound, ClientError> {
         let status = resp.status().as_u16();
         let (tx, rx) = mpsc::unbounded_channel();
         if status == 202 || (id.is_none() && (200..300).contains(&status)) {
@@ -154,7 +148,7 @@ impl Http {
         }
         let ctype = header(resp.headers(), CONTENT_TYPE.as_str()).unwrap_or_default();
         if ctype.starts_with("text/event-stream") && status == 200 {
-            let resume = Resume { http: self.clone_for_resume(bearer), id };
+            let resume = Resume { http: self.clone_for_resume(), id };
             tokio::spawn(pump_sse(resp, tx, resume));
             return Ok(rx);
         }
@@ -172,9 +166,9 @@ impl Http {
         }
     }
 
-    fn clone_for_resume(&self, bearer: Option<String>) -> ResumeTarget {
+    fn clone_for_resume(&self) -> ResumeTarget {
         ResumeTarget {
-            bearer,
+            token: self.options.token.clone(),
             client: self.client.clone(),
             url: self.url.clone(),
             headers: self.fixed.clone(),
@@ -186,17 +180,13 @@ impl Http {
     /// Opens a legacy session's GET stream; its messages go to `unrouted`.
     /// A server without one (405) is fine.
     pub(crate) async fn open_get_stream(&self) -> Result<(), ClientError> {
-        let bearer = self.bearer().await?;
-        let mut req = self.base_request(reqwest::Method::GET);
-        if let Some(b) = &bearer {
-            req = req.header(AUTHORIZATION, b);
-        }
+        let req = self.authorize(self.base_request(reqwest::Method::GET), "GET").await?;
         let resp = req.send().await.map_err(|e| ClientError::transport(format!("opening the GET stream: {e}")))?;
         if resp.status().as_u16() != 200 {
             return Ok(());
         }
         let (tx, mut rx) = mpsc::unbounded_channel();
-        let resume = Resume { http: self.clone_for_resume(bearer), id: None };
+        let resume = Resume { http: self.clone_for_resume(), id: None };
         tokio::spawn(pump_sse(resp, tx, resume));
         let unrouted = self.unrouted.clone();
         tokio::spawn(async move {
@@ -212,7 +202,7 @@ impl Http {
     /// Ends a legacy session (`DELETE`); best effort.
     pub(crate) async fn close(&self) {
         if self.session().is_some() {
-            if let Ok(req) = self.authorize(self.base_request(reqwest::Method::DELETE)).await {
+            if let Ok(req) = self.authorize(self.base_request(reqwest::Method::DELETE), "DELETE").await {
                 let _ = req.timeout(Duration::from_secs(5)).send().await;
             }
             *self.session.lock().expect("session lock") = None;
@@ -226,7 +216,7 @@ fn header(headers: &HeaderMap, name: &str) -> Option<String> {
 
 /// What a broken SSE stream is resumed against.
 struct ResumeTarget {
-    bearer: Option<String>,
+    token: Option<Arc<dyn TokenProvider>>,
     client: reqwest::Client,
     url: reqwest::Url,
     headers: HeaderMap,
@@ -288,8 +278,15 @@ async fn pump_sse(mut resp: reqwest::Response, tx: mpsc::UnboundedSender<Value>,
         if let Some(s) = &t.session {
             req = req.header("Mcp-Session-Id", s);
         }
-        if let Some(b) = &t.bearer {
-            req = req.header(AUTHORIZATION, b);
+        if let Some(p) = &t.token {
+            match p.authorization("GET", t.url.as_str()).await {
+                Ok(headers) => {
+                    for (k, v) in headers {
+                        req = req.header(k, v);
+                    }
+                }
+                Err(_) => return,
+            }
         }
         match req.send().await {
             Ok(r) if r.status().as_u16() == 200 => resp = r,

@@ -1,5 +1,6 @@
-//! A `WWW-Authenticate: Bearer …` challenge (RFC 6750 §3, RFC 9728 §5.1),
-//! read into its parameters: `resource_metadata`, `scope`, `error`.
+//! A `WWW-Authenticate` challenge of the `Bearer` (RFC 6750 §3, RFC 9728
+//! §5.1) or `DPoP` (RFC 9449 §7.1) scheme, read into its parameters:
+//! `resource_metadata`, `scope`, `error`.
 
 /// The parameters of a Bearer challenge.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -13,12 +14,28 @@ pub struct Challenge {
 }
 
 impl Challenge {
-    /// Reads the Bearer challenge of a header value (other schemes, and
-    /// parameters this client does not use, are skipped).
+    /// Reads the Bearer or DPoP challenge of a header value: a DPoP one
+    /// asking for a nonce wins (its retry is what is needed), else the
+    /// Bearer one, else the DPoP one; other schemes, and parameters this
+    /// client does not use, are skipped.
     pub fn parse(header: &str) -> Self {
+        let bearer = Self::of_scheme(header, "bearer");
+        let dpop = Self::of_scheme(header, "dpop");
+        match (bearer, dpop) {
+            (b, Some(mut d)) if d.error.as_deref() == Some("use_dpop_nonce") => {
+                d.resource_metadata = d.resource_metadata.or(b.and_then(|b| b.resource_metadata));
+                d
+            }
+            (Some(b), _) => b,
+            (None, Some(d)) => d,
+            (None, None) => Challenge::default(),
+        }
+    }
+
+    fn of_scheme(header: &str, scheme: &str) -> Option<Self> {
         let mut out = Challenge::default();
-        let Some(start) = find_scheme(header, "bearer") else { return out };
-        let mut rest = &header[start + "bearer".len()..];
+        let start = find_scheme(header, scheme)?;
+        let mut rest = &header[start + scheme.len()..];
         loop {
             rest = rest.trim_start_matches([' ', '\t', ',']);
             let Some(eq) = rest.find('=') else { break };
@@ -59,7 +76,7 @@ impl Challenge {
             }
             rest = after;
         }
-        out
+        Some(out)
     }
 }
 
@@ -97,5 +114,9 @@ mod tests {
         assert_eq!(Challenge::parse("Bearer").scope, None);
         let c = Challenge::parse(r#"Bearer scope="say \"hi\"""#);
         assert_eq!(c.scope.as_deref(), Some(r#"say "hi""#));
+        let c = Challenge::parse(r#"Bearer resource_metadata="https://m", DPoP error="use_dpop_nonce", algs="ES256""#);
+        assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+        assert_eq!(c.resource_metadata.as_deref(), Some("https://m"));
+        assert_eq!(Challenge::parse(r#"DPoP algs="ES256", scope="a""#).scope.as_deref(), Some("a"));
     }
 }

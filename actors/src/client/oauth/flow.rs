@@ -2,6 +2,7 @@
 //! the authorization server, the grant, refresh and step-up.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use base64::Engine;
 use serde_json::{json, Value};
@@ -9,6 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::challenge::Challenge;
 use super::discovery::{canonical_resource, origin_of, resource_covers, resource_metadata_urls, server_metadata_urls};
+use super::dpop::DpopKey;
 use super::grant::{self, ClientAuth, Tokens};
 use super::{ClientSecret, Grant};
 use crate::client::error::ClientError;
@@ -44,6 +46,11 @@ struct State {
     step_ups: u32,
     clients: HashMap<String, Registration>,
     tokens: HashMap<String, Tokens>,
+    /// The DPoP key, once an authorization server supports DPoP.
+    dpop: Option<Arc<DpopKey>>,
+    /// The last DPoP nonces of the authorization server and of the resource.
+    as_nonce: Option<String>,
+    rs_nonce: Option<String>,
 }
 
 /// An OAuth client for one MCP server.
@@ -75,32 +82,56 @@ impl Flow {
         }
     }
 
+    /// The tokens of the current issuer, refreshed if they expired.
+    async fn current(&self, state: &mut State) -> Option<Tokens> {
+        let key = state.issuer.clone();
+        let tokens = state.tokens.get(&key).cloned()?;
+        if !tokens.expired() {
+            return Some(tokens);
+        }
+        state.tokens.remove(&key);
+        // A refused refresh means a new authorization, at the next 401.
+        let t = self.refresh(state, tokens.refresh.as_deref()?).await.ok()?;
+        state.tokens.insert(key, t.clone());
+        Some(t)
+    }
+
     /// The access token for the current issuer, refreshed if it expired.
     pub(crate) async fn current_token(&self) -> Result<Option<String>, ClientError> {
         let mut state = self.state.lock().await;
-        let key = state.issuer.clone();
-        let Some(tokens) = state.tokens.get(&key).cloned() else { return Ok(None) };
-        if !tokens.expired() {
-            return Ok(Some(tokens.access));
-        }
-        state.tokens.remove(&key);
-        let Some(refresh) = tokens.refresh else { return Ok(None) };
-        match self.refresh(&mut state, &refresh).await {
-            Ok(t) => {
-                let access = t.access.clone();
-                state.tokens.insert(key, t);
-                Ok(Some(access))
+        Ok(self.current(&mut state).await.map(|t| t.access))
+    }
+
+    /// The headers that present the token with one request: `Bearer`, or
+    /// `DPoP` with a fresh proof for the request's method and URL.
+    pub(crate) async fn authorization(&self, method: &str, url: &str) -> Result<Vec<(String, String)>, ClientError> {
+        let mut state = self.state.lock().await;
+        let Some(tokens) = self.current(&mut state).await else { return Ok(Vec::new()) };
+        match (&state.dpop, tokens.dpop) {
+            (Some(key), true) => {
+                let proof = key.proof(method, url, state.rs_nonce.as_deref(), Some(&tokens.access)).map_err(refused)?;
+                Ok(vec![("Authorization".into(), format!("DPoP {}", tokens.access)), ("DPoP".into(), proof)])
             }
-            // A refused refresh means a new authorization, at the next 401.
-            Err(_) => Ok(None),
+            _ => Ok(vec![("Authorization".into(), format!("Bearer {}", tokens.access))]),
         }
     }
 
     /// The server refused a token: authorize (401) or step the scopes up
     /// (403 `insufficient_scope`); `Ok(true)` to try the request again.
-    pub(crate) async fn refused(&self, status: u16, challenge: Challenge) -> Result<bool, ClientError> {
+    pub(crate) async fn refused(
+        &self,
+        status: u16,
+        challenge: Challenge,
+        dpop_nonce: Option<String>,
+    ) -> Result<bool, ClientError> {
         let mut state = self.state.lock().await;
+        let had_token = state.tokens.contains_key(&state.issuer);
+        if dpop_nonce.is_some() {
+            state.rs_nonce = dpop_nonce;
+        }
         match (status, challenge.error.as_deref()) {
+            // The resource wants its nonce in the proof: the same token again.
+            (401, Some("use_dpop_nonce")) if had_token && state.dpop.is_some() => Ok(true),
             (401, _) => {
                 state.step_ups = 0;
                 self.authorize(&mut state, &challenge, false).await?;
@@ -132,14 +163,19 @@ impl Flow {
                 let auth = ClientAuth::of(client_id, Some(secret), &method);
                 let mut form = vec![("grant_type".to_owned(), "client_credentials".to_owned())];
                 self.scope_and_resource(state, &mut form);
-                grant::request(
-                    &self.http,
-                    &self.endpoint(state, "token_endpoint", "/token")?,
-                    &state.issuer,
-                    &auth,
-                    form,
-                )
-                .await?
+                self.token_request(state, &auth, form).await?
+            }
+            Grant::JwtBearer { client_id, secret, assertion } => {
+                let method = self.method(state, secret.is_some());
+                let auth = ClientAuth::of(client_id, secret.as_ref(), &method);
+                let resource = state.resource.clone().unwrap_or_else(|| canonical_resource(&self.server_url));
+                let jwt = assertion(state.issuer.clone(), resource).await.map_err(refused)?;
+                let mut form = vec![
+                    ("grant_type".to_owned(), "urn:ietf:params:oauth:grant-type:jwt-bearer".to_owned()),
+                    ("assertion".to_owned(), jwt),
+                ];
+                self.scope_and_resource(state, &mut form);
+                self.token_request(state, &auth, form).await?
             }
             Grant::AuthorizationCode { .. } => self.code_grant(state).await?,
         };
@@ -204,6 +240,11 @@ impl Flow {
         if issuer.is_some() && state.meta.is_none() {
             return Err(refused(format!("no authorization server metadata for {}", state.issuer)));
         }
+        let offers_dpop =
+            state.meta.as_ref().is_some_and(|m| supports(m, "dpop_signing_alg_values_supported", "ES256"));
+        if offers_dpop && state.dpop.is_none() {
+            state.dpop = Some(Arc::new(DpopKey::generate().map_err(refused)?));
+        }
         Ok(prm_scopes)
     }
 
@@ -258,6 +299,19 @@ impl Flow {
         if let Some(r) = &state.resource {
             form.push(("resource".into(), r.clone()));
         }
+    }
+
+    /// A token request at the current authorization server (with a DPoP
+    /// proof when it supports DPoP).
+    async fn token_request(
+        &self,
+        state: &mut State,
+        auth: &ClientAuth,
+        form: Vec<(String, String)>,
+    ) -> Result<Tokens, ClientError> {
+        let endpoint = self.endpoint(state, "token_endpoint", "/token")?;
+        let key = state.dpop.clone();
+        grant::request(&self.http, &endpoint, &state.issuer, auth, form, key.as_deref(), &mut state.as_nonce).await
     }
 
     /// The client's identity at the current issuer: kept, pre-registered,
@@ -354,7 +408,7 @@ impl Flow {
             form.push(("resource".into(), r.clone()));
         }
         let auth = ClientAuth::of(&reg.client_id, reg.secret.as_ref(), &reg.method);
-        grant::request(&self.http, &self.endpoint(state, "token_endpoint", "/token")?, &state.issuer, &auth, form).await
+        self.token_request(state, &auth, form).await
     }
 
     /// RFC 9207: an `iss` in the response must be the issuer's, exactly; a
@@ -382,6 +436,11 @@ impl Flow {
                 secret: Some(secret.clone()),
                 method: self.method(state, true),
             },
+            (Grant::JwtBearer { client_id, secret, .. }, None) => Registration {
+                client_id: client_id.clone(),
+                secret: secret.clone(),
+                method: self.method(state, secret.is_some()),
+            },
             (Grant::AuthorizationCode { .. }, None) => return Err(refused("no client to refresh with")),
         };
         let mut form = vec![
@@ -392,9 +451,7 @@ impl Flow {
             form.push(("resource".into(), r.clone()));
         }
         let auth = ClientAuth::of(&reg.client_id, reg.secret.as_ref(), &reg.method);
-        let mut tokens =
-            grant::request(&self.http, &self.endpoint(state, "token_endpoint", "/token")?, &state.issuer, &auth, form)
-                .await?;
+        let mut tokens = self.token_request(state, &auth, form).await?;
         tokens.refresh = tokens.refresh.or(Some(refresh_token.to_owned()));
         Ok(tokens)
     }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use base64::Engine;
 use serde_json::Value;
 
+use super::dpop::DpopKey;
 use super::ClientSecret;
 use crate::client::error::ClientError;
 
@@ -45,6 +46,8 @@ pub(crate) struct Tokens {
     pub(crate) access: String,
     pub(crate) refresh: Option<String>,
     pub(crate) expires: Option<Instant>,
+    /// Bound to the client's DPoP key (`token_type: DPoP`).
+    pub(crate) dpop: bool,
 }
 
 impl Tokens {
@@ -60,21 +63,24 @@ fn refused(message: String) -> ClientError {
 
 /// POSTs `form` to the token endpoint with the client's authentication
 /// (a JWT assertion is addressed to `issuer`, or to the endpoint when the
-/// server has no issuer).
+/// server has no issuer). With a DPoP key, each attempt carries a proof,
+/// and a `use_dpop_nonce` refusal is retried once with the server's nonce
+/// (kept in `nonce` for the next request).
 pub(crate) async fn request(
     http: &reqwest::Client,
     endpoint: &str,
     issuer: &str,
     auth: &ClientAuth,
     mut form: Vec<(String, String)>,
+    dpop: Option<&DpopKey>,
+    nonce: &mut Option<String>,
 ) -> Result<Tokens, ClientError> {
-    let mut req = http.post(endpoint).header("Accept", "application/json");
+    let mut basic = None;
     match auth {
         ClientAuth::Basic(id, secret) => {
             let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
             let pair = format!("{}:{}", enc(id), enc(secret));
-            let b64 = base64::engine::general_purpose::STANDARD.encode(pair);
-            req = req.header("Authorization", format!("Basic {b64}"));
+            basic = Some(format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair)));
         }
         ClientAuth::Post(id, secret) => {
             form.push(("client_id".into(), id.clone()));
@@ -92,27 +98,50 @@ pub(crate) async fn request(
         }
     }
     let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(&form).finish();
-    let resp = req
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| refused(format!("requesting a token from {endpoint}: {e}")))?;
-    let status = resp.status().as_u16();
-    let json: Value = resp.json().await.unwrap_or(Value::Null);
-    if !(200..300).contains(&status) {
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let mut req = http
+            .post(endpoint)
+            .header("Accept", "application/json")
+            .header("Content-Type", "application/x-www-form-urlencoded");
+        if let Some(b) = &basic {
+            req = req.header("Authorization", b);
+        }
+        if let Some(key) = dpop {
+            req = req.header("DPoP", key.proof("POST", endpoint, nonce.as_deref(), None).map_err(refused)?);
+        }
+        let resp = req
+            .body(body.clone())
+            .send()
+            .await
+            .map_err(|e| refused(format!("requesting a token from {endpoint}: {e}")))?;
+        let status = resp.status().as_u16();
+        let fresh_nonce = resp.headers().get("dpop-nonce").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let json: Value = resp.json().await.unwrap_or(Value::Null);
         let error = json.get("error").and_then(Value::as_str).unwrap_or("no error code");
-        return Err(refused(format!("the token endpoint {endpoint} answered HTTP {status} ({error})")));
+        if dpop.is_some() && error == "use_dpop_nonce" && fresh_nonce.is_some() && attempts < 2 {
+            *nonce = fresh_nonce;
+            continue;
+        }
+        if fresh_nonce.is_some() {
+            *nonce = fresh_nonce;
+        }
+        if !(200..300).contains(&status) {
+            return Err(refused(format!("the token endpoint {endpoint} answered HTTP {status} ({error})")));
+        }
+        let access = json
+            .get("access_token")
+            .and_then(Value::as_str)
+            .ok_or_else(|| refused(format!("the token endpoint {endpoint} answered without an access_token")))?;
+        let token_type = json.get("token_type").and_then(Value::as_str).unwrap_or("Bearer");
+        return Ok(Tokens {
+            access: access.to_owned(),
+            refresh: json.get("refresh_token").and_then(Value::as_str).map(str::to_owned),
+            expires: json.get("expires_in").and_then(Value::as_u64).map(|s| Instant::now() + Duration::from_secs(s)),
+            dpop: dpop.is_some() && token_type.eq_ignore_ascii_case("dpop"),
+        });
     }
-    let access = json
-        .get("access_token")
-        .and_then(Value::as_str)
-        .ok_or_else(|| refused(format!("the token endpoint {endpoint} answered without an access_token")))?;
-    Ok(Tokens {
-        access: access.to_owned(),
-        refresh: json.get("refresh_token").and_then(Value::as_str).map(str::to_owned),
-        expires: json.get("expires_in").and_then(Value::as_u64).map(|s| Instant::now() + Duration::from_secs(s)),
-    })
 }
 
 /// A `private_key_jwt` assertion (RFC 7523): issued by and about the
@@ -133,4 +162,42 @@ fn assertion(client_id: &str, pem: &str, algorithm: &str, audience: &str) -> Res
     });
     jsonwebtoken::encode(&jsonwebtoken::Header::new(alg), &claims, &key)
         .map_err(|e| refused(format!("signing the client assertion: {e}")))
+}
+
+/// RFC 8693 token exchange at an identity provider: the user's ID token
+/// for an identity assertion (ID-JAG) for `audience` and `resource`.
+pub(crate) async fn exchange_id_token(
+    endpoint: &str,
+    client_id: &str,
+    id_token: &str,
+    audience: &str,
+    resource: &str,
+) -> Result<String, String> {
+    let form = [
+        ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"),
+        ("requested_token_type", "urn:ietf:params:oauth:token-type:id-jag"),
+        ("subject_token", id_token),
+        ("subject_token_type", "urn:ietf:params:oauth:token-type:id_token"),
+        ("audience", audience),
+        ("resource", resource),
+        ("client_id", client_id),
+    ];
+    let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+    let resp = reqwest::Client::new()
+        .post(endpoint)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .header("Accept", "application/json")
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| format!("the token exchange at {endpoint} failed: {e}"))?;
+    let status = resp.status().as_u16();
+    let json: Value = resp.json().await.unwrap_or(Value::Null);
+    match json.get("access_token").and_then(Value::as_str) {
+        Some(t) if (200..300).contains(&status) => Ok(t.to_owned()),
+        _ => Err(format!(
+            "the identity provider {endpoint} answered the token exchange with HTTP {status} ({})",
+            json.get("error").and_then(Value::as_str).unwrap_or("no error code")
+        )),
+    }
 }

@@ -25,6 +25,7 @@
 
 mod challenge;
 mod discovery;
+mod dpop;
 mod flow;
 mod grant;
 
@@ -35,7 +36,7 @@ use futures::future::BoxFuture;
 
 pub use challenge::Challenge;
 
-use super::auth::TokenProvider;
+use super::auth::{Refusal, TokenProvider};
 use super::error::ClientError;
 use flow::Flow;
 
@@ -88,11 +89,16 @@ pub enum ClientSecret {
     },
 }
 
+/// Gives the assertion of a JWT-bearer grant for an authorization server
+/// (its issuer, the assertion's audience) and a resource.
+pub type AssertionSource = Arc<dyn Fn(String, String) -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
+
 /// Which grant obtains the tokens.
 #[derive(Clone)]
 pub(crate) enum Grant {
     AuthorizationCode { redirect_uri: String, handler: RedirectHandler },
     ClientCredentials { client_id: String, secret: ClientSecret },
+    JwtBearer { client_id: String, secret: Option<ClientSecret>, assertion: AssertionSource },
 }
 
 /// The OAuth client: give it to [`ClientOptions::token_provider`](super::ClientOptions::token_provider).
@@ -118,6 +124,23 @@ impl OAuth {
     /// The client credentials grant (a machine acting for itself).
     pub fn client_credentials(server_url: &str, client_id: &str, secret: ClientSecret) -> Self {
         let grant = Grant::ClientCredentials { client_id: client_id.to_owned(), secret };
+        OAuth { flow: Arc::new(Flow::new(server_url, client_id, grant)) }
+    }
+
+    /// The JWT-bearer grant (RFC 7523): an assertion from elsewhere — a
+    /// workload's identity token (workload identity federation), or an
+    /// identity assertion from the enterprise's identity provider
+    /// ([`identity_assertion`], enterprise-managed authorization) — is
+    /// exchanged for an access token. `assertion` is asked for one with the
+    /// authorization server's issuer and the resource; `secret`
+    /// authenticates the client where it has one.
+    pub fn jwt_bearer<F, Fut>(server_url: &str, client_id: &str, secret: Option<ClientSecret>, assertion: F) -> Self
+    where
+        F: Fn(String, String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, String>> + Send + 'static,
+    {
+        let assertion: AssertionSource = Arc::new(move |issuer, resource| Box::pin(assertion(issuer, resource)));
+        let grant = Grant::JwtBearer { client_id: client_id.to_owned(), secret, assertion };
         OAuth { flow: Arc::new(Flow::new(server_url, client_id, grant)) }
     }
 
@@ -149,17 +172,39 @@ impl OAuth {
     }
 }
 
+/// Enterprise-managed authorization (SEP-990): an assertion source for
+/// [`OAuth::jwt_bearer`] that exchanges the user's ID token at the
+/// enterprise identity provider's token endpoint (RFC 8693) for an identity
+/// assertion (ID-JAG) addressed to the authorization server and the resource.
+pub fn identity_assertion(
+    idp_token_endpoint: &str,
+    idp_client_id: &str,
+    id_token: &str,
+) -> impl Fn(String, String) -> BoxFuture<'static, Result<String, String>> + Send + Sync + 'static {
+    let (endpoint, client_id, id_token) =
+        (idp_token_endpoint.to_owned(), idp_client_id.to_owned(), id_token.to_owned());
+    move |audience: String, resource: String| {
+        let (endpoint, client_id, id_token) = (endpoint.clone(), client_id.clone(), id_token.clone());
+        Box::pin(async move { grant::exchange_id_token(&endpoint, &client_id, &id_token, &audience, &resource).await })
+    }
+}
+
 impl TokenProvider for OAuth {
     fn token(&self) -> BoxFuture<'static, Result<Option<String>, ClientError>> {
         let flow = self.flow.clone();
         Box::pin(async move { flow.current_token().await })
     }
 
-    fn refused(&self, status: u16, challenge: Option<String>) -> BoxFuture<'static, Result<bool, ClientError>> {
+    fn authorization(&self, method: &str, url: &str) -> BoxFuture<'static, Result<Vec<(String, String)>, ClientError>> {
+        let (flow, method, url) = (self.flow.clone(), method.to_owned(), url.to_owned());
+        Box::pin(async move { flow.authorization(&method, &url).await })
+    }
+
+    fn refused(&self, refusal: Refusal) -> BoxFuture<'static, Result<bool, ClientError>> {
         let flow = self.flow.clone();
         Box::pin(async move {
-            let challenge = Challenge::parse(challenge.as_deref().unwrap_or(""));
-            flow.refused(status, challenge).await
+            let challenge = Challenge::parse(refusal.challenge.as_deref().unwrap_or(""));
+            flow.refused(refusal.status, challenge, refusal.dpop_nonce).await
         })
     }
 }
