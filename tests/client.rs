@@ -9,39 +9,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix_mcp::client::{Call, Client, ClientError, ClientOptions, RequestOptions, SubscriptionFilter};
-use actix_mcp::protocol::model::mrtr::{CreateMessageResult, ElicitAction, ElicitResult, Root};
 use actix_mcp::protocol::ProtocolVersion;
 use common::*;
 use futures::StreamExt;
-use serde_json::{json, Map, Value};
-
-/// Options whose handlers answer every kind of input.
-fn answering() -> ClientOptions {
-    ClientOptions::new("client-test", "1.0")
-        .timeout(Duration::from_secs(20))
-        .on_elicit(|params: Value| async move {
-            let mut content = Map::new();
-            let props = params["requestedSchema"]["properties"].as_object().cloned().unwrap_or_default();
-            for (k, schema) in props {
-                let v = match schema["type"].as_str() {
-                    Some("boolean") => json!(true),
-                    Some("number" | "integer") => json!(1),
-                    _ => json!("Ada"),
-                };
-                content.insert(k, v);
-            }
-            Ok(ElicitResult { action: ElicitAction::Accept, content: Some(content) })
-        })
-        .on_sample(|_| async {
-            Ok(CreateMessageResult {
-                role: "assistant".into(),
-                content: json!({"type": "text", "text": "Paris"}),
-                model: "test-model".into(),
-                stop_reason: Some("endTurn".into()),
-            })
-        })
-        .on_roots(|| async { Ok(vec![Root { uri: "file:///work".into(), name: Some("work".into()) }]) })
-}
+use serde_json::{json, Value};
 
 fn text_of(r: &actix_mcp::protocol::model::tools::CallToolResult) -> String {
     serde_json::to_value(&r.content).unwrap().to_string()

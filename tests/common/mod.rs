@@ -4,11 +4,13 @@
 #![allow(dead_code, unreachable_pub, unused_imports)]
 
 pub mod auth_server;
+mod client_options;
 mod external;
 pub mod issuer;
 pub mod logs;
 pub mod nginx;
 mod tasks;
+pub use client_options::*;
 pub use external::*;
 pub use tasks::*;
 
