@@ -269,28 +269,36 @@ async fn pump_sse(mut resp: reqwest::Response, tx: mpsc::UnboundedSender<Value>,
             _ = tx.closed() => return,
             _ = tokio::time::sleep(retry) => {}
         }
-        let t = &resume.http;
-        let mut req = t.client.get(t.url.clone()).headers(t.headers.clone());
-        req = req.header(ACCEPT, "text/event-stream").header("Last-Event-ID", event_id);
-        if let Some(v) = &t.version {
-            req = req.header("MCP-Protocol-Version", v);
+        match reopen(&resume.http, event_id).await {
+            Some(r) => resp = r,
+            None => return,
         }
-        if let Some(s) = &t.session {
-            req = req.header("Mcp-Session-Id", s);
-        }
-        if let Some(p) = &t.token {
-            match p.authorization("GET", t.url.as_str()).await {
-                Ok(headers) => {
-                    for (k, v) in headers {
-                        req = req.header(k, v);
-                    }
+    }
+}
+
+/// Resumes a broken SSE stream with a GET naming the last event seen; the
+/// new stream, or `None` when the server will not resume it.
+async fn reopen(t: &ResumeTarget, event_id: String) -> Option<reqwest::Response> {
+    let mut req = t.client.get(t.url.clone()).headers(t.headers.clone());
+    req = req.header(ACCEPT, "text/event-stream").header("Last-Event-ID", event_id);
+    if let Some(v) = &t.version {
+        req = req.header("MCP-Protocol-Version", v);
+    }
+    if let Some(s) = &t.session {
+        req = req.header("Mcp-Session-Id", s);
+    }
+    if let Some(p) = &t.token {
+        match p.authorization("GET", t.url.as_str()).await {
+            Ok(headers) => {
+                for (k, v) in headers {
+                    req = req.header(k, v);
                 }
-                Err(_) => return,
             }
+            Err(_) => return None,
         }
-        match req.send().await {
-            Ok(r) if r.status().as_u16() == 200 => resp = r,
-            _ => return,
-        }
+    }
+    match req.send().await {
+        Ok(r) if r.status().as_u16() == 200 => Some(r),
+        _ => None,
     }
 }

@@ -15,53 +15,50 @@ use super::grant::{self, ClientAuth, Tokens};
 use super::{ClientSecret, Grant};
 use crate::client::error::ClientError;
 
-/// Token endpoint authentication methods this client can use, preferred first.
-const METHODS: [&str; 3] = ["client_secret_basic", "client_secret_post", "none"];
-
-fn refused(message: impl Into<String>) -> ClientError {
+pub(super) fn refused(message: impl Into<String>) -> ClientError {
     ClientError::Auth { status: 401, challenge: None, message: message.into() }
 }
 
 /// The client's identity at one authorization server.
 #[derive(Clone)]
-struct Registration {
-    client_id: String,
-    secret: Option<ClientSecret>,
-    method: String,
+pub(super) struct Registration {
+    pub(super) client_id: String,
+    pub(super) secret: Option<ClientSecret>,
+    pub(super) method: String,
 }
 
 /// What discovery found, and what was obtained, per issuer.
 #[derive(Default)]
-struct State {
+pub(super) struct State {
     /// The authorization server in use (`""`: a 2025-03-26 server without
     /// resource metadata, whose origin is its authorization server).
-    issuer: String,
+    pub(super) issuer: String,
     /// Its metadata, if it publishes any.
-    meta: Option<Value>,
+    pub(super) meta: Option<Value>,
     /// The `resource` parameter (RFC 8707), when resource metadata was found.
-    resource: Option<String>,
+    pub(super) resource: Option<String>,
     /// The scopes asked for so far.
-    scope: Option<String>,
+    pub(super) scope: Option<String>,
     /// Step-ups since the last full authorization.
-    step_ups: u32,
-    clients: HashMap<String, Registration>,
-    tokens: HashMap<String, Tokens>,
+    pub(super) step_ups: u32,
+    pub(super) clients: HashMap<String, Registration>,
+    pub(super) tokens: HashMap<String, Tokens>,
     /// The DPoP key, once an authorization server supports DPoP.
-    dpop: Option<Arc<DpopKey>>,
+    pub(super) dpop: Option<Arc<DpopKey>>,
     /// The last DPoP nonces of the authorization server and of the resource.
-    as_nonce: Option<String>,
-    rs_nonce: Option<String>,
+    pub(super) as_nonce: Option<String>,
+    pub(super) rs_nonce: Option<String>,
 }
 
 /// An OAuth client for one MCP server.
 pub(crate) struct Flow {
     pub(crate) server_url: String,
-    client_name: String,
+    pub(super) client_name: String,
     grant: Grant,
     pub(crate) pre_registered: Option<(String, Option<String>)>,
     pub(crate) metadata_url: Option<String>,
     pub(crate) max_step_ups: u32,
-    http: reqwest::Client,
+    pub(super) http: reqwest::Client,
     state: tokio::sync::Mutex<State>,
 }
 
@@ -186,39 +183,7 @@ impl Flow {
     /// Finds the authorization server and its metadata; returns the
     /// resource metadata's scopes.
     async fn discover(&self, state: &mut State, challenge: &Challenge) -> Result<Option<String>, ClientError> {
-        let mut prm = None;
-        for url in resource_metadata_urls(challenge.resource_metadata.as_deref(), &self.server_url) {
-            if let Some(doc) = self.get_json(&url).await? {
-                prm = Some(doc);
-                break;
-            }
-        }
-        let mut prm_scopes = None;
-        let issuer = match &prm {
-            Some(doc) => {
-                if let Some(resource) = doc.get("resource").and_then(Value::as_str) {
-                    if !resource_covers(resource, &self.server_url) {
-                        return Err(refused(format!(
-                            "the resource metadata names the resource {resource}, not {}",
-                            self.server_url
-                        )));
-                    }
-                    state.resource = Some(resource.to_owned());
-                } else {
-                    state.resource = Some(canonical_resource(&self.server_url));
-                }
-                prm_scopes = doc
-                    .get("scopes_supported")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "));
-                let first = doc.get("authorization_servers").and_then(|a| a.get(0)).and_then(Value::as_str);
-                Some(first.ok_or_else(|| refused("the resource metadata names no authorization server"))?.to_owned())
-            }
-            None => {
-                state.resource = None;
-                None
-            }
-        };
+        let (issuer, prm_scopes) = self.resource_metadata(state, challenge).await?;
         state.meta = None;
         for url in server_metadata_urls(issuer.as_deref(), &self.server_url) {
             let Some(meta) = self.get_json(&url).await? else { continue };
@@ -248,6 +213,45 @@ impl Flow {
         Ok(prm_scopes)
     }
 
+    /// The resource metadata (RFC 9728): sets the `resource` parameter;
+    /// returns the authorization server's issuer and the scopes it lists
+    /// (nothing for a server without resource metadata).
+    async fn resource_metadata(
+        &self,
+        state: &mut State,
+        challenge: &Challenge,
+    ) -> Result<(Option<String>, Option<String>), ClientError> {
+        let mut prm = None;
+        for url in resource_metadata_urls(challenge.resource_metadata.as_deref(), &self.server_url) {
+            if let Some(doc) = self.get_json(&url).await? {
+                prm = Some(doc);
+                break;
+            }
+        }
+        let Some(doc) = prm else {
+            state.resource = None;
+            return Ok((None, None));
+        };
+        if let Some(resource) = doc.get("resource").and_then(Value::as_str) {
+            if !resource_covers(resource, &self.server_url) {
+                return Err(refused(format!(
+                    "the resource metadata names the resource {resource}, not {}",
+                    self.server_url
+                )));
+            }
+            state.resource = Some(resource.to_owned());
+        } else {
+            state.resource = Some(canonical_resource(&self.server_url));
+        }
+        let scopes = doc
+            .get("scopes_supported")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "));
+        let first = doc.get("authorization_servers").and_then(|a| a.get(0)).and_then(Value::as_str);
+        let issuer = first.ok_or_else(|| refused("the resource metadata names no authorization server"))?;
+        Ok((Some(issuer.to_owned()), scopes))
+    }
+
     /// A JSON document by GET; `None` for a 4xx answer or a body that is
     /// not a JSON object.
     async fn get_json(&self, url: &str) -> Result<Option<Value>, ClientError> {
@@ -261,7 +265,7 @@ impl Flow {
 
     /// An endpoint from the metadata; without metadata (2025-03-26), the
     /// default path at the server's origin.
-    fn endpoint(&self, state: &State, key: &str, default_path: &str) -> Result<String, ClientError> {
+    pub(super) fn endpoint(&self, state: &State, key: &str, default_path: &str) -> Result<String, ClientError> {
         if let Some(meta) = &state.meta {
             return meta
                 .get(key)
@@ -271,25 +275,6 @@ impl Flow {
         }
         let u = url::Url::parse(&self.server_url).map_err(|e| refused(e.to_string()))?;
         Ok(format!("{}{default_path}", origin_of(&u)))
-    }
-
-    /// The token endpoint authentication method to use: the first the
-    /// server supports of those this client can (RFC 8414's default is
-    /// `client_secret_basic`).
-    fn method(&self, state: &State, has_secret: bool) -> String {
-        let supported: Vec<&str> = state
-            .meta
-            .as_ref()
-            .and_then(|m| m.get("token_endpoint_auth_methods_supported"))
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_else(|| vec!["client_secret_basic"]);
-        METHODS
-            .iter()
-            .find(|m| supported.contains(m) && (has_secret || **m == "none"))
-            .or_else(|| METHODS.iter().find(|m| supported.contains(m)))
-            .unwrap_or(&"client_secret_basic")
-            .to_string()
     }
 
     fn scope_and_resource(&self, state: &State, form: &mut Vec<(String, String)>) {
@@ -312,60 +297,6 @@ impl Flow {
         let endpoint = self.endpoint(state, "token_endpoint", "/token")?;
         let key = state.dpop.clone();
         grant::request(&self.http, &endpoint, &state.issuer, auth, form, key.as_deref(), &mut state.as_nonce).await
-    }
-
-    /// The client's identity at the current issuer: kept, pre-registered,
-    /// its metadata document URL, or registered now.
-    async fn registration(&self, state: &mut State, redirect_uri: &str) -> Result<Registration, ClientError> {
-        if let Some(r) = state.clients.get(&state.issuer) {
-            return Ok(r.clone());
-        }
-        let r = if let Some((id, secret)) = &self.pre_registered {
-            let method = self.method(state, secret.is_some());
-            Registration { client_id: id.clone(), secret: secret.clone().map(ClientSecret::Secret), method }
-        } else if let (Some(url), true) = (
-            &self.metadata_url,
-            state.meta.as_ref().is_some_and(|m| m.get("client_id_metadata_document_supported") == Some(&json!(true))),
-        ) {
-            Registration { client_id: url.clone(), secret: None, method: "none".into() }
-        } else {
-            self.register(state, redirect_uri).await?
-        };
-        state.clients.insert(state.issuer.clone(), r.clone());
-        Ok(r)
-    }
-
-    /// Dynamic client registration (RFC 7591).
-    async fn register(&self, state: &State, redirect_uri: &str) -> Result<Registration, ClientError> {
-        let endpoint = match &state.meta {
-            Some(m) => m.get("registration_endpoint").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
-                refused("the authorization server offers no registration, and no client was configured for it")
-            })?,
-            None => self.endpoint(state, "registration_endpoint", "/register")?,
-        };
-        let method = self.method(state, true);
-        let mut body = json!({
-            "client_name": self.client_name,
-            "redirect_uris": [redirect_uri],
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-            "token_endpoint_auth_method": method,
-            "application_type": application_type(redirect_uri),
-        });
-        if let Some(s) = &state.scope {
-            body["scope"] = json!(s);
-        }
-        let resp = self.http.post(&endpoint).json(&body).send().await;
-        let resp = resp.map_err(|e| refused(format!("registering at {endpoint}: {e}")))?;
-        let status = resp.status().as_u16();
-        let doc: Value = resp.json().await.unwrap_or(Value::Null);
-        let client_id = doc.get("client_id").and_then(Value::as_str);
-        let Some(client_id) = client_id.filter(|_| status == 200 || status == 201) else {
-            return Err(refused(format!("registering at {endpoint} failed (HTTP {status})")));
-        };
-        let secret = doc.get("client_secret").and_then(Value::as_str).map(|s| ClientSecret::Secret(s.to_owned()));
-        let method = doc.get("token_endpoint_auth_method").and_then(Value::as_str).map(str::to_owned).unwrap_or(method);
-        Ok(Registration { client_id: client_id.to_owned(), secret, method })
     }
 
     /// The authorization code grant with PKCE (S256), `state` and the
@@ -457,19 +388,8 @@ impl Flow {
     }
 }
 
-/// `native` for an app that receives its redirect on this machine or
-/// through a scheme of its own, `web` otherwise (OpenID Connect
-/// registration, as the MCP authorization spec asks).
-fn application_type(redirect_uri: &str) -> &'static str {
-    match url::Url::parse(redirect_uri) {
-        Ok(u) if !matches!(u.scheme(), "http" | "https") => "native",
-        Ok(u) if matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")) => "native",
-        _ => "web",
-    }
-}
-
 /// Whether a metadata list names `value`.
-fn supports(meta: &Value, key: &str, value: &str) -> bool {
+pub(super) fn supports(meta: &Value, key: &str, value: &str) -> bool {
     meta.get(key).and_then(Value::as_array).is_some_and(|a| a.iter().any(|v| v == value))
 }
 
@@ -487,14 +407,6 @@ fn union(first: Option<&str>, second: Option<&str>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn loopback_and_private_scheme_redirects_are_native_apps() {
-        assert_eq!(application_type("http://localhost:3000/callback"), "native");
-        assert_eq!(application_type("http://127.0.0.1:8976/cb"), "native");
-        assert_eq!(application_type("com.example.app:/oauth"), "native");
-        assert_eq!(application_type("https://app.example.com/cb"), "web");
-    }
 
     #[test]
     fn scopes_merge_in_order_without_duplicates() {

@@ -75,28 +75,7 @@ pub(crate) async fn request(
     dpop: Option<&DpopKey>,
     nonce: &mut Option<String>,
 ) -> Result<Tokens, ClientError> {
-    let mut basic = None;
-    match auth {
-        ClientAuth::Basic(id, secret) => {
-            let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-            let pair = format!("{}:{}", enc(id), enc(secret));
-            basic = Some(format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair)));
-        }
-        ClientAuth::Post(id, secret) => {
-            form.push(("client_id".into(), id.clone()));
-            form.push(("client_secret".into(), secret.clone()));
-        }
-        ClientAuth::Public(id) => form.push(("client_id".into(), id.clone())),
-        ClientAuth::Jwt { client_id, pem, algorithm } => {
-            form.push(("client_id".into(), client_id.clone()));
-            form.push((
-                "client_assertion_type".into(),
-                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into(),
-            ));
-            let audience = if issuer.is_empty() { endpoint } else { issuer };
-            form.push(("client_assertion".into(), assertion(client_id, pem, algorithm, audience)?));
-        }
-    }
+    let basic = authenticate(auth, &mut form, issuer, endpoint)?;
     let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(&form).finish();
     let mut attempts = 0;
     loop {
@@ -142,6 +121,38 @@ pub(crate) async fn request(
             dpop: dpop.is_some() && token_type.eq_ignore_ascii_case("dpop"),
         });
     }
+}
+
+/// Applies the client's authentication to a token request: the form's
+/// fields, or the `Authorization: Basic` value returned.
+fn authenticate(
+    auth: &ClientAuth,
+    form: &mut Vec<(String, String)>,
+    issuer: &str,
+    endpoint: &str,
+) -> Result<Option<String>, ClientError> {
+    match auth {
+        ClientAuth::Basic(id, secret) => {
+            let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+            let pair = format!("{}:{}", enc(id), enc(secret));
+            return Ok(Some(format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair))));
+        }
+        ClientAuth::Post(id, secret) => {
+            form.push(("client_id".into(), id.clone()));
+            form.push(("client_secret".into(), secret.clone()));
+        }
+        ClientAuth::Public(id) => form.push(("client_id".into(), id.clone())),
+        ClientAuth::Jwt { client_id, pem, algorithm } => {
+            form.push(("client_id".into(), client_id.clone()));
+            form.push((
+                "client_assertion_type".into(),
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into(),
+            ));
+            let audience = if issuer.is_empty() { endpoint } else { issuer };
+            form.push(("client_assertion".into(), assertion(client_id, pem, algorithm, audience)?));
+        }
+    }
+    Ok(None)
 }
 
 /// A `private_key_jwt` assertion (RFC 7523): issued by and about the

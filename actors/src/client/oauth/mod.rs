@@ -28,6 +28,7 @@ mod discovery;
 mod dpop;
 mod flow;
 mod grant;
+mod registration;
 
 use std::future::Future;
 use std::sync::Arc;
