@@ -159,17 +159,22 @@ macro_rules! define_requests {
             }
         }
 
+        /// The kind of item a request of `method` is about and the params
+        /// member that names it (what `Mcp-Name` mirrors), for methods about
+        /// one: what a server checks and a client sends.
+        pub fn item_member(method: &str) -> Option<(ItemKind, &'static str)> {
+            match method {
+                $( $(method::$constant => Some((ItemKind::$kind, $member)),)? )*
+                _ => None,
+            }
+        }
+
         /// The item a request is about, read from its raw params before they
         /// are parsed (a request refused later has none that matters).
         pub fn item_in(method: &str, params: Option<&RawObject>) -> Option<(ItemKind, String)> {
-            let field = |member: &str| -> Option<String> {
-                let map = params?.to_map();
-                map.get(member)?.as_str().map(str::to_owned)
-            };
-            match method {
-                $( $(method::$constant => field($member).map(|v| (ItemKind::$kind, v)),)? )*
-                _ => None,
-            }
+            let (kind, member) = item_member(method)?;
+            let map = params?.to_map();
+            map.get(member)?.as_str().map(|v| (kind, v.to_owned()))
         }
 
         impl<'de> DeserializeSeed<'de> for ParamsSeed<'_, '_, 'de> {

@@ -53,20 +53,24 @@ fn texts(content: &[Content]) -> String {
         .join(" ")
 }
 
-/// A line of the child's stderr containing `needle`, within 30 s.
-async fn wait_for_line(child: &mut tokio::process::Child, needle: &str) {
+/// Starts an HTTP server from `command` and returns once its stderr has a
+/// line containing `ready` (within 30 s); killed when dropped.
+async fn http_server(mut command: tokio::process::Command, ready: &str) -> tokio::process::Child {
+    command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).kill_on_drop(true);
+    let mut child = command.spawn().unwrap();
     let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
     let found = tokio::time::timeout(Duration::from_secs(30), async {
         while let Ok(Some(line)) = lines.next_line().await {
-            if line.contains(needle) {
+            if line.contains(ready) {
                 return true;
             }
         }
         false
     });
-    assert!(found.await.unwrap_or(false), "the server never printed {needle:?}");
+    assert!(found.await.unwrap_or(false), "the server never printed {ready:?}");
     // Keep reading, so the child never blocks on a full pipe.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    child
 }
 
 /// What the TypeScript reference server offers, through `client`.
@@ -125,16 +129,9 @@ async fn server_everything_from_npm_over_stdio_and_http() {
     client.close().await;
 
     let port = free_port();
-    let mut child = tokio::process::Command::new("node")
-        .arg(&script)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    wait_for_line(&mut child, "listening on port").await;
+    let mut command = tokio::process::Command::new("node");
+    command.arg(&script).arg("streamableHttp").env("PORT", port.to_string());
+    let mut child = http_server(command, "listening on port").await;
     let client = Client::connect(&format!("http://127.0.0.1:{port}/mcp"), answering()).await.unwrap();
     everything_server(&client).await;
     client.close().await;
@@ -179,15 +176,9 @@ async fn python_sdk_server_in_both_eras_over_stdio_and_http() {
         client.close().await;
 
         let port = free_port();
-        let mut child = tokio::process::Command::new(&python)
-            .arg(&script)
-            .args(["http", &port.to_string()])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        wait_for_line(&mut child, "Uvicorn running").await;
+        let mut command = tokio::process::Command::new(&python);
+        command.arg(&script).args(["http", &port.to_string()]);
+        let mut child = http_server(command, "Uvicorn running").await;
         let client = Client::connect(&format!("http://127.0.0.1:{port}/mcp"), options).await.unwrap();
         python_server(&client, stateless).await;
         client.close().await;

@@ -10,28 +10,18 @@ use mcp_protocol::model::tools::{CallToolResult, Tool};
 use mcp_protocol::model::ResourceContents;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::connection::Era;
-use super::error::ClientError;
+use super::error::{decode, ClientError};
 use super::options::RequestOptions;
+use super::tasks::{started, Started};
+use super::wire::object;
 use super::{Client, ServerInfo};
 
 /// More pages than any list should have: a server that keeps answering
 /// with a cursor is cut off here.
 const MAX_PAGES: usize = 100_000;
-
-fn object(v: Value) -> Result<Map<String, Value>, ClientError> {
-    match v {
-        Value::Object(m) => Ok(m),
-        Value::Null => Ok(Map::new()),
-        other => Err(ClientError::Input(format!("params must be a JSON object, not {other}"))),
-    }
-}
-
-fn decode<T: DeserializeOwned>(what: &str, v: Value) -> Result<T, ClientError> {
-    serde_json::from_value(v).map_err(|e| ClientError::transport(format!("the answer to {what} is malformed: {e}")))
-}
 
 impl Client {
     /// Any request, by method and params (an object); input rounds are
@@ -49,11 +39,10 @@ impl Client {
         options: RequestOptions,
     ) -> Result<Value, ClientError> {
         let result = self.inner.request(method, object(params)?, &options).await?;
-        if result.get("resultType").and_then(Value::as_str) == Some("task") {
-            let task = decode(method, result)?;
-            return self.inner.follow(task).await;
+        match started(method, result)? {
+            Started::Done(result) => Ok(result),
+            Started::Task(task) => self.inner.follow(task).await,
         }
-        Ok(result)
     }
 
     /// Asks the server about itself again (`server/discover`); a legacy
@@ -61,9 +50,7 @@ impl Client {
     pub async fn discover(&self) -> Result<ServerInfo, ClientError> {
         if let Some(Era::Stateless(v)) = self.inner.era() {
             let result = self.request("server/discover", json!({})).await?;
-            let mut info = ServerInfo::from_result(&result, &v, true);
-            info.info = result.get("_meta").and_then(|m| m.get(mcp_protocol::meta::SERVER_INFO_KEY)).cloned();
-            *self.inner.server.lock().expect("server lock") = info;
+            *self.inner.server.lock().expect("server lock") = ServerInfo::from_result(&result, &v, true);
         }
         Ok(self.server())
     }

@@ -67,7 +67,8 @@ impl Inner {
         self.era.lock().expect("era lock").clone()
     }
 
-    fn next_id(&self) -> i64 {
+    /// A fresh request id.
+    pub(crate) fn next_id(&self) -> i64 {
         self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
@@ -156,11 +157,6 @@ impl Inner {
         let out = Outgoing { body: serde_json::to_vec(&body).expect("JSON"), headers, id: Some(json!(id)) };
         let inbound = self.transport.send(&out, method).await?;
         Ok(inbound)
-    }
-
-    /// A fresh request id.
-    pub(crate) fn fresh_id(&self) -> i64 {
-        self.next_id()
     }
 
     /// Reads an answer's messages until the response.
@@ -257,12 +253,19 @@ impl Drop for Cancel {
             return;
         }
         let id = self.id;
-        let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
-        handle.spawn(async move {
+        spawn_detached(async move {
             let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                 "params": {"requestId": id, "reason": "the client gave the request up"}});
             inner.send_message(&note).await;
         });
+    }
+}
+
+/// Runs `work` on the current runtime, if there is one: what a guard
+/// dropped outside any runtime would tell the server, nobody is left to hear.
+pub(crate) fn spawn_detached(work: impl std::future::Future<Output = ()> + Send + 'static) {
+    if let Ok(handle) = tokio::runtime::Handle::try_current() {
+        handle.spawn(work);
     }
 }
 

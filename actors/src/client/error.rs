@@ -69,6 +69,12 @@ impl ClientError {
     }
 }
 
+/// Reads a server's answer to `what` as `T`; an answer of the wrong shape
+/// is a transport error.
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(what: &str, v: Value) -> Result<T, ClientError> {
+    serde_json::from_value(v).map_err(|e| ClientError::transport(format!("the answer to {what} is malformed: {e}")))
+}
+
 impl std::fmt::Display for ClientError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -185,17 +185,8 @@ impl Http {
         if resp.status().as_u16() != 200 {
             return Ok(());
         }
-        let (tx, mut rx) = mpsc::unbounded_channel();
         let resume = Resume { http: self.clone_for_resume(), id: None };
-        tokio::spawn(pump_sse(resp, tx, resume));
-        let unrouted = self.unrouted.clone();
-        tokio::spawn(async move {
-            while let Some(m) = rx.recv().await {
-                if unrouted.send(m).is_err() {
-                    break;
-                }
-            }
-        });
+        tokio::spawn(pump_sse(resp, self.unrouted.clone(), resume));
         Ok(())
     }
 

@@ -12,7 +12,7 @@ use mcp_protocol::subscription::{SubscriptionFilter, ACKNOWLEDGED_METHOD, LISTEN
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
-use super::connection::{Cancel, Era, Inner};
+use super::connection::{spawn_detached, Cancel, Era, Inner};
 use super::error::ClientError;
 use super::options::RequestOptions;
 use super::outgoing::Inbound;
@@ -53,7 +53,7 @@ impl Client {
 }
 
 async fn stateless(inner: &Arc<Inner>, era: Option<Era>, filter: SubscriptionFilter) -> Result<Listen, ClientError> {
-    let id = inner.fresh_id();
+    let id = inner.next_id();
     let params = json!({ "notifications": filter }).as_object().cloned().unwrap_or_default();
     let mut inbound = inner.open(era.as_ref(), id, LISTEN_METHOD, params).await?;
     let guard = Cancel::new(inner, id, true);
@@ -105,8 +105,7 @@ struct Unsubscribe {
 impl Drop for Unsubscribe {
     fn drop(&mut self) {
         let (inner, uris) = (self.inner.clone(), std::mem::take(&mut self.uris));
-        let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
-        handle.spawn(async move {
+        spawn_detached(async move {
             for uri in uris {
                 let params = json!({ "uri": uri }).as_object().cloned().unwrap_or_default();
                 let _ = inner.request("resources/unsubscribe", params, &RequestOptions::default()).await;

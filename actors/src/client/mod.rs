@@ -80,11 +80,17 @@ pub struct ServerInfo {
 }
 
 impl ServerInfo {
+    /// What a `server/discover` result (stateless: `serverInfo` in its
+    /// `_meta`) or an `initialize` result (`serverInfo` in the result) says.
     fn from_result(result: &Value, version: &str, stateless: bool) -> Self {
+        let info = match stateless {
+            true => result.get("_meta").and_then(|m| m.get(mcp_protocol::meta::SERVER_INFO_KEY)),
+            false => result.get("serverInfo"),
+        };
         ServerInfo {
             version: version.to_owned(),
             stateless,
-            info: None,
+            info: info.cloned(),
             capabilities: result.get("capabilities").cloned().unwrap_or_else(|| serde_json::json!({})),
             instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
             supported_versions: result

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use mcp_protocol::meta::SERVER_INFO_KEY;
 use mcp_protocol::ProtocolVersion;
 use serde_json::{json, Map, Value};
 
@@ -65,9 +64,7 @@ async fn discover(inner: &Arc<Inner>, version: ProtocolVersion, pinned: bool) ->
             "the server offers {offered:?}, none of which this client speaks statelessly"
         )));
     };
-    let mut server = ServerInfo::from_result(&result, chosen.as_str(), true);
-    server.info = server.info.or_else(|| result.get("_meta")?.get(SERVER_INFO_KEY).cloned());
-    *inner.server.lock().expect("server lock") = server;
+    *inner.server.lock().expect("server lock") = ServerInfo::from_result(&result, chosen.as_str(), true);
     *inner.era.lock().expect("era lock") = Some(Era::Stateless(chosen.as_str().to_owned()));
     Ok(())
 }
@@ -94,9 +91,7 @@ async fn initialize(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<(), 
             "the server answered initialize with version {answered:?}, which this client does not speak"
         )));
     }
-    let mut server = ServerInfo::from_result(&result, &answered, false);
-    server.info = result.get("serverInfo").cloned();
-    *inner.server.lock().expect("server lock") = server;
+    *inner.server.lock().expect("server lock") = ServerInfo::from_result(&result, &answered, false);
     *inner.era.lock().expect("era lock") = Some(Era::Legacy(answered.clone()));
     if let Transport::Http(h) = &inner.transport {
         h.set_version(&answered);

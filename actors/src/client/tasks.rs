@@ -14,10 +14,11 @@ use std::time::Duration;
 use mcp_protocol::tasks::{DetailedTask, Task, TaskStatus};
 use serde_json::{json, Map, Value};
 
-use super::connection::Inner;
-use super::error::ClientError;
+use super::connection::{spawn_detached, Inner};
+use super::error::{decode, ClientError};
 use super::input;
 use super::options::RequestOptions;
+use super::wire::object;
 use super::Client;
 
 /// The polling interval when the server suggests none.
@@ -29,8 +30,12 @@ fn task_params(id: &str) -> Map<String, Value> {
     json!({ "taskId": id }).as_object().cloned().unwrap_or_default()
 }
 
-fn decode<T: serde::de::DeserializeOwned>(what: &str, v: Value) -> Result<T, ClientError> {
-    serde_json::from_value(v).map_err(|e| ClientError::transport(format!("the answer to {what} is malformed: {e}")))
+/// What a result says: complete, or a task (`resultType: "task"`).
+pub(super) fn started(method: &str, result: Value) -> Result<Started, ClientError> {
+    if result.get("resultType").and_then(Value::as_str) == Some("task") {
+        return Ok(Started::Task(decode(method, result)?));
+    }
+    Ok(Started::Done(result))
 }
 
 impl Inner {
@@ -82,8 +87,7 @@ struct CancelTask {
 impl Drop for CancelTask {
     fn drop(&mut self) {
         let (Some(id), Some(inner)) = (self.id.take(), self.inner.upgrade()) else { return };
-        let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
-        handle.spawn(async move {
+        spawn_detached(async move {
             let _ = inner.request("tasks/cancel", task_params(&id), &RequestOptions::default()).await;
         });
     }
@@ -101,15 +105,8 @@ pub enum Started {
 impl Client {
     /// Sends a request without following a task it becomes.
     pub async fn request_task(&self, method: &str, params: Value) -> Result<Started, ClientError> {
-        let params = match params {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        let result = self.inner.request(method, params, &RequestOptions::default()).await?;
-        if result.get("resultType").and_then(Value::as_str) == Some("task") {
-            return Ok(Started::Task(decode(method, result)?));
-        }
-        Ok(Started::Done(result))
+        let result = self.inner.request(method, object(params)?, &RequestOptions::default()).await?;
+        started(method, result)
     }
 
     /// `tasks/get`: the task with its result, error or questions.

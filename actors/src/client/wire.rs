@@ -5,8 +5,10 @@
 use mcp_protocol::header::{encode_value, header_form};
 use mcp_protocol::header_params::HeaderParam;
 use mcp_protocol::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY};
+use mcp_protocol::request::item_member;
 use serde_json::{json, Map, Value};
 
+use super::error::ClientError;
 use super::options::ClientOptions;
 
 /// The `_meta` entries every stateless request of a client carries besides
@@ -35,16 +37,21 @@ pub(crate) fn stamp_meta(params: &mut Map<String, Value>, version: &str, client:
     }
 }
 
-/// The name a request is about, mirrored into `Mcp-Name`: the tool or
-/// prompt name, or the resource URI.
-pub(crate) fn item_name<'a>(method: &str, params: &'a Map<String, Value>) -> Option<&'a str> {
-    let key = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
-        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
-        _ => return None,
-    };
-    params.get(key).and_then(Value::as_str)
+/// The name a request is about, mirrored into `Mcp-Name`: the member the
+/// protocol crate's method list names for it (a tool or prompt name, a
+/// resource URI, a task id).
+fn item_name<'a>(method: &str, params: &'a Map<String, Value>) -> Option<&'a str> {
+    let (_, member) = item_member(method)?;
+    params.get(member).and_then(Value::as_str)
+}
+
+/// Request params: an object (`null` reads as `{}`).
+pub(crate) fn object(v: Value) -> Result<Map<String, Value>, ClientError> {
+    match v {
+        Value::Object(m) => Ok(m),
+        Value::Null => Ok(Map::new()),
+        other => Err(ClientError::Input(format!("params must be a JSON object, not {other}"))),
+    }
 }
 
 /// The standard headers of a stateless request: the method, its item and
@@ -105,5 +112,8 @@ mod tests {
         assert_eq!(get("Mcp-Param-Note"), None);
         let h = standard_headers("tools/list", &Map::new(), &[]);
         assert_eq!(h.len(), 1);
+        let p = json!({"taskId": "t-1"});
+        let h = standard_headers("tasks/get", p.as_object().unwrap(), &[]);
+        assert!(h.contains(&("Mcp-Name".to_owned(), "t-1".to_owned())));
     }
 }
