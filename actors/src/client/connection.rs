@@ -95,7 +95,7 @@ impl Inner {
         ropts: &RequestOptions,
     ) -> Result<Value, ClientError> {
         for _ in 0..=self.options.max_input_rounds {
-            let result = self.round(era, method, params.clone(), ropts).await?;
+            let result = self.round(era, method, &mut params, ropts).await?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
             }
@@ -114,7 +114,7 @@ impl Inner {
         self: &Arc<Self>,
         era: Option<&Era>,
         method: &str,
-        mut params: Map<String, Value>,
+        params: &mut Map<String, Value>,
         ropts: &RequestOptions,
     ) -> Result<Value, ClientError> {
         let id = self.next_id();
@@ -132,29 +132,32 @@ impl Inner {
         outcome
     }
 
-    /// Sends a request with what its era needs; the messages of its answer
-    /// come on the returned channel.
+    /// Sends a request with what its era needs (stamped into `params`, so
+    /// that a retry sends them again as they are); the messages of its
+    /// answer come on the returned channel.
     pub(crate) async fn open(
         &self,
         era: Option<&Era>,
         id: i64,
         method: &str,
-        mut params: Map<String, Value>,
+        params: &mut Map<String, Value>,
     ) -> Result<Inbound, ClientError> {
         let mut headers = Vec::new();
         if let Some(Era::Stateless(v)) = era {
-            stamp_meta(&mut params, v, &self.meta);
-            let tool = params.get("name").and_then(Value::as_str).unwrap_or_default();
+            stamp_meta(params, v, &self.meta);
             let tool_params = match method {
-                "tools/call" => self.tool_headers.lock().expect("headers lock").get(tool).cloned(),
+                "tools/call" => {
+                    let tool = params.get("name").and_then(Value::as_str).unwrap_or_default();
+                    self.tool_headers.lock().expect("headers lock").get(tool).cloned()
+                }
                 _ => None,
             };
             let tool_params = tool_params.as_deref().unwrap_or_default();
-            headers = standard_headers(method, &params, tool_params);
+            headers = standard_headers(method, params, tool_params);
             headers.push(("MCP-Protocol-Version".into(), v.clone()));
         }
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let out = Outgoing { body: serde_json::to_vec(&body).expect("JSON"), headers, id: Some(json!(id)) };
+        let body = RequestBody { jsonrpc: "2.0", id, method, params };
+        let out = Outgoing { body: serde_json::to_vec(&body).expect("JSON").into(), headers, id: Some(json!(id)) };
         let inbound = self.transport.send(&out, method).await?;
         Ok(inbound)
     }
@@ -168,7 +171,7 @@ impl Inner {
         ropts: &RequestOptions,
     ) -> Result<Value, ClientError> {
         let id = json!(id);
-        while let Some(msg) = inbound.recv().await {
+        while let Some(mut msg) = inbound.recv().await {
             if msg.get("method").is_some() {
                 self.incoming(msg, ropts);
                 continue;
@@ -179,7 +182,7 @@ impl Inner {
             if let Some(e) = msg.get("error") {
                 return Err(ClientError::from_error_object(e));
             }
-            return Ok(msg.get("result").cloned().unwrap_or(Value::Null));
+            return Ok(msg.get_mut("result").map(Value::take).unwrap_or(Value::Null));
         }
         Err(ClientError::transport(format!("the answer to {method} ended before its response")))
     }
@@ -222,9 +225,18 @@ impl Inner {
                 headers.push(("Mcp-Method".into(), m.to_owned()));
             }
         }
-        let out = Outgoing { body: serde_json::to_vec(message).expect("JSON"), headers, id: None };
+        let out = Outgoing { body: serde_json::to_vec(message).expect("JSON").into(), headers, id: None };
         let _ = self.transport.send(&out, "a message").await;
     }
+}
+
+/// A request as it goes on the wire, its params borrowed.
+#[derive(serde::Serialize)]
+struct RequestBody<'a> {
+    jsonrpc: &'static str,
+    id: i64,
+    method: &'a str,
+    params: &'a Map<String, Value>,
 }
 
 /// Gives a request up when its future is dropped before the answer:

@@ -7,14 +7,19 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bytes::Bytes;
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
-use reqwest::header::{HeaderMap, ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyDataStream, BodyExt, Full};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
+use reqwest::Method;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::auth::{Refusal, TokenProvider};
 use super::error::ClientError;
+use super::h1::Pool;
 use super::options::ClientOptions;
 use super::outgoing::{Inbound, Outgoing};
 
@@ -25,19 +30,64 @@ const MAX_RESUMES: u32 = 5;
 const MAX_AUTH_RETRIES: u32 = 3;
 /// The wait before resuming when the server named none (`retry:`).
 const DEFAULT_RETRY: Duration = Duration::from_millis(1000);
+/// How long the `DELETE` that ends a legacy session may take.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A response, whichever way it came.
+type Reply = http::Response<UnsyncBoxBody<Bytes, Box<dyn std::error::Error + Send + Sync>>>;
+
+/// How requests reach the endpoint: the client's own HTTP/1.1 connections
+/// for a plain `http://` URL without a proxy, else the general client.
+#[derive(Clone)]
+struct Wire {
+    client: reqwest::Client,
+    pool: Option<Arc<Pool>>,
+    url: reqwest::Url,
+    /// The URL's path and query, the target of a request on an own connection.
+    target: http::Uri,
+}
+
+impl Wire {
+    fn new(url: &str) -> Result<Self, ClientError> {
+        let parsed =
+            reqwest::Url::parse(url).map_err(|e| ClientError::transport(format!("{url:?} is not a URL: {e}")))?;
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| ClientError::transport(e.to_string()))?;
+        let path = match parsed.query() {
+            Some(q) => format!("{}?{q}", parsed.path()),
+            None => parsed.path().to_owned(),
+        };
+        let target = path.parse().map_err(|e| ClientError::transport(format!("{url:?}: {e}")))?;
+        Ok(Wire { client, pool: Pool::for_url(&parsed), url: parsed, target })
+    }
+
+    /// Sends one request.
+    async fn send(&self, method: Method, headers: HeaderMap, body: Bytes) -> Result<Reply, String> {
+        if let Some(pool) = &self.pool {
+            let mut req = http::Request::builder().method(method).uri(self.target.clone());
+            *req.headers_mut().expect("a new request") = headers;
+            let req = req.body(Full::new(body)).map_err(|e| e.to_string())?;
+            let resp = pool.send(req).await?;
+            return Ok(resp.map(|b| b.map_err(Into::into).boxed_unsync()));
+        }
+        let req = self.client.request(method, self.url.clone()).headers(headers).body(body);
+        let resp = http::Response::from(req.send().await.map_err(|e| e.to_string())?);
+        Ok(resp.map(|b| b.map_err(Into::into).boxed_unsync()))
+    }
+}
 
 /// One Streamable HTTP endpoint.
 pub(crate) struct Http {
-    client: reqwest::Client,
-    /// The endpoint, parsed once.
-    url: reqwest::Url,
+    wire: Wire,
     /// The headers of every request: `Accept` and the options' own.
-    fixed: reqwest::header::HeaderMap,
+    fixed: HeaderMap,
     options: ClientOptions,
     /// The legacy session, once `initialize` named one.
     session: Mutex<Option<String>>,
     /// `MCP-Protocol-Version` for every request once the version is known.
-    version: Mutex<Option<String>>,
+    version: Mutex<Option<HeaderValue>>,
     /// Messages not tied to a request (a legacy session's GET stream).
     unrouted: mpsc::UnboundedSender<Value>,
 }
@@ -49,28 +99,27 @@ impl Http {
         options: ClientOptions,
         unrouted: mpsc::UnboundedSender<Value>,
     ) -> Result<Self, ClientError> {
-        let parsed =
-            reqwest::Url::parse(url).map_err(|e| ClientError::transport(format!("{url:?} is not a URL: {e}")))?;
-        let mut fixed = reqwest::header::HeaderMap::new();
-        fixed.insert(ACCEPT, reqwest::header::HeaderValue::from_static("application/json, text/event-stream"));
+        let mut fixed = HeaderMap::new();
+        fixed.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
         for (k, v) in &options.headers {
-            let name = reqwest::header::HeaderName::from_bytes(k.as_bytes());
-            let value = reqwest::header::HeaderValue::from_str(v);
-            let (Ok(name), Ok(value)) = (name, value) else {
+            let (Ok(name), Ok(value)) = (HeaderName::from_bytes(k.as_bytes()), HeaderValue::from_str(v)) else {
                 return Err(ClientError::transport(format!("the header {k}: {v} is not a valid HTTP header")));
             };
             fixed.append(name, value);
         }
-        let client = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| ClientError::transport(e.to_string()))?;
-        Ok(Http { client, url: parsed, fixed, options, session: Mutex::new(None), version: Mutex::new(None), unrouted })
+        Ok(Http {
+            wire: Wire::new(url)?,
+            fixed,
+            options,
+            session: Mutex::new(None),
+            version: Mutex::new(None),
+            unrouted,
+        })
     }
 
     /// Sets the version header sent from now on.
     pub(crate) fn set_version(&self, version: &str) {
-        *self.version.lock().expect("version lock") = Some(version.to_owned());
+        *self.version.lock().expect("version lock") = HeaderValue::from_str(version).ok();
     }
 
     /// The legacy session id, if any.
@@ -78,29 +127,24 @@ impl Http {
         self.session.lock().expect("session lock").clone()
     }
 
-    fn base_request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
-        let mut req = self.client.request(method, self.url.clone()).headers(self.fixed.clone());
-        if let Some(v) = self.version.lock().expect("version lock").as_deref() {
-            req = req.header("MCP-Protocol-Version", v);
+    /// The headers of every request: the fixed ones, the version, the session.
+    fn base_headers(&self) -> HeaderMap {
+        let mut headers = self.fixed.clone();
+        if let Some(v) = self.version.lock().expect("version lock").clone() {
+            headers.insert(VERSION_HEADER, v);
         }
-        if let Some(s) = self.session() {
-            req = req.header("Mcp-Session-Id", s);
+        if let Some(s) = self.session.lock().expect("session lock").as_deref().and_then(|s| s.parse().ok()) {
+            headers.insert(SESSION_HEADER, s);
         }
-        req
+        headers
     }
 
-    /// A request with the provider's authorization headers, if any.
-    async fn authorize(
-        &self,
-        mut req: reqwest::RequestBuilder,
-        method: &str,
-    ) -> Result<reqwest::RequestBuilder, ClientError> {
+    /// Adds the provider's authorization headers, if any.
+    async fn authorize(&self, headers: &mut HeaderMap, method: &str) -> Result<(), ClientError> {
         if let Some(p) = &self.options.token {
-            for (k, v) in p.authorization(method, self.url.as_str()).await? {
-                req = req.header(k, v);
-            }
+            authorize(p.as_ref(), headers, method, self.wire.url.as_str()).await?;
         }
-        Ok(req)
+        Ok(())
     }
 
     /// POSTs one message. For a request, the answer's messages arrive on
@@ -109,12 +153,17 @@ impl Http {
     pub(crate) async fn post(&self, out: &Outgoing, what: &str) -> Result<Inbound, ClientError> {
         let mut retries = 0;
         loop {
-            let mut req = self.base_request(reqwest::Method::POST).header(CONTENT_TYPE, "application/json");
+            let mut headers = self.base_headers();
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
             for (k, v) in &out.headers {
-                req = req.header(k, v);
+                let (Some(name), Ok(value)) = (header_name(k), HeaderValue::from_str(v)) else {
+                    return Err(ClientError::transport(format!("sending {what}: {k}: {v} is not a valid header")));
+                };
+                headers.append(name, value);
             }
-            let req = self.authorize(req, "POST").await?.body(out.body.clone());
-            let resp = req.send().await.map_err(|e| ClientError::transport(format!("sending {what}: {e}")))?;
+            self.authorize(&mut headers, "POST").await?;
+            let sent = self.wire.send(Method::POST, headers, out.body.clone()).await;
+            let resp = sent.map_err(|e| ClientError::transport(format!("sending {what}: {e}")))?;
             let status = resp.status().as_u16();
             if status == 401 || status == 403 {
                 let challenge = header(resp.headers(), WWW_AUTHENTICATE.as_str());
@@ -135,7 +184,7 @@ impl Http {
     }
 
     /// Reads the answer of a POST or of a resuming GET.
-    async fn answer(&self, resp: reqwest::Response, id: Option<Value>, what: &str) -> Result<Inbound, ClientError> {
+    async fn answer(&self, resp: Reply, id: Option<Value>, what: &str) -> Result<Inbound, ClientError> {
         let status = resp.status().as_u16();
         let (tx, rx) = mpsc::unbounded_channel();
         if status == 202 || (id.is_none() && (200..300).contains(&status)) {
@@ -148,11 +197,14 @@ impl Http {
         }
         let ctype = header(resp.headers(), CONTENT_TYPE.as_str()).unwrap_or_default();
         if ctype.starts_with("text/event-stream") && status == 200 {
-            let resume = Resume { http: self.clone_for_resume(), id };
+            let resume = Resume { http: self.resume_target(), id };
             tokio::spawn(pump_sse(resp, tx, resume));
             return Ok(rx);
         }
-        let bytes = resp.bytes().await.map_err(|e| ClientError::transport(format!("sending {what}: {e}")))?;
+        let bytes = match resp.into_body().collect().await {
+            Ok(b) => b.to_bytes(),
+            Err(e) => return Err(ClientError::transport(format!("sending {what}: {e}"))),
+        };
         match serde_json::from_slice::<Value>(&bytes) {
             // A JSON-RPC answer, whatever the status (a 400 carries its error).
             Ok(v) if v.get("jsonrpc").is_some() => {
@@ -166,26 +218,21 @@ impl Http {
         }
     }
 
-    fn clone_for_resume(&self) -> ResumeTarget {
-        ResumeTarget {
-            token: self.options.token.clone(),
-            client: self.client.clone(),
-            url: self.url.clone(),
-            headers: self.fixed.clone(),
-            version: self.version.lock().expect("version lock").clone(),
-            session: self.session(),
-        }
+    fn resume_target(&self) -> ResumeTarget {
+        ResumeTarget { token: self.options.token.clone(), wire: self.wire.clone(), headers: self.base_headers() }
     }
 
     /// Opens a legacy session's GET stream; its messages go to `unrouted`.
     /// A server without one (405) is fine.
     pub(crate) async fn open_get_stream(&self) -> Result<(), ClientError> {
-        let req = self.authorize(self.base_request(reqwest::Method::GET), "GET").await?;
-        let resp = req.send().await.map_err(|e| ClientError::transport(format!("opening the GET stream: {e}")))?;
+        let mut headers = self.base_headers();
+        self.authorize(&mut headers, "GET").await?;
+        let sent = self.wire.send(Method::GET, headers, Bytes::new()).await;
+        let resp = sent.map_err(|e| ClientError::transport(format!("opening the GET stream: {e}")))?;
         if resp.status().as_u16() != 200 {
             return Ok(());
         }
-        let resume = Resume { http: self.clone_for_resume(), id: None };
+        let resume = Resume { http: self.resume_target(), id: None };
         tokio::spawn(pump_sse(resp, self.unrouted.clone(), resume));
         Ok(())
     }
@@ -193,12 +240,46 @@ impl Http {
     /// Ends a legacy session (`DELETE`); best effort.
     pub(crate) async fn close(&self) {
         if self.session().is_some() {
-            if let Ok(req) = self.authorize(self.base_request(reqwest::Method::DELETE), "DELETE").await {
-                let _ = req.timeout(Duration::from_secs(5)).send().await;
+            let mut headers = self.base_headers();
+            if self.authorize(&mut headers, "DELETE").await.is_ok() {
+                let _ =
+                    tokio::time::timeout(CLOSE_TIMEOUT, self.wire.send(Method::DELETE, headers, Bytes::new())).await;
             }
             *self.session.lock().expect("session lock") = None;
         }
     }
+}
+
+const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
+
+/// A request header's name; the standard ones without parsing.
+fn header_name(name: &str) -> Option<HeaderName> {
+    const KNOWN: [(&str, HeaderName); 3] = [
+        ("Mcp-Method", HeaderName::from_static("mcp-method")),
+        ("Mcp-Name", HeaderName::from_static("mcp-name")),
+        ("MCP-Protocol-Version", VERSION_HEADER),
+    ];
+    match KNOWN.iter().find(|(k, _)| *k == name) {
+        Some((_, h)) => Some(h.clone()),
+        None => HeaderName::from_bytes(name.as_bytes()).ok(),
+    }
+}
+
+/// Adds `provider`'s authorization headers for a `method` request to `url`.
+async fn authorize(
+    provider: &dyn TokenProvider,
+    headers: &mut HeaderMap,
+    method: &str,
+    url: &str,
+) -> Result<(), ClientError> {
+    for (k, v) in provider.authorization(method, url).await? {
+        let (Ok(name), Ok(value)) = (HeaderName::from_bytes(k.as_bytes()), HeaderValue::from_str(&v)) else {
+            return Err(ClientError::transport(format!("the authorization header {k} is not a valid header")));
+        };
+        headers.insert(name, value);
+    }
+    Ok(())
 }
 
 fn header(headers: &HeaderMap, name: &str) -> Option<String> {
@@ -208,11 +289,9 @@ fn header(headers: &HeaderMap, name: &str) -> Option<String> {
 /// What a broken SSE stream is resumed against.
 struct ResumeTarget {
     token: Option<Arc<dyn TokenProvider>>,
-    client: reqwest::Client,
-    url: reqwest::Url,
+    wire: Wire,
+    /// The request's headers besides authorization (version, session).
     headers: HeaderMap,
-    version: Option<String>,
-    session: Option<String>,
 }
 
 struct Resume {
@@ -224,12 +303,12 @@ struct Resume {
 /// Feeds an SSE answer's messages to `tx` until the response to `id`
 /// arrives, the receiver is dropped, or the stream ends and cannot be
 /// resumed.
-async fn pump_sse(mut resp: reqwest::Response, tx: mpsc::UnboundedSender<Value>, resume: Resume) {
+async fn pump_sse(mut resp: Reply, tx: mpsc::UnboundedSender<Value>, resume: Resume) {
     let mut last_id: Option<String> = None;
     let mut retry = DEFAULT_RETRY;
     let mut resumes = 0;
     loop {
-        let mut events = resp.bytes_stream().eventsource();
+        let mut events = BodyDataStream::new(resp.into_body()).eventsource();
         loop {
             let next = tokio::select! {
                 _ = tx.closed() => return,
@@ -269,26 +348,14 @@ async fn pump_sse(mut resp: reqwest::Response, tx: mpsc::UnboundedSender<Value>,
 
 /// Resumes a broken SSE stream with a GET naming the last event seen; the
 /// new stream, or `None` when the server will not resume it.
-async fn reopen(t: &ResumeTarget, event_id: String) -> Option<reqwest::Response> {
-    let mut req = t.client.get(t.url.clone()).headers(t.headers.clone());
-    req = req.header(ACCEPT, "text/event-stream").header("Last-Event-ID", event_id);
-    if let Some(v) = &t.version {
-        req = req.header("MCP-Protocol-Version", v);
-    }
-    if let Some(s) = &t.session {
-        req = req.header("Mcp-Session-Id", s);
-    }
+async fn reopen(t: &ResumeTarget, event_id: String) -> Option<Reply> {
+    let mut headers = t.headers.clone();
+    headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+    headers.insert("last-event-id", HeaderValue::from_str(&event_id).ok()?);
     if let Some(p) = &t.token {
-        match p.authorization("GET", t.url.as_str()).await {
-            Ok(headers) => {
-                for (k, v) in headers {
-                    req = req.header(k, v);
-                }
-            }
-            Err(_) => return None,
-        }
+        authorize(p.as_ref(), &mut headers, "GET", t.wire.url.as_str()).await.ok()?;
     }
-    match req.send().await {
+    match t.wire.send(Method::GET, headers, Bytes::new()).await {
         Ok(r) if r.status().as_u16() == 200 => Some(r),
         _ => None,
     }

@@ -54,8 +54,8 @@ impl Client {
 
 async fn stateless(inner: &Arc<Inner>, era: Option<Era>, filter: SubscriptionFilter) -> Result<Listen, ClientError> {
     let id = inner.next_id();
-    let params = json!({ "notifications": filter }).as_object().cloned().unwrap_or_default();
-    let mut inbound = inner.open(era.as_ref(), id, LISTEN_METHOD, params).await?;
+    let mut params = json!({ "notifications": filter }).as_object().cloned().unwrap_or_default();
+    let mut inbound = inner.open(era.as_ref(), id, LISTEN_METHOD, &mut params).await?;
     let guard = Cancel::new(inner, id, true);
     let limit = inner.options.timeout;
     let first = tokio::time::timeout(limit, next_message(inner, &mut inbound))

@@ -26,6 +26,7 @@ mod cache;
 pub mod cli;
 mod connection;
 mod error;
+mod h1;
 mod http;
 mod input;
 mod listen;

@@ -71,7 +71,7 @@ async fn discover(inner: &Arc<Inner>, version: ProtocolVersion, pinned: bool) ->
 
 async fn ask_discover(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<Value, ClientError> {
     let era = Era::Stateless(version.as_str().to_owned());
-    inner.round(Some(&era), "server/discover", Map::new(), &RequestOptions::default()).await
+    inner.round(Some(&era), "server/discover", &mut Map::new(), &RequestOptions::default()).await
 }
 
 /// The `initialize` handshake offering `version`; the server's answer
@@ -82,8 +82,8 @@ async fn initialize(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<(), 
         "capabilities": inner.options.capabilities(),
         "clientInfo": inner.options.info,
     });
-    let params = params.as_object().cloned().unwrap_or_default();
-    let result = inner.round(None, "initialize", params, &RequestOptions::default()).await?;
+    let mut params = params.as_object().cloned().unwrap_or_default();
+    let result = inner.round(None, "initialize", &mut params, &RequestOptions::default()).await?;
     let answered = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
     let known = ProtocolVersion::parse(&answered).filter(|v| !v.is_stateless());
     if known.is_none() {
@@ -101,9 +101,9 @@ async fn initialize(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<(), 
         h.open_get_stream().await?;
     }
     if let Some(level) = inner.options.log_level {
-        let params = json!({"level": level}).as_object().cloned().unwrap_or_default();
+        let mut params = json!({"level": level}).as_object().cloned().unwrap_or_default();
         let era = inner.era();
-        inner.round(era.as_ref(), "logging/setLevel", params, &RequestOptions::default()).await?;
+        inner.round(era.as_ref(), "logging/setLevel", &mut params, &RequestOptions::default()).await?;
     }
     Ok(())
 }

@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use std::process::Stdio as Piped;
 use std::sync::{Arc, Mutex};
 
+use bytes::Bytes;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
@@ -22,7 +23,7 @@ type Pending = Arc<Mutex<HashMap<String, mpsc::UnboundedSender<Value>>>>;
 /// A child process speaking MCP on stdin/stdout.
 pub(crate) struct Stdio {
     /// Lines for the child's stdin; taken at close, which closes it.
-    writer: Mutex<Option<mpsc::UnboundedSender<Vec<u8>>>>,
+    writer: Mutex<Option<mpsc::UnboundedSender<Bytes>>>,
     pending: Pending,
     child: tokio::sync::Mutex<Option<Child>>,
     /// Why the connection ended, once it did.
@@ -37,15 +38,20 @@ impl Stdio {
         let program = format!("{:?}", command.as_std().get_program());
         let mut child =
             command.spawn().map_err(|e| ClientError::transport(format!("starting the server {program}: {e}")))?;
-        let mut stdin = child.stdin.take().expect("piped stdin");
+        let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        let (writer, mut lines) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (writer, mut lines) = mpsc::unbounded_channel::<Bytes>();
         let pending: Pending = Arc::default();
         let ended: Arc<Mutex<Option<String>>> = Arc::default();
         tokio::spawn(async move {
-            while let Some(mut line) = lines.recv().await {
-                line.push(b'\n');
-                if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
+            let mut stdin = BufWriter::new(stdin);
+            while let Some(line) = lines.recv().await {
+                let written = async {
+                    stdin.write_all(&line).await?;
+                    stdin.write_all(b"\n").await?;
+                    stdin.flush().await
+                };
+                if written.await.is_err() {
                     break;
                 }
             }
