@@ -112,6 +112,7 @@ pub mod channels;
 pub mod client;
 pub mod config;
 pub mod facts;
+pub mod gateway;
 pub mod hub;
 #[doc(hidden)]
 pub mod pipeline;

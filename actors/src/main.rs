@@ -18,6 +18,7 @@ pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muz
 use actix_mcp::builder::runner::{self, Transport};
 use actix_mcp::config::cli::{Cli, Command};
 use actix_mcp::config::Config;
+use actix_mcp::gateway::Gateway;
 use actix_mcp::{catalogs, McpServer};
 use clap::Parser;
 
@@ -31,6 +32,8 @@ fn run(config: Config, transport: Transport) -> Result<(), String> {
     let log_config = config.log.clone();
     runner::run("actix-mcp", &log_config, None, transport, move |log| {
         let catalog = catalogs::build(&config, &log)?;
+        let gateway = Gateway::start(&config, &catalog, &log);
+        catalog.set_state(gateway);
         McpServer::new(catalog, config, log).map_err(|e| e.to_string())
     })
     .map_err(|e| e.to_string())

@@ -16,6 +16,7 @@
 //! ```
 
 mod arguments;
+mod batch;
 mod body;
 mod builders;
 pub mod context;
@@ -157,6 +158,9 @@ impl Catalog {
     }
 
     fn emit_keyed(&self, event: Event, key: Option<&str>) {
+        if key.is_none() && self.held_back(&event) {
+            return;
+        }
         let watchers = self.watchers.read().unwrap_or_else(|p| p.into_inner()).clone();
         for w in watchers {
             w(&event, key);

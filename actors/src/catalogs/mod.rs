@@ -9,13 +9,20 @@ use crate::catalog::Catalog;
 use crate::config::Config;
 
 /// Names of the built-in catalogs.
-pub const NAMES: &[&str] = &["fs", "everything"];
+pub const NAMES: &[&str] = &["fs", "everything", "none"];
 
-/// Builds the built-in catalog the configuration names.
+/// Builds the built-in catalog the configuration names (none named: `fs`,
+/// or an empty one when upstreams are configured).
 pub fn build(config: &Config, log: &slog::Logger) -> Result<Arc<Catalog>, String> {
-    match config.catalog.name.as_str() {
+    let name = match config.catalog.name.as_str() {
+        "" if config.upstreams.is_empty() => "fs",
+        "" => "none",
+        named => named,
+    };
+    match name {
         "everything" => Ok(Arc::new(everything::catalog())),
         "fs" => fs::build(&config.fs, log),
+        "none" => Ok(Arc::new(Catalog::new())),
         other => Err(format!("unknown catalog {other:?}; built-in catalogs: {}", NAMES.join(", "))),
     }
 }

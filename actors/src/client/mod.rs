@@ -163,6 +163,17 @@ impl Client {
         self.inner.server.lock().expect("server lock").clone()
     }
 
+    /// Resolves when the connection is lost for good: a stdio server's
+    /// process has ended (with why, as a sentence). Over HTTP there is no
+    /// connection to lose — each request reaches the server or fails, and a
+    /// listen stream ends — so this never resolves.
+    pub async fn closed(&self) -> String {
+        match &self.inner.transport {
+            Transport::Stdio(s) => s.ended().await,
+            Transport::Http(_) => std::future::pending().await,
+        }
+    }
+
     /// Closes the connection: a legacy HTTP session is deleted, a child
     /// process ended. Calls still in flight fail.
     pub async fn close(&self) {

@@ -12,7 +12,7 @@ use bytes::Bytes;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{Child, Command};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use super::error::ClientError;
 use super::outgoing::{Inbound, Outgoing};
@@ -27,7 +27,7 @@ pub(crate) struct Stdio {
     pending: Pending,
     child: tokio::sync::Mutex<Option<Child>>,
     /// Why the connection ended, once it did.
-    ended: Arc<Mutex<Option<String>>>,
+    ended: Arc<watch::Sender<Option<String>>>,
 }
 
 impl Stdio {
@@ -42,7 +42,7 @@ impl Stdio {
         let stdout = child.stdout.take().expect("piped stdout");
         let (writer, mut lines) = mpsc::unbounded_channel::<Bytes>();
         let pending: Pending = Arc::default();
-        let ended: Arc<Mutex<Option<String>>> = Arc::default();
+        let ended = Arc::new(watch::Sender::new(None));
         tokio::spawn(async move {
             let mut stdin = BufWriter::new(stdin);
             while let Some(line) = lines.recv().await {
@@ -63,7 +63,7 @@ impl Stdio {
                 let Ok(msg) = serde_json::from_str::<Value>(&line) else { continue };
                 route(&p, msg, &unrouted);
             }
-            *e.lock().expect("ended lock") = Some(format!("the server process {program} closed its stdout"));
+            e.send_replace(Some(format!("the server process {program} closed its stdout")));
             // Every waiting request learns it by its channel closing.
             p.lock().expect("pending lock").clear();
         });
@@ -72,7 +72,7 @@ impl Stdio {
 
     /// Writes a message; a request's answer comes on the returned channel.
     pub(crate) fn send(&self, out: &Outgoing) -> Result<Inbound, ClientError> {
-        if let Some(why) = self.ended.lock().expect("ended lock").clone() {
+        if let Some(why) = self.ended.borrow().clone() {
             return Err(ClientError::Transport(why));
         }
         let (tx, rx) = mpsc::unbounded_channel();
@@ -87,6 +87,14 @@ impl Stdio {
             return Err(ClientError::transport("the server process no longer reads its stdin"));
         }
         Ok(rx)
+    }
+
+    /// Waits until the child has closed its stdout (exited, most often);
+    /// why, as a sentence.
+    pub(crate) async fn ended(&self) -> String {
+        let mut rx = self.ended.subscribe();
+        let why = rx.wait_for(Option::is_some).await.map(|v| v.clone()).ok().flatten();
+        why.unwrap_or_else(|| "the server process is gone".into())
     }
 
     /// Forgets a request (its answer was given up).

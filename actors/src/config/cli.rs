@@ -36,9 +36,14 @@ pub struct CommonArgs {
     /// TOML configuration file (defaults: config/default.toml, built in).
     #[arg(long, value_name = "FILE", global = true)]
     pub config: Option<PathBuf>,
-    /// Built-in catalog to serve: `fs` (default) or `everything`.
+    /// Built-in catalog to serve: `fs` (default), `everything` or `none`
+    /// (with `--upstream`, none unless named).
     #[arg(long, value_name = "NAME", global = true)]
     pub catalog: Option<String>,
+    /// Another MCP server served through this one, as `NAME=COMMAND` (stdio)
+    /// or `NAME=URL` (Streamable HTTP); repeatable.
+    #[arg(long, value_name = "NAME=COMMAND|URL", global = true)]
+    pub upstream: Vec<String>,
     /// Directory served by the `fs` catalog (default `.`).
     #[arg(long, value_name = "DIR", global = true)]
     pub root: Option<String>,
@@ -79,6 +84,9 @@ impl CommonArgs {
         config.apply_env(env)?;
         if let Some(c) = &self.catalog {
             config.catalog.name = c.clone();
+        }
+        for flag in &self.upstream {
+            config.upstreams.push(crate::config::UpstreamConfig::parse_flag(flag)?);
         }
         if let Some(r) = &self.root {
             config.fs.root = r.clone();

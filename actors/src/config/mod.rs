@@ -12,6 +12,7 @@ mod auth;
 pub mod cli;
 mod error;
 mod fs;
+mod gateway;
 mod health;
 mod hub;
 mod log;
@@ -27,6 +28,7 @@ mod transport;
 pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ItemScopesConfig, ASYMMETRIC_ALGORITHMS};
 pub use error::ConfigError;
 pub use fs::FsConfig;
+pub use gateway::{GatewayConfig, UpstreamConfig};
 pub use health::HealthConfig;
 pub use hub::HubConfig;
 pub use log::{parse_level, LogConfig};
@@ -79,6 +81,10 @@ pub struct Config {
     pub otel: OtelConfig,
     /// The Tasks extension.
     pub tasks: TasksConfig,
+    /// What applies to every upstream server.
+    pub gateway: GatewayConfig,
+    /// Other MCP servers served through this one (`[[upstreams]]`).
+    pub upstreams: Vec<UpstreamConfig>,
 }
 
 impl Config {
@@ -184,6 +190,7 @@ impl Config {
         self.auth.validate()?;
         self.validate_transport_security()?;
         self.validate_resource()?;
+        gateway::validate(&self.gateway, &self.upstreams)?;
         self.validate_limits()
     }
 

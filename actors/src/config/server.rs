@@ -62,16 +62,11 @@ impl Default for CacheConfig {
 }
 
 /// `[catalog]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CatalogConfig {
-    /// Built-in catalog: `fs` (a read-only, live catalog of `fs.root`) or
-    /// `everything` (the conformance fixture). Default: `fs`.
+    /// Built-in catalog: `fs` (a read-only, live catalog of `fs.root`),
+    /// `everything` (the conformance fixture) or `none`. Default: empty,
+    /// which is `fs`, or `none` when `[[upstreams]]` are configured.
     pub name: String,
-}
-
-impl Default for CatalogConfig {
-    fn default() -> Self {
-        CatalogConfig { name: "fs".into() }
-    }
 }

@@ -1,0 +1,197 @@
+//! `[gateway]` and `[[upstreams]]`: other MCP servers served through this
+//! one, each reached over stdio (a command) or Streamable HTTP (a URL, any
+//! era), their tools and prompts under a prefix.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::ConfigError;
+
+/// `[gateway]`: what applies to every upstream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GatewayConfig {
+    /// Between an upstream's prefix and an item's own name. Default `__`
+    /// (many hosts refuse dots in tool names).
+    pub separator: String,
+    /// The first wait before an upstream that failed is started again;
+    /// doubled after each failure in a row. Default 500 ms.
+    pub restart_initial_ms: u64,
+    /// The longest wait between restarts. Default 30 000 ms.
+    pub restart_max_ms: u64,
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        GatewayConfig { separator: "__".into(), restart_initial_ms: 500, restart_max_ms: 30_000 }
+    }
+}
+
+/// One `[[upstreams]]` entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UpstreamConfig {
+    /// Its name: letters, digits, `-` and `_`; unique.
+    pub name: String,
+    /// stdio: the program to start (exactly one of `command` and `url`).
+    pub command: String,
+    /// stdio: its arguments.
+    pub args: Vec<String>,
+    /// stdio: variables added to its environment.
+    pub env: BTreeMap<String, String>,
+    /// stdio: its working directory (default: this process's).
+    pub cwd: String,
+    /// Streamable HTTP: the endpoint.
+    pub url: String,
+    /// Streamable HTTP: headers of every request.
+    pub headers: BTreeMap<String, String>,
+    /// Streamable HTTP: a bearer token read from this environment variable
+    /// (upstream credentials never come from the downstream caller).
+    pub bearer_env: String,
+    /// Streamable HTTP: a bearer token read from this file (trimmed).
+    pub bearer_file: String,
+    /// Put before its tool and prompt names, with `gateway.separator`.
+    /// Absent: the name; `""`: none (for at most one upstream).
+    pub prefix: Option<String>,
+    /// The time limit of each request to it. Default 60 000 ms.
+    pub timeout_ms: u64,
+    /// Whether readiness waits for it. Default true.
+    pub required: bool,
+    /// Its tools served, by glob on the upstream's own names (empty: all).
+    pub allow_tools: Vec<String>,
+    /// Its tools not served, by glob (applied after `allow_tools`).
+    pub deny_tools: Vec<String>,
+    /// Scopes a caller needs for every item of it (with `auth.mode` on).
+    pub scopes: Vec<String>,
+}
+
+impl Default for UpstreamConfig {
+    fn default() -> Self {
+        UpstreamConfig {
+            name: String::new(),
+            command: String::new(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: String::new(),
+            url: String::new(),
+            headers: BTreeMap::new(),
+            bearer_env: String::new(),
+            bearer_file: String::new(),
+            prefix: None,
+            timeout_ms: 60_000,
+            required: true,
+            allow_tools: Vec::new(),
+            deny_tools: Vec::new(),
+            scopes: Vec::new(),
+        }
+    }
+}
+
+impl UpstreamConfig {
+    /// An upstream from `NAME=COMMAND` or `NAME=URL` (`--upstream`): a value
+    /// starting with `http://` or `https://` is a URL, anything else a
+    /// command line split at whitespace.
+    pub fn parse_flag(flag: &str) -> Result<Self, ConfigError> {
+        let bad = || ConfigError(format!("--upstream {flag:?}: expected NAME=COMMAND or NAME=URL"));
+        let (name, target) = flag.split_once('=').ok_or_else(bad)?;
+        let target = target.trim();
+        let mut up = UpstreamConfig { name: name.trim().to_owned(), ..Default::default() };
+        if target.starts_with("http://") || target.starts_with("https://") {
+            up.url = target.to_owned();
+        } else {
+            let mut words = target.split_whitespace().map(str::to_owned);
+            up.command = words.next().ok_or_else(bad)?;
+            up.args = words.collect();
+        }
+        Ok(up)
+    }
+
+    /// The prefix of its names (`""`: none).
+    pub fn prefix(&self) -> &str {
+        self.prefix.as_deref().unwrap_or(&self.name)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let name = &self.name;
+        let err = |m: String| Err(ConfigError(format!("upstream {name:?}: {m}")));
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return err("a name of letters, digits, '-' and '_' is needed".into());
+        }
+        if self.command.is_empty() == self.url.is_empty() {
+            return err("exactly one of command (stdio) and url (Streamable HTTP) is needed".into());
+        }
+        if !self.url.is_empty() {
+            url::Url::parse(&self.url).map_err(|e| ConfigError(format!("upstream {name:?}: url: {e}")))?;
+        }
+        if !self.prefix().chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.') {
+            return err(format!("prefix {:?} may hold letters, digits, '-', '_' and '.' only", self.prefix()));
+        }
+        if self.timeout_ms == 0 {
+            return err("timeout_ms must be at least 1".into());
+        }
+        for glob in self.allow_tools.iter().chain(&self.deny_tools) {
+            globset::Glob::new(glob).map_err(|e| ConfigError(format!("upstream {name:?}: {glob:?}: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks the upstreams together: each valid, names unique, at most one
+/// without a prefix, a separator tool names allow.
+pub(super) fn validate(gateway: &GatewayConfig, upstreams: &[UpstreamConfig]) -> Result<(), ConfigError> {
+    let sep = &gateway.separator;
+    if sep.is_empty() || !sep.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) {
+        return Err(ConfigError(format!("gateway.separator {sep:?}: one or more of letters, digits, '_', '-', '.'")));
+    }
+    if gateway.restart_initial_ms == 0 || gateway.restart_max_ms < gateway.restart_initial_ms {
+        return Err(ConfigError("gateway.restart_initial_ms must be at least 1 and at most restart_max_ms".into()));
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for up in upstreams {
+        up.validate()?;
+        if !names.insert(up.name.as_str()) {
+            return Err(ConfigError(format!("two upstreams are named {:?}", up.name)));
+        }
+    }
+    let bare: Vec<&str> = upstreams.iter().filter(|u| u.prefix().is_empty()).map(|u| u.name.as_str()).collect();
+    if bare.len() > 1 {
+        return Err(ConfigError(format!("upstreams {bare:?} all have an empty prefix; at most one may")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flag_is_a_command_or_a_url() {
+        let up = UpstreamConfig::parse_flag("fs=npx -y server-filesystem /tmp").unwrap();
+        assert_eq!((up.name.as_str(), up.command.as_str()), ("fs", "npx"));
+        assert_eq!(up.args, ["-y", "server-filesystem", "/tmp"]);
+        let up = UpstreamConfig::parse_flag("remote=https://mcp.example.com/mcp").unwrap();
+        assert_eq!(up.url, "https://mcp.example.com/mcp");
+        assert!(UpstreamConfig::parse_flag("nothing").is_err());
+        assert!(UpstreamConfig::parse_flag("x=").is_err());
+    }
+
+    #[test]
+    fn upstreams_are_checked_together() {
+        let g = GatewayConfig::default();
+        let up = |name: &str, prefix: Option<&str>| UpstreamConfig {
+            name: name.into(),
+            command: "x".into(),
+            prefix: prefix.map(Into::into),
+            ..Default::default()
+        };
+        assert!(validate(&g, &[up("a", None), up("b", Some(""))]).is_ok());
+        let e = validate(&g, &[up("a", Some("")), up("b", Some(""))]).unwrap_err();
+        assert!(e.0.contains("empty prefix"), "{e}");
+        assert!(validate(&g, &[up("a", None), up("a", None)]).unwrap_err().0.contains("two upstreams"));
+        let both = UpstreamConfig { url: "http://h/mcp".into(), ..up("a", None) };
+        assert!(validate(&g, &[both]).unwrap_err().0.contains("exactly one"));
+        let sep = GatewayConfig { separator: "/".into(), ..g };
+        assert!(validate(&sep, &[]).is_err());
+    }
+}

@@ -1,0 +1,222 @@
+//! An upstream's items in the catalog: what it lists, under the names this
+//! server gives them (tools and prompts prefixed, resources and templates
+//! under their own URIs), kept equal to its lists as they change and taken
+//! out while it is down.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use mcp_protocol::model::prompts::Prompt;
+use mcp_protocol::model::resources::{Resource, ResourceTemplate};
+use mcp_protocol::model::tools::Tool;
+use slog::{warn, Logger};
+
+use super::forward::{self, Link};
+use crate::catalog::Catalog;
+use crate::client::{Client, ClientError};
+use crate::config::{GatewayConfig, UpstreamConfig};
+
+/// JSON-RPC "method not found": the upstream does not offer that list.
+const METHOD_NOT_FOUND: i64 = -32601;
+
+/// Everything an upstream lists.
+#[derive(Debug, Default)]
+pub(crate) struct Lists {
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) prompts: Vec<Prompt>,
+    pub(crate) resources: Vec<Resource>,
+    pub(crate) templates: Vec<ResourceTemplate>,
+}
+
+/// Every list of `client`'s server; a list it does not offer is empty.
+pub(crate) async fn list(client: &Client) -> Result<Lists, ClientError> {
+    fn offered<T>(listed: Result<Vec<T>, ClientError>) -> Result<Vec<T>, ClientError> {
+        match listed {
+            Err(ClientError::Protocol { code: METHOD_NOT_FOUND, .. }) => Ok(Vec::new()),
+            other => other,
+        }
+    }
+    let caps = client.server().capabilities;
+    let has = |k: &str| caps.get(k).is_some();
+    Ok(Lists {
+        tools: if has("tools") { offered(client.list_tools().await)? } else { Vec::new() },
+        prompts: if has("prompts") { offered(client.list_prompts().await)? } else { Vec::new() },
+        resources: if has("resources") { offered(client.list_resources().await)? } else { Vec::new() },
+        templates: if has("resources") { offered(client.list_resource_templates().await)? } else { Vec::new() },
+    })
+}
+
+/// What one upstream has in the catalog, and how its names are made.
+pub(crate) struct Mirror {
+    prefix: String,
+    separator: String,
+    allow: Option<GlobSet>,
+    deny: Option<GlobSet>,
+    scopes: Vec<String>,
+    tools: BTreeSet<String>,
+    prompts: BTreeSet<String>,
+    resources: BTreeSet<String>,
+    templates: BTreeSet<String>,
+}
+
+fn globs(patterns: &[String]) -> Option<GlobSet> {
+    if patterns.is_empty() {
+        return None;
+    }
+    let mut set = GlobSetBuilder::new();
+    for p in patterns {
+        // Checked when the configuration was loaded.
+        if let Ok(g) = Glob::new(p) {
+            set.add(g);
+        }
+    }
+    set.build().ok()
+}
+
+impl Mirror {
+    pub(crate) fn new(config: &UpstreamConfig, gateway: &GatewayConfig) -> Self {
+        Mirror {
+            prefix: config.prefix().to_owned(),
+            separator: gateway.separator.clone(),
+            allow: globs(&config.allow_tools),
+            deny: globs(&config.deny_tools),
+            scopes: config.scopes.clone(),
+            tools: BTreeSet::new(),
+            prompts: BTreeSet::new(),
+            resources: BTreeSet::new(),
+            templates: BTreeSet::new(),
+        }
+    }
+
+    /// The name this server gives the upstream's `own` name.
+    pub(crate) fn served_name(&self, own: &str) -> String {
+        match self.prefix.is_empty() {
+            true => own.to_owned(),
+            false => format!("{}{}{own}", self.prefix, self.separator),
+        }
+    }
+
+    fn serves_tool(&self, own: &str) -> bool {
+        self.allow.as_ref().is_none_or(|a| a.is_match(own)) && !self.deny.as_ref().is_some_and(|d| d.is_match(own))
+    }
+
+    /// Makes the catalog hold exactly `lists` for this upstream, forwarding
+    /// through `link`; one list-changed event per kind that changed.
+    pub(crate) fn sync(&mut self, catalog: &Catalog, link: &Arc<Link>, lists: Lists, log: &Logger) {
+        catalog.batch(|c| {
+            let mut tools = BTreeSet::new();
+            for def in lists.tools.into_iter().filter(|t| self.serves_tool(&t.name)) {
+                let served = self.served_name(&def.name);
+                let tool = forward::tool(link, def, served.clone()).with_scopes(self.scopes.clone());
+                match c.replace_tool(tool) {
+                    Ok(_) => {
+                        tools.insert(served);
+                    }
+                    Err(e) => Self::skip(log, "tool", &served, &e.to_string()),
+                };
+            }
+            self.tools = retire(&self.tools, tools, |n| drop(c.remove_tool(n)));
+            let mut prompts = BTreeSet::new();
+            for def in lists.prompts {
+                let served = self.served_name(&def.name);
+                match c.replace_prompt(forward::prompt(link, def, served.clone()).with_scopes(self.scopes.clone())) {
+                    Ok(_) => {
+                        prompts.insert(served);
+                    }
+                    Err(e) => Self::skip(log, "prompt", &served, &e.to_string()),
+                };
+            }
+            self.prompts = retire(&self.prompts, prompts, |n| drop(c.remove_prompt(n)));
+            let mut resources = BTreeSet::new();
+            for def in lists.resources {
+                let uri = def.uri.clone();
+                if c.resource(&uri).is_some() && !self.resources.contains(&uri) {
+                    Self::skip(log, "resource", &uri, "another upstream or the local catalog serves that URI");
+                    continue;
+                }
+                match c.replace_resource(forward::resource(link, def).with_scopes(self.scopes.clone())) {
+                    Ok(_) => {
+                        resources.insert(uri);
+                    }
+                    Err(e) => Self::skip(log, "resource", &uri, &e.to_string()),
+                };
+            }
+            self.resources = retire(&self.resources, resources, |u| drop(c.remove_resource(u)));
+            let mut templates = BTreeSet::new();
+            for def in lists.templates {
+                let uri = def.uri_template.clone();
+                if c.template(&uri).is_some() && !self.templates.contains(&uri) {
+                    Self::skip(log, "template", &uri, "another upstream or the local catalog serves it");
+                    continue;
+                }
+                match forward::template(link, def) {
+                    Some(t) => {
+                        c.replace_template(t.with_scopes(self.scopes.clone()));
+                        templates.insert(uri);
+                    }
+                    None => Self::skip(log, "template", &uri, "only RFC 6570 level-1 templates are matched"),
+                }
+            }
+            self.templates = retire(&self.templates, templates, |u| drop(c.remove_template(u)));
+        });
+    }
+
+    /// Takes every item of this upstream out of the catalog.
+    pub(crate) fn clear(&mut self, catalog: &Catalog) {
+        catalog.batch(|c| {
+            for n in std::mem::take(&mut self.tools) {
+                c.remove_tool(&n);
+            }
+            for n in std::mem::take(&mut self.prompts) {
+                c.remove_prompt(&n);
+            }
+            for u in std::mem::take(&mut self.resources) {
+                c.remove_resource(&u);
+            }
+            for u in std::mem::take(&mut self.templates) {
+                c.remove_template(&u);
+            }
+        });
+    }
+
+    /// How many items of this upstream are served.
+    pub(crate) fn count(&self) -> usize {
+        self.tools.len() + self.prompts.len() + self.resources.len() + self.templates.len()
+    }
+
+    fn skip(log: &Logger, kind: &str, name: &str, why: &str) {
+        warn!(log, "upstream item not served"; "kind" => kind, "name" => name, "why" => why);
+    }
+}
+
+/// The names now served; `remove` is called for each one served before
+/// and not now.
+fn retire(before: &BTreeSet<String>, now: BTreeSet<String>, mut remove: impl FnMut(&str)) -> BTreeSet<String> {
+    for gone in before.difference(&now) {
+        remove(gone);
+    }
+    now
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_prefixed_and_tools_filtered() {
+        let up = UpstreamConfig {
+            name: "fs".into(),
+            command: "x".into(),
+            allow_tools: vec!["read_*".into(), "list_*".into()],
+            deny_tools: vec!["read_secret*".into()],
+            ..Default::default()
+        };
+        let m = Mirror::new(&up, &GatewayConfig::default());
+        assert_eq!(m.served_name("read_file"), "fs__read_file");
+        assert!(m.serves_tool("read_file") && m.serves_tool("list_dir"));
+        assert!(!m.serves_tool("write_file") && !m.serves_tool("read_secrets"));
+        let bare = Mirror::new(&UpstreamConfig { prefix: Some(String::new()), ..up }, &GatewayConfig::default());
+        assert_eq!(bare.served_name("read_file"), "read_file");
+    }
+}

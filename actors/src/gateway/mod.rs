@@ -1,0 +1,102 @@
+//! The gateway: other MCP servers served through this one. Each
+//! `[[upstreams]]` entry gets an [`Upstream`] actor that starts the server
+//! (stdio) or connects to it (Streamable HTTP, either era) with
+//! [`crate::client`], and serves its items from the shared catalog — tools
+//! and prompts as `PREFIX__name`, resources under their own URIs — so that
+//! everything this server does for its own items (both eras, listen
+//! streams, authorization and scopes, metrics, several instances over
+//! Redis) it does for theirs.
+//!
+//! ```no_run
+//! use actix_mcp::catalog::Catalog;
+//! use actix_mcp::config::{Config, UpstreamConfig};
+//! use actix_mcp::gateway::Gateway;
+//! use std::sync::Arc;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # actix_rt::System::new().block_on(async {
+//! let mut config = Config::default();
+//! config.upstreams.push(UpstreamConfig::parse_flag("everything=npx -y @modelcontextprotocol/server-everything")?);
+//! let catalog = Arc::new(Catalog::new());
+//! let log = slog::Logger::root(slog::Discard, slog::o!());
+//! let gateway = Gateway::start(&config, &catalog, &log);
+//! assert_eq!(gateway.statuses()[0].name, "everything");
+//! # Ok(()) })
+//! # }
+//! ```
+
+mod forward;
+mod mirror;
+mod upstream;
+
+use std::sync::{Arc, Mutex};
+
+use actix::{Actor, Addr};
+
+pub use upstream::{Upstream, UpstreamState, UpstreamStatus};
+
+use crate::catalog::Catalog;
+use crate::config::Config;
+
+/// The running upstreams of a server. Dropping it does not stop them; they
+/// stop with the actix system (or [`Gateway::stop`]).
+#[derive(Clone, Default)]
+pub struct Gateway {
+    upstreams: Vec<(Addr<Upstream>, Arc<Mutex<UpstreamStatus>>)>,
+}
+
+impl Gateway {
+    /// Starts one [`Upstream`] actor per configured upstream, serving into
+    /// `catalog`. Must run inside an actix system.
+    pub fn start(config: &Config, catalog: &Arc<Catalog>, log: &slog::Logger) -> Gateway {
+        let upstreams = config
+            .upstreams
+            .iter()
+            .map(|up| {
+                let status = Arc::new(Mutex::new(UpstreamStatus {
+                    name: up.name.clone(),
+                    required: up.required,
+                    state: UpstreamState::Starting,
+                    restarts: 0,
+                    items: 0,
+                    connect_time: None,
+                }));
+                let actor =
+                    Upstream::new(up.clone(), config.gateway.clone(), catalog.clone(), log.clone(), status.clone());
+                (actor.start(), status)
+            })
+            .collect();
+        Gateway { upstreams }
+    }
+
+    /// Where each upstream stands, in configuration order.
+    pub fn statuses(&self) -> Vec<UpstreamStatus> {
+        self.upstreams.iter().map(|(_, s)| s.lock().expect("status lock").clone()).collect()
+    }
+
+    /// Whether every required upstream is up.
+    pub fn ready(&self) -> bool {
+        self.statuses().iter().all(|s| !s.required || matches!(s.state, UpstreamState::Up { .. }))
+    }
+
+    /// Stops every upstream: their items leave the catalog, their
+    /// processes end.
+    pub fn stop(&self) {
+        for (addr, _) in &self.upstreams {
+            addr.do_send(Stop);
+        }
+    }
+}
+
+/// Stops an upstream actor.
+#[derive(actix::Message)]
+#[rtype(result = "()")]
+struct Stop;
+
+impl actix::Handler<Stop> for Upstream {
+    type Result = ();
+
+    fn handle(&mut self, _: Stop, ctx: &mut Self::Context) {
+        actix::ActorContext::stop(ctx);
+    }
+}
