@@ -36,6 +36,15 @@ pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 /// `_meta` key of the progress token.
 pub const PROGRESS_TOKEN_KEY: &str = "progressToken";
+/// `_meta` key, on a legacy server-to-client input request, of the key the
+/// handler asked under (its `inputRequests` key in the stateless era), so
+/// that a gateway can put the question to a stateless client under it.
+pub const INPUT_KEY_KEY: &str = "actix-mcp/inputKey";
+/// `_meta` key, on a legacy server-to-client request, of the id of the
+/// client request it is part of (a stdio session otherwise says nothing of
+/// it). A server that sets it declares the experimental capability of the
+/// same name at `initialize`.
+pub const RELATED_REQUEST_KEY: &str = "actix-mcp/relatedRequestId";
 
 /// What the transport knows about the version header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

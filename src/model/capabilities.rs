@@ -30,6 +30,19 @@ pub struct ClientCapabilities {
 }
 
 impl ClientCapabilities {
+    /// These capabilities, less the input ones (`elicitation`, `sampling`,
+    /// `roots`) `other` does not declare: a request narrowing its session's
+    /// set never widens it.
+    pub fn narrowed_to(&self, other: &ClientCapabilities) -> Self {
+        let keep = |mine: &Option<JsonObject>, theirs: &Option<JsonObject>| mine.clone().filter(|_| theirs.is_some());
+        ClientCapabilities {
+            elicitation: keep(&self.elicitation, &other.elicitation),
+            sampling: keep(&self.sampling, &other.sampling),
+            roots: keep(&self.roots, &other.roots),
+            ..self.clone()
+        }
+    }
+
     /// Capabilities with only `sampling`.
     pub fn sampling() -> Self {
         ClientCapabilities { sampling: Some(Map::new()), ..Default::default() }
@@ -131,5 +144,13 @@ mod tests {
         let c: ClientCapabilities =
             serde_json::from_value(json!({"roots": {"listChanged": true}, "x-new": {}})).unwrap();
         assert!(c.roots.is_some());
+    }
+
+    #[test]
+    fn narrowing_keeps_only_what_both_declare() {
+        let session = ClientCapabilities { roots: Some(Map::new()), ..ClientCapabilities::sampling() };
+        let narrowed = session.narrowed_to(&ClientCapabilities::sampling());
+        assert_eq!(narrowed, ClientCapabilities::sampling());
+        assert_eq!(ClientCapabilities::default().narrowed_to(&session), ClientCapabilities::default());
     }
 }

@@ -27,6 +27,7 @@ mod names;
 mod no_args;
 mod outcome;
 mod prompt;
+mod resolvers;
 mod resource;
 mod scope_rules;
 mod scopes;
@@ -47,6 +48,7 @@ use names::{check_name, check_tool, check_uri};
 pub use no_args::NoArgs;
 pub use outcome::{IntoToolOutcome, Json};
 pub use prompt::{Completer, Prompt, PromptArgs};
+pub use resolvers::{ResourceResolver, ToolResolver};
 pub use resource::Resource;
 pub use scope_rules::ScopeRules;
 pub use skill::{parse_frontmatter, Skill, SkillError, SkillFile, SkillFileReader};
@@ -55,11 +57,6 @@ pub use tool::{HandlerFuture, TaskSupport, Tool};
 pub use view::{Permission, View, BRIDGE as VIEW_BRIDGE};
 
 use mcp_protocol::subscription::Event;
-
-/// Resolves a URI that is neither a listed resource nor a template match:
-/// `None` (not found), or the resource, or why it is refused.
-pub type ResourceResolver =
-    std::sync::Arc<dyn Fn(&str) -> Option<Result<Resource, crate::catalog::error::HandlerError>> + Send + Sync>;
 
 /// A function told of every catalog event and, for changes observed from an
 /// external source, the observation key (see [`Catalog::watch`]).
@@ -91,6 +88,7 @@ pub struct Catalog {
     state: RwLock<State>,
     watchers: RwLock<Vec<Watcher>>,
     resolver: RwLock<Option<ResourceResolver>>,
+    tool_resolver: RwLock<Option<ToolResolver>>,
     states: state::StateMap,
     /// Whether any item ever added asks for scopes: until one does, a
     /// request needs no per-item scope lookup.
@@ -263,9 +261,10 @@ impl Catalog {
         old
     }
 
-    /// Looks up a tool (listed or not).
+    /// Looks up a tool (listed or not), asking the tool resolver for a
+    /// name the catalog does not hold (see [`Catalog::set_tool_resolver`]).
     pub fn tool(&self, name: &str) -> Option<Arc<Tool>> {
-        self.read().tools.get(name).cloned()
+        self.read().tools.get(name).cloned().or_else(|| self.resolve_tool(name))
     }
 
     /// Adds a resource. Refused when one with that URI is already there
@@ -286,17 +285,6 @@ impl Catalog {
     pub fn replace_resource(&self, resource: Resource) -> Result<Option<Arc<Resource>>, CatalogError> {
         check_uri(resource.uri())?;
         Ok(self.insert_resource(resource, None))
-    }
-
-    /// Sets the resolver consulted for URIs that match no resource or template.
-    pub fn set_resolver(&self, resolver: ResourceResolver) {
-        *self.resolver.write().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
-    }
-
-    /// Asks the resolver about `uri` (see [`ResourceResolver`]).
-    pub fn resolve(&self, uri: &str) -> Option<Result<Resource, crate::catalog::error::HandlerError>> {
-        let resolver = self.resolver.read().unwrap_or_else(|p| p.into_inner()).clone();
-        resolver.and_then(|r| r(uri))
     }
 
     /// Replaces a resource's definition without publishing a list change (its

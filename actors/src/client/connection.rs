@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use mcp_protocol::header_params::HeaderParam;
-use mcp_protocol::meta::PROGRESS_TOKEN_KEY;
+use mcp_protocol::meta::{CLIENT_CAPABILITIES_KEY, PROGRESS_TOKEN_KEY};
 use mcp_protocol::model::progress::ProgressParams;
 use serde_json::{json, Map, Value};
 use tokio::sync::{broadcast, mpsc};
@@ -16,7 +16,7 @@ use tokio::sync::{broadcast, mpsc};
 use super::cache::ListCache;
 use super::error::ClientError;
 use super::input;
-use super::options::{ClientOptions, RequestOptions};
+use super::options::{ClientOptions, InputHandler, RequestOptions};
 use super::outgoing::{Inbound, Outgoing};
 use super::transport::Transport;
 use super::wire::{client_meta, stamp_meta, standard_headers};
@@ -46,6 +46,10 @@ pub(crate) struct Inner {
     pub(crate) lists: ListCache,
     /// The client's own `_meta` entries, built once.
     meta: Map<String, Value>,
+    /// The requests in flight with their own input handler, by id.
+    pub(crate) asking: Mutex<Vec<(i64, InputHandler)>>,
+    /// Held by such a request over a legacy stdio session.
+    input_lane: tokio::sync::Mutex<()>,
 }
 
 impl Inner {
@@ -60,11 +64,20 @@ impl Inner {
             tool_headers: Mutex::new(HashMap::new()),
             events: broadcast::channel(1024).0,
             lists: ListCache::default(),
+            asking: Mutex::new(Vec::new()),
+            input_lane: tokio::sync::Mutex::new(()),
         }
     }
 
     pub(crate) fn era(&self) -> Option<Era> {
         self.era.lock().expect("era lock").clone()
+    }
+
+    /// Whether the server names, in its requests, the request they are
+    /// part of (declared as an experimental capability).
+    fn names_related(&self) -> bool {
+        let server = self.server.lock().expect("server lock");
+        server.capabilities.get("experimental").and_then(|e| e.get(mcp_protocol::meta::RELATED_REQUEST_KEY)).is_some()
     }
 
     /// A fresh request id.
@@ -100,7 +113,10 @@ impl Inner {
                 return Ok(result);
             }
             let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-            params.insert("inputResponses".into(), input::answer_all(&self.options, &requests).await?);
+            params.insert(
+                "inputResponses".into(),
+                input::answer_all(&self.options, ropts.input.as_ref(), &requests).await?,
+            );
             match result.get("requestState") {
                 Some(state) => params.insert("requestState".into(), state.clone()),
                 None => params.remove("requestState"),
@@ -118,12 +134,28 @@ impl Inner {
         ropts: &RequestOptions,
     ) -> Result<Value, ClientError> {
         let id = self.next_id();
-        if ropts.progress.is_some() {
-            let meta = params.entry("_meta").or_insert_with(|| json!({}));
-            if let Some(m) = meta.as_object_mut() {
+        let meta = params.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(m) = meta.as_object_mut() {
+            if ropts.progress.is_some() {
                 m.insert(PROGRESS_TOKEN_KEY.into(), json!(id));
             }
+            if let Some(caps) = &ropts.capabilities {
+                m.insert(CLIENT_CAPABILITIES_KEY.into(), caps.clone());
+            }
+            if m.is_empty() {
+                params.remove("_meta");
+            }
         }
+        // A legacy stdio server's requests name no request (unless it says
+        // they do): those that answer input themselves go one at a time,
+        // so that one is whose.
+        let _lane = match (&self.transport, era, &ropts.input) {
+            (Transport::Stdio(_), Some(Era::Legacy(_)), Some(_)) if !self.names_related() => {
+                Some(self.input_lane.lock().await)
+            }
+            _ => None,
+        };
+        let _asking = ropts.input.as_ref().map(|h| Asking::new(self, id, h.clone()));
         let inbound = self.open(era, id, method, params).await?;
         let stateless = matches!(era, Some(Era::Stateless(_)));
         let mut guard = Cancel::new(self, id, stateless);
@@ -191,9 +223,9 @@ impl Inner {
     pub(crate) fn incoming(self: &Arc<Self>, msg: Value, ropts: &RequestOptions) {
         let method = msg.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
         if msg.get("id").is_some() {
-            let inner = self.clone();
+            let (inner, own) = (self.clone(), ropts.input.clone());
             tokio::spawn(async move {
-                let response = input::respond(&inner.options, &msg).await;
+                let response = input::respond(&inner.options, own.as_ref(), &msg).await;
                 inner.send_message(&response).await;
             });
             return;
@@ -284,11 +316,46 @@ pub(crate) fn spawn_detached(work: impl std::future::Future<Output = ()> + Send 
 /// Serves the messages of no request: answers a server's requests, hands
 /// log messages to the connection's callback and the rest to listeners.
 pub(crate) async fn serve_unrouted(inner: Weak<Inner>, mut rx: mpsc::UnboundedReceiver<Value>) {
-    let none = RequestOptions::default();
     while let Some(msg) = rx.recv().await {
         let Some(inner) = inner.upgrade() else { break };
-        if msg.get("method").is_some() {
-            inner.incoming(msg, &none);
+        if msg.get("method").is_none() {
+            continue;
+        }
+        let asking: Vec<InputHandler> = match msg.get("id") {
+            Some(_) => inner.asking.lock().expect("asking lock").iter().map(|(_, h)| h.clone()).collect(),
+            None => Vec::new(),
+        };
+        match asking.as_slice() {
+            [] => inner.incoming(msg, &RequestOptions::default()),
+            [one] => inner.incoming(msg, &RequestOptions { input: Some(one.clone()), ..Default::default() }),
+            several => {
+                let refusal = json!({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32603, "message": format!(
+                    "{} requests that answer input themselves are in flight; this request names none of them",
+                    several.len())}});
+                inner.send_message(&refusal).await;
+            }
+        }
+    }
+}
+
+/// A request's own input handler, registered while the request is in
+/// flight (for server requests that name no request).
+struct Asking {
+    inner: Weak<Inner>,
+    id: i64,
+}
+
+impl Asking {
+    fn new(inner: &Arc<Inner>, id: i64, handler: InputHandler) -> Self {
+        inner.asking.lock().expect("asking lock").push((id, handler));
+        Asking { inner: Arc::downgrade(inner), id }
+    }
+}
+
+impl Drop for Asking {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.upgrade() {
+            inner.asking.lock().expect("asking lock").retain(|(id, _)| *id != self.id);
         }
     }
 }

@@ -6,12 +6,21 @@
 use serde_json::{json, Map, Value};
 
 use super::error::ClientError;
-use super::options::ClientOptions;
+use super::options::{ClientOptions, InputHandler};
 
-/// The answer to one input request `{method, params}`.
-pub(crate) async fn answer(options: &ClientOptions, method: &str, params: Value) -> Result<Value, ClientError> {
+/// The answer to one input request `{method, params}`: from `own` (the
+/// request's own handler) if given, else the connection's handlers.
+pub(crate) async fn answer(
+    options: &ClientOptions,
+    own: Option<&InputHandler>,
+    method: &str,
+    params: Value,
+) -> Result<Value, ClientError> {
     let missing = || ClientError::Input(format!("no handler for {method}"));
     let failed = |e: String| ClientError::Input(format!("the {method} handler failed: {e}"));
+    if let ("elicitation/create" | "sampling/createMessage" | "roots/list", Some(h)) = (method, own) {
+        return h(method.to_owned(), params).await.map_err(failed);
+    }
     match method {
         "elicitation/create" => {
             let h = options.elicit.as_ref().ok_or_else(missing)?;
@@ -35,23 +44,27 @@ pub(crate) async fn answer(options: &ClientOptions, method: &str, params: Value)
 
 /// The answers to every request of an `InputRequiredResult`'s
 /// `inputRequests`, by key.
-pub(crate) async fn answer_all(options: &ClientOptions, requests: &Map<String, Value>) -> Result<Value, ClientError> {
+pub(crate) async fn answer_all(
+    options: &ClientOptions,
+    own: Option<&InputHandler>,
+    requests: &Map<String, Value>,
+) -> Result<Value, ClientError> {
     let mut responses = Map::new();
     for (key, req) in requests {
         let method = req.get("method").and_then(Value::as_str).unwrap_or_default();
         let params = req.get("params").cloned().unwrap_or_else(|| json!({}));
-        responses.insert(key.clone(), answer(options, method, params).await?);
+        responses.insert(key.clone(), answer(options, own, method, params).await?);
     }
     Ok(Value::Object(responses))
 }
 
 /// The JSON-RPC response to a server's request (a legacy session's
 /// elicitation, sampling, roots or ping).
-pub(crate) async fn respond(options: &ClientOptions, request: &Value) -> Value {
+pub(crate) async fn respond(options: &ClientOptions, own: Option<&InputHandler>, request: &Value) -> Value {
     let id = request.get("id").cloned().unwrap_or(Value::Null);
     let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
     let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-    match answer(options, method, params).await {
+    match answer(options, own, method, params).await {
         Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
         Err(ClientError::Input(m)) if m.starts_with("unknown method") || m.starts_with("no handler") => {
             json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("Method not found: {method}")}})
@@ -73,14 +86,19 @@ mod tests {
             Ok(ElicitResult { action: ElicitAction::Accept, content: Some(content) })
         });
         let reqs = json!({"a": {"method": "elicitation/create", "params": {"message": "hi"}}});
-        let out = answer_all(&options, reqs.as_object().unwrap()).await.unwrap();
+        let out = answer_all(&options, None, reqs.as_object().unwrap()).await.unwrap();
         assert_eq!(out["a"], json!({"action": "accept", "content": {"name": "hi"}}));
         let reqs = json!({"b": {"method": "roots/list"}});
-        let err = answer_all(&options, reqs.as_object().unwrap()).await.unwrap_err();
+        let err = answer_all(&options, None, reqs.as_object().unwrap()).await.unwrap_err();
         assert!(err.to_string().contains("no handler for roots/list"), "{err}");
-        let r = respond(&options, &json!({"jsonrpc": "2.0", "id": 4, "method": "sampling/createMessage"})).await;
+        let r = respond(&options, None, &json!({"jsonrpc": "2.0", "id": 4, "method": "sampling/createMessage"})).await;
         assert_eq!(r["error"]["code"], -32601);
-        let r = respond(&options, &json!({"jsonrpc": "2.0", "id": 5, "method": "ping"})).await;
+        let r = respond(&options, None, &json!({"jsonrpc": "2.0", "id": 5, "method": "ping"})).await;
         assert_eq!(r["result"], json!({}));
+        // A request's own handler answers before the connection's.
+        let own: InputHandler = std::sync::Arc::new(|m, _| Box::pin(async move { Ok(json!({"by": m})) }));
+        let r =
+            respond(&options, Some(&own), &json!({"jsonrpc": "2.0", "id": 6, "method": "elicitation/create"})).await;
+        assert_eq!(r["result"], json!({"by": "elicitation/create"}));
     }
 }

@@ -28,6 +28,9 @@ pub(crate) type RootsHandler = Arc<dyn Fn() -> BoxFuture<'static, Result<Vec<Roo
 pub(crate) type ProgressCallback = Arc<dyn Fn(ProgressParams) + Send + Sync>;
 /// Called with the params of each `notifications/message` of a request.
 pub(crate) type LogCallback = Arc<dyn Fn(Value) + Send + Sync>;
+/// Answers the input one request needs: a method (`elicitation/create`,
+/// `sampling/createMessage`, `roots/list`) and its params in, the result out.
+pub(crate) type InputHandler = Arc<dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, String>> + Send + Sync>;
 
 /// Which protocol version a client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -221,6 +224,8 @@ pub struct RequestOptions {
     pub(crate) progress: Option<ProgressCallback>,
     pub(crate) log: Option<LogCallback>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) input: Option<InputHandler>,
+    pub(crate) capabilities: Option<Value>,
 }
 
 impl RequestOptions {
@@ -247,6 +252,33 @@ impl RequestOptions {
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// The client capabilities this request declares in its `_meta`,
+    /// instead of the connection's. A legacy session has one set, declared
+    /// at `initialize`: there the request carries them as a hint, which a
+    /// server may use to narrow that set for the request (this project's
+    /// server does) and may ignore.
+    #[must_use]
+    pub fn capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = Some(capabilities);
+        self
+    }
+
+    /// Answers the input this request needs with `f` (method and params in,
+    /// result out) instead of the connection's handlers, which still
+    /// declare the capabilities: its `InputRequiredResult` rounds, and a
+    /// server's requests inside its answer. A legacy stdio session's server
+    /// requests name no request, so there requests with their own handler
+    /// run one at a time.
+    #[must_use]
+    pub fn on_input<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(String, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, String>> + Send + 'static,
+    {
+        self.input = Some(Arc::new(move |m, p| Box::pin(f(m, p))));
         self
     }
 }

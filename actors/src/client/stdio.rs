@@ -89,6 +89,11 @@ impl Stdio {
         Ok(rx)
     }
 
+    /// Whether the child still has its stdout open.
+    pub(crate) fn is_open(&self) -> bool {
+        self.ended.borrow().is_none()
+    }
+
     /// Waits until the child has closed its stdout (exited, most often);
     /// why, as a sentence.
     pub(crate) async fn ended(&self) -> String {
@@ -129,7 +134,9 @@ fn route(pending: &Pending, msg: Value, unrouted: &mpsc::UnboundedSender<Value>)
     } else if msg.get("id").is_none() {
         notification_key(&msg)
     } else {
-        None
+        // A server request that names the request it is part of.
+        let related = msg.get("params").and_then(|p| p.get("_meta")?.get(mcp_protocol::meta::RELATED_REQUEST_KEY));
+        related.map(Value::to_string)
     };
     let target = key.and_then(|k| pending.lock().expect("pending lock").get(&k).cloned());
     match target {
@@ -142,12 +149,16 @@ fn route(pending: &Pending, msg: Value, unrouted: &mpsc::UnboundedSender<Value>)
     }
 }
 
-/// The request a notification belongs to: a progress token or a
-/// subscription id names it (this client uses the request id for both).
+/// The request a notification belongs to: a progress token, a
+/// subscription id or a related request id names it (this client uses the
+/// request id for all three).
 fn notification_key(msg: &Value) -> Option<String> {
     let params = msg.get("params")?;
-    let named =
-        params.get("progressToken").or_else(|| params.get("_meta")?.get(mcp_protocol::meta::SUBSCRIPTION_ID_KEY))?;
+    let meta = |k: &str| params.get("_meta")?.get(k);
+    let named = params
+        .get("progressToken")
+        .or_else(|| meta(mcp_protocol::meta::SUBSCRIPTION_ID_KEY))
+        .or_else(|| meta(mcp_protocol::meta::RELATED_REQUEST_KEY))?;
     Some(match named {
         // A string token that spells a number names the numeric id.
         Value::String(s) if s.parse::<i64>().is_ok() => s.clone(),
@@ -182,9 +193,13 @@ mod tests {
             &utx,
         );
         route(&pending, json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list"}), &utx);
+        let named = json!({"jsonrpc": "2.0", "id": 2, "method": "roots/list",
+            "params": {"_meta": {mcp_protocol::meta::RELATED_REQUEST_KEY: 7}}});
+        route(&pending, named, &utx);
         route(&pending, json!({"jsonrpc": "2.0", "id": 7, "result": {}}), &utx);
         assert_eq!(rx.try_recv().unwrap()["method"], "notifications/progress");
         assert_eq!(rx.try_recv().unwrap()["method"], "notifications/tools/list_changed");
+        assert_eq!(rx.try_recv().unwrap()["id"], 2, "a server request naming request 7 goes to it");
         assert!(rx.try_recv().unwrap().get("result").is_some());
         assert!(pending.lock().unwrap().is_empty());
         assert_eq!(urx.try_recv().unwrap()["method"], "notifications/message");

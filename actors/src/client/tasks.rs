@@ -55,7 +55,7 @@ impl Inner {
                 TaskStatus::Working => {}
                 TaskStatus::InputRequired => {
                     let requests = detailed.input_requests.unwrap_or_default();
-                    let responses = input::answer_all(&self.options, &requests).await?;
+                    let responses = input::answer_all(&self.options, None, &requests).await?;
                     let mut params = task_params(&task.task_id);
                     params.insert("inputResponses".into(), responses);
                     self.request("tasks/update", params, &RequestOptions::default()).await?;

@@ -24,7 +24,8 @@ pub(crate) fn client_meta(options: &ClientOptions) -> Map<String, Value> {
 }
 
 /// Stamps a stateless request's `_meta` with the version and the client's
-/// entries ([`client_meta`]), keeping any other keys.
+/// entries ([`client_meta`]) it does not carry already (a request's own
+/// capabilities stay), keeping any other keys.
 pub(crate) fn stamp_meta(params: &mut Map<String, Value>, version: &str, client: &Map<String, Value>) {
     let meta = params.entry("_meta").or_insert_with(|| json!({}));
     if !meta.is_object() {
@@ -33,7 +34,9 @@ pub(crate) fn stamp_meta(params: &mut Map<String, Value>, version: &str, client:
     let meta = meta.as_object_mut().expect("an object");
     meta.insert(PROTOCOL_VERSION_KEY.into(), json!(version));
     for (k, v) in client {
-        meta.insert(k.clone(), v.clone());
+        if !meta.contains_key(k) {
+            meta.insert(k.clone(), v.clone());
+        }
     }
 }
 

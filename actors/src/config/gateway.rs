@@ -20,11 +20,19 @@ pub struct GatewayConfig {
     pub restart_initial_ms: u64,
     /// The longest wait between restarts. Default 30 000 ms.
     pub restart_max_ms: u64,
+    /// How long an upstream request that asked for input waits for its
+    /// caller's retry (it is cancelled after). Default 300 000 ms.
+    pub input_wait_ms: u64,
 }
 
 impl Default for GatewayConfig {
     fn default() -> Self {
-        GatewayConfig { separator: "__".into(), restart_initial_ms: 500, restart_max_ms: 30_000 }
+        GatewayConfig {
+            separator: "__".into(),
+            restart_initial_ms: 500,
+            restart_max_ms: 30_000,
+            input_wait_ms: 300_000,
+        }
     }
 }
 
@@ -143,6 +151,9 @@ pub(super) fn validate(gateway: &GatewayConfig, upstreams: &[UpstreamConfig]) ->
     let sep = &gateway.separator;
     if sep.is_empty() || !sep.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) {
         return Err(ConfigError(format!("gateway.separator {sep:?}: one or more of letters, digits, '_', '-', '.'")));
+    }
+    if gateway.input_wait_ms == 0 {
+        return Err(ConfigError("gateway.input_wait_ms must be at least 1".into()));
     }
     if gateway.restart_initial_ms == 0 || gateway.restart_max_ms < gateway.restart_initial_ms {
         return Err(ConfigError("gateway.restart_initial_ms must be at least 1 and at most restart_max_ms".into()));

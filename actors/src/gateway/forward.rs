@@ -2,107 +2,181 @@
 //! a resource read goes to the upstream under the item's own name there;
 //! the call's progress and log messages come back down to the caller, and
 //! a caller who gives up (its stream closed, `notifications/cancelled`)
-//! cancels the upstream request.
+//! cancels the upstream request, and input the upstream asks for is asked
+//! of the caller (see [`super::flow`]).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::{select, Either};
-use mcp_protocol::error::{ErrorCode, ErrorData};
+use mcp_protocol::error::{ErrorCode, ErrorData, ProtocolError};
 use mcp_protocol::model::logging::LogMessage;
-use mcp_protocol::model::progress::ProgressParams;
 use mcp_protocol::model::prompts::{self, GetPromptResult};
 use mcp_protocol::model::resources;
 use mcp_protocol::model::tools::{self, CallToolResult};
 use mcp_protocol::model::ResourceContents;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
-use tokio::sync::mpsc;
 
+use super::flow::{Event, Flow, Parked};
 use crate::catalog::error::HandlerError;
 use crate::catalog::{Prompt, Resource, ResourceTemplate, Tool};
-use crate::client::{Client, ClientError, RequestOptions};
+use crate::client::{Client, ClientError};
+use crate::config::UpstreamConfig;
 use crate::RequestContext;
 
 /// One upstream connection as its forwarding items see it.
 pub(crate) struct Link {
-    /// The upstream's configured name, for errors.
-    pub(crate) upstream: String,
+    /// The upstream's configuration (its name, its time limit).
+    config: Arc<UpstreamConfig>,
+    /// The connection (it declared every input capability).
     pub(crate) client: Client,
-    /// Each request's time limit.
-    pub(crate) timeout: Duration,
+    /// Requests waiting for their caller's input.
+    parked: Arc<Parked>,
 }
 
-/// A message of a call's answer that goes down to the caller.
-enum Note {
-    Progress(ProgressParams),
-    Log(Value),
+/// The handler state of a request whose upstream flow is parked.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Waiting {
+    flow: String,
 }
 
 impl Link {
-    /// `method` with `params` upstream, its notes passed to `ctx`, given up
-    /// when the caller gives up; the result decoded as `T`.
+    pub(crate) fn new(config: Arc<UpstreamConfig>, client: Client, parked: Arc<Parked>) -> Self {
+        Link { config, client, parked }
+    }
+
+    /// The scopes a caller needs for every item of this upstream.
+    pub(crate) fn scopes(&self) -> &[String] {
+        &self.config.scopes
+    }
+
+    /// The capabilities a caller's request declares upstream: the input
+    /// ones of its own (the upstream connection declared them all, so that
+    /// the upstream may ask; a stateless upstream, and a legacy one that
+    /// reads them, sees what this caller can give).
+    fn caller_capabilities(ctx: &RequestContext) -> Value {
+        let declared = ctx.client_capabilities();
+        let mut own = Map::new();
+        for (k, v) in
+            [("elicitation", &declared.elicitation), ("sampling", &declared.sampling), ("roots", &declared.roots)]
+        {
+            if let Some(v) = v {
+                own.insert(k.into(), Value::Object(v.clone()));
+            }
+        }
+        Value::Object(own)
+    }
+
+    /// `method` with `params` upstream (or, on a caller's retry, the flow
+    /// its state names), its notifications passed to `ctx`, the input it
+    /// asks for asked of the caller, given up when the caller gives up; the
+    /// result decoded as `T`.
     async fn forward<T: DeserializeOwned>(
         &self,
         method: &str,
         params: Value,
         ctx: &RequestContext,
     ) -> Result<T, HandlerError> {
-        let (tx, mut notes) = mpsc::unbounded_channel();
-        let progress = tx.clone();
-        let mut options = RequestOptions::new().timeout(self.timeout).on_log(move |v| {
-            let _ = tx.send(Note::Log(v));
-        });
-        if ctx.meta().progress_token.is_some() {
-            options = options.on_progress(move |p| {
-                let _ = progress.send(Note::Progress(p));
-            });
-        }
-        let call = self.client.request_with(method, params, options);
-        let mut call = std::pin::pin!(call);
-        let result = loop {
-            let cancelled = std::pin::pin!(ctx.cancellation().cancelled());
-            let note = std::pin::pin!(notes.recv());
-            match select(call.as_mut(), select(note, cancelled)).await {
-                Either::Left((result, _)) => break result,
-                Either::Right((Either::Left((Some(note), _)), _)) => pass_down(note, ctx).await,
-                // The call's callbacks live as long as the call.
-                Either::Right((Either::Left((None, _)), _)) => break call.as_mut().await,
-                Either::Right((Either::Right(_), _)) => {
-                    return Err(HandlerError::internal(format!("the call to upstream {} was cancelled", self.upstream)))
-                }
+        let mut flow = match ctx.handler_state::<Waiting>() {
+            Some(w) => self.parked.take(&w.flow).ok_or_else(|| {
+                HandlerError::invalid_params(format!(
+                    "the call to upstream {} that asked for this input is no longer waiting \
+                     (it expired, or another instance holds it)",
+                    self.config.name
+                ))
+            })?,
+            None => {
+                let caps = Some(Self::caller_capabilities(ctx));
+                let progress = ctx.meta().progress_token.is_some();
+                let limit = Duration::from_millis(self.config.timeout_ms);
+                Flow::start(&self.client, method, params, caps, limit, progress)
             }
         };
+        loop {
+            if !flow.outstanding.is_empty() {
+                // What the caller answered goes upstream; the rest is asked (again).
+                let mut waiting = Vec::new();
+                for out in std::mem::take(&mut flow.outstanding) {
+                    match ctx.ask::<Value>(&out.key, out.request.clone())? {
+                        Some(answer) => out.answer(answer),
+                        None => waiting.push(out),
+                    }
+                }
+                if !waiting.is_empty() {
+                    flow.outstanding = waiting;
+                    ctx.set_handler_state(&Waiting { flow: self.parked.park(flow) })?;
+                    return Err(ctx.input_required());
+                }
+            }
+            let next = {
+                let cancelled = std::pin::pin!(ctx.cancellation().cancelled());
+                match select(std::pin::pin!(flow.next()), cancelled).await {
+                    Either::Left((event, _)) => event,
+                    Either::Right(_) => {
+                        let why = format!("the call to upstream {} was cancelled", self.config.name);
+                        return Err(HandlerError::internal(why));
+                    }
+                }
+            };
+            match next {
+                Some(Event::Progress(p)) => {
+                    ctx.progress(p.progress, p.total, p.message.as_deref()).await;
+                }
+                Some(Event::Log(v)) => {
+                    if let Ok(m) = serde_json::from_value::<LogMessage>(v) {
+                        ctx.log(m.level, m.logger.as_deref(), m.data).await;
+                    }
+                }
+                Some(Event::Input { method, params, reply }) => {
+                    flow.ask(method, params, reply);
+                    flow.gather().await;
+                }
+                Some(Event::Done(result)) => return self.decode(method, result),
+                None => {
+                    let why = format!("the call to upstream {} ended", self.config.name);
+                    return Err(HandlerError::internal(why));
+                }
+            }
+        }
+    }
+
+    fn decode<T: DeserializeOwned>(&self, method: &str, result: Result<Value, ClientError>) -> Result<T, HandlerError> {
         let value = result.map_err(|e| self.error(e))?;
         serde_json::from_value(value).map_err(|e| {
-            HandlerError::internal(format!("upstream {} answered {method} with a malformed result: {e}", self.upstream))
+            HandlerError::internal(format!(
+                "upstream {} answered {method} with a malformed result: {e}",
+                self.config.name
+            ))
         })
     }
 
-    /// An upstream's failure as the caller's error: its JSON-RPC errors as
-    /// they were, anything else naming the upstream.
+    /// An upstream's failure as the caller's error: a missing capability
+    /// or an unknown resource (told by its data, whatever the upstream
+    /// era's code) in the caller's era's code, other JSON-RPC errors as they
+    /// were, anything else naming the upstream.
     fn error(&self, e: ClientError) -> HandlerError {
+        let data = |d: &Option<Value>, k: &str| d.as_ref().and_then(|d| d.get(k)).cloned();
         match e {
+            ClientError::Protocol { message, data: d, .. } if data(&d, "requiredCapabilities").is_some() => {
+                match serde_json::from_value(data(&d, "requiredCapabilities").unwrap_or_default()) {
+                    Ok(required) => ProtocolError::MissingCapability { required: Box::new(required), message }.into(),
+                    Err(_) => HandlerError::internal(message),
+                }
+            }
+            ClientError::Protocol { code, data: d, .. }
+                if (code == -32002 || code == -32602) && data(&d, "uri").is_some_and(|u| u.is_string()) =>
+            {
+                let uri = data(&d, "uri").and_then(|u| u.as_str().map(str::to_owned)).unwrap_or_default();
+                ProtocolError::ResourceNotFound { uri }.into()
+            }
             ClientError::Protocol { code, message, data } => {
                 let code = i32::try_from(code).unwrap_or(ErrorCode::INTERNAL_ERROR.0);
                 let mut d = ErrorData::new(ErrorCode(code), message);
                 d.data = data;
                 HandlerError::Rpc(d)
             }
-            other => HandlerError::internal(format!("upstream {}: {other}", self.upstream)),
-        }
-    }
-}
-
-async fn pass_down(note: Note, ctx: &RequestContext) {
-    match note {
-        Note::Progress(p) => {
-            ctx.progress(p.progress, p.total, p.message.as_deref()).await;
-        }
-        Note::Log(v) => {
-            if let Ok(m) = serde_json::from_value::<LogMessage>(v) {
-                ctx.log(m.level, m.logger.as_deref(), m.data).await;
-            }
+            other => HandlerError::internal(format!("upstream {}: {other}", self.config.name)),
         }
     }
 }

@@ -25,8 +25,11 @@
 //! # }
 //! ```
 
+mod connect;
+mod flow;
 mod forward;
 mod mirror;
+mod routes;
 mod upstream;
 
 use std::sync::{Arc, Mutex};
@@ -49,10 +52,14 @@ impl Gateway {
     /// Starts one [`Upstream`] actor per configured upstream, serving into
     /// `catalog`. Must run inside an actix system.
     pub fn start(config: &Config, catalog: &Arc<Catalog>, log: &slog::Logger) -> Gateway {
+        let parked = Arc::new(flow::Parked::new(std::time::Duration::from_millis(config.gateway.input_wait_ms)));
+        let mut routes = Vec::new();
         let upstreams = config
             .upstreams
             .iter()
             .map(|up| {
+                let route = routes::Route::new(up.prefix(), &config.gateway.separator);
+                routes.push(route.clone());
                 let status = Arc::new(Mutex::new(UpstreamStatus {
                     name: up.name.clone(),
                     required: up.required,
@@ -61,11 +68,15 @@ impl Gateway {
                     items: 0,
                     connect_time: None,
                 }));
-                let actor =
-                    Upstream::new(up.clone(), config.gateway.clone(), catalog.clone(), log.clone(), status.clone());
+                let shared =
+                    upstream::Shared { catalog: catalog.clone(), parked: parked.clone(), log: log.clone(), route };
+                let actor = Upstream::new(up.clone(), config.gateway.clone(), shared, status.clone());
                 (actor.start(), status)
             })
             .collect();
+        if !config.upstreams.is_empty() {
+            routes::install(catalog, routes);
+        }
         Gateway { upstreams }
     }
 

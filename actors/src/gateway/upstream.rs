@@ -9,14 +9,16 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use futures::StreamExt;
-use mcp_protocol::model::logging::LoggingLevel;
 use mcp_protocol::subscription::SubscriptionFilter;
-use slog::{info, warn, Logger};
+use slog::{debug, info, warn, Logger};
 
+use super::connect;
+use super::flow::Parked;
 use super::forward::Link;
 use super::mirror::{self, Lists, Mirror};
+use super::routes::Route;
 use crate::catalog::Catalog;
-use crate::client::{Client, ClientError, ClientOptions, Notification};
+use crate::client::{Client, ClientError, Notification};
 use crate::config::{GatewayConfig, UpstreamConfig};
 
 /// Where an upstream stands.
@@ -53,11 +55,24 @@ pub struct UpstreamStatus {
     pub connect_time: Option<Duration>,
 }
 
+/// What every upstream of a gateway shares.
+pub(crate) struct Shared {
+    /// Where their items are served.
+    pub(crate) catalog: Arc<Catalog>,
+    /// Their requests waiting for a caller's input.
+    pub(crate) parked: Arc<Parked>,
+    pub(crate) log: Logger,
+    /// Where this upstream's unlisted tools are found.
+    pub(crate) route: Arc<Route>,
+}
+
 /// The actor of one upstream.
 pub struct Upstream {
     config: UpstreamConfig,
     gateway: GatewayConfig,
     catalog: Arc<Catalog>,
+    parked: Arc<Parked>,
+    route: Arc<Route>,
     log: Logger,
     status: Arc<Mutex<UpstreamStatus>>,
     mirror: Mirror,
@@ -76,16 +91,17 @@ impl Upstream {
     pub(crate) fn new(
         config: UpstreamConfig,
         gateway: GatewayConfig,
-        catalog: Arc<Catalog>,
-        log: Logger,
+        shared: Shared,
         status: Arc<Mutex<UpstreamStatus>>,
     ) -> Self {
         let mirror = Mirror::new(&config, &gateway);
-        let log = log.new(slog::o!("upstream" => config.name.clone()));
+        let log = shared.log.new(slog::o!("upstream" => config.name.clone()));
         Upstream {
             config,
             gateway,
-            catalog,
+            catalog: shared.catalog,
+            parked: shared.parked,
+            route: shared.route,
             log,
             status,
             mirror,
@@ -110,7 +126,7 @@ impl Upstream {
         let config = self.config.clone();
         let started = Instant::now();
         let work = async move {
-            let client = open(&config).await?;
+            let client = connect::open(&config).await?;
             let lists = mirror::list(&client).await?;
             let filter = SubscriptionFilter {
                 tools_list_changed: true,
@@ -139,12 +155,9 @@ impl Upstream {
         generation: u64,
         ctx: &mut Context<Self>,
     ) {
-        let link = Arc::new(Link {
-            upstream: self.config.name.clone(),
-            client: client.clone(),
-            timeout: Duration::from_millis(self.config.timeout_ms),
-        });
+        let link = Arc::new(Link::new(Arc::new(self.config.clone()), client.clone(), self.parked.clone()));
         self.mirror.sync(&self.catalog, &link, lists, &self.log);
+        self.route.set(Some(link.clone()));
         self.link = Some(link);
         self.failures = 0;
         let version = client.server().version;
@@ -160,6 +173,7 @@ impl Upstream {
 
     fn relist(&mut self, ctx: &mut Context<Self>) {
         let Some(link) = self.link.clone() else { return };
+        debug!(self.log, "upstream lists changed"; "listing" => self.listing);
         if self.listing {
             self.dirty = true;
             return;
@@ -174,8 +188,10 @@ impl Upstream {
             }
             match outcome {
                 Ok((link, lists)) => {
+                    debug!(act.log, "upstream listed again"; "tools" => lists.tools.len());
                     act.mirror.sync(&act.catalog, &link, lists, &act.log);
-                    act.set_state(act.status.lock().expect("status lock").state.clone());
+                    let items = act.mirror.count();
+                    act.status.lock().expect("status lock").items = items;
                     if std::mem::take(&mut act.dirty) {
                         act.relist(ctx);
                     }
@@ -192,6 +208,7 @@ impl Upstream {
             return;
         }
         self.generation += 1;
+        self.route.set(None);
         if let Some(link) = self.link.take() {
             let client = link.client.clone();
             actix::spawn(async move { client.close().await });
@@ -214,44 +231,6 @@ fn backoff(gateway: &GatewayConfig, failures: u32) -> Duration {
     Duration::from_millis(doubled.min(gateway.restart_max_ms))
 }
 
-/// Starts or connects to the upstream. Its credentials come from the
-/// configuration (environment, files), never from a downstream caller.
-async fn open(config: &UpstreamConfig) -> Result<Client, ClientError> {
-    let mut options = ClientOptions::new("actix-mcp-gateway", env!("CARGO_PKG_VERSION"))
-        .timeout(Duration::from_millis(config.timeout_ms))
-        .log_level(LoggingLevel::Debug);
-    for (k, v) in &config.headers {
-        options = options.header(k, v);
-    }
-    if let Some(token) = bearer(config)? {
-        options = options.bearer(token);
-    }
-    if config.url.is_empty() {
-        let mut command = tokio::process::Command::new(&config.command);
-        command.args(&config.args).envs(&config.env);
-        if !config.cwd.is_empty() {
-            command.current_dir(&config.cwd);
-        }
-        Client::spawn(command, options).await
-    } else {
-        Client::connect(&config.url, options).await
-    }
-}
-
-fn bearer(config: &UpstreamConfig) -> Result<Option<String>, ClientError> {
-    if !config.bearer_env.is_empty() {
-        let t = std::env::var(&config.bearer_env)
-            .map_err(|_| ClientError::Input(format!("the variable {} (bearer_env) is not set", config.bearer_env)))?;
-        return Ok(Some(t));
-    }
-    if !config.bearer_file.is_empty() {
-        let t = std::fs::read_to_string(&config.bearer_file)
-            .map_err(|e| ClientError::Input(format!("bearer_file {}: {e}", config.bearer_file)))?;
-        return Ok(Some(t.trim().to_owned()));
-    }
-    Ok(None)
-}
-
 impl Actor for Upstream {
     type Context = Context<Self>;
 
@@ -260,6 +239,7 @@ impl Actor for Upstream {
     }
 
     fn stopped(&mut self, _ctx: &mut Context<Self>) {
+        self.route.set(None);
         self.mirror.clear(&self.catalog);
         if let Some(link) = self.link.take() {
             let client = link.client.clone();

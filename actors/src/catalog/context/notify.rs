@@ -50,13 +50,22 @@ impl RequestContext {
         self.emit(self.traced(PROGRESS_METHOD, &params)).await
     }
 
-    /// A notification this request causes, carrying its trace context in
-    /// `_meta` when it has one.
+    /// A notification this request causes, carrying in `_meta` its trace
+    /// context when it has one and, in a legacy session, the request it is
+    /// part of (which a stdio session otherwise does not say).
     fn traced<P: Serialize>(&self, method: &str, params: &P) -> Vec<u8> {
-        let Some(trace) = self.trace_context() else { return encode_notification(method, params) };
+        let trace = self.trace_context();
+        if trace.is_none() && !self.in_session() {
+            return encode_notification(method, params);
+        }
+        let mut meta = trace.map(|t| t.to_meta()).unwrap_or_default();
+        if self.in_session() {
+            let related = serde_json::to_value(&self.inner.id).unwrap_or(Value::Null);
+            meta.insert(mcp_protocol::meta::RELATED_REQUEST_KEY.into(), related);
+        }
         let mut value = serde_json::to_value(params).unwrap_or_default();
         if let Value::Object(m) = &mut value {
-            m.insert("_meta".into(), Value::Object(trace.to_meta()));
+            m.insert("_meta".into(), Value::Object(meta));
         }
         encode_notification(method, &value)
     }

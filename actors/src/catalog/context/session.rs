@@ -39,11 +39,20 @@ impl RequestContext {
     /// Legacy era: sends `request` to the client on this request's response
     /// stream and waits for its answer (bounded by `legacy.input_timeout_ms`
     /// and by cancellation).
-    pub(crate) async fn request_client(&self, request: &InputRequest) -> Result<Value, HandlerError> {
+    /// The request's `_meta` names the handler's `key` for it.
+    pub(crate) async fn request_client(&self, key: &str, request: &InputRequest) -> Result<Value, HandlerError> {
         let session = self.inner.session.as_deref().ok_or_else(|| HandlerError::internal("not a legacy session"))?;
         let wire = serde_json::to_value(request).map_err(|e| HandlerError::internal(e.to_string()))?;
         let method = request.method();
-        let params = wire.get("params").cloned().unwrap_or(Value::Object(Map::new()));
+        let mut params = wire.get("params").cloned().unwrap_or(Value::Object(Map::new()));
+        if let Some(p) = params.as_object_mut() {
+            let meta = p.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            if let Some(m) = meta.as_object_mut() {
+                m.insert(mcp_protocol::meta::INPUT_KEY_KEY.into(), Value::String(key.to_owned()));
+                let related = serde_json::to_value(&self.inner.id).unwrap_or(Value::Null);
+                m.insert(mcp_protocol::meta::RELATED_REQUEST_KEY.into(), related);
+            }
+        }
         let (id, answer) = session.ask().await?;
         if !self.emit(mcp_protocol::jsonrpc::encode_request(&id, method, &params)).await {
             session.forget(id);

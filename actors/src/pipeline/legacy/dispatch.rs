@@ -56,10 +56,16 @@ pub fn classify(state: &SessionState, r: Request) -> Action {
         Ok(LegacyRequest::Subscribe(uri)) => Action::Change(StateChange::Subscribe(uri, true)),
         Ok(LegacyRequest::Unsubscribe(uri)) => Action::Change(StateChange::Subscribe(uri, false)),
         Ok(LegacyRequest::Shared(request)) => {
+            // A request may narrow the session's capabilities for itself (a
+            // gateway passing on its own caller's), never widen them.
+            let declared = keys.client_capabilities.and_then(|raw| serde_json::from_str(raw.get()).ok());
             let meta = RequestMeta {
                 version: state.version,
                 client_info: Some(state.client_info.clone()),
-                client_capabilities: state.client_capabilities.clone(),
+                client_capabilities: match declared {
+                    Some(d) => state.client_capabilities.narrowed_to(&d),
+                    None => state.client_capabilities.clone(),
+                },
                 log_level: state.log_level,
                 progress_token,
                 trace,

@@ -37,6 +37,10 @@ fn initialize(service: &McpService, r: &Request) -> Result<(SessionState, Value)
         .with_data(json!({"supported": supported, "requested": protocol_version})));
     };
     let state = SessionState::new(version, &params);
-    let result = initialize_result(version, &service.capabilities(), service.info(), service.instructions());
+    let mut capabilities = service.capabilities();
+    // Its requests to the client name the request they are part of.
+    let experimental = capabilities.experimental.get_or_insert_with(Default::default);
+    experimental.insert(mcp_protocol::meta::RELATED_REQUEST_KEY.into(), json!({}));
+    let result = initialize_result(version, &capabilities, service.info(), service.instructions());
     Ok((state, result))
 }

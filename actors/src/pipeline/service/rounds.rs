@@ -2,8 +2,8 @@
 //! run per request; `requestState` is verified before the handler runs and
 //! a handler that asks gets an `InputRequiredResult` with a freshly sealed
 //! state. Legacy: the questions go to the client as server-to-client
-//! requests through the session, and the handler runs again with the
-//! answers, up to `legacy.max_input_rounds` times.
+//! requests through the session (a round's questions together), and the
+//! handler runs again with the answers, up to `legacy.max_input_rounds` times.
 
 use mcp_protocol::request_state::Binding;
 use serde_json::{Map, Value};
@@ -63,8 +63,11 @@ impl McpService {
                     if round.pending.is_empty() {
                         return Err(HandlerError::internal("the handler asked for input without a request"));
                     }
-                    for (key, request) in round.pending {
-                        let answer = ctx.request_client(&request).await?;
+                    // The round's questions go out together, as they would
+                    // in one InputRequiredResult.
+                    let asked = round.pending.iter().map(|(key, request)| ctx.request_client(key, request));
+                    let answers = futures::future::try_join_all(asked).await?;
+                    for ((key, _), answer) in round.pending.into_iter().zip(answers) {
                         responses.insert(key, answer);
                     }
                 }
