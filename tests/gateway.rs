@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix_mcp::client::{Client, ClientError, RequestOptions, SubscriptionFilter};
+use actix_mcp::protocol::ProtocolVersion;
 use common::*;
 use futures::StreamExt;
 use serde_json::json;
@@ -91,9 +92,46 @@ async fn upstream_items_are_served_and_follow_their_upstream_down_and_back() {
     assert_eq!(again, "back");
 }
 
+fn text_of(r: &actix_mcp::protocol::model::tools::CallToolResult) -> String {
+    serde_json::to_value(&r.content).unwrap().to_string()
+}
+
+#[actix_rt::test]
+async fn input_the_legacy_upstream_asks_for_is_asked_of_the_caller_in_its_era() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gw, _) = gateway(dir.path()).await;
+    let stateless = Client::connect(&gw.url, answering()).await.unwrap();
+    until_tools(&stateless, &["echo"], true).await;
+    // A stateless caller: InputRequiredResult rounds, the upstream request
+    // waiting in between; several callers at once.
+    let calls = (0..4).map(|_| stateless.call_tool("test_input_required_result_multiple_inputs", json!({})));
+    for r in futures::future::join_all(calls).await {
+        let r = r.unwrap();
+        assert!(text_of(&r).contains("Paris Ada (1 root(s))"), "{}", text_of(&r));
+    }
+    stateless.call_tool("test_input_required_result_multi_round", json!({})).await.unwrap();
+    // A legacy caller is asked in its session.
+    let legacy = Client::connect(&gw.url, answering().pin(ProtocolVersion::V2025_11_25)).await.unwrap();
+    assert!(!legacy.server().stateless);
+    let r = legacy.call_tool("test_elicitation", json!({"message": "name?"})).await.unwrap();
+    assert!(text_of(&r).contains("accept"), "{}", text_of(&r));
+    // A caller without the capability is told which one it needs, in its
+    // era's code, whatever code the legacy upstream used.
+    let bare = Client::connect(&gw.url, actix_mcp::client::ClientOptions::new("bare", "1")).await.unwrap();
+    let err = bare.call_tool("test_input_required_result_elicitation", json!({})).await.unwrap_err();
+    assert_eq!(err.code(), Some(-32021), "{err}");
+    let err = bare.call_tool("test_missing_capability", json!({})).await.unwrap_err();
+    assert_eq!(err.code(), Some(-32021), "{err}");
+}
+
 #[actix_rt::test]
 async fn an_upstream_that_cannot_start_is_retried_and_the_others_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("gateway.toml");
+    std::fs::write(&config, "[status]\nenabled = true\n").unwrap();
     let gw = HttpChild::spawn(&[
+        "--config",
+        config.to_str().unwrap(),
         "--upstream",
         "broken=/nonexistent/program",
         "--upstream",
@@ -106,4 +144,67 @@ async fn an_upstream_that_cannot_start_is_retried_and_the_others_serve() {
     assert!(tools.iter().all(|t| t.name.starts_with("ok__")), "only the upstream that started serves");
     // With upstreams and no --catalog, nothing local is served.
     assert!(!tools.iter().any(|t| t.name == "echo"));
+    // A required upstream that is down keeps the instance out of rotation,
+    // and the status page says which, and how often it was tried.
+    let http = reqwest::Client::new();
+    let ready = http.get(gw.url.replace("/mcp", "/readyz")).send().await.unwrap();
+    assert_eq!(ready.status().as_u16(), 503);
+    let why: serde_json::Value = ready.json().await.unwrap();
+    assert!(why["reasons"].to_string().contains("required upstream"), "{why}");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let status: serde_json::Value =
+        http.get(gw.url.replace("/mcp", "/status.json")).send().await.unwrap().json().await.unwrap();
+    let rows = status["upstreams"].as_array().expect("an upstreams row each").clone();
+    let row = |n: &str| rows.iter().find(|r| r["name"] == n).cloned().unwrap();
+    assert_eq!(row("ok")["state"], "up", "{status}");
+    assert!(row("ok")["items"].as_u64().unwrap() > 10, "{status}");
+    assert_eq!(row("broken")["state"], "down", "{status}");
+    assert!(row("broken")["restarts"].as_u64().unwrap() >= 1, "started again: {status}");
+    assert!(row("broken")["detail"]["reason"].as_str().unwrap().contains("nonexistent"), "{status}");
+}
+
+/// The guide's commands (`$ ` lines of `_guide/gateway.rs`), run as written
+/// with the binary first on `PATH` and port 8080 moved to a free one; each
+/// `→ ` line must be in the output of the command before it (spaces aside,
+/// since the client prints compact JSON when not on a terminal).
+#[actix_rt::test]
+async fn the_guide_runs_as_written() {
+    let guide = include_str!("../actors/src/_guide/gateway.rs");
+    let port = free_port().to_string();
+    let bin_dir = binary().parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let mut background = Vec::new();
+    let mut last_output = String::new();
+    let mut ran = 0;
+    for line in guide.lines().filter_map(|l| l.strip_prefix("//! ")) {
+        if let Some(expected) = line.strip_prefix("→ ") {
+            assert!(squeeze(&last_output).contains(&squeeze(expected)), "{expected:?} in:\n{last_output}");
+            continue;
+        }
+        let Some(command) = line.strip_prefix("$ ") else { continue };
+        let command = command.replace("8080", &port);
+        ran += 1;
+        if let Some(command) = command.strip_suffix(" &") {
+            let mut child = tokio::process::Command::new("bash");
+            child.arg("-c").arg(format!("exec {command}")).env("PATH", &path).kill_on_drop(true);
+            background.push(child.stderr(std::process::Stdio::null()).spawn().unwrap());
+            // Serving once the upstream's tools are there.
+            let url = format!("http://127.0.0.1:{port}/mcp");
+            for _ in 0..100 {
+                let Ok(client) = Client::connect(&url, answering()).await else {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                };
+                until_tools(&client, &["demo__echo"], true).await;
+                break;
+            }
+            continue;
+        }
+        let out =
+            tokio::process::Command::new("bash").arg("-c").arg(&command).env("PATH", &path).output().await.unwrap();
+        assert!(out.status.success(), "{command}: {}", String::from_utf8_lossy(&out.stderr));
+        last_output = String::from_utf8_lossy(&out.stdout).into_owned();
+    }
+    assert_eq!(ran, 4, "the guide's four commands ran");
 }

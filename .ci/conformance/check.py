@@ -5,8 +5,9 @@ scenarios, which the suite does not score, included); every scenario named
 after --expect must have run with no check SKIPPED (a scenario the suite
 skipped, for instance because the server did not declare the extension it
 tests, is a failure), and every scenario named after --ran must have run.
+Scenarios named after --ignore are left out (a caller says why).
 
-    check.py RESULTS_DIR [--expect SCENARIO...] [--ran SCENARIO...]
+    check.py RESULTS_DIR [--expect SCENARIO...] [--ran SCENARIO...] [--ignore SCENARIO...]
 
 Server results are `server-<scenario>-<time>/checks.json`, client results
 `<scenario>-<time>/checks.json` (an `auth/…` scenario one folder down).
@@ -42,11 +43,14 @@ def main():
     results = sys.argv[1]
     expected = names_after("--expect")
     must_run = expected | names_after("--ran")
+    ignored = names_after("--ignore")
     bad = []
     seen = 0
     ran = set()
     for path in sorted(glob.glob(os.path.join(results, "**", "checks.json"), recursive=True)):
         name = scenario_of(results, path)
+        if name in ignored:
+            continue
         seen += 1
         ran.add(name)
         for check in json.load(open(path, encoding="utf-8")):

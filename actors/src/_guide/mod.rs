@@ -15,6 +15,7 @@
 //! | [`operating`] | health, metrics, the status page, trace context, OpenTelemetry, logs |
 //! | [`embedding`] | mounting the endpoint in your own actix-web app, your actors and the hub |
 //! | [`client`] | calling any MCP server (HTTP or stdio, either era) from your code or the command line |
+//! | [`gateway`] | putting existing MCP servers (stdio or HTTP, either era) behind this one |
 //!
 //! Performance figures, the load harness, fuzzing and the soak are in the
 //! repository's `benches/README.md`; how to work on the project (the CI
@@ -26,6 +27,7 @@ pub mod client;
 pub mod configuration;
 pub mod embedding;
 pub mod extensions;
+pub mod gateway;
 pub mod handlers;
 pub mod legacy_clients;
 pub mod operating;

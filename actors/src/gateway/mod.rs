@@ -85,6 +85,25 @@ impl Gateway {
         self.upstreams.iter().map(|(_, s)| s.lock().expect("status lock").clone()).collect()
     }
 
+    /// The upstreams as the status page shows them: name, state (`up`,
+    /// `starting`, `down`), version or reason, restarts, items served, the
+    /// last start's duration.
+    pub fn status_json(&self) -> serde_json::Value {
+        let rows = self.statuses().into_iter().map(|s| {
+            let (state, detail) = match s.state {
+                UpstreamState::Starting => ("starting", serde_json::Value::Null),
+                UpstreamState::Up { version } => ("up", serde_json::json!({ "version": version })),
+                UpstreamState::Down { reason } => ("down", serde_json::json!({ "reason": reason })),
+            };
+            serde_json::json!({
+                "name": s.name, "required": s.required, "state": state, "detail": detail,
+                "restarts": s.restarts, "items": s.items,
+                "connect_ms": s.connect_time.map(|d| d.as_millis() as u64),
+            })
+        });
+        serde_json::Value::Array(rows.collect())
+    }
+
     /// Whether every required upstream is up.
     pub fn ready(&self) -> bool {
         self.statuses().iter().all(|s| !s.required || matches!(s.state, UpstreamState::Up { .. }))

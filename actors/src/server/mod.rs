@@ -100,10 +100,14 @@ pub enum OpenError {
 
 impl McpServer {
     /// Whether this instance should get traffic, and if not, why: it is
-    /// draining at shutdown, its hub is at capacity, or (with
-    /// `hub.require_backend`) its link to the other instances is down.
+    /// draining at shutdown, its hub is at capacity, (with
+    /// `hub.require_backend`) its link to the other instances is down, or a
+    /// required upstream (a gateway's) is not up.
     pub fn readiness(&self) -> Result<(), Vec<&'static str>> {
         let mut why = Vec::new();
+        if self.catalog().state::<crate::gateway::Gateway>().is_some_and(|g| !g.ready()) {
+            why.push("a required upstream is not up");
+        }
         if self.inner.draining.load(std::sync::atomic::Ordering::Acquire) {
             why.push("draining: the server is shutting down");
         }

@@ -48,6 +48,9 @@ pub(super) async fn data(req: HttpRequest, server: web::Data<McpServer>) -> Http
     match status::snapshot(redis, server.session_count().await) {
         Some(mut v) => {
             v["auth"] = auth_status(&server);
+            if let Some(gateway) = server.catalog().state::<crate::gateway::Gateway>() {
+                v["upstreams"] = gateway.status_json();
+            }
             v["tls"] = json!(server.config().http.tls.enabled());
             HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(v)
         }

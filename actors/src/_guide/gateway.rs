@@ -1,0 +1,128 @@
+//! # Put your existing servers behind actix-mcp
+//!
+//! Most MCP servers in use are programs started over stdio (the npm and
+//! PyPI reference servers, internal tools) or HTTP servers with sessions.
+//! Served through actix-mcp as *upstreams*, they become one stateless
+//! 2026-07-28 endpoint (and a legacy one, for old clients) with what this
+//! server has: authorization and scopes, listen streams, metrics, several
+//! instances behind a load balancer.
+//!
+//! ## Try it
+//!
+//! The commands below are run as written by the test suite
+//! (`tests/gateway.rs`), with the port moved to a free one. The upstream here
+//! is this project's own `stdio --catalog everything`; any command that
+//! speaks MCP on stdin and stdout will do (`npx -y
+//! @modelcontextprotocol/server-filesystem /srv/data`, `uvx mcp-server-git`).
+//!
+//! ```text
+//! $ actix-mcp serve --bind 127.0.0.1:8080 --upstream "demo=actix-mcp stdio --catalog everything" &
+//! $ actix-mcp client http://127.0.0.1:8080/mcp tools
+//! → "name": "demo__echo"
+//! $ actix-mcp client http://127.0.0.1:8080/mcp call demo__echo '{"text": "hello"}'
+//! → "text": "hello"
+//! $ actix-mcp client http://127.0.0.1:8080/mcp read test://static-text
+//! → "uri": "test://static-text"
+//! ```
+//!
+//! (`→` shows a line of the output; the client prints JSON.)
+//!
+//! `--upstream NAME=COMMAND` (or `NAME=URL` for a Streamable HTTP server)
+//! may be given several times. With upstreams and no `--catalog`, only the
+//! upstreams are served.
+//!
+//! ## Configured
+//!
+//! ```toml
+//! [gateway]
+//! separator = "__"              # tools and prompts are PREFIX__name
+//!
+//! [[upstreams]]
+//! name = "files"
+//! command = "npx"
+//! args = ["-y", "@modelcontextprotocol/server-filesystem", "/srv/data"]
+//! allow_tools = ["read_*", "list_*"]   # globs on the upstream's own names
+//! scopes = ["files"]                   # needed for each of its items (auth on)
+//!
+//! [[upstreams]]
+//! name = "crm"
+//! url = "https://crm.internal/mcp"
+//! bearer_env = "CRM_TOKEN"             # or bearer_file; never the caller's token
+//! prefix = ""                          # at most one upstream without a prefix
+//! timeout_ms = 30000
+//! required = false
+//! ```
+//!
+//! Every key is in `config/default.toml`, with its default.
+//!
+//! ## What happens to an upstream
+//!
+//! One [`crate::gateway::Upstream`] actor per upstream starts the command
+//! (or connects to the URL) with [`crate::client`], learns its era (a
+//! stateless server by `server/discover`, else the `initialize` handshake),
+//! lists everything it offers and serves it from the shared catalog: tools
+//! and prompts as `PREFIX__name`, resources and templates under their own
+//! URIs (a URI two upstreams claim is served by the first, and the second's
+//! is logged and left out). A tool an upstream does not list but answers is
+//! callable by its prefixed name all the same.
+//!
+//! At the upstream's `list_changed` the gateway lists again and its own
+//! listeners hear one `list_changed`. When the process ends (or an HTTP
+//! upstream's listen stream closes) its items leave the catalog, calls in
+//! flight fail with an error naming it, and it is started again after 500 ms,
+//! doubling per failure in a row up to 30 s (`gateway.restart_*`).
+//!
+//! ## Per call
+//!
+//! - **Progress and log messages** of the upstream call go down to the caller
+//!   (logs at the caller's own level).
+//! - **Cancellation** goes up: a caller that closes its stream or sends
+//!   `notifications/cancelled` cancels the upstream request.
+//! - **Capabilities**: the gateway declares elicitation, sampling and roots
+//!   to the upstream, and each request names its caller's own in `_meta`; a
+//!   stateless upstream reads them per request, and so does an actix-mcp
+//!   legacy upstream (narrowing its session's set for that request). An
+//!   upstream's "missing capability" or "resource not found" error is given
+//!   in the caller's era's code.
+//! - **Input** an upstream asks for (a legacy server's `elicitation/create`,
+//!   `sampling/createMessage`, `roots/list`, or a stateless server's
+//!   `InputRequiredResult`) is asked of the caller: a stateless caller gets an
+//!   `InputRequiredResult` under the same keys (when the upstream names them),
+//!   and the upstream request waits; the caller's retry carries the answers
+//!   back (the waiting request's id travels sealed in `requestState`). A
+//!   legacy caller is asked in its session. A request nobody comes back for is
+//!   cancelled after `gateway.input_wait_ms`.
+//!
+//! ## Operations
+//!
+//! `/readyz` answers 503 ("a required upstream is not up") while an upstream
+//! with `required = true` (the default) is not up, so a load balancer sends
+//! no traffic to an instance that cannot serve it. The status page's data
+//! (`/status.json`, `[status] enabled = true`) lists each upstream: its state
+//! (`starting`, `up` with its version, `down` with the reason), restarts,
+//! items served and how long its last start took. Calls to upstream items
+//! are counted and timed like local ones, under their served names.
+//!
+//! ## Behind a load balancer
+//!
+//! A request waiting for its caller's input lives in the instance that
+//! started it, so the retry must reach that instance: route `tools/call` by
+//! `Mcp-Name` (the tool's name) as `config/nginx.conf` does, and give every
+//! instance the same `mrtr.key`. Each instance starts its own copy of a stdio
+//! upstream.
+//!
+//! ## Legacy stdio upstreams
+//!
+//! Over stdio, the 2025 revisions do not say which request a server's
+//! request belongs to. An actix-mcp upstream says it (`_meta`
+//! `actix-mcp/relatedRequestId`, declared as an experimental capability);
+//! with any other legacy stdio server the gateway sends the requests that may
+//! ask for input one at a time, so that the question is known to be theirs.
+//!
+//! ## Not yet
+//!
+//! Tasks are not passed through (a task-augmented call to an upstream is
+//! answered in the call), `resources/updated` subscriptions are not opened
+//! upstream, completion of upstream prompt and template arguments is not
+//! routed, and there are no metrics per upstream beyond those per served
+//! name.
