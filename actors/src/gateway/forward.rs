@@ -19,11 +19,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use super::flow::{Event, Flow, Parked};
+use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
 use crate::catalog::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::client::{Client, ClientError};
 use crate::config::UpstreamConfig;
-use crate::RequestContext;
 
 /// One upstream connection as its forwarding items see it.
 pub(crate) struct Link {
