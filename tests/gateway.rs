@@ -161,6 +161,19 @@ async fn an_upstream_that_cannot_start_is_retried_and_the_others_serve() {
     assert_eq!(row("broken")["state"], "down", "{status}");
     assert!(row("broken")["restarts"].as_u64().unwrap() >= 1, "started again: {status}");
     assert!(row("broken")["detail"]["reason"].as_str().unwrap().contains("nonexistent"), "{status}");
+    // Metrics per upstream: calls timed by upstream and method, restarts,
+    // whether each is up.
+    client.call_tool("ok__echo", json!({"text": "counted"})).await.unwrap();
+    let metrics = http.get(gw.url.replace("/mcp", "/metrics")).send().await.unwrap().text().await.unwrap();
+    let line = |needle: &str| {
+        metrics.lines().find(|l| l.starts_with(needle) && l.contains("upstream=\"ok\"")).map(str::to_owned)
+    };
+    let calls = line("mcp_client_operation_duration_seconds_count").expect("calls of ok timed");
+    assert!(calls.contains("mcp_method_name=\"tools/call\""), "{calls}");
+    assert!(!calls.ends_with(" 0"), "{calls}");
+    assert!(line("mcp_gateway_upstream_up").is_some_and(|l| l.ends_with(" 1")), "{metrics}");
+    let broken = metrics.lines().find(|l| l.starts_with("mcp_gateway_upstream_restarts_total") && l.contains("broken"));
+    assert!(broken.is_some_and(|l| !l.ends_with(" 0")), "{metrics}");
 }
 
 /// The guide's commands (`$ ` lines of `_guide/gateway.rs`), run as written

@@ -101,7 +101,11 @@
 //! (`/status.json`, `[status] enabled = true`) lists each upstream: its state
 //! (`starting`, `up` with its version, `down` with the reason), restarts,
 //! items served and how long its last start took. Calls to upstream items
-//! are counted and timed like local ones, under their served names.
+//! are counted and timed like local ones, under their served names, and the
+//! requests to each upstream as an MCP client's
+//! (`mcp_client_operation_duration_seconds` by `upstream`, method and error
+//! type), with `mcp_gateway_upstream_restarts_total` and
+//! `mcp_gateway_upstream_up` (the operating guide lists every series).
 //!
 //! ## Behind a load balancer
 //!
@@ -124,5 +128,6 @@
 //! Tasks are not passed through (a task-augmented call to an upstream is
 //! answered in the call), `resources/updated` subscriptions are not opened
 //! upstream, completion of upstream prompt and template arguments is not
-//! routed, and there are no metrics per upstream beyond those per served
-//! name.
+//! routed, several gateway instances over Redis each start their own
+//! copy of a stdio upstream without yet deduplicating its events, and a URI
+//! two upstreams claim is not refused at start.

@@ -65,6 +65,8 @@ pub(crate) struct Flow {
     asked: u32,
     /// The upstream request; aborted (so cancelled upstream) when dropped.
     task: tokio::task::JoinHandle<()>,
+    /// When it began.
+    pub(crate) started: Instant,
 }
 
 impl Drop for Flow {
@@ -113,7 +115,8 @@ impl Flow {
             let result = client.request_with(&method, params, options).await;
             let _ = tx.send(Event::Done(result));
         });
-        Flow { events, deferred: Default::default(), outstanding: Vec::new(), asked: 0, task }
+        let started = Instant::now();
+        Flow { events, deferred: Default::default(), outstanding: Vec::new(), asked: 0, task, started }
     }
 
     /// The next event of the upstream request (`None`: it is gone).
@@ -204,6 +207,7 @@ mod tests {
                 outstanding: Vec::new(),
                 asked: 0,
                 task: tokio::spawn(async {}),
+                started: Instant::now(),
             };
             let (reply, answer) = oneshot::channel();
             flow.ask("tools/call".into(), json!({}), reply);
@@ -230,6 +234,7 @@ mod tests {
                 outstanding: Vec::new(),
                 asked: 0,
                 task: tokio::spawn(async {}),
+                started: Instant::now(),
             };
             let parked = Parked::new(Duration::from_secs(60));
             let id = parked.park(flow());

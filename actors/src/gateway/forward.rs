@@ -74,7 +74,7 @@ impl Link {
     /// result decoded as `T`.
     async fn forward<T: DeserializeOwned>(
         &self,
-        method: &str,
+        method: &'static str,
         params: Value,
         ctx: &RequestContext,
     ) -> Result<T, HandlerError> {
@@ -132,7 +132,15 @@ impl Link {
                     flow.ask(method, params, reply);
                     flow.gather().await;
                 }
-                Some(Event::Done(result)) => return self.decode(method, result),
+                Some(Event::Done(result)) => {
+                    crate::telemetry::upstream_call(
+                        &self.config.name,
+                        method,
+                        error_type(&result),
+                        flow.started.elapsed(),
+                    );
+                    return self.decode(method, result);
+                }
                 None => {
                     let why = format!("the call to upstream {} ended", self.config.name);
                     return Err(HandlerError::internal(why));
@@ -178,6 +186,22 @@ impl Link {
             }
             other => HandlerError::internal(format!("upstream {}: {other}", self.config.name)),
         }
+    }
+}
+
+/// `error.type` of an upstream request's outcome: its JSON-RPC code, a
+/// tool's error, or what failed; `None` for a success.
+fn error_type(result: &Result<Value, ClientError>) -> Option<&'static str> {
+    match result {
+        Ok(v) if v.get("isError").and_then(Value::as_bool) == Some(true) => Some("tool_error"),
+        Ok(_) => None,
+        Err(ClientError::Protocol { code: -32602, .. }) => Some("-32602"),
+        Err(ClientError::Protocol { code: -32601, .. }) => Some("-32601"),
+        Err(ClientError::Protocol { code: -32603, .. }) => Some("-32603"),
+        Err(ClientError::Protocol { .. }) => Some("protocol"),
+        Err(ClientError::Timeout(_)) => Some("timeout"),
+        Err(ClientError::Cancelled) => Some("cancelled"),
+        Err(_) => Some("transport"),
     }
 }
 

@@ -114,6 +114,7 @@ impl Upstream {
     }
 
     fn set_state(&self, state: UpstreamState) {
+        crate::telemetry::upstream_up(&self.config.name, matches!(state, UpstreamState::Up { .. }));
         let mut s = self.status.lock().expect("status lock");
         s.state = state;
         s.items = self.mirror.count();
@@ -220,6 +221,7 @@ impl Upstream {
         self.set_state(UpstreamState::Down { reason });
         ctx.run_later(wait, |act, ctx| {
             act.status.lock().expect("status lock").restarts += 1;
+            crate::telemetry::upstream_restarted(&act.config.name);
             act.connect(ctx);
         });
     }

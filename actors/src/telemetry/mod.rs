@@ -18,9 +18,13 @@ mod recorder;
 pub mod span;
 pub mod status;
 pub mod trace_scope;
+mod upstream;
 
 pub use operation::{refused, request_finished, Operation, Outcome};
 pub use recorder::{install, rendered};
+pub use upstream::{
+    upstream_call, upstream_restarted, upstream_up, UPSTREAM_OPERATION_DURATION, UPSTREAM_RESTARTS, UPSTREAM_UP,
+};
 
 use std::sync::OnceLock;
 use std::time::Duration;

@@ -1,0 +1,36 @@
+//! A gateway's upstreams, in the OpenTelemetry conventions of an MCP
+//! *client* (the gateway is its upstreams' client): each request to an
+//! upstream timed as `mcp.client.operation.duration`, by upstream, method
+//! (`mcp.method.name`) and `error.type`; restarts and whether each is up.
+
+use std::time::Duration;
+
+use metrics::{counter, gauge, histogram};
+
+/// Duration of each request to an upstream (its count is the calls).
+pub const UPSTREAM_OPERATION_DURATION: &str = "mcp_client_operation_duration_seconds";
+/// Times an upstream was started again after it was lost or failed to start.
+pub const UPSTREAM_RESTARTS: &str = "mcp_gateway_upstream_restarts_total";
+/// Whether an upstream is up (1) or not (0).
+pub const UPSTREAM_UP: &str = "mcp_gateway_upstream_up";
+
+/// A request of `method` to `upstream` ended after `elapsed`; `error`: its
+/// error type (a JSON-RPC code, `tool_error`, `transport`…), `None` on success.
+pub fn upstream_call(upstream: &str, method: &'static str, error: Option<&str>, elapsed: Duration) {
+    let labels = [
+        ("upstream", upstream.to_owned()),
+        ("mcp_method_name", method.to_owned()),
+        ("error_type", error.unwrap_or("").to_owned()),
+    ];
+    histogram!(UPSTREAM_OPERATION_DURATION, &labels).record(elapsed.as_secs_f64());
+}
+
+/// `upstream` is started again.
+pub fn upstream_restarted(upstream: &str) {
+    counter!(UPSTREAM_RESTARTS, "upstream" => upstream.to_owned()).increment(1);
+}
+
+/// `upstream` is up, or not.
+pub fn upstream_up(upstream: &str, up: bool) {
+    gauge!(UPSTREAM_UP, "upstream" => upstream.to_owned()).set(if up { 1.0 } else { 0.0 });
+}
