@@ -26,21 +26,10 @@ SERVER_PID=$!
 trap 'kill "$SERVER_PID" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-HZ="$(getconf CLK_TCK)"
-# Runs a generator pinned to CPU 1; prints "CALLS CPU_SECONDS" (its
-# children's getrusage once it has exited).
-measure() {
-  python3 - "$@" <<'PY'
-import re, resource, subprocess, sys
-out = subprocess.run(["taskset", "-c", "1", *sys.argv[1:]], capture_output=True, text=True, check=True).stdout
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-m = re.search(r"(?:requests|calls)=(\d+) ok=(\d+) errors=(\d+)", out)
-if not m or m.group(3) != "0":
-    sys.exit("generator failed: " + out)
-print(m.group(1), r.ru_utime + r.ru_stime)
-PY
-}
+# shellcheck source=lib.sh
+. benches/lib.sh
+# The generator's calls and CPU seconds (its whole process).
+measure() { run_pinned '(?:requests|calls)=(?P<calls>\d+) ok=\d+ errors=(?P<errors>\d+)' "$@"; }
 # Warm-up, every reply checked.
 measure target/release/mcp-load call --url "$URL" --connections 4 --duration 1 --tool echo >/dev/null
 measure target/release/examples/client_load "$URL" 4 1 >/dev/null
@@ -65,7 +54,6 @@ for c in $CONNS; do
     done
   done
 done
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo "== medians of $ROUNDS rounds ($DURATION s each)"
 for c in $CONNS; do
   for name in mcp-load client; do

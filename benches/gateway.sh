@@ -37,20 +37,11 @@ done
 UPSTREAM_PID="$(pgrep -P "$GATEWAY_PID" | head -n 1)"
 [ -n "$UPSTREAM_PID" ] || { echo "the gateway did not start its upstream" >&2; exit 1; }
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-HZ="$(getconf CLK_TCK)"
-# Runs the client pinned to CPU 1; prints its output line and, last, the
-# CPU seconds of it and its waited-for children.
+# shellcheck source=lib.sh
+. benches/lib.sh
+# The client's calls, p50, p99 and the CPU seconds of it and its children.
 measure() {
-  python3 - "$@" <<'PY'
-import re, resource, subprocess, sys
-out = subprocess.run(["taskset", "-c", "1", *sys.argv[1:]], capture_output=True, text=True, check=True).stdout
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-m = re.search(r"calls=(\d+) ok=(\d+) errors=(\d+) .* p50_us=(\d+) p99_us=(\d+)", out)
-if not m or m.group(3) != "0":
-    sys.exit("client failed: " + out)
-print(m.group(1), m.group(4), m.group(5), r.ru_utime + r.ru_stime)
-PY
+  run_pinned 'calls=(?P<calls>\d+) ok=\d+ errors=(?P<errors>\d+) .* p50_us=(?P<p50>\d+) p99_us=(?P<p99>\d+)' "$@"
 }
 
 declare -A CPU P50 P99 RATE
@@ -73,7 +64,6 @@ for c in $CONNS; do
     done
   done
 done
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo "== medians of $ROUNDS rounds ($DURATION s each)"
 for c in $CONNS; do
   for path in direct gateway; do

@@ -102,62 +102,64 @@ impl Mirror {
     }
 
     /// Makes the catalog hold exactly `lists` for this upstream, forwarding
-    /// through `link`; one list-changed event per kind that changed.
+    /// through `link`; one list-changed event per kind that changed. A URI
+    /// another upstream (or the local catalog) serves is left to it.
     pub(crate) fn sync(&mut self, catalog: &Catalog, link: &Arc<Link>, lists: Lists, log: &Logger) {
         catalog.batch(|c| {
-            let mut tools = BTreeSet::new();
-            for def in lists.tools.into_iter().filter(|t| self.serves_tool(&t.name)) {
-                let served = self.served_name(&def.name);
-                let tool = forward::tool(link, def, served.clone()).with_scopes(self.scopes.clone());
-                match c.replace_tool(tool) {
-                    Ok(_) => {
-                        tools.insert(served);
+            let scopes = &self.scopes;
+            let failed = |e: crate::catalog::CatalogError| e.to_string();
+            let taken = "another upstream or the local catalog serves it".to_owned();
+            let tools = lists.tools.into_iter().filter(|t| self.serves_tool(&t.name)).collect();
+            let tools = put_each(
+                "tool",
+                tools,
+                log,
+                |d| self.served_name(&d.name),
+                |d, served| {
+                    c.replace_tool(forward::tool(link, d, served.to_owned()).with_scopes(scopes.clone()))
+                        .map(drop)
+                        .map_err(failed)
+                },
+            );
+            let prompts = put_each(
+                "prompt",
+                lists.prompts,
+                log,
+                |d| self.served_name(&d.name),
+                |d, served| {
+                    let prompt = forward::prompt(link, d, served.to_owned()).with_scopes(scopes.clone());
+                    c.replace_prompt(prompt).map(drop).map_err(failed)
+                },
+            );
+            let resources = put_each(
+                "resource",
+                lists.resources,
+                log,
+                |d| d.uri.clone(),
+                |d, uri| {
+                    if c.resource(uri).is_some() && !self.resources.contains(uri) {
+                        return Err(taken.clone());
                     }
-                    Err(e) => Self::skip(log, "tool", &served, &e.to_string()),
-                };
-            }
+                    c.replace_resource(forward::resource(link, d).with_scopes(scopes.clone())).map(drop).map_err(failed)
+                },
+            );
+            let templates = put_each(
+                "template",
+                lists.templates,
+                log,
+                |d| d.uri_template.clone(),
+                |d, uri| {
+                    if c.template(uri).is_some() && !self.templates.contains(uri) {
+                        return Err(taken.clone());
+                    }
+                    let t = forward::template(link, d).ok_or("only RFC 6570 level-1 templates are matched")?;
+                    c.replace_template(t.with_scopes(scopes.clone()));
+                    Ok(())
+                },
+            );
             self.tools = retire(&self.tools, tools, |n| drop(c.remove_tool(n)));
-            let mut prompts = BTreeSet::new();
-            for def in lists.prompts {
-                let served = self.served_name(&def.name);
-                match c.replace_prompt(forward::prompt(link, def, served.clone()).with_scopes(self.scopes.clone())) {
-                    Ok(_) => {
-                        prompts.insert(served);
-                    }
-                    Err(e) => Self::skip(log, "prompt", &served, &e.to_string()),
-                };
-            }
             self.prompts = retire(&self.prompts, prompts, |n| drop(c.remove_prompt(n)));
-            let mut resources = BTreeSet::new();
-            for def in lists.resources {
-                let uri = def.uri.clone();
-                if c.resource(&uri).is_some() && !self.resources.contains(&uri) {
-                    Self::skip(log, "resource", &uri, "another upstream or the local catalog serves that URI");
-                    continue;
-                }
-                match c.replace_resource(forward::resource(link, def).with_scopes(self.scopes.clone())) {
-                    Ok(_) => {
-                        resources.insert(uri);
-                    }
-                    Err(e) => Self::skip(log, "resource", &uri, &e.to_string()),
-                };
-            }
             self.resources = retire(&self.resources, resources, |u| drop(c.remove_resource(u)));
-            let mut templates = BTreeSet::new();
-            for def in lists.templates {
-                let uri = def.uri_template.clone();
-                if c.template(&uri).is_some() && !self.templates.contains(&uri) {
-                    Self::skip(log, "template", &uri, "another upstream or the local catalog serves it");
-                    continue;
-                }
-                match forward::template(link, def) {
-                    Some(t) => {
-                        c.replace_template(t.with_scopes(self.scopes.clone()));
-                        templates.insert(uri);
-                    }
-                    None => Self::skip(log, "template", &uri, "only RFC 6570 level-1 templates are matched"),
-                }
-            }
             self.templates = retire(&self.templates, templates, |u| drop(c.remove_template(u)));
         });
     }
@@ -184,10 +186,28 @@ impl Mirror {
     pub(crate) fn count(&self) -> usize {
         self.tools.len() + self.prompts.len() + self.resources.len() + self.templates.len()
     }
+}
 
-    fn skip(log: &Logger, kind: &str, name: &str, why: &str) {
-        warn!(log, "upstream item not served"; "kind" => kind, "name" => name, "why" => why);
+/// Puts each of `defs` in the catalog with `put`, under its `key`; the keys
+/// now served (one refused is logged and left out).
+fn put_each<D>(
+    kind: &str,
+    defs: Vec<D>,
+    log: &Logger,
+    key: impl Fn(&D) -> String,
+    mut put: impl FnMut(D, &str) -> Result<(), String>,
+) -> BTreeSet<String> {
+    let mut served = BTreeSet::new();
+    for def in defs {
+        let k = key(&def);
+        match put(def, &k) {
+            Ok(()) => {
+                served.insert(k);
+            }
+            Err(why) => warn!(log, "upstream item not served"; "kind" => kind, "name" => &k, "why" => why),
+        }
     }
+    served
 }
 
 /// The names now served; `remove` is called for each one served before
