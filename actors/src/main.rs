@@ -32,8 +32,7 @@ fn run(config: Config, transport: Transport) -> Result<(), String> {
     let log_config = config.log.clone();
     runner::run("actix-mcp", &log_config, None, transport, move |log| {
         let catalog = catalogs::build(&config, &log)?;
-        let gateway = Gateway::start(&config, &catalog, &log);
-        catalog.set_state(gateway);
+        Gateway::start(&config, &catalog, &log);
         McpServer::new(catalog, config, log).map_err(|e| e.to_string())
     })
     .map_err(|e| e.to_string())

@@ -264,7 +264,9 @@ impl Catalog {
     /// Looks up a tool (listed or not), asking the tool resolver for a
     /// name the catalog does not hold (see [`Catalog::set_tool_resolver`]).
     pub fn tool(&self, name: &str) -> Option<Arc<Tool>> {
-        self.read().tools.get(name).cloned().or_else(|| self.resolve_tool(name))
+        // The read lock is let go before the resolver runs.
+        let held = self.read().tools.get(name).cloned();
+        held.or_else(|| self.resolve_tool(name))
     }
 
     /// Adds a resource. Refused when one with that URI is already there

@@ -134,16 +134,15 @@ impl Inner {
         ropts: &RequestOptions,
     ) -> Result<Value, ClientError> {
         let id = self.next_id();
-        let meta = params.entry("_meta").or_insert_with(|| json!({}));
-        if let Some(m) = meta.as_object_mut() {
-            if ropts.progress.is_some() {
-                m.insert(PROGRESS_TOKEN_KEY.into(), json!(id));
-            }
-            if let Some(caps) = &ropts.capabilities {
-                m.insert(CLIENT_CAPABILITIES_KEY.into(), caps.clone());
-            }
-            if m.is_empty() {
-                params.remove("_meta");
+        if ropts.progress.is_some() || ropts.capabilities.is_some() {
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(m) = meta.as_object_mut() {
+                if ropts.progress.is_some() {
+                    m.insert(PROGRESS_TOKEN_KEY.into(), json!(id));
+                }
+                if let Some(caps) = &ropts.capabilities {
+                    m.insert(CLIENT_CAPABILITIES_KEY.into(), caps.clone());
+                }
             }
         }
         // A legacy stdio server's requests name no request (unless it says

@@ -163,15 +163,6 @@ impl Client {
         self.inner.server.lock().expect("server lock").clone()
     }
 
-    /// Whether the connection can still carry requests (a stdio server's
-    /// process has not ended; always, over HTTP).
-    pub fn is_open(&self) -> bool {
-        match &self.inner.transport {
-            Transport::Stdio(s) => s.is_open(),
-            Transport::Http(_) => true,
-        }
-    }
-
     /// Resolves when the connection is lost for good: a stdio server's
     /// process has ended (with why, as a sentence). Over HTTP there is no
     /// connection to lose — each request reaches the server or fails, and a

@@ -89,11 +89,6 @@ impl Stdio {
         Ok(rx)
     }
 
-    /// Whether the child still has its stdout open.
-    pub(crate) fn is_open(&self) -> bool {
-        self.ended.borrow().is_none()
-    }
-
     /// Waits until the child has closed its stdout (exited, most often);
     /// why, as a sentence.
     pub(crate) async fn ended(&self) -> String {

@@ -50,7 +50,8 @@ pub struct Gateway {
 
 impl Gateway {
     /// Starts one [`Upstream`] actor per configured upstream, serving into
-    /// `catalog`. Must run inside an actix system.
+    /// `catalog`, and registers with it (its shared state), where readiness
+    /// and the status page look. Must run inside an actix system.
     pub fn start(config: &Config, catalog: &Arc<Catalog>, log: &slog::Logger) -> Gateway {
         let parked = Arc::new(flow::Parked::new(std::time::Duration::from_millis(config.gateway.input_wait_ms)));
         let mut routes = Vec::new();
@@ -77,7 +78,10 @@ impl Gateway {
         if !config.upstreams.is_empty() {
             routes::install(catalog, routes);
         }
-        Gateway { upstreams }
+        let gateway = Gateway { upstreams };
+        // Readiness and the status page find it there.
+        catalog.set_state(gateway.clone());
+        gateway
     }
 
     /// Where each upstream stands, in configuration order.

@@ -60,8 +60,7 @@ impl RequestContext {
         }
         let mut meta = trace.map(|t| t.to_meta()).unwrap_or_default();
         if self.in_session() {
-            let related = serde_json::to_value(&self.inner.id).unwrap_or(Value::Null);
-            meta.insert(mcp_protocol::meta::RELATED_REQUEST_KEY.into(), related);
+            self.name_request_in(&mut meta);
         }
         let mut value = serde_json::to_value(params).unwrap_or_default();
         if let Value::Object(m) = &mut value {

@@ -36,6 +36,14 @@ impl RequestContext {
         self.inner.session.is_some()
     }
 
+    /// Names this request in a message's `_meta` (`actix-mcp/relatedRequestId`):
+    /// in a legacy session, what the server sends as part of a request says
+    /// which, since a stdio session otherwise does not.
+    pub(super) fn name_request_in(&self, meta: &mut Map<String, Value>) {
+        let related = serde_json::to_value(&self.inner.id).unwrap_or(Value::Null);
+        meta.insert(mcp_protocol::meta::RELATED_REQUEST_KEY.into(), related);
+    }
+
     /// Legacy era: sends `request` to the client on this request's response
     /// stream and waits for its answer (bounded by `legacy.input_timeout_ms`
     /// and by cancellation).
@@ -49,8 +57,7 @@ impl RequestContext {
             let meta = p.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
             if let Some(m) = meta.as_object_mut() {
                 m.insert(mcp_protocol::meta::INPUT_KEY_KEY.into(), Value::String(key.to_owned()));
-                let related = serde_json::to_value(&self.inner.id).unwrap_or(Value::Null);
-                m.insert(mcp_protocol::meta::RELATED_REQUEST_KEY.into(), related);
+                self.name_request_in(m);
             }
         }
         let (id, answer) = session.ask().await?;
