@@ -239,6 +239,102 @@ async fn a_change_in_a_shared_directory_is_delivered_once() {
     redis.stop().await;
 }
 
+/// Waits up to 20 s until the gateway at `url` holds `n` upstream
+/// subscriptions (its status page's `upstreams[].subscriptions`).
+async fn until_upstream_subscriptions(url: &str, n: u64) {
+    for _ in 0..200 {
+        let status: Value =
+            client().get(url.replace("/mcp", "/status.json")).send().await.unwrap().json().await.unwrap();
+        let open: u64 =
+            status["upstreams"].as_array().into_iter().flatten().filter_map(|r| r["subscriptions"].as_u64()).sum();
+        if open == n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the gateway at {url} did not reach {n} upstream subscriptions within 20 s");
+}
+
+#[actix_rt::test]
+async fn gateways_deliver_each_upstream_event_once() {
+    // Two gateway instances over one Redis, each running its own copy of a
+    // stdio upstream (a filesystem server on one shared directory), as every
+    // instance of a deployment does. Both copies see each change; each
+    // listener must hear it once, from its own instance.
+    let Some(_) = external("cluster::gateways_deliver_each_upstream_event_once", &["redis-server"]) else { return };
+    let port = free_fixed_port();
+    let redis = Redis::start(port).await;
+    let dir = std::env::temp_dir().join(format!("actix-mcp-gw-shared-{}-{port}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.txt"), "1").unwrap();
+    std::fs::write(dir.join("b.txt"), "1").unwrap();
+    let dir = dir.canonicalize().unwrap();
+    let upstream = ConfigFile::new(
+        &format!("gw-upstream-{port}"),
+        &format!("[catalog]\nname = \"fs\"\n[fs]\nroot = \"{}\"\n", dir.display()),
+    );
+    let gateway = format!(
+        "[status]\nenabled = true\n\n[[upstreams]]\nname = \"files\"\ncommand = {:?}\nargs = [\"stdio\", \"--log-level\", \"error\", \"--config\", {:?}]\n",
+        binary().display().to_string(),
+        upstream.path()
+    );
+    let a = started(config_file_with("gw-a", port, &gateway)).await;
+    let b = started(config_file_with("gw-b", port, &gateway)).await;
+    // Listeners open once the upstreams are served (their arrival is a change too).
+    until_upstream_subscriptions(&a.url, 0).await;
+    until_upstream_subscriptions(&b.url, 0).await;
+    let uri = |f: &str| format!("file://{}/{f}", dir.display());
+    let listen = request(
+        json!(1),
+        "subscriptions/listen",
+        json!({"notifications": {"resourcesListChanged": true, "resourceSubscriptions": [uri("a.txt"), uri("b.txt")]}}),
+    );
+    let mut on_a = SseReader::open(&a.url, &listen).await;
+    let mut on_b = SseReader::open(&b.url, &listen).await;
+    for on in [&mut on_a, &mut on_b] {
+        assert_eq!(on.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
+    }
+    // Each instance subscribed upstream for what its own listener wants
+    // (before that, its upstream's items must be served: wait for both).
+    until_upstream_subscriptions(&a.url, 2).await;
+    until_upstream_subscriptions(&b.url, 2).await;
+    // What an upstream still announces as it settles after its start is
+    // let pass: the edits below begin on quiet streams.
+    for on in [&mut on_a, &mut on_b] {
+        while let Some(Some(_)) = on.next_within(Duration::from_secs(1)).await {}
+    }
+
+    // An edit: each listener gets one resources/updated; the next message
+    // is the edit after it, not a copy from the other instance.
+    std::fs::write(dir.join("a.txt"), "22").unwrap();
+    for on in [&mut on_a, &mut on_b] {
+        let m = on.next().await.unwrap();
+        assert_eq!(
+            (m["method"].as_str(), m["params"]["uri"].as_str()),
+            (Some("notifications/resources/updated"), Some(uri("a.txt").as_str())),
+            "{m}"
+        );
+    }
+    // A new file: each copy lists again, each listener hears one list_changed.
+    std::fs::write(dir.join("c.txt"), "new").unwrap();
+    for on in [&mut on_a, &mut on_b] {
+        let m = on.next().await.unwrap();
+        assert_eq!(m["method"], "notifications/resources/list_changed", "{m}");
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await; // let any copy from the other instance arrive
+    std::fs::write(dir.join("b.txt"), "333").unwrap();
+    for on in [&mut on_a, &mut on_b] {
+        let m = on.next().await.unwrap();
+        assert_eq!(m["params"]["uri"], uri("b.txt"), "an event came twice: {m}");
+    }
+    // When the listener leaves, its instance's upstream subscriptions end.
+    drop(on_a);
+    until_upstream_subscriptions(&a.url, 0).await;
+    until_upstream_subscriptions(&b.url, 2).await;
+    std::fs::remove_dir_all(&dir).ok();
+    redis.stop().await;
+}
+
 /// `GET` of a health endpoint next to the MCP endpoint at `url`: status and body.
 async fn health(url: &str, path: &str) -> (u16, Value) {
     let res = client().get(url.replace("/mcp", path)).send().await.unwrap();

@@ -123,6 +123,11 @@ impl<T> SubscriptionTable<T> {
         })
     }
 
+    /// Whether some listener subscribed to `uri`.
+    pub fn wants_uri(&self, uri: &str) -> bool {
+        self.by_uri.contains_key(uri)
+    }
+
     /// Every listener.
     pub fn listeners(&self) -> impl Iterator<Item = ListenerId> + '_ {
         self.filters.keys().copied()

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use mcp_protocol::subscription::Event;
 
-use super::Catalog;
+use super::{Catalog, Origin};
 
 thread_local! {
     /// The batch open on this thread: its catalog (by address) and the
@@ -35,12 +35,23 @@ impl Catalog {
     /// assert_eq!(seen.lock().unwrap().len(), 1);
     /// ```
     pub fn batch<R>(&self, changes: impl FnOnce(&Catalog) -> R) -> R {
+        self.batch_from(Origin::Made, changes)
+    }
+
+    /// [`Catalog::batch`] for changes mirrored from a source of which this
+    /// instance holds its own copy (a gateway's upstream): their events are
+    /// published as [`Origin::Mirrored`], to this instance's listeners only.
+    pub fn batch_mirrored<R>(&self, changes: impl FnOnce(&Catalog) -> R) -> R {
+        self.batch_from(Origin::Mirrored, changes)
+    }
+
+    fn batch_from<R>(&self, origin: Origin<'_>, changes: impl FnOnce(&Catalog) -> R) -> R {
         let me = self as *const Catalog as usize;
         let outer = OPEN.with(|o| o.replace(Some((me, Vec::new()))));
         let result = changes(self);
         let held = OPEN.with(|o| o.replace(outer)).map(|(_, events)| events).unwrap_or_default();
         for event in held {
-            self.emit(event);
+            self.emit_from(event, origin);
         }
         result
     }

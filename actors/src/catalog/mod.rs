@@ -21,6 +21,7 @@ mod body;
 mod builders;
 pub mod context;
 pub mod error;
+mod interest;
 mod items;
 mod listing;
 mod names;
@@ -41,6 +42,7 @@ mod view;
 use std::sync::{Arc, RwLock};
 
 pub use body::ResourceBody;
+pub use interest::Interest;
 use items::State;
 pub use listing::Listing;
 pub use mcp_protocol::header_params::HeaderParam;
@@ -58,9 +60,35 @@ pub use view::{Permission, View, BRIDGE as VIEW_BRIDGE};
 
 use mcp_protocol::subscription::Event;
 
-/// A function told of every catalog event and, for changes observed from an
-/// external source, the observation key (see [`Catalog::watch`]).
-pub type Watcher = std::sync::Arc<dyn Fn(&Event, Option<&str>) + Send + Sync>;
+/// A function told of every catalog event and where it comes from (see
+/// [`Catalog::watch`]).
+pub type Watcher = std::sync::Arc<dyn Fn(&Event, Origin<'_>) + Send + Sync>;
+
+/// Where a catalog event comes from, which decides who hears it when
+/// several instances share a hub backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin<'a> {
+    /// A change this instance made: the listeners of every instance hear it.
+    Made,
+    /// A change seen in a source every instance watches (one shared
+    /// directory); the key identifies the observation, and the same
+    /// observation made by several instances is delivered once.
+    Observed(&'a str),
+    /// A change in a source of which this instance holds its own copy (a
+    /// gateway's upstream, which every instance runs too): only this
+    /// instance's listeners hear it, since the others hear it from theirs.
+    Mirrored,
+}
+
+impl Origin<'_> {
+    /// The observation key, for [`Origin::Observed`].
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            Origin::Observed(key) => Some(key),
+            _ => None,
+        }
+    }
+}
 
 /// Why an item was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,6 +117,7 @@ pub struct Catalog {
     watchers: RwLock<Vec<Watcher>>,
     resolver: RwLock<Option<ResourceResolver>>,
     tool_resolver: RwLock<Option<ToolResolver>>,
+    interest: RwLock<Vec<Interest>>,
     states: state::StateMap,
     /// Whether any item ever added asks for scopes: until one does, a
     /// request needs no per-item scope lookup.
@@ -145,24 +174,35 @@ impl Catalog {
     }
 
     /// Calls `watcher` with every event from now on (from the thread that
-    /// made the change; keep it cheap and non-blocking). The second argument
-    /// is the observation key of changes seen in an external source.
-    pub fn watch(&self, watcher: impl Fn(&Event, Option<&str>) + Send + Sync + 'static) {
+    /// made the change; keep it cheap and non-blocking), and where it comes
+    /// from.
+    pub fn watch(&self, watcher: impl Fn(&Event, Origin<'_>) + Send + Sync + 'static) {
         self.watchers.write().unwrap_or_else(|p| p.into_inner()).push(std::sync::Arc::new(watcher));
     }
 
     fn emit(&self, event: Event) {
-        self.emit_keyed(event, None);
+        self.emit_from(event, Origin::Made);
     }
 
     fn emit_keyed(&self, event: Event, key: Option<&str>) {
-        if key.is_none() && self.held_back(&event) {
+        self.emit_from(event, key.map_or(Origin::Made, Origin::Observed));
+    }
+
+    fn emit_from(&self, event: Event, origin: Origin<'_>) {
+        if origin == Origin::Made && self.held_back(&event) {
             return;
         }
         let watchers = self.watchers.read().unwrap_or_else(|p| p.into_inner()).clone();
         for w in watchers {
-            w(&event, key);
+            w(&event, origin);
         }
+    }
+
+    /// Publishes `resources/updated` for `uri`, seen in a source this
+    /// instance holds its own copy of ([`Origin::Mirrored`]): only this
+    /// instance's subscribers are told.
+    pub fn notify_resource_updated_mirrored(&self, uri: &str) {
+        self.emit_from(Event::ResourceUpdated { uri: uri.to_owned() }, Origin::Mirrored);
     }
 
     /// Publishes `resources/updated` for a change observed in an external

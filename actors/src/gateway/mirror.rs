@@ -3,7 +3,7 @@
 //! under their own URIs), kept equal to its lists as they change and taken
 //! out while it is down.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -13,7 +13,7 @@ use mcp_protocol::model::tools::Tool;
 use slog::{warn, Logger};
 
 use super::forward::{self, Link};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, UriPattern};
 use crate::client::{Client, ClientError};
 use crate::config::{GatewayConfig, UpstreamConfig};
 
@@ -54,11 +54,16 @@ pub(crate) struct Mirror {
     allow: Option<GlobSet>,
     deny: Option<GlobSet>,
     scopes: Vec<String>,
-    tools: BTreeSet<String>,
-    prompts: BTreeSet<String>,
-    resources: BTreeSet<String>,
-    templates: BTreeSet<String>,
+    /// What is served, by name or URI: the upstream's definition as it was
+    /// put in the catalog (an unchanged one is left alone).
+    tools: Served,
+    prompts: Served,
+    resources: Served,
+    templates: Served,
 }
+
+/// Served items: name or URI → the upstream's definition.
+type Served = BTreeMap<String, serde_json::Value>;
 
 fn globs(patterns: &[String]) -> Option<GlobSet> {
     if patterns.is_empty() {
@@ -82,10 +87,10 @@ impl Mirror {
             allow: globs(&config.allow_tools),
             deny: globs(&config.deny_tools),
             scopes: config.scopes.clone(),
-            tools: BTreeSet::new(),
-            prompts: BTreeSet::new(),
-            resources: BTreeSet::new(),
-            templates: BTreeSet::new(),
+            tools: Served::new(),
+            prompts: Served::new(),
+            resources: Served::new(),
+            templates: Served::new(),
         }
     }
 
@@ -102,10 +107,11 @@ impl Mirror {
     }
 
     /// Makes the catalog hold exactly `lists` for this upstream, forwarding
-    /// through `link`; one list-changed event per kind that changed. A URI
-    /// another upstream (or the local catalog) serves is left to it.
+    /// through `link`; one list-changed event per kind that changed (an
+    /// item whose definition did not change is not touched). A URI another
+    /// upstream (or the local catalog) serves is left to it.
     pub(crate) fn sync(&mut self, catalog: &Catalog, link: &Arc<Link>, lists: Lists, log: &Logger) {
-        catalog.batch(|c| {
+        catalog.batch_mirrored(|c| {
             let scopes = &self.scopes;
             let failed = |e: crate::catalog::CatalogError| e.to_string();
             let taken = "another upstream or the local catalog serves it".to_owned();
@@ -113,6 +119,7 @@ impl Mirror {
             let tools = put_each(
                 "tool",
                 tools,
+                &self.tools,
                 log,
                 |d| self.served_name(&d.name),
                 |d, served| {
@@ -124,6 +131,7 @@ impl Mirror {
             let prompts = put_each(
                 "prompt",
                 lists.prompts,
+                &self.prompts,
                 log,
                 |d| self.served_name(&d.name),
                 |d, served| {
@@ -134,10 +142,11 @@ impl Mirror {
             let resources = put_each(
                 "resource",
                 lists.resources,
+                &self.resources,
                 log,
                 |d| d.uri.clone(),
                 |d, uri| {
-                    if c.resource(uri).is_some() && !self.resources.contains(uri) {
+                    if c.resource(uri).is_some() && !self.resources.contains_key(uri) {
                         return Err(taken.clone());
                     }
                     c.replace_resource(forward::resource(link, d).with_scopes(scopes.clone())).map(drop).map_err(failed)
@@ -146,10 +155,11 @@ impl Mirror {
             let templates = put_each(
                 "template",
                 lists.templates,
+                &self.templates,
                 log,
                 |d| d.uri_template.clone(),
                 |d, uri| {
-                    if c.template(uri).is_some() && !self.templates.contains(uri) {
+                    if c.template(uri).is_some() && !self.templates.contains_key(uri) {
                         return Err(taken.clone());
                     }
                     let t = forward::template(link, d).ok_or("only RFC 6570 level-1 templates are matched")?;
@@ -166,20 +176,27 @@ impl Mirror {
 
     /// Takes every item of this upstream out of the catalog.
     pub(crate) fn clear(&mut self, catalog: &Catalog) {
-        catalog.batch(|c| {
-            for n in std::mem::take(&mut self.tools) {
-                c.remove_tool(&n);
+        catalog.batch_mirrored(|c| {
+            for n in std::mem::take(&mut self.tools).keys() {
+                c.remove_tool(n);
             }
-            for n in std::mem::take(&mut self.prompts) {
-                c.remove_prompt(&n);
+            for n in std::mem::take(&mut self.prompts).keys() {
+                c.remove_prompt(n);
             }
-            for u in std::mem::take(&mut self.resources) {
-                c.remove_resource(&u);
+            for u in std::mem::take(&mut self.resources).keys() {
+                c.remove_resource(u);
             }
-            for u in std::mem::take(&mut self.templates) {
-                c.remove_template(&u);
+            for u in std::mem::take(&mut self.templates).keys() {
+                c.remove_template(u);
             }
         });
+    }
+
+    /// Whether `uri` is one of this upstream's resources, or matches one of
+    /// its templates.
+    pub(crate) fn owns_uri(&self, uri: &str) -> bool {
+        self.resources.contains_key(uri)
+            || self.templates.keys().any(|t| UriPattern::parse(t).is_ok_and(|p| p.matches(uri).is_some()))
     }
 
     /// How many items of this upstream are served.
@@ -188,21 +205,28 @@ impl Mirror {
     }
 }
 
-/// Puts each of `defs` in the catalog with `put`, under its `key`; the keys
-/// now served (one refused is logged and left out).
-fn put_each<D>(
+/// Puts each of `defs` in the catalog with `put`, under its `key`, unless
+/// `before` served the same definition under it; what is now served (one
+/// refused is logged and left out).
+fn put_each<D: serde::Serialize>(
     kind: &str,
     defs: Vec<D>,
+    before: &Served,
     log: &Logger,
     key: impl Fn(&D) -> String,
     mut put: impl FnMut(D, &str) -> Result<(), String>,
-) -> BTreeSet<String> {
-    let mut served = BTreeSet::new();
+) -> Served {
+    let mut served = Served::new();
     for def in defs {
         let k = key(&def);
+        let seen = serde_json::to_value(&def).unwrap_or_default();
+        if before.get(&k) == Some(&seen) {
+            served.insert(k, seen);
+            continue;
+        }
         match put(def, &k) {
             Ok(()) => {
-                served.insert(k);
+                served.insert(k, seen);
             }
             Err(why) => warn!(log, "upstream item not served"; "kind" => kind, "name" => &k, "why" => why),
         }
@@ -210,10 +234,10 @@ fn put_each<D>(
     served
 }
 
-/// The names now served; `remove` is called for each one served before
-/// and not now.
-fn retire(before: &BTreeSet<String>, now: BTreeSet<String>, mut remove: impl FnMut(&str)) -> BTreeSet<String> {
-    for gone in before.difference(&now) {
+/// What is now served; `remove` is called for each one served before and
+/// not now.
+fn retire(before: &Served, now: Served, mut remove: impl FnMut(&str)) -> Served {
+    for gone in before.keys().filter(|k| !now.contains_key(*k)) {
         remove(gone);
     }
     now

@@ -34,7 +34,7 @@ mod upstream;
 
 use std::sync::{Arc, Mutex};
 
-use actix::{Actor, Addr};
+use actix::{Actor, Addr, Recipient};
 
 pub use upstream::{Upstream, UpstreamState, UpstreamStatus};
 
@@ -55,7 +55,7 @@ impl Gateway {
     pub fn start(config: &Config, catalog: &Arc<Catalog>, log: &slog::Logger) -> Gateway {
         let parked = Arc::new(flow::Parked::new(std::time::Duration::from_millis(config.gateway.input_wait_ms)));
         let mut routes = Vec::new();
-        let upstreams = config
+        let upstreams: Vec<_> = config
             .upstreams
             .iter()
             .map(|up| {
@@ -68,6 +68,7 @@ impl Gateway {
                     restarts: 0,
                     items: 0,
                     connect_time: None,
+                    subscriptions: 0,
                 }));
                 let shared =
                     upstream::Shared { catalog: catalog.clone(), parked: parked.clone(), log: log.clone(), route };
@@ -77,6 +78,14 @@ impl Gateway {
             .collect();
         if !config.upstreams.is_empty() {
             routes::install(catalog, routes);
+            // Each upstream subscribes to the URIs it serves while a listener wants them.
+            let told: Vec<Recipient<upstream::Interest>> =
+                upstreams.iter().map(|(a, _)| a.clone().recipient()).collect();
+            catalog.on_interest(Arc::new(move |uri, wanted| {
+                for upstream in &told {
+                    upstream.do_send(upstream::Interest { uri: uri.to_owned(), wanted });
+                }
+            }));
         }
         let gateway = Gateway { upstreams };
         // Readiness and the status page find it there.
@@ -91,7 +100,7 @@ impl Gateway {
 
     /// The upstreams as the status page shows them: name, state (`up`,
     /// `starting`, `down`), version or reason, restarts, items served, the
-    /// last start's duration.
+    /// last start's duration, resources subscribed to.
     pub fn status_json(&self) -> serde_json::Value {
         let rows = self.statuses().into_iter().map(|s| {
             let (state, detail) = match s.state {
@@ -103,6 +112,7 @@ impl Gateway {
                 "name": s.name, "required": s.required, "state": state, "detail": detail,
                 "restarts": s.restarts, "items": s.items,
                 "connect_ms": s.connect_time.map(|d| d.as_millis() as u64),
+                "subscriptions": s.subscriptions,
             })
         });
         serde_json::Value::Array(rows.collect())

@@ -4,6 +4,7 @@
 //! server is lost takes its items out and starts it again after a backoff
 //! that doubles per failure in a row.
 
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -53,6 +54,9 @@ pub struct UpstreamStatus {
     pub items: usize,
     /// How long its last connection took to start and list.
     pub connect_time: Option<Duration>,
+    /// How many of its resources it is subscribed to (one per URI a
+    /// listener of this instance wants).
+    pub subscriptions: usize,
 }
 
 /// What every upstream of a gateway shares.
@@ -83,6 +87,11 @@ pub struct Upstream {
     /// A listing is under way; `dirty`: another change came meanwhile.
     listing: bool,
     dirty: bool,
+    /// The URIs this instance's listeners want `resources/updated` for.
+    wanted: BTreeSet<String>,
+    /// The upstream subscriptions open (`true`) or being opened, one per
+    /// URI it serves that is wanted.
+    watching: HashMap<String, (SpawnHandle, bool)>,
 }
 
 impl Upstream {
@@ -110,7 +119,61 @@ impl Upstream {
             failures: 0,
             listing: false,
             dirty: false,
+            wanted: BTreeSet::new(),
+            watching: HashMap::new(),
         }
+    }
+
+    /// Opens an upstream subscription for each wanted URI it serves, and
+    /// closes those no longer wanted (dropping a listen stream ends it: a
+    /// legacy upstream gets `resources/unsubscribe`).
+    fn rewatch(&mut self, ctx: &mut Context<Self>) {
+        let Some(link) = self.link.clone() else { return };
+        let keep: BTreeSet<String> = self.wanted.iter().filter(|u| self.mirror.owns_uri(u)).cloned().collect();
+        self.watching.retain(|uri, (handle, _)| {
+            let kept = keep.contains(uri);
+            if !kept {
+                ctx.cancel_future(*handle);
+            }
+            kept
+        });
+        self.count_watching();
+        let generation = self.generation;
+        for uri in keep {
+            if self.watching.contains_key(&uri) {
+                continue;
+            }
+            let filter = SubscriptionFilter { resource_subscriptions: vec![uri.clone()], ..Default::default() };
+            let client = link.client.clone();
+            let u = uri.clone();
+            let opening = async move { client.listen(filter).await }.into_actor(self).map(move |listen, act, ctx| {
+                if generation != act.generation || !act.watching.contains_key(&u) {
+                    return;
+                }
+                match listen {
+                    Ok(listen) => {
+                        let end = futures::stream::once({
+                            let u = u.clone();
+                            async move { Changed::Unwatched(generation, u) }
+                        });
+                        let updates = listen.map(move |n| Changed::Note(generation, n)).chain(end);
+                        let handle = ctx.add_stream(updates);
+                        act.watching.insert(u, (handle, true));
+                        act.count_watching();
+                    }
+                    Err(e) => {
+                        debug!(act.log, "upstream subscription refused"; "uri" => &u, "why" => %e);
+                    }
+                }
+            });
+            let handle = ctx.spawn(opening);
+            self.watching.insert(uri, (handle, false));
+        }
+    }
+
+    fn count_watching(&self) {
+        self.status.lock().expect("status lock").subscriptions =
+            self.watching.values().filter(|(_, open)| *open).count();
     }
 
     fn set_state(&self, state: UpstreamState) {
@@ -164,6 +227,7 @@ impl Upstream {
         let version = client.server().version;
         info!(self.log, "upstream up"; "version" => &version, "items" => self.mirror.count());
         self.set_state(UpstreamState::Up { version });
+        self.rewatch(ctx);
         if let Some(changes) = changes {
             let end = futures::stream::once(async move { Changed::End(generation) });
             ctx.add_stream(changes.map(move |n| Changed::Note(generation, n)).chain(end));
@@ -193,6 +257,7 @@ impl Upstream {
                     act.mirror.sync(&act.catalog, &link, lists, &act.log);
                     let items = act.mirror.count();
                     act.status.lock().expect("status lock").items = items;
+                    act.rewatch(ctx);
                     if std::mem::take(&mut act.dirty) {
                         act.relist(ctx);
                     }
@@ -209,6 +274,10 @@ impl Upstream {
             return;
         }
         self.generation += 1;
+        for (_, (handle, _)) in self.watching.drain() {
+            ctx.cancel_future(handle);
+        }
+        self.count_watching();
         self.route.set(None);
         if let Some(link) = self.link.take() {
             let client = link.client.clone();
@@ -250,27 +319,64 @@ impl Actor for Upstream {
     }
 }
 
-/// What the listen stream of a connection (its generation) brings.
+/// What the listen streams of a connection (its generation) bring.
 enum Changed {
     /// A notification.
     Note(u64, Notification),
-    /// Its end: the server closed it, or is gone.
+    /// The end of its list-changed stream: the server closed it, or is gone.
     End(u64),
+    /// The end of its subscription to a URI.
+    Unwatched(u64, String),
 }
 
 impl StreamHandler<Changed> for Upstream {
     fn handle(&mut self, changed: Changed, ctx: &mut Context<Self>) {
         match changed {
-            Changed::Note(generation, n) if generation == self.generation && n.method.ends_with("/list_changed") => {
-                self.relist(ctx)
+            Changed::Note(generation, n) if generation == self.generation => {
+                if n.method.ends_with("/list_changed") {
+                    self.relist(ctx)
+                } else if n.method == "notifications/resources/updated" {
+                    if let Some(uri) = n.params.get("uri").and_then(serde_json::Value::as_str) {
+                        // Every instance runs its own copy of this upstream: its listeners hear it from theirs.
+                        self.catalog.notify_resource_updated_mirrored(uri);
+                    }
+                }
             }
             Changed::Note(..) => {}
             Changed::End(generation) => self.lost(generation, "its listen stream ended".into(), ctx),
+            Changed::Unwatched(generation, uri) if generation == self.generation => {
+                debug!(self.log, "upstream subscription ended"; "uri" => &uri);
+                self.watching.remove(&uri);
+                self.count_watching();
+            }
+            Changed::Unwatched(..) => {}
         }
     }
 
     /// The actor outlives its streams (the default would stop it).
     fn finished(&mut self, _ctx: &mut Context<Self>) {}
+}
+
+/// Some listener of this instance wants `resources/updated` for `uri`
+/// (`wanted`), or none does any more.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(crate) struct Interest {
+    pub(crate) uri: String,
+    pub(crate) wanted: bool,
+}
+
+impl Handler<Interest> for Upstream {
+    type Result = ();
+
+    fn handle(&mut self, Interest { uri, wanted }: Interest, ctx: &mut Context<Self>) {
+        if wanted {
+            self.wanted.insert(uri);
+        } else {
+            self.wanted.remove(&uri);
+        }
+        self.rewatch(ctx);
+    }
 }
 
 #[cfg(test)]

@@ -54,12 +54,15 @@ pub struct Publish {
     pub key: Option<String>,
     /// The trace context of the request that caused it, if traced.
     pub trace: Option<TraceContext>,
+    /// For this instance's listeners only (a change in a source each
+    /// instance holds its own copy of); never handed to the backend.
+    pub here_only: bool,
 }
 
 impl Publish {
     /// A change made by this instance.
     pub fn local(event: Event) -> Self {
-        Publish { event, key: None, trace: None }
+        Publish { event, key: None, trace: None, here_only: false }
     }
 }
 

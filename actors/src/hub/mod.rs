@@ -51,6 +51,9 @@ pub use occupancy::{HubError, Occupancy};
 use crate::channels::control::{Close, CloseReason};
 use crate::hub::relay::{Fanout, KeepAlive, RelayHandle};
 
+/// Told `(uri, wanted)` as URIs gain their first subscriber or lose their last.
+type InterestFn = Box<dyn Fn(&str, bool) + Send>;
+
 /// The hub actor.
 pub struct SubscriptionHub {
     table: SubscriptionTable<ListenerHandle>,
@@ -63,6 +66,8 @@ pub struct SubscriptionHub {
     peak: usize,
     trim_every: std::time::Duration,
     keep_alive_every: std::time::Duration,
+    /// Told when a URI gains its first subscriber or loses its last.
+    interest: Option<InterestFn>,
     log: Logger,
 }
 
@@ -78,8 +83,18 @@ impl SubscriptionHub {
             peak: 0,
             trim_every: std::time::Duration::ZERO,
             keep_alive_every: std::time::Duration::ZERO,
+            interest: None,
             log,
         }
+    }
+
+    /// Tell `interest` `(uri, true)` when some listener starts wanting
+    /// `resources/updated` for `uri`, and `(uri, false)` when the last one
+    /// stops (a gateway subscribes upstream only meanwhile).
+    #[must_use]
+    pub fn with_interest(mut self, interest: impl Fn(&str, bool) + Send + 'static) -> Self {
+        self.interest = Some(Box::new(interest));
+        self
     }
 
     /// After many listeners closed, give freed memory back to the system
@@ -148,9 +163,29 @@ impl SubscriptionHub {
     }
 
     fn remove(&mut self, id: ListenerId) -> bool {
+        let uris = self.subscribed_uris(id);
         let removed = self.table.remove(id).is_some();
+        self.lost_interest(uris);
         self.occupied();
         removed
+    }
+
+    /// The URIs listener `id` subscribed to, when someone is told of
+    /// interest (nothing is copied otherwise).
+    fn subscribed_uris(&self, id: ListenerId) -> Vec<String> {
+        match (&self.interest, self.table.filter(id)) {
+            (Some(_), Some(f)) => f.resource_subscriptions.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Of `uris`, those no listener wants any more are told.
+    fn lost_interest(&self, uris: Vec<String>) {
+        if let Some(interest) = &self.interest {
+            for uri in uris.iter().filter(|u| !self.table.wants_uri(u)) {
+                interest(uri, false);
+            }
+        }
     }
 
     fn route(&mut self, event: Event, trace: Option<&TraceContext>) {
@@ -221,7 +256,18 @@ impl Handler<Subscribe> for SubscriptionHub {
             warn!(self.log, "subscription refused: limit reached"; "max_listeners" => max);
             return Err(HubError::Full { max });
         }
+        let before = self.subscribed_uris(msg.id);
+        let newly: Vec<&String> = match &self.interest {
+            Some(_) => msg.filter.resource_subscriptions.iter().filter(|u| !self.table.wants_uri(u)).collect(),
+            None => Vec::new(),
+        };
+        if let Some(interest) = &self.interest {
+            for uri in newly {
+                interest(uri, true);
+            }
+        }
         let _ = self.table.insert_with(msg.id, &msg.filter, msg.handle);
+        self.lost_interest(before);
         self.occupied();
         self.peak = self.peak.max(self.table.len());
         self.stats.subscribed += 1;
@@ -249,6 +295,9 @@ impl Handler<Publish> for SubscriptionHub {
     type Result = ();
 
     fn handle(&mut self, msg: Publish, _ctx: &mut Self::Context) {
+        if msg.here_only {
+            return self.route(msg.event, msg.trace.as_ref());
+        }
         for event in self.backend.publish(msg.event, msg.key.as_deref(), msg.trace.as_ref()) {
             self.route(event, msg.trace.as_ref());
         }

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::build_error::BuildError;
 use super::{Inner, McpServer};
 use crate::auth::{Authenticator, Authorizer};
-use crate::catalog::{Catalog, ScopeRules};
+use crate::catalog::{Catalog, Origin, ScopeRules};
 use crate::config::{Config, ConfigError};
 use crate::facts::clock::{Clock, SystemClock};
 use crate::hub::redis::RedisBackend;
@@ -46,17 +46,18 @@ impl McpServer {
         }
         install_telemetry(&config, &log);
         let backend_link = backend.stats();
-        let (hub, occupancy) = start_hub(backend, &config, &log);
+        let (hub, occupancy) = start_hub(backend, &config, &log, &catalog);
         catalog.set_scope_rules(ScopeRules::from_config(&config.auth.item_scopes)?);
         let to_hub = hub.clone();
         // Catalog changes are published, never dropped (`do_send` ignores the
         // mailbox cap; these are rare and small).
         // A change a handler makes carries its request's trace context.
-        catalog.watch(move |event, key| {
+        catalog.watch(move |event, origin| {
             to_hub.do_send(Publish {
                 event: event.clone(),
-                key: key.map(str::to_owned),
+                key: origin.key().map(str::to_owned),
                 trace: crate::telemetry::trace_scope::current(),
+                here_only: origin == Origin::Mirrored,
             })
         });
         let service = Arc::new(McpService::with_clock(catalog, &config, clock, &log));
@@ -119,13 +120,19 @@ fn start_hub(
     backend: Box<dyn HubBackend + Send>,
     config: &Config,
     log: &slog::Logger,
+    catalog: &Arc<Catalog>,
 ) -> (Addr<SubscriptionHub>, Arc<Occupancy>) {
     let h = &config.hub;
     let max = listener_cap(h.max_listeners, log);
     let (mailbox, hub_log) = (h.mailbox, log.new(slog::o!("actor" => "hub")));
     let trim = Duration::from_millis(h.memory_trim_ms);
     let keep_alive = Duration::from_millis(h.keep_alive_ms.max(1));
-    let hub = SubscriptionHub::new(backend, max, mailbox, hub_log).with_memory_trim(trim).with_keep_alive(keep_alive);
+    // Which URIs this instance's listeners want (a gateway subscribes upstream to those).
+    let catalog = catalog.clone();
+    let hub = SubscriptionHub::new(backend, max, mailbox, hub_log)
+        .with_memory_trim(trim)
+        .with_keep_alive(keep_alive)
+        .with_interest(move |uri, wanted| catalog.interest(uri, wanted));
     let occupancy = hub.occupancy();
     (SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| hub), occupancy)
 }

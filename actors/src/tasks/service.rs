@@ -174,7 +174,7 @@ impl TaskService {
             let event =
                 Event::TaskStatus { task_id: record.id.clone(), task: task.to_string(), owner: record.owner.clone() };
             // Status changes are few per task: never dropped.
-            hub.do_send(Publish { event, key: None, trace: None });
+            hub.do_send(Publish::local(event));
         }
         Ok(after)
     }
