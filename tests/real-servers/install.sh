@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the MCP servers of other SDKs that tests/client_real_servers.rs
 # runs the client against, pinned, into ${ACTIX_MCP_REAL_SERVERS_HOME:-target/real-servers}:
-#   node/  @modelcontextprotocol/server-everything from npm (a legacy-era
-#          TypeScript server, stdio and Streamable HTTP)
+#   node/  @modelcontextprotocol/server-everything and server-filesystem
+#          from npm (legacy-era TypeScript servers; stdio, and for the first
+#          Streamable HTTP too)
 #   python/ a virtual environment with the Python SDK `mcp` from PyPI, which
 #          runs server.py (both eras on one endpoint)
 # `install.sh node` or `install.sh python` installs one. A second run does
@@ -15,13 +16,13 @@ mkdir -p "$home"
 what="${1:-all}"
 
 if [ "$what" = node ] || [ "$what" = all ]; then
-  pkg="@modelcontextprotocol/server-everything@2026.8.31"
+  pkg="@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31"
   if [ "$(cat "$home/node/.stamp" 2>/dev/null)" != "$pkg" ]; then
     command -v npm >/dev/null || { echo "real-servers: npm is needed" >&2; exit 2; }
     tmp="$(mktemp -d "$home/.node.XXXXXX")"
     echo '{"name":"actix-mcp-real-servers","version":"0.0.0","private":true}' >"$tmp/package.json"
     echo "real-servers: npm install $pkg" >&2
-    (cd "$tmp" && npm install --no-audit --no-fund --loglevel=error "$pkg" >&2) || { rm -rf "$tmp"; exit 1; }
+    (cd "$tmp" && npm install --no-audit --no-fund --loglevel=error $pkg >&2) || { rm -rf "$tmp"; exit 1; }
     echo "$pkg" >"$tmp/.stamp"
     rm -rf "$home/node" && mv "$tmp" "$home/node"
   fi

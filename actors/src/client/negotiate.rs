@@ -100,7 +100,9 @@ async fn initialize(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<(), 
     if let Transport::Http(h) = &inner.transport {
         h.open_get_stream().await?;
     }
-    if let Some(level) = inner.options.log_level {
+    // Only a server that declares logging is asked (others may refuse the method).
+    let logs = inner.server.lock().expect("server lock").capabilities.get("logging").is_some();
+    if let Some(level) = inner.options.log_level.filter(|_| logs) {
         let mut params = json!({"level": level}).as_object().cloned().unwrap_or_default();
         let era = inner.era();
         inner.round(era.as_ref(), "logging/setLevel", &mut params, &RequestOptions::default()).await?;

@@ -93,6 +93,8 @@ impl Link {
                 Flow::start(&self.client, method, params, caps, limit, progress)
             }
         };
+        // A call that ends with no outcome (its caller went away) is timed as cancelled.
+        let mut timing = Unfinished { upstream: &self.config.name, method, started: flow.started, armed: true };
         loop {
             if !flow.outstanding.is_empty() {
                 // What the caller answered goes upstream; the rest is asked (again).
@@ -105,6 +107,7 @@ impl Link {
                 }
                 if !waiting.is_empty() {
                     flow.outstanding = waiting;
+                    timing.armed = false;
                     ctx.set_handler_state(&Waiting { flow: self.parked.park(flow) })?;
                     return Err(ctx.input_required());
                 }
@@ -133,6 +136,7 @@ impl Link {
                     flow.gather().await;
                 }
                 Some(Event::Done(result)) => {
+                    timing.armed = false;
                     crate::telemetry::upstream_call(
                         &self.config.name,
                         method,
@@ -142,6 +146,13 @@ impl Link {
                     return self.decode(method, result);
                 }
                 None => {
+                    timing.armed = false;
+                    crate::telemetry::upstream_call(
+                        &self.config.name,
+                        method,
+                        Some("transport"),
+                        flow.started.elapsed(),
+                    );
                     let why = format!("the call to upstream {} ended", self.config.name);
                     return Err(HandlerError::internal(why));
                 }
@@ -185,6 +196,24 @@ impl Link {
                 HandlerError::Rpc(d)
             }
             other => HandlerError::internal(format!("upstream {}: {other}", self.config.name)),
+        }
+    }
+}
+
+/// Times an upstream call that ends without its outcome (the caller gave
+/// up, or went away and its handler was dropped, which also cancels the
+/// upstream request) as `cancelled`, unless disarmed.
+struct Unfinished<'a> {
+    upstream: &'a str,
+    method: &'static str,
+    started: std::time::Instant,
+    armed: bool,
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            crate::telemetry::upstream_call(self.upstream, self.method, Some("cancelled"), self.started.elapsed());
         }
     }
 }
