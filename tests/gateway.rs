@@ -77,6 +77,14 @@ async fn upstream_items_are_served_and_follow_their_upstream_down_and_back() {
     assert_eq!(contents[0].uri(), "test://static-text");
     let templated = client.read_resource("test://template/7/data").await.unwrap();
     assert_eq!(templated[0].uri(), "test://template/7/data");
+    // Completion goes to the upstream that owns the prompt or template,
+    // under its own name there (a prompt of each upstream, one template).
+    for prompt in ["test_prompt_with_arguments", "two__test_prompt_with_arguments"] {
+        let done = client.complete(json!({"type": "ref/prompt", "name": prompt}), "arg1", "tes").await.unwrap();
+        assert_eq!(done.values, ["test", "testing", "tested"], "{prompt}");
+    }
+    let template = json!({"type": "ref/resource", "uri": "test://template/{id}/data"});
+    assert_eq!(client.complete(template, "id", "1").await.unwrap().values, ["1", "123"]);
 
     // The legacy upstream's process dies: its items leave (a listener hears
     // it), and come back when the gateway has started it again.

@@ -19,6 +19,7 @@ mod arguments;
 mod batch;
 mod body;
 mod builders;
+mod completing;
 pub mod context;
 pub mod error;
 mod interest;

@@ -9,6 +9,9 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use mcp_protocol::model::completion::{CompleteParams, Completion};
+
+use super::completing::Completing;
 use super::outcome::object_schema;
 use super::tool::HandlerFuture;
 use crate::catalog::context::RequestContext;
@@ -28,7 +31,7 @@ type PromptFn = dyn Fn(PromptArgs, RequestContext) -> HandlerFuture<GetPromptRes
 pub struct Prompt {
     pub(crate) def: prompts::Prompt,
     pub(crate) handler: Arc<PromptFn>,
-    pub(crate) completer: Option<Completer>,
+    pub(crate) completer: Option<Completing>,
     pub(crate) listed: bool,
     pub(crate) scopes: Vec<String>,
 }
@@ -132,7 +135,19 @@ impl Prompt {
     /// Completes argument values for `completion/complete` (`ref/prompt`).
     #[must_use]
     pub fn with_completer(mut self, completer: Completer) -> Self {
-        self.completer = Some(completer);
+        self.completer = Some(Completing::Candidates(completer));
+        self
+    }
+
+    /// Completes with an asynchronous `handler` given the whole request
+    /// (instead of a [`Completer`]); its answer is sent as it is.
+    #[must_use]
+    pub fn with_completion<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CompleteParams, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, HandlerError>> + 'static,
+    {
+        self.completer = Some(Completing::handler(handler));
         self
     }
     /// The name.

@@ -10,6 +10,9 @@ use mcp_protocol::model::content::ResourceContents;
 use mcp_protocol::model::resources;
 use mcp_protocol::model::result::CacheHints;
 
+use mcp_protocol::model::completion::{CompleteParams, Completion};
+
+use super::completing::Completing;
 use super::prompt::Completer;
 use super::tool::HandlerFuture;
 use crate::catalog::context::RequestContext;
@@ -91,7 +94,7 @@ pub struct ResourceTemplate {
     pub(crate) def: resources::ResourceTemplate,
     pub(crate) pattern: UriPattern,
     pub(crate) reader: Arc<TemplateReadFn>,
-    pub(crate) completer: Option<Completer>,
+    pub(crate) completer: Option<Completing>,
     pub(crate) cache: Option<CacheHints>,
     pub(crate) scopes: Vec<String>,
 }
@@ -151,7 +154,19 @@ impl ResourceTemplate {
     /// Completes template variables for `completion/complete` (`ref/resource`).
     #[must_use]
     pub fn with_completer(mut self, completer: Completer) -> Self {
-        self.completer = Some(completer);
+        self.completer = Some(Completing::Candidates(completer));
+        self
+    }
+
+    /// Completes with an asynchronous `handler` given the whole request
+    /// (instead of a [`Completer`]); its answer is sent as it is.
+    #[must_use]
+    pub fn with_completion<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CompleteParams, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, HandlerError>> + 'static,
+    {
+        self.completer = Some(Completing::handler(handler));
         self
     }
     /// The template string.

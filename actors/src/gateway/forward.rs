@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use futures::future::{select, Either};
 use mcp_protocol::error::{ErrorCode, ErrorData, ProtocolError};
+use mcp_protocol::model::completion::{CompleteParams, Completion, CompletionRef};
 use mcp_protocol::model::logging::LogMessage;
 use mcp_protocol::model::prompts::{self, GetPromptResult};
 use mcp_protocol::model::resources;
@@ -44,6 +45,11 @@ struct Waiting {
 impl Link {
     pub(crate) fn new(config: Arc<UpstreamConfig>, client: Client, parked: Arc<Parked>) -> Self {
         Link { config, client, parked }
+    }
+
+    /// Whether the upstream completes arguments (`completions`).
+    fn completes(&self) -> bool {
+        self.client.server().capabilities.get("completions").is_some()
     }
 
     /// The scopes a caller needs for every item of this upstream.
@@ -251,6 +257,7 @@ pub(crate) fn tool(link: &Arc<Link>, def: tools::Tool, served: String) -> Tool {
 /// The upstream's prompt `def`, served as `served`.
 pub(crate) fn prompt(link: &Arc<Link>, def: prompts::Prompt, served: String) -> Prompt {
     let (link2, own) = (link.clone(), def.name.clone());
+    let own_name = own.clone();
     let mut prompt = Prompt::new(served.clone(), def.description.clone().unwrap_or_default(), move |args, ctx| {
         let (link, own) = (link2.clone(), own.clone());
         async move {
@@ -260,7 +267,34 @@ pub(crate) fn prompt(link: &Arc<Link>, def: prompts::Prompt, served: String) -> 
         }
     });
     prompt.def = prompts::Prompt { name: served, ..def };
-    prompt
+    match link.completes() {
+        true => prompt.with_completion(completer(link, CompletionRef::Prompt { name: own_name })),
+        false => prompt,
+    }
+}
+
+/// Completes upstream, under the item's own reference there.
+fn completer(
+    link: &Arc<Link>,
+    own: CompletionRef,
+) -> impl Fn(CompleteParams, RequestContext) -> futures::future::LocalBoxFuture<'static, Result<Completion, HandlerError>>
+       + Send
+       + Sync
+       + 'static {
+    let link = link.clone();
+    move |p, ctx| {
+        let (link, own) = (link.clone(), own.clone());
+        Box::pin(async move {
+            #[derive(serde::Deserialize)]
+            struct Completed {
+                completion: Completion,
+            }
+            let params = CompleteParams { reference: own, ..p };
+            let params = serde_json::to_value(params).map_err(|e| HandlerError::internal(e.to_string()))?;
+            let done: Completed = link.forward("completion/complete", params, &ctx).await?;
+            Ok(done.completion)
+        })
+    }
 }
 
 /// Reads `uri` upstream.
@@ -284,10 +318,14 @@ pub(crate) fn resource(link: &Arc<Link>, def: resources::Resource) -> Resource {
 /// The upstream's template `def`, under its own URI template; `None` when
 /// the template is beyond what this server matches (RFC 6570 level 1).
 pub(crate) fn template(link: &Arc<Link>, def: resources::ResourceTemplate) -> Option<ResourceTemplate> {
-    let link = link.clone();
+    let reads = link.clone();
     let mut template =
-        ResourceTemplate::new(&def.uri_template, def.name.clone(), move |uri, _vars, ctx| read(link.clone(), uri, ctx))
+        ResourceTemplate::new(&def.uri_template, def.name.clone(), move |uri, _vars, ctx| read(reads.clone(), uri, ctx))
             .ok()?;
+    let own = CompletionRef::Resource { uri: def.uri_template.clone() };
     template.def = def;
-    Some(template)
+    match link.completes() {
+        true => Some(template.with_completion(completer(link, own))),
+        false => Some(template),
+    }
 }

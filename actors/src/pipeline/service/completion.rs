@@ -1,21 +1,14 @@
 //! `completion/complete`: a prompt's or a template's completer.
 
 use mcp_protocol::model::completion::{CompleteParams, Completion, CompletionRef};
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use super::{Answer, McpService};
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
 
 impl McpService {
-    pub(super) async fn complete(&self, p: CompleteParams, _: RequestContext) -> Result<Answer, HandlerError> {
-        let completion = self.completion(&p)?;
-        self.finish(&json!({ "completion": completion }), None).map(Answer::Tree)
-    }
-
-    fn completion(&self, p: &CompleteParams) -> Result<Completion, HandlerError> {
-        let empty = Map::new();
-        let context = p.context.as_ref().and_then(|c| c.get("arguments")).and_then(Value::as_object).unwrap_or(&empty);
+    pub(super) async fn complete(&self, p: CompleteParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         let completer = match &p.reference {
             CompletionRef::Prompt { name } => self
                 .catalog
@@ -30,7 +23,10 @@ impl McpService {
                 .completer
                 .clone(),
         };
-        let values = completer.map(|c| c(&p.argument.name, &p.argument.value, context)).unwrap_or_default();
-        Ok(Completion::from_candidates(values))
+        let completion = match completer {
+            Some(c) => c.complete(p, ctx).await?,
+            None => Completion::from_candidates(Vec::new()),
+        };
+        self.finish(&json!({ "completion": completion }), None).map(Answer::Tree)
     }
 }
