@@ -27,16 +27,16 @@ async fn until_tools(client: &Client, names: &[&str], present: bool) {
     panic!("the tools {names:?} were not {} within 20 s", if present { "served" } else { "withdrawn" });
 }
 
-/// The gateway, with a legacy-only upstream `ev` (no prefix, from the file)
-/// and a stateless one `two` (from the flag); the legacy upstream's config
-/// path, which names its process.
+/// The gateway, with a legacy-only upstream `ev` (no prefix, its URIs
+/// under `ev+`, from the file) and a stateless one `two` (from the flag);
+/// the legacy upstream's config path, which names its process.
 async fn gateway(dir: &std::path::Path) -> (HttpChild, String) {
     let legacy = dir.join("legacy.toml");
     std::fs::write(&legacy, "[server]\nversions = [\"2025-11-25\"]\n").unwrap();
     let config = dir.join("gateway.toml");
     let bin = binary().display().to_string();
     let text = format!(
-        "[gateway]\nrestart_initial_ms = 200\n\n[[upstreams]]\nname = \"ev\"\nprefix = \"\"\ncommand = {bin:?}\n\
+        "[gateway]\nrestart_initial_ms = 200\n\n[[upstreams]]\nname = \"ev\"\nprefix = \"\"\nuri_prefix = \"ev+\"\ncommand = {bin:?}\n\
          args = [\"stdio\", \"--catalog\", \"everything\", \"--log-level\", \"error\", \"--config\", {:?}]\n",
         legacy.display().to_string()
     );
@@ -68,8 +68,8 @@ async fn upstream_items_are_served_and_follow_their_upstream_down_and_back() {
     let ropts = RequestOptions::new().on_progress(move |p| s.lock().unwrap().push(p.progress));
     client.call_tool_with("test_tool_with_progress", json!({}), ropts).await.unwrap();
     assert_eq!(*seen.lock().unwrap(), vec![0.0, 50.0, 100.0]);
-    // Prompts are prefixed like tools; resources keep their URIs, served
-    // by the first upstream that claimed them.
+    // Prompts are prefixed like tools; resources keep their URIs, or take
+    // the upstream's uri_prefix (both serve the same ones).
     let prompt = client.get_prompt("two__test_prompt_with_arguments", json!({"arg1": "a", "arg2": "b"})).await;
     assert!(!prompt.unwrap().messages.is_empty());
     assert!(client.list_prompts().await.unwrap().iter().any(|p| p.name == "test_simple_prompt"));
@@ -77,14 +77,19 @@ async fn upstream_items_are_served_and_follow_their_upstream_down_and_back() {
     assert_eq!(contents[0].uri(), "test://static-text");
     let templated = client.read_resource("test://template/7/data").await.unwrap();
     assert_eq!(templated[0].uri(), "test://template/7/data");
+    let prefixed = client.read_resource("ev+test://template/7/data").await.unwrap();
+    assert_eq!(prefixed[0].uri(), "ev+test://template/7/data");
+    assert!(serde_json::to_string(&prefixed).unwrap().contains("Data for ID: 7"));
     // Completion goes to the upstream that owns the prompt or template,
     // under its own name there (a prompt of each upstream, one template).
     for prompt in ["test_prompt_with_arguments", "two__test_prompt_with_arguments"] {
         let done = client.complete(json!({"type": "ref/prompt", "name": prompt}), "arg1", "tes").await.unwrap();
         assert_eq!(done.values, ["test", "testing", "tested"], "{prompt}");
     }
-    let template = json!({"type": "ref/resource", "uri": "test://template/{id}/data"});
-    assert_eq!(client.complete(template, "id", "1").await.unwrap().values, ["1", "123"]);
+    for uri in ["test://template/{id}/data", "ev+test://template/{id}/data"] {
+        let template = json!({"type": "ref/resource", "uri": uri});
+        assert_eq!(client.complete(template, "id", "1").await.unwrap().values, ["1", "123"], "{uri}");
+    }
 
     // The legacy upstream's process dies: its items leave (a listener hears
     // it), and come back when the gateway has started it again.
@@ -228,4 +233,27 @@ async fn the_guide_runs_as_written() {
         last_output = String::from_utf8_lossy(&out.stdout).into_owned();
     }
     assert_eq!(ran, 4, "the guide's four commands ran");
+}
+
+#[actix_rt::test]
+async fn two_upstreams_serving_one_uri_is_a_start_up_error_naming_both() {
+    let bin = binary().display().to_string();
+    let up = |name: &str| format!("{name}={bin} stdio --catalog everything --log-level error");
+    let mut gw = tokio::process::Command::new(binary())
+        .args(["serve", "--bind", "127.0.0.1:0", "--upstream", &up("one"), "--upstream", &up("two")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(30), gw.wait()).await.expect("it exits").unwrap();
+    assert_eq!(status.code(), Some(2));
+    let mut err = String::new();
+    tokio::io::AsyncReadExt::read_to_string(gw.stderr.as_mut().unwrap(), &mut err).await.unwrap();
+    let why = err.lines().find(|l| l.starts_with("actix-mcp: ")).unwrap_or_default();
+    assert!(
+        why.contains("served by upstreams one and two") || why.contains("served by upstreams two and one"),
+        "{err}"
+    );
+    assert!(why.contains("test://") && why.contains("uri_prefix"), "{why}");
 }

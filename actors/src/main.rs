@@ -32,7 +32,13 @@ fn run(config: Config, transport: Transport) -> Result<(), String> {
     let log_config = config.log.clone();
     runner::run("actix-mcp", &log_config, None, transport, move |log| {
         let catalog = catalogs::build(&config, &log)?;
-        Gateway::start(&config, &catalog, &log);
+        let gateway = Gateway::start(&config, &catalog, &log);
+        // Two upstreams serving one resource URI is a start-up error.
+        actix_rt::spawn(async move {
+            let why = gateway.refusal().await;
+            eprintln!("actix-mcp: {why}");
+            std::process::exit(2);
+        });
         McpServer::new(catalog, config, log).map_err(|e| e.to_string())
     })
     .map_err(|e| e.to_string())

@@ -62,6 +62,10 @@ pub struct UpstreamConfig {
     /// Put before its tool and prompt names, with `gateway.separator`.
     /// Absent: the name; `""`: none (for at most one upstream).
     pub prefix: Option<String>,
+    /// Put before its resource URIs and URI templates (default none): two
+    /// upstreams serving the same URI is a start-up error unless one of
+    /// them takes a prefix, such as `"docs+"`.
+    pub uri_prefix: String,
     /// The time limit of each request to it. Default 60 000 ms.
     pub timeout_ms: u64,
     /// Whether readiness waits for it. Default true.
@@ -87,6 +91,7 @@ impl Default for UpstreamConfig {
             bearer_env: String::new(),
             bearer_file: String::new(),
             prefix: None,
+            uri_prefix: String::new(),
             timeout_ms: 60_000,
             required: true,
             allow_tools: Vec::new(),

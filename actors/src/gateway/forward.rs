@@ -297,33 +297,43 @@ fn completer(
     }
 }
 
-/// Reads `uri` upstream.
+/// Reads `uri` (as served: with the upstream's `uri_prefix`) upstream; the
+/// contents come back under served URIs.
 async fn read(link: Arc<Link>, uri: String, ctx: RequestContext) -> Result<Vec<ResourceContents>, HandlerError> {
     #[derive(serde::Deserialize)]
     struct Read {
         contents: Vec<ResourceContents>,
     }
-    let read: Read = link.forward("resources/read", json!({ "uri": uri }), &ctx).await?;
+    let prefix = link.config.uri_prefix.as_str();
+    let own = uri.strip_prefix(prefix).unwrap_or(&uri);
+    let mut read: Read = link.forward("resources/read", json!({ "uri": own }), &ctx).await?;
+    if !prefix.is_empty() {
+        for c in &mut read.contents {
+            let (ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. }) = c;
+            *uri = format!("{prefix}{uri}");
+        }
+    }
     Ok(read.contents)
 }
 
-/// The upstream's resource `def`, under its own URI.
-pub(crate) fn resource(link: &Arc<Link>, def: resources::Resource) -> Resource {
+/// The upstream's resource `def`, served under `served` (its URI, with the
+/// upstream's `uri_prefix`).
+pub(crate) fn resource(link: &Arc<Link>, def: resources::Resource, served: String) -> Resource {
     let link = link.clone();
-    let mut resource = Resource::new(def.uri.clone(), def.name.clone(), move |uri, ctx| read(link.clone(), uri, ctx));
-    resource.def = def;
+    let mut resource = Resource::new(served.clone(), def.name.clone(), move |uri, ctx| read(link.clone(), uri, ctx));
+    resource.def = resources::Resource { uri: served, ..def };
     resource
 }
 
-/// The upstream's template `def`, under its own URI template; `None` when
-/// the template is beyond what this server matches (RFC 6570 level 1).
-pub(crate) fn template(link: &Arc<Link>, def: resources::ResourceTemplate) -> Option<ResourceTemplate> {
+/// The upstream's template `def`, served as `served` (its URI template,
+/// with the upstream's `uri_prefix`); `None` when the template is beyond
+/// what this server matches (RFC 6570 level 1).
+pub(crate) fn template(link: &Arc<Link>, def: resources::ResourceTemplate, served: &str) -> Option<ResourceTemplate> {
     let reads = link.clone();
     let mut template =
-        ResourceTemplate::new(&def.uri_template, def.name.clone(), move |uri, _vars, ctx| read(reads.clone(), uri, ctx))
-            .ok()?;
+        ResourceTemplate::new(served, def.name.clone(), move |uri, _vars, ctx| read(reads.clone(), uri, ctx)).ok()?;
     let own = CompletionRef::Resource { uri: def.uri_template.clone() };
-    template.def = def;
+    template.def = resources::ResourceTemplate { uri_template: served.to_owned(), ..def };
     match link.completes() {
         true => Some(template.with_completion(completer(link, own))),
         false => Some(template),

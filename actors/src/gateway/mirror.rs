@@ -12,6 +12,7 @@ use mcp_protocol::model::resources::{Resource, ResourceTemplate};
 use mcp_protocol::model::tools::Tool;
 use slog::{warn, Logger};
 
+use super::claims::Claims;
 use super::forward::{self, Link};
 use crate::catalog::{Catalog, UriPattern};
 use crate::client::{Client, ClientError};
@@ -49,7 +50,13 @@ pub(crate) async fn list(client: &Client) -> Result<Lists, ClientError> {
 
 /// What one upstream has in the catalog, and how its names are made.
 pub(crate) struct Mirror {
+    /// The upstream's name.
+    name: String,
+    /// Which upstream serves which URI.
+    claims: Arc<Claims>,
     prefix: String,
+    /// Before its URIs.
+    uri_prefix: String,
     separator: String,
     allow: Option<GlobSet>,
     deny: Option<GlobSet>,
@@ -80,9 +87,12 @@ fn globs(patterns: &[String]) -> Option<GlobSet> {
 }
 
 impl Mirror {
-    pub(crate) fn new(config: &UpstreamConfig, gateway: &GatewayConfig) -> Self {
+    pub(crate) fn new(config: &UpstreamConfig, gateway: &GatewayConfig, claims: Arc<Claims>) -> Self {
         Mirror {
+            name: config.name.clone(),
+            claims,
             prefix: config.prefix().to_owned(),
+            uri_prefix: config.uri_prefix.clone(),
             separator: gateway.separator.clone(),
             allow: globs(&config.allow_tools),
             deny: globs(&config.deny_tools),
@@ -109,8 +119,20 @@ impl Mirror {
     /// Makes the catalog hold exactly `lists` for this upstream, forwarding
     /// through `link`; one list-changed event per kind that changed (an
     /// item whose definition did not change is not touched). A URI another
-    /// upstream (or the local catalog) serves is left to it.
-    pub(crate) fn sync(&mut self, catalog: &Catalog, link: &Arc<Link>, lists: Lists, log: &Logger) {
+    /// upstream (or the local catalog) serves is left to it; the conflicts
+    /// with other upstreams, as sentences naming both.
+    pub(crate) fn sync(&mut self, catalog: &Catalog, link: &Arc<Link>, lists: Lists, log: &Logger) -> Vec<String> {
+        let mut conflicts = Vec::new();
+        let (me, claims, up) = (self.name.clone(), self.claims.clone(), self.uri_prefix.clone());
+        let mut claim = |kind: &str, uri: &str| {
+            claims.claim(uri, &me).map_err(|other| {
+                let why = format!(
+                    "the resource {kind} {uri} is served by upstreams {other} and {me} (give one a uri_prefix)"
+                );
+                conflicts.push(why.clone());
+                why
+            })
+        };
         catalog.batch_mirrored(|c| {
             let scopes = &self.scopes;
             let failed = |e: crate::catalog::CatalogError| e.to_string();
@@ -144,12 +166,14 @@ impl Mirror {
                 lists.resources,
                 &self.resources,
                 log,
-                |d| d.uri.clone(),
+                |d| format!("{up}{}", d.uri),
                 |d, uri| {
+                    claim("URI", uri)?;
                     if c.resource(uri).is_some() && !self.resources.contains_key(uri) {
                         return Err(taken.clone());
                     }
-                    c.replace_resource(forward::resource(link, d).with_scopes(scopes.clone())).map(drop).map_err(failed)
+                    let r = forward::resource(link, d, uri.to_owned()).with_scopes(scopes.clone());
+                    c.replace_resource(r).map(drop).map_err(failed)
                 },
             );
             let templates = put_each(
@@ -157,21 +181,40 @@ impl Mirror {
                 lists.templates,
                 &self.templates,
                 log,
-                |d| d.uri_template.clone(),
+                |d| format!("{up}{}", d.uri_template),
                 |d, uri| {
+                    claim("template", uri)?;
                     if c.template(uri).is_some() && !self.templates.contains_key(uri) {
                         return Err(taken.clone());
                     }
-                    let t = forward::template(link, d).ok_or("only RFC 6570 level-1 templates are matched")?;
+                    let t = forward::template(link, d, uri).ok_or("only RFC 6570 level-1 templates are matched")?;
                     c.replace_template(t.with_scopes(scopes.clone()));
                     Ok(())
                 },
             );
             self.tools = retire(&self.tools, tools, |n| drop(c.remove_tool(n)));
             self.prompts = retire(&self.prompts, prompts, |n| drop(c.remove_prompt(n)));
-            self.resources = retire(&self.resources, resources, |u| drop(c.remove_resource(u)));
-            self.templates = retire(&self.templates, templates, |u| drop(c.remove_template(u)));
+            let release = |u: &str| self.claims.release(u, &self.name);
+            self.resources = retire(&self.resources, resources, |u| {
+                c.remove_resource(u);
+                release(u);
+            });
+            self.templates = retire(&self.templates, templates, |u| {
+                c.remove_template(u);
+                release(u);
+            });
         });
+        conflicts
+    }
+
+    /// The upstream's own URI of `served` (without the prefix).
+    pub(crate) fn own_uri<'a>(&self, served: &'a str) -> &'a str {
+        served.strip_prefix(self.uri_prefix.as_str()).unwrap_or(served)
+    }
+
+    /// The URI this server gives the upstream's `own` URI.
+    pub(crate) fn served_uri(&self, own: &str) -> String {
+        format!("{}{own}", self.uri_prefix)
     }
 
     /// Takes every item of this upstream out of the catalog.
@@ -185,9 +228,11 @@ impl Mirror {
             }
             for u in std::mem::take(&mut self.resources).keys() {
                 c.remove_resource(u);
+                self.claims.release(u, &self.name);
             }
             for u in std::mem::take(&mut self.templates).keys() {
                 c.remove_template(u);
+                self.claims.release(u, &self.name);
             }
         });
     }
@@ -256,11 +301,15 @@ mod tests {
             deny_tools: vec!["read_secret*".into()],
             ..Default::default()
         };
-        let m = Mirror::new(&up, &GatewayConfig::default());
+        let m = Mirror::new(&up, &GatewayConfig::default(), Arc::default());
         assert_eq!(m.served_name("read_file"), "fs__read_file");
         assert!(m.serves_tool("read_file") && m.serves_tool("list_dir"));
         assert!(!m.serves_tool("write_file") && !m.serves_tool("read_secrets"));
-        let bare = Mirror::new(&UpstreamConfig { prefix: Some(String::new()), ..up }, &GatewayConfig::default());
+        let bare = Mirror::new(
+            &UpstreamConfig { prefix: Some(String::new()), ..up },
+            &GatewayConfig::default(),
+            Arc::default(),
+        );
         assert_eq!(bare.served_name("read_file"), "read_file");
     }
 }

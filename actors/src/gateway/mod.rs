@@ -25,6 +25,7 @@
 //! # }
 //! ```
 
+mod claims;
 mod connect;
 mod flow;
 mod forward;
@@ -43,9 +44,11 @@ use crate::config::Config;
 
 /// The running upstreams of a server. Dropping it does not stop them; they
 /// stop with the actix system (or [`Gateway::stop`]).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Gateway {
     upstreams: Vec<(Addr<Upstream>, Arc<Mutex<UpstreamStatus>>)>,
+    /// Why an upstream was refused at start-up, once one is.
+    refused: tokio::sync::watch::Receiver<Option<String>>,
 }
 
 impl Gateway {
@@ -54,6 +57,8 @@ impl Gateway {
     /// and the status page look. Must run inside an actix system.
     pub fn start(config: &Config, catalog: &Arc<Catalog>, log: &slog::Logger) -> Gateway {
         let parked = Arc::new(flow::Parked::new(std::time::Duration::from_millis(config.gateway.input_wait_ms)));
+        let claims = Arc::new(claims::Claims::default());
+        let (refusals, refused) = tokio::sync::watch::channel(None);
         let mut routes = Vec::new();
         let upstreams: Vec<_> = config
             .upstreams
@@ -70,8 +75,14 @@ impl Gateway {
                     connect_time: None,
                     subscriptions: 0,
                 }));
-                let shared =
-                    upstream::Shared { catalog: catalog.clone(), parked: parked.clone(), log: log.clone(), route };
+                let shared = upstream::Shared {
+                    catalog: catalog.clone(),
+                    parked: parked.clone(),
+                    log: log.clone(),
+                    route,
+                    claims: claims.clone(),
+                    refused: refusals.clone(),
+                };
                 let actor = Upstream::new(up.clone(), config.gateway.clone(), shared, status.clone());
                 (actor.start(), status)
             })
@@ -87,10 +98,22 @@ impl Gateway {
                 }
             }));
         }
-        let gateway = Gateway { upstreams };
+        let gateway = Gateway { upstreams, refused };
         // Readiness and the status page find it there.
         catalog.set_state(gateway.clone());
         gateway
+    }
+
+    /// Resolves when an upstream is refused at start-up — its first listing
+    /// found a resource URI or template another upstream serves — with why
+    /// (naming both); never otherwise. The binary exits with it.
+    pub async fn refusal(&self) -> String {
+        let mut refused = self.refused.clone();
+        let why = refused.wait_for(Option::is_some).await.map(|why| why.clone().unwrap_or_default());
+        match why {
+            Ok(why) => why,
+            Err(_) => std::future::pending().await,
+        }
     }
 
     /// Where each upstream stands, in configuration order.

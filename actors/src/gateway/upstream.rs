@@ -13,6 +13,7 @@ use futures::StreamExt;
 use mcp_protocol::subscription::SubscriptionFilter;
 use slog::{debug, info, warn, Logger};
 
+use super::claims::Claims;
 use super::connect;
 use super::flow::Parked;
 use super::forward::Link;
@@ -68,6 +69,10 @@ pub(crate) struct Shared {
     pub(crate) log: Logger,
     /// Where this upstream's unlisted tools are found.
     pub(crate) route: Arc<Route>,
+    /// Which upstream serves which URI.
+    pub(crate) claims: Arc<Claims>,
+    /// Told why, when an upstream is refused at start-up.
+    pub(crate) refused: tokio::sync::watch::Sender<Option<String>>,
 }
 
 /// The actor of one upstream.
@@ -84,6 +89,11 @@ pub struct Upstream {
     /// Counts connections, so that what an old one reports is ignored.
     generation: u64,
     failures: u32,
+    /// Told why, when it is refused at start-up.
+    refused: tokio::sync::watch::Sender<Option<String>>,
+    /// It was up and listed once (a URI conflict after that is not a
+    /// start-up error).
+    listed_once: bool,
     /// A listing is under way; `dirty`: another change came meanwhile.
     listing: bool,
     dirty: bool,
@@ -103,7 +113,7 @@ impl Upstream {
         shared: Shared,
         status: Arc<Mutex<UpstreamStatus>>,
     ) -> Self {
-        let mirror = Mirror::new(&config, &gateway);
+        let mirror = Mirror::new(&config, &gateway, shared.claims.clone());
         let log = shared.log.new(slog::o!("upstream" => config.name.clone()));
         Upstream {
             config,
@@ -117,6 +127,8 @@ impl Upstream {
             link: None,
             generation: 0,
             failures: 0,
+            refused: shared.refused,
+            listed_once: false,
             listing: false,
             dirty: false,
             wanted: BTreeSet::new(),
@@ -143,7 +155,8 @@ impl Upstream {
             if self.watching.contains_key(&uri) {
                 continue;
             }
-            let filter = SubscriptionFilter { resource_subscriptions: vec![uri.clone()], ..Default::default() };
+            let own = self.mirror.own_uri(&uri).to_owned();
+            let filter = SubscriptionFilter { resource_subscriptions: vec![own], ..Default::default() };
             let client = link.client.clone();
             let u = uri.clone();
             let opening = async move { client.listen(filter).await }.into_actor(self).map(move |listen, act, ctx| {
@@ -220,7 +233,19 @@ impl Upstream {
         ctx: &mut Context<Self>,
     ) {
         let link = Arc::new(Link::new(Arc::new(self.config.clone()), client.clone(), self.parked.clone()));
-        self.mirror.sync(&self.catalog, &link, lists, &self.log);
+        let conflicts = self.mirror.sync(&self.catalog, &link, lists, &self.log);
+        if !conflicts.is_empty() && !self.listed_once {
+            // A configuration fault: not served, not started again.
+            let why = conflicts.join("; ");
+            slog::error!(self.log, "upstream refused"; "why" => &why);
+            self.mirror.clear(&self.catalog);
+            self.generation += 1;
+            actix::spawn(async move { client.close().await });
+            self.set_state(UpstreamState::Down { reason: why.clone() });
+            self.refused.send_replace(Some(why));
+            return;
+        }
+        self.listed_once = true;
         self.route.set(Some(link.clone()));
         self.link = Some(link);
         self.failures = 0;
@@ -254,6 +279,7 @@ impl Upstream {
             match outcome {
                 Ok((link, lists)) => {
                     debug!(act.log, "upstream listed again"; "tools" => lists.tools.len());
+                    // A URI another upstream took meanwhile is logged and left out.
                     act.mirror.sync(&act.catalog, &link, lists, &act.log);
                     let items = act.mirror.count();
                     act.status.lock().expect("status lock").items = items;
@@ -338,7 +364,7 @@ impl StreamHandler<Changed> for Upstream {
                 } else if n.method == "notifications/resources/updated" {
                     if let Some(uri) = n.params.get("uri").and_then(serde_json::Value::as_str) {
                         // Every instance runs its own copy of this upstream: its listeners hear it from theirs.
-                        self.catalog.notify_resource_updated_mirrored(uri);
+                        self.catalog.notify_resource_updated_mirrored(&self.mirror.served_uri(uri));
                     }
                 }
             }
