@@ -257,3 +257,49 @@ async fn two_upstreams_serving_one_uri_is_a_start_up_error_naming_both() {
     );
     assert!(why.contains("test://") && why.contains("uri_prefix"), "{why}");
 }
+
+#[actix_rt::test]
+async fn a_long_upstream_call_becomes_a_task_of_the_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let (gw, _) = gateway(dir.path()).await;
+    let client = Client::connect(&gw.url, answering()).await.unwrap();
+    until_tools(&client, &["sleep", "two__sleep"], true).await;
+    // A caller that declares the Tasks extension: past tasks.task_after_ms
+    // the call is a task here, the upstream call running on behind it.
+    for tool in ["sleep", "two__sleep"] {
+        let call = with_tasks(7, "tools/call", json!({"name": tool, "arguments": {"ms": 600}}));
+        let id = new_task(&gw.url, &call).await;
+        let done = until_status(&gw.url, &id, "completed").await;
+        assert_eq!(done["result"]["isError"], serde_json::Value::Null, "{tool}: {done}");
+        assert!(done["result"]["content"].to_string().contains("slept"), "{tool}: {done}");
+    }
+    // Without the extension the same call is answered in the call.
+    let r: actix_mcp::protocol::model::tools::CallToolResult =
+        client.call_tool("two__sleep", json!({"ms": 200})).await.unwrap();
+    assert!(text_of(&r).contains("slept"), "{r:?}");
+}
+
+#[actix_rt::test]
+async fn caching_hints_come_from_the_upstream() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache.toml");
+    std::fs::write(&cache, "[cache]\nlist_ttl_ms = 45000\nread_ttl_ms = 7000\nscope = \"private\"\n").unwrap();
+    let upstream =
+        format!("up={} stdio --catalog everything --log-level error --config {}", binary().display(), cache.display());
+    let gw = HttpChild::spawn(&["--upstream", &upstream]).await;
+    let client = Client::connect(&gw.url, answering()).await.unwrap();
+    until_tools(&client, &["up__echo"], true).await;
+    // Lists: the upstream's list hints on its items; reads: its read's.
+    for method in ["tools/list", "prompts/list", "resources/list", "resources/templates/list"] {
+        let r = post(&gw.url, &request(json!(1), method, json!({}))).await;
+        let result = &r.response()["result"];
+        assert_eq!(
+            (result["ttlMs"].as_u64(), result["cacheScope"].as_str()),
+            (Some(45000), Some("private")),
+            "{method}: {result}"
+        );
+    }
+    let read = post(&gw.url, &request(json!(2), "resources/read", json!({"uri": "test://static-text"}))).await;
+    let result = &read.response()["result"];
+    assert_eq!((result["ttlMs"].as_u64(), result["cacheScope"].as_str()), (Some(7000), Some("private")), "{result}");
+}

@@ -62,12 +62,22 @@
 //! stateless server by `server/discover`, else the `initialize` handshake),
 //! lists everything it offers and serves it from the shared catalog: tools
 //! and prompts as `PREFIX__name`, resources and templates under their own
-//! URIs (a URI two upstreams claim is served by the first, and the second's
-//! is logged and left out). A tool an upstream does not list but answers is
-//! callable by its prefixed name all the same.
+//! URIs, or under `uri_prefix` + their URI when the upstream has one. Two
+//! upstreams serving the same URI or template is a start-up error naming
+//! both (the process exits; give one of them a `uri_prefix`); a URI that
+//! another upstream takes later, when it lists again, is logged and left
+//! out. A tool an upstream does not list but answers is callable by its
+//! prefixed name all the same.
 //!
 //! At the upstream's `list_changed` the gateway lists again and its own
-//! listeners hear one `list_changed`. When the process ends (or an HTTP
+//! listeners hear one `list_changed` per kind that changed (an item whose
+//! definition is the same is left alone). A listener that subscribes to one
+//! of an upstream's resources (`subscriptions/listen` with
+//! `resourceSubscriptions`, or a legacy session's `resources/subscribe`)
+//! makes the gateway subscribe to it upstream — once per URI, however many
+//! listeners want it, and only while one does — and each
+//! `notifications/resources/updated` the upstream sends reaches every such
+//! listener. When the process ends (or an HTTP
 //! upstream's listen stream closes) its items leave the catalog, calls in
 //! flight fail with an error naming it, and it is started again after 500 ms,
 //! doubling per failure in a row up to 30 s (`gateway.restart_*`).
@@ -77,7 +87,13 @@
 //! - **Progress and log messages** of the upstream call go down to the caller
 //!   (logs at the caller's own level).
 //! - **Cancellation** goes up: a caller that closes its stream or sends
-//!   `notifications/cancelled` cancels the upstream request.
+//!   `notifications/cancelled` cancels the upstream request (timed as
+//!   `error_type="cancelled"`).
+//! - **Completion** of a prompt's arguments or a template's variables is
+//!   asked of the upstream that owns it, under its own name there.
+//! - **Tasks**: a caller that declares the Tasks extension gets a task of
+//!   the gateway for an upstream call that runs past `tasks.task_after_ms`;
+//!   the upstream call goes on behind it, and `tasks/get` gives its result.
 //! - **Capabilities**: the gateway declares elicitation, sampling and roots
 //!   to the upstream, and each request names its caller's own in `_meta`; a
 //!   stateless upstream reads them per request, and so does an actix-mcp
@@ -112,8 +128,17 @@
 //! A request waiting for its caller's input lives in the instance that
 //! started it, so the retry must reach that instance: route `tools/call` by
 //! `Mcp-Name` (the tool's name) as `config/nginx.conf` does, and give every
-//! instance the same `mrtr.key`. Each instance starts its own copy of a stdio
-//! upstream.
+//! instance the same `mrtr.key`. A task lives in one instance too (with the
+//! memory store; `tasks.id_prefix` routes `tasks/*` to it).
+//!
+//! Each instance starts its own copy of a stdio upstream (and its own
+//! connection to an HTTP one). Every copy sees the upstream's changes, so an
+//! upstream's events — `list_changed` after its lists change, and
+//! `resources/updated` — go to the listeners of the instance whose copy saw
+//! them, and never through Redis: each listener hears each event once, from
+//! its own instance (`tests/cluster.rs` runs two gateways over one Redis,
+//! each with its own copy of a filesystem server on one directory).
+//! Changes an instance makes itself still reach every instance's listeners.
 //!
 //! ## Legacy stdio upstreams
 //!
@@ -125,9 +150,8 @@
 //!
 //! ## Not yet
 //!
-//! Tasks are not passed through (a task-augmented call to an upstream is
-//! answered in the call), `resources/updated` subscriptions are not opened
-//! upstream, completion of upstream prompt and template arguments is not
-//! routed, several gateway instances over Redis each start their own
-//! copy of a stdio upstream without yet deduplicating its events, and a URI
-//! two upstreams claim is not refused at start.
+//! An upstream's own tasks are not passed through: a tool that only an
+//! upstream task can run is refused by that upstream (the gateway calls
+//! without the extension), and `ttlMs`/`cacheScope` of the gateway's lists
+//! and reads are its own `[cache]` settings, not derived from the
+//! upstreams'.

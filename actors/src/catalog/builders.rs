@@ -71,6 +71,8 @@ item_builders!(Resource, "resource", "resources/list" {
 item_builders!(ResourceTemplate, "template", "resources/templates/list" {
     scopes, cache("Caching hints for reads of matching URIs.")
 });
-item_builders!(Prompt, "prompt", "prompts/list" { title, scopes, unlisted });
+item_builders!(Prompt, "prompt", "prompts/list" {
+    title, scopes, unlisted, cache("Caching hints for list pages that contain this prompt.")
+});
 
 use super::{Prompt, Resource, ResourceTemplate, Tool};

@@ -137,6 +137,6 @@ impl Catalog {
         page_size: usize,
         visible: &dyn Fn(&[String]) -> bool,
     ) -> Result<Listing<prompts::Prompt>, ProtocolError> {
-        page_of(&self.read().prompts, cursor, page_size, |p| p.listed && visible(&p.scopes), |p| &p.def, |_| None)
+        page_of(&self.read().prompts, cursor, page_size, |p| p.listed && visible(&p.scopes), |p| &p.def, |p| p.cache)
     }
 }

@@ -32,6 +32,7 @@ pub struct Prompt {
     pub(crate) def: prompts::Prompt,
     pub(crate) handler: Arc<PromptFn>,
     pub(crate) completer: Option<Completing>,
+    pub(crate) cache: Option<mcp_protocol::model::CacheHints>,
     pub(crate) listed: bool,
     pub(crate) scopes: Vec<String>,
 }
@@ -59,6 +60,7 @@ impl Prompt {
             },
             handler: Arc::new(move |args, ctx| handler(args, ctx).boxed_local()),
             completer: None,
+            cache: None,
             listed: true,
             scopes: Vec::new(),
         }

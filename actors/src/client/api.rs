@@ -64,6 +64,7 @@ impl Client {
         }
         let mut items = Vec::new();
         let mut ttls = Vec::new();
+        let mut hints = Vec::new();
         let mut cursor: Option<Value> = None;
         for _ in 0..MAX_PAGES {
             let params = match cursor.take() {
@@ -72,12 +73,17 @@ impl Client {
             };
             let mut page = self.request(method, params).await?;
             ttls.push(page.get("ttlMs").and_then(Value::as_u64));
+            hints.push((
+                ttls[ttls.len() - 1],
+                page.get("cacheScope").and_then(|s| serde_json::from_value(s.clone()).ok()),
+            ));
             if let Some(Value::Array(a)) = page.get_mut(key).map(Value::take) {
                 items.extend(a);
             }
             match page.get("nextCursor") {
                 Some(c) if !c.is_null() => cursor = Some(c.clone()),
                 _ => {
+                    self.inner.lists.note_hints(method, &hints);
                     if cache {
                         self.inner.lists.put(method, &ttls, &items);
                     }
@@ -86,6 +92,14 @@ impl Client {
             }
         }
         Err(ClientError::transport(format!("{method} returned more than {MAX_PAGES} pages")))
+    }
+
+    /// The caching hints (`ttlMs`, `cacheScope`) of the last complete
+    /// listing of `method` (`tools/list`, …): the shortest `ttlMs` of its
+    /// pages and the narrowest scope; `None` before one, or when the server
+    /// gave none (a legacy server).
+    pub fn list_hints(&self, method: &str) -> Option<mcp_protocol::model::CacheHints> {
+        self.inner.lists.hints(method)
     }
 
     /// Every tool. A tool whose `x-mcp-header` annotations are invalid is

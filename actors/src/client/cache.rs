@@ -8,15 +8,38 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use mcp_protocol::model::{CacheHints, CacheScope};
 use serde_json::Value;
 
 /// Lists by method, each with the instant it expires.
 #[derive(Default)]
 pub(crate) struct ListCache {
     lists: Mutex<HashMap<String, (Instant, Vec<Value>)>>,
+    /// The caching hints of the last listing of each method (kept whether
+    /// or not lists are cached).
+    hints: Mutex<HashMap<String, CacheHints>>,
 }
 
 impl ListCache {
+    /// Notes the hints of a listing of `method` from its pages' `ttlMs` and
+    /// `cacheScope`: the shortest TTL (a page without one counts as 0) and
+    /// the narrowest scope; none when no page had hints.
+    pub(crate) fn note_hints(&self, method: &str, pages: &[(Option<u64>, Option<CacheScope>)]) {
+        let mut hints = self.hints.lock().expect("cache lock");
+        if pages.iter().all(|(t, s)| t.is_none() && s.is_none()) {
+            hints.remove(method);
+            return;
+        }
+        let ttl = pages.iter().map(|(t, _)| t.unwrap_or(0)).min().unwrap_or(0);
+        let scope = pages.iter().filter_map(|(_, s)| *s).max().unwrap_or_default();
+        hints.insert(method.to_owned(), CacheHints::new(ttl, scope));
+    }
+
+    /// The hints of the last listing of `method`.
+    pub(crate) fn hints(&self, method: &str) -> Option<CacheHints> {
+        self.hints.lock().expect("cache lock").get(method).copied()
+    }
+
     /// The cached items of `method`, while fresh.
     pub(crate) fn get(&self, method: &str) -> Option<Vec<Value>> {
         let mut lists = self.lists.lock().expect("cache lock");
@@ -58,6 +81,24 @@ impl ListCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listing_s_hints_are_its_shortest_ttl_and_narrowest_scope() {
+        let cache = ListCache::default();
+        cache.note_hints(
+            "tools/list",
+            &[(Some(60_000), Some(CacheScope::Public)), (Some(5_000), Some(CacheScope::Private))],
+        );
+        assert_eq!(cache.hints("tools/list"), Some(CacheHints::new(5_000, CacheScope::Private)));
+        cache.note_hints("tools/list", &[(Some(60_000), None), (None, None)]);
+        assert_eq!(
+            cache.hints("tools/list"),
+            Some(CacheHints::new(0, CacheScope::Public)),
+            "a page without ttlMs counts as 0"
+        );
+        cache.note_hints("tools/list", &[(None, None)]);
+        assert_eq!(cache.hints("tools/list"), None);
+    }
     use serde_json::json;
 
     #[test]

@@ -15,14 +15,14 @@ use mcp_protocol::model::logging::LogMessage;
 use mcp_protocol::model::prompts::{self, GetPromptResult};
 use mcp_protocol::model::resources;
 use mcp_protocol::model::tools::{self, CallToolResult};
-use mcp_protocol::model::ResourceContents;
+use mcp_protocol::model::{CacheHints, CacheScope, ResourceContents};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use super::flow::{Event, Flow, Parked};
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
-use crate::catalog::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::catalog::{Prompt, Resource, ResourceTemplate, TaskSupport, Tool};
 use crate::client::{Client, ClientError};
 use crate::config::UpstreamConfig;
 
@@ -251,7 +251,9 @@ pub(crate) fn tool(link: &Arc<Link>, def: tools::Tool, served: String) -> Tool {
         }
     });
     tool.def = tools::Tool { name: served, ..def };
-    tool
+    // A long upstream call becomes a task of this server for a caller that
+    // declares the Tasks extension (after `tasks.task_after_ms`).
+    tool.with_task_support(TaskSupport::Optional)
 }
 
 /// The upstream's prompt `def`, served as `served`.
@@ -301,12 +303,17 @@ fn completer(
 /// contents come back under served URIs.
 async fn read(link: Arc<Link>, uri: String, ctx: RequestContext) -> Result<Vec<ResourceContents>, HandlerError> {
     #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
     struct Read {
         contents: Vec<ResourceContents>,
+        ttl_ms: Option<u64>,
+        cache_scope: Option<CacheScope>,
     }
     let prefix = link.config.uri_prefix.as_str();
     let own = uri.strip_prefix(prefix).unwrap_or(&uri);
     let mut read: Read = link.forward("resources/read", json!({ "uri": own }), &ctx).await?;
+    // The upstream's hints for this read (none: stale at once, as the specification reads their absence).
+    ctx.set_cache_hints(CacheHints::new(read.ttl_ms.unwrap_or(0), read.cache_scope.unwrap_or_default()));
     if !prefix.is_empty() {
         for c in &mut read.contents {
             let (ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. }) = c;

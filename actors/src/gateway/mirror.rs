@@ -10,6 +10,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use mcp_protocol::model::prompts::Prompt;
 use mcp_protocol::model::resources::{Resource, ResourceTemplate};
 use mcp_protocol::model::tools::Tool;
+use mcp_protocol::model::CacheHints;
 use slog::{warn, Logger};
 
 use super::claims::Claims;
@@ -21,13 +22,16 @@ use crate::config::{GatewayConfig, UpstreamConfig};
 /// JSON-RPC "method not found": the upstream does not offer that list.
 const METHOD_NOT_FOUND: i64 = -32601;
 
-/// Everything an upstream lists.
+/// Everything an upstream lists, with each list's caching hints.
 #[derive(Debug, Default)]
 pub(crate) struct Lists {
     pub(crate) tools: Vec<Tool>,
     pub(crate) prompts: Vec<Prompt>,
     pub(crate) resources: Vec<Resource>,
     pub(crate) templates: Vec<ResourceTemplate>,
+    /// Of `tools/list`, `prompts/list`, `resources/list`,
+    /// `resources/templates/list` (a legacy upstream gives none).
+    pub(crate) hints: [Option<CacheHints>; 4],
 }
 
 /// Every list of `client`'s server; a list it does not offer is empty.
@@ -40,12 +44,16 @@ pub(crate) async fn list(client: &Client) -> Result<Lists, ClientError> {
     }
     let caps = client.server().capabilities;
     let has = |k: &str| caps.get(k).is_some();
-    Ok(Lists {
+    let mut lists = Lists {
         tools: if has("tools") { offered(client.list_tools().await)? } else { Vec::new() },
         prompts: if has("prompts") { offered(client.list_prompts().await)? } else { Vec::new() },
         resources: if has("resources") { offered(client.list_resources().await)? } else { Vec::new() },
         templates: if has("resources") { offered(client.list_resource_templates().await)? } else { Vec::new() },
-    })
+        hints: [None; 4],
+    };
+    let methods = ["tools/list", "prompts/list", "resources/list", "resources/templates/list"];
+    lists.hints = methods.map(|m| client.list_hints(m));
+    Ok(lists)
 }
 
 /// What one upstream has in the catalog, and how its names are made.
@@ -133,6 +141,7 @@ impl Mirror {
                 why
             })
         };
+        let [tool_hints, prompt_hints, resource_hints, template_hints] = lists.hints;
         catalog.batch_mirrored(|c| {
             let scopes = &self.scopes;
             let failed = |e: crate::catalog::CatalogError| e.to_string();
@@ -142,29 +151,31 @@ impl Mirror {
                 "tool",
                 tools,
                 &self.tools,
+                tool_hints,
                 log,
                 |d| self.served_name(&d.name),
                 |d, served| {
-                    c.replace_tool(forward::tool(link, d, served.to_owned()).with_scopes(scopes.clone()))
-                        .map(drop)
-                        .map_err(failed)
+                    let tool = forward::tool(link, d, served.to_owned()).with_scopes(scopes.clone());
+                    c.replace_tool(cached(tool, tool_hints, |t, h| t.with_cache(h))).map(drop).map_err(failed)
                 },
             );
             let prompts = put_each(
                 "prompt",
                 lists.prompts,
                 &self.prompts,
+                prompt_hints,
                 log,
                 |d| self.served_name(&d.name),
                 |d, served| {
                     let prompt = forward::prompt(link, d, served.to_owned()).with_scopes(scopes.clone());
-                    c.replace_prompt(prompt).map(drop).map_err(failed)
+                    c.replace_prompt(cached(prompt, prompt_hints, |p, h| p.with_cache(h))).map(drop).map_err(failed)
                 },
             );
             let resources = put_each(
                 "resource",
                 lists.resources,
                 &self.resources,
+                resource_hints,
                 log,
                 |d| format!("{up}{}", d.uri),
                 |d, uri| {
@@ -173,13 +184,14 @@ impl Mirror {
                         return Err(taken.clone());
                     }
                     let r = forward::resource(link, d, uri.to_owned()).with_scopes(scopes.clone());
-                    c.replace_resource(r).map(drop).map_err(failed)
+                    c.replace_resource(cached(r, resource_hints, |r, h| r.with_cache(h))).map(drop).map_err(failed)
                 },
             );
             let templates = put_each(
                 "template",
                 lists.templates,
                 &self.templates,
+                template_hints,
                 log,
                 |d| format!("{up}{}", d.uri_template),
                 |d, uri| {
@@ -188,7 +200,7 @@ impl Mirror {
                         return Err(taken.clone());
                     }
                     let t = forward::template(link, d, uri).ok_or("only RFC 6570 level-1 templates are matched")?;
-                    c.replace_template(t.with_scopes(scopes.clone()));
+                    c.replace_template(cached(t.with_scopes(scopes.clone()), template_hints, |t, h| t.with_cache(h)));
                     Ok(())
                 },
             );
@@ -250,13 +262,22 @@ impl Mirror {
     }
 }
 
+/// `item` with the upstream list's caching `hints`, when it gave some.
+fn cached<T>(item: T, hints: Option<CacheHints>, with: impl FnOnce(T, CacheHints) -> T) -> T {
+    match hints {
+        Some(h) => with(item, h),
+        None => item,
+    }
+}
+
 /// Puts each of `defs` in the catalog with `put`, under its `key`, unless
-/// `before` served the same definition under it; what is now served (one
+/// `before` served the same definition (with the same list `hints`) under it; what is now served (one
 /// refused is logged and left out).
 fn put_each<D: serde::Serialize>(
     kind: &str,
     defs: Vec<D>,
     before: &Served,
+    hints: Option<CacheHints>,
     log: &Logger,
     key: impl Fn(&D) -> String,
     mut put: impl FnMut(D, &str) -> Result<(), String>,
@@ -264,7 +285,8 @@ fn put_each<D: serde::Serialize>(
     let mut served = Served::new();
     for def in defs {
         let k = key(&def);
-        let seen = serde_json::to_value(&def).unwrap_or_default();
+        // Its definition and the list's hints: a change of either puts it again.
+        let seen = serde_json::json!([def, hints.map(|h| (h.ttl_ms, h.cache_scope))]);
         if before.get(&k) == Some(&seen) {
             served.insert(k, seen);
             continue;

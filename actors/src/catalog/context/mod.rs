@@ -46,6 +46,8 @@ struct Inner {
     facts: RequestFacts,
     /// Set when the call may become (or is) a task.
     task: Option<Arc<TaskLink>>,
+    /// Caching hints of this request's result, set by its handler.
+    cache: Mutex<Option<mcp_protocol::model::CacheHints>>,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -78,6 +80,7 @@ impl RequestContext {
             child_log: std::sync::OnceLock::new(),
             catalog: p.catalog,
             round: Mutex::new(InputRound::default()),
+            cache: Mutex::new(None),
             session: p.session,
             facts: p.facts,
             task: None,
@@ -107,6 +110,7 @@ impl RequestContext {
             child_log: std::sync::OnceLock::new(),
             catalog: i.catalog.clone(),
             round: Mutex::new(InputRound::default()),
+            cache: Mutex::new(None),
             session: i.session.clone(),
             facts: facts.unwrap_or_else(|| i.facts.clone()),
             task: Some(task),
@@ -170,6 +174,18 @@ impl RequestContext {
     /// The JSON-RPC id of the request.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.id
+    }
+
+    /// Sets the caching hints (`ttlMs`, `cacheScope`) of this request's
+    /// result, in place of the item's own or the configured ones (a
+    /// gateway passes on its upstream's). Only cacheable results carry them.
+    pub fn set_cache_hints(&self, hints: mcp_protocol::model::CacheHints) {
+        *self.inner.cache.lock().unwrap_or_else(|p| p.into_inner()) = Some(hints);
+    }
+
+    /// The hints set with [`RequestContext::set_cache_hints`].
+    pub(crate) fn cache_hints(&self) -> Option<mcp_protocol::model::CacheHints> {
+        *self.inner.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The validated `_meta` of the request.

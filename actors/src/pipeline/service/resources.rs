@@ -41,7 +41,8 @@ impl McpService {
             let (reader, cache) = self.reader(&p.uri, &ctx)?;
             let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), reader).await?;
             let out = out.map(|contents| json!({ "contents": contents }));
-            self.complete_with(out, Some(cache.unwrap_or(self.read_cache))).map(Answer::Tree)
+            let cache = ctx.cache_hints().or(cache).unwrap_or(self.read_cache);
+            self.complete_with(out, Some(cache)).map(Answer::Tree)
         })
         .await
     }
