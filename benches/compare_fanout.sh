@@ -27,10 +27,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"; EVENTS="${EVENTS:-20}"; STREAMS="${STREAMS:-10000}"
-if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -le $((STREAMS + 100)) ]; then
-  ulimit -n $((STREAMS + 1000)) 2>/dev/null || {
-    echo "the open-files limit ($(ulimit -n)) is too low for $STREAMS streams" >&2; exit 1; }
-fi
+# shellcheck source=lib.sh
+. benches/lib.sh
+streams_fit "$STREAMS"
 cargo build --release -q -p actix-mcp -p mcp-load
 PORT=18194
 OUT="$(mktemp)"

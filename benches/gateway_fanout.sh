@@ -18,10 +18,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"; EVENTS="${EVENTS:-20}"; STREAMS="${STREAMS:-10000}"
-if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -le $((STREAMS + 100)) ]; then
-  ulimit -n $((STREAMS + 1000)) 2>/dev/null || {
-    echo "the open-files limit ($(ulimit -n)) is too low for $STREAMS streams" >&2; exit 1; }
-fi
+# shellcheck source=lib.sh
+. benches/lib.sh
+streams_fit "$STREAMS"
 cargo build --release -q -p actix-mcp -p mcp-load
 BIN="$PWD/target/release/actix-mcp"
 PORT=18197
@@ -35,8 +34,6 @@ prefix = ""
 command = "taskset"
 args = ["-c", "0", "$BIN", "stdio", "--catalog", "everything", "--log-level", "error"]
 TOML
-# shellcheck source=lib.sh
-. benches/lib.sh
 
 # Starts the server of NAME, waits until it serves the trigger, runs
 # mcp-load fanout against it, prints one line of figures.

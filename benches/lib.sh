@@ -4,6 +4,14 @@
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 HZ="$(getconf CLK_TCK)"
 
+# Raises the open-files limit for $1 streams, or exits saying it is too low.
+streams_fit() {
+  if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -le $(($1 + 100)) ]; then
+    ulimit -n $(($1 + 1000)) 2>/dev/null || {
+      echo "the open-files limit ($(ulimit -n)) is too low for $1 streams" >&2; exit 1; }
+  fi
+}
+
 # The median of the numbers on stdin (separated by spaces or lines).
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 

@@ -187,6 +187,18 @@ async fn an_upstream_that_cannot_start_is_retried_and_the_others_serve() {
     assert!(line("mcp_gateway_upstream_up").is_some_and(|l| l.ends_with(" 1")), "{metrics}");
     let broken = metrics.lines().find(|l| l.starts_with("mcp_gateway_upstream_restarts_total") && l.contains("broken"));
     assert!(broken.is_some_and(|l| !l.ends_with(" 0")), "{metrics}");
+    // The status row counts the requests forwarded, and their mean latency.
+    let status: serde_json::Value =
+        http.get(gw.url.replace("/mcp", "/status.json")).send().await.unwrap().json().await.unwrap();
+    let ok = status["upstreams"].as_array().unwrap().iter().find(|r| r["name"] == "ok").cloned().unwrap();
+    assert_eq!((ok["calls"].as_u64(), ok["errors"].as_u64()), (Some(1), Some(0)), "{ok}");
+    assert!(ok["mean_ms"].as_f64().is_some_and(|ms| ms > 0.0), "{ok}");
+    // The status page shows them (in a browser, where one runs).
+    if external("gateway::the status page's upstreams", &["chromium"]).is_some() {
+        let (dom, _) = chromium(&gw.url.replace("/mcp", "/status"), &["--dump-dom"]).await;
+        assert!(dom.contains("<td>ok</td><td>up</td>"), "{dom}");
+        assert!(dom.contains(r#"<tr class="bad"><td>broken</td><td>down</td>"#), "{dom}");
+    }
 }
 
 /// The guide's commands (`$ ` lines of `_guide/gateway.rs`), run as written

@@ -119,6 +119,19 @@ async fn cancelled_calls(url: &str, upstream: &str) -> u64 {
     metrics.lines().find_map(|l| l.strip_prefix(&series)).map_or(0, |n| n.trim().parse().unwrap_or(0))
 }
 
+/// Waits up to 5 s for `n` cancelled calls of `upstream`; how many there are.
+async fn until_cancelled(url: &str, upstream: &str, n: u64) -> u64 {
+    let mut cancelled = 0;
+    for _ in 0..50 {
+        cancelled = cancelled_calls(url, upstream).await;
+        if cancelled >= n {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    cancelled
+}
+
 /// The status page's row of upstream `name`.
 async fn upstream_row(url: &str, name: &str) -> Value {
     let status: Value = client().get(url.replace("/mcp", "/status.json")).send().await.unwrap().json().await.unwrap();
@@ -194,14 +207,7 @@ async fn official_sdk_clients_through_the_gateway() {
     assert_driven("the Python SDK client", &v, "Ada", "milk and bread\n");
     assert_eq!(v["elicitation_message"], "Please provide inputs for the following fields:");
     // Its given-up call was cancelled upstream (timed so when its handler ended).
-    let mut cancelled = 0;
-    for _ in 0..50 {
-        cancelled = cancelled_calls(&gw.url, "ts").await;
-        if cancelled >= 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let cancelled = until_cancelled(&gw.url, "ts", 1).await;
     assert_eq!(cancelled, 1, "the Python client's given-up call was cancelled upstream");
 
     // The Python server is killed: the gateway starts it again.
@@ -224,12 +230,6 @@ async fn official_sdk_clients_through_the_gateway() {
     let v = driven("the TypeScript SDK client", std::path::Path::new("node"), &args, &ts_home);
     assert_eq!(v["version"], "2025-11-25");
     assert_driven("the TypeScript SDK client", &v, "Grace", "milk and bread\n");
-    for _ in 0..50 {
-        cancelled = cancelled_calls(&gw.url, "ts").await;
-        if cancelled >= 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let cancelled = until_cancelled(&gw.url, "ts", 2).await;
     assert_eq!(cancelled, 2, "the TypeScript client's given-up call was cancelled upstream");
 }

@@ -5,40 +5,12 @@
 
 mod common;
 
-use std::time::Duration;
 
 use common::*;
 use serde_json::{json, Value};
 
 fn call(id: i64, tool: &str, args: Value) -> Value {
     request(json!(id), "tools/call", json!({"name": tool, "arguments": args}))
-}
-
-/// `chromium --headless` on `url`: (the DOM after scripts ran, stderr).
-async fn chromium(url: &str, extra: &[&str]) -> (String, String) {
-    let profile = std::env::temp_dir().join(format!("actix-mcp-chromium-{}-{}", std::process::id(), free_port()));
-    let mut cmd = tokio::process::Command::new(program("chromium"));
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--enable-logging=stderr",
-        "--v=0",
-        "--virtual-time-budget=5000",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()))
-    .args(extra)
-    .arg(url)
-    .kill_on_drop(true);
-    let out = tokio::time::timeout(Duration::from_secs(60), cmd.output()).await.expect("chromium within 60 s").unwrap();
-    let _ = std::fs::remove_dir_all(&profile);
-    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[actix_rt::test]

@@ -94,6 +94,11 @@
 //! - **Tasks**: a caller that declares the Tasks extension gets a task of
 //!   the gateway for an upstream call that runs past `tasks.task_after_ms`;
 //!   the upstream call goes on behind it, and `tasks/get` gives its result.
+//! - **Caching hints** (`ttlMs`, `cacheScope`) are the upstream's: a list
+//!   page carries the shortest TTL and narrowest scope of the upstream lists
+//!   its items came from, a read carries the upstream read's (a legacy
+//!   upstream gives none: the gateway's `[cache]` settings apply to its
+//!   lists, and its reads are stale at once).
 //! - **Capabilities**: the gateway declares elicitation, sampling and roots
 //!   to the upstream, and each request names its caller's own in `_meta`; a
 //!   stateless upstream reads them per request, and so does an actix-mcp
@@ -116,7 +121,9 @@
 //! no traffic to an instance that cannot serve it. The status page's data
 //! (`/status.json`, `[status] enabled = true`) lists each upstream: its state
 //! (`starting`, `up` with its version, `down` with the reason), restarts,
-//! items served and how long its last start took. Calls to upstream items
+//! items served, how long its last start took, the resources it is
+//! subscribed to, and the requests forwarded to it (finished, failed, mean
+//! latency). Calls to upstream items
 //! are counted and timed like local ones, under their served names, and the
 //! requests to each upstream as an MCP client's
 //! (`mcp_client_operation_duration_seconds` by `upstream`, method and error
@@ -150,8 +157,6 @@
 //!
 //! ## Not yet
 //!
-//! An upstream's own tasks are not passed through: a tool that only an
-//! upstream task can run is refused by that upstream (the gateway calls
-//! without the extension), and `ttlMs`/`cacheScope` of the gateway's lists
-//! and reads are its own `[cache]` settings, not derived from the
-//! upstreams'.
+//! An upstream's own tasks are not passed through: the gateway calls its
+//! upstreams without the Tasks extension, so a tool an upstream runs only as
+//! a task is refused by that upstream (-32021, given to the caller).

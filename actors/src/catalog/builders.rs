@@ -1,6 +1,6 @@
 //! The builder methods catalog items share — a display title, `_meta`
-//! entries, the scopes a caller needs, caching hints, leaving an item out
-//! of its list — written once, each item taking the ones it has.
+//! entries, the scopes a caller needs, caching hints, completion, leaving
+//! an item out of its list — written once, each item taking the ones it has.
 
 /// Implements the shared builder methods named in `{ … }` for an item type
 /// whose fields follow the catalog's shape (`def`, `scopes`, `cache`,
@@ -52,6 +52,35 @@ macro_rules! item_builders {
             self
         }
     };
+    (@completer $what:literal, $list:literal, $doc:literal) => {
+        #[doc = $doc]
+        #[must_use]
+        pub fn with_completer(mut self, completer: super::Completer) -> Self {
+            self.completer = Some(super::completing::Completing::Candidates(completer));
+            self
+        }
+
+        /// Completes with an asynchronous `handler` given the whole request
+        /// (instead of a [`Completer`](super::Completer)); its answer is sent
+        /// as it is.
+        #[must_use]
+        pub fn with_completion<F, Fut>(mut self, handler: F) -> Self
+        where
+            F: Fn(
+                    mcp_protocol::model::completion::CompleteParams,
+                    crate::catalog::context::RequestContext,
+                ) -> Fut
+                + Send
+                + Sync
+                + 'static,
+            Fut: std::future::Future<
+                    Output = Result<mcp_protocol::model::completion::Completion, crate::catalog::error::HandlerError>,
+                > + 'static,
+        {
+            self.completer = Some(super::completing::Completing::handler(handler));
+            self
+        }
+    };
     (@unlisted $what:literal, $list:literal) => {
         #[doc = concat!("Keeps the ", $what, " usable but out of `", $list, "`.")]
         #[must_use]
@@ -69,10 +98,12 @@ item_builders!(Resource, "resource", "resources/list" {
     title, meta, scopes, unlisted, cache("Caching hints for `resources/read` of this resource.")
 });
 item_builders!(ResourceTemplate, "template", "resources/templates/list" {
-    scopes, cache("Caching hints for reads of matching URIs.")
+    scopes, cache("Caching hints for reads of matching URIs."),
+    completer("Completes template variables for `completion/complete` (`ref/resource`).")
 });
 item_builders!(Prompt, "prompt", "prompts/list" {
-    title, scopes, unlisted, cache("Caching hints for list pages that contain this prompt.")
+    title, scopes, unlisted, cache("Caching hints for list pages that contain this prompt."),
+    completer("Completes argument values for `completion/complete` (`ref/prompt`).")
 });
 
 use super::{Prompt, Resource, ResourceTemplate, Tool};

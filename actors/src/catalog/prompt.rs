@@ -9,8 +9,6 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use mcp_protocol::model::completion::{CompleteParams, Completion};
-
 use super::completing::Completing;
 use super::outcome::object_schema;
 use super::tool::HandlerFuture;
@@ -134,24 +132,6 @@ impl Prompt {
         self
     }
 
-    /// Completes argument values for `completion/complete` (`ref/prompt`).
-    #[must_use]
-    pub fn with_completer(mut self, completer: Completer) -> Self {
-        self.completer = Some(Completing::Candidates(completer));
-        self
-    }
-
-    /// Completes with an asynchronous `handler` given the whole request
-    /// (instead of a [`Completer`]); its answer is sent as it is.
-    #[must_use]
-    pub fn with_completion<F, Fut>(mut self, handler: F) -> Self
-    where
-        F: Fn(CompleteParams, RequestContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Completion, HandlerError>> + 'static,
-    {
-        self.completer = Some(Completing::handler(handler));
-        self
-    }
     /// The name.
     pub fn name(&self) -> &str {
         &self.def.name

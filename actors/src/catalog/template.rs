@@ -10,10 +10,7 @@ use mcp_protocol::model::content::ResourceContents;
 use mcp_protocol::model::resources;
 use mcp_protocol::model::result::CacheHints;
 
-use mcp_protocol::model::completion::{CompleteParams, Completion};
-
 use super::completing::Completing;
-use super::prompt::Completer;
 use super::tool::HandlerFuture;
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
@@ -151,24 +148,6 @@ impl ResourceTemplate {
         self
     }
 
-    /// Completes template variables for `completion/complete` (`ref/resource`).
-    #[must_use]
-    pub fn with_completer(mut self, completer: Completer) -> Self {
-        self.completer = Some(Completing::Candidates(completer));
-        self
-    }
-
-    /// Completes with an asynchronous `handler` given the whole request
-    /// (instead of a [`Completer`]); its answer is sent as it is.
-    #[must_use]
-    pub fn with_completion<F, Fut>(mut self, handler: F) -> Self
-    where
-        F: Fn(CompleteParams, RequestContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Completion, HandlerError>> + 'static,
-    {
-        self.completer = Some(Completing::handler(handler));
-        self
-    }
     /// The template string.
     pub fn uri_template(&self) -> &str {
         &self.def.uri_template

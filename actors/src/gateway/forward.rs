@@ -5,7 +5,7 @@
 //! cancels the upstream request, and input the upstream asks for is asked
 //! of the caller (see [`super::flow`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::{select, Either};
@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use super::flow::{Event, Flow, Parked};
+use super::upstream::UpstreamStatus;
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
 use crate::catalog::{Prompt, Resource, ResourceTemplate, TaskSupport, Tool};
@@ -34,6 +35,8 @@ pub(crate) struct Link {
     pub(crate) client: Client,
     /// Requests waiting for their caller's input.
     parked: Arc<Parked>,
+    /// Where the upstream's calls are counted for the status page.
+    status: Arc<Mutex<UpstreamStatus>>,
 }
 
 /// The handler state of a request whose upstream flow is parked.
@@ -43,8 +46,22 @@ struct Waiting {
 }
 
 impl Link {
-    pub(crate) fn new(config: Arc<UpstreamConfig>, client: Client, parked: Arc<Parked>) -> Self {
-        Link { config, client, parked }
+    pub(crate) fn new(
+        config: Arc<UpstreamConfig>,
+        client: Client,
+        parked: Arc<Parked>,
+        status: Arc<Mutex<UpstreamStatus>>,
+    ) -> Self {
+        Link { config, client, parked, status }
+    }
+
+    /// Counts a finished upstream request (its metrics and its status row).
+    fn timed(&self, method: &'static str, error_type: Option<&'static str>, took: Duration) {
+        crate::telemetry::upstream_call(&self.config.name, method, error_type, took);
+        let mut s = self.status.lock().unwrap_or_else(|p| p.into_inner());
+        s.calls += 1;
+        s.errors += u64::from(error_type.is_some());
+        s.call_time += took;
     }
 
     /// Whether the upstream completes arguments (`completions`).
@@ -100,7 +117,7 @@ impl Link {
             }
         };
         // A call that ends with no outcome (its caller went away) is timed as cancelled.
-        let mut timing = Unfinished { upstream: &self.config.name, method, started: flow.started, armed: true };
+        let mut timing = Unfinished { link: self, method, started: flow.started, armed: true };
         loop {
             if !flow.outstanding.is_empty() {
                 // What the caller answered goes upstream; the rest is asked (again).
@@ -143,22 +160,12 @@ impl Link {
                 }
                 Some(Event::Done(result)) => {
                     timing.armed = false;
-                    crate::telemetry::upstream_call(
-                        &self.config.name,
-                        method,
-                        error_type(&result),
-                        flow.started.elapsed(),
-                    );
+                    self.timed(method, error_type(&result), flow.started.elapsed());
                     return self.decode(method, result);
                 }
                 None => {
                     timing.armed = false;
-                    crate::telemetry::upstream_call(
-                        &self.config.name,
-                        method,
-                        Some("transport"),
-                        flow.started.elapsed(),
-                    );
+                    self.timed(method, Some("transport"), flow.started.elapsed());
                     let why = format!("the call to upstream {} ended", self.config.name);
                     return Err(HandlerError::internal(why));
                 }
@@ -210,7 +217,7 @@ impl Link {
 /// up, or went away and its handler was dropped, which also cancels the
 /// upstream request) as `cancelled`, unless disarmed.
 struct Unfinished<'a> {
-    upstream: &'a str,
+    link: &'a Link,
     method: &'static str,
     started: std::time::Instant,
     armed: bool,
@@ -219,7 +226,7 @@ struct Unfinished<'a> {
 impl Drop for Unfinished<'_> {
     fn drop(&mut self) {
         if self.armed {
-            crate::telemetry::upstream_call(self.upstream, self.method, Some("cancelled"), self.started.elapsed());
+            self.link.timed(self.method, Some("cancelled"), self.started.elapsed());
         }
     }
 }

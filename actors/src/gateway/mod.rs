@@ -74,6 +74,9 @@ impl Gateway {
                     items: 0,
                     connect_time: None,
                     subscriptions: 0,
+                    calls: 0,
+                    errors: 0,
+                    call_time: std::time::Duration::ZERO,
                 }));
                 let shared = upstream::Shared {
                     catalog: catalog.clone(),
@@ -123,7 +126,8 @@ impl Gateway {
 
     /// The upstreams as the status page shows them: name, state (`up`,
     /// `starting`, `down`), version or reason, restarts, items served, the
-    /// last start's duration, resources subscribed to.
+    /// last start's duration, resources subscribed to, requests forwarded
+    /// (finished, failed, mean latency).
     pub fn status_json(&self) -> serde_json::Value {
         let rows = self.statuses().into_iter().map(|s| {
             let (state, detail) = match s.state {
@@ -136,6 +140,8 @@ impl Gateway {
                 "restarts": s.restarts, "items": s.items,
                 "connect_ms": s.connect_time.map(|d| d.as_millis() as u64),
                 "subscriptions": s.subscriptions,
+                "calls": s.calls, "errors": s.errors,
+                "mean_ms": (s.calls > 0).then(|| s.call_time.as_secs_f64() * 1000.0 / s.calls as f64),
             })
         });
         serde_json::Value::Array(rows.collect())

@@ -58,6 +58,12 @@ pub struct UpstreamStatus {
     /// How many of its resources it is subscribed to (one per URI a
     /// listener of this instance wants).
     pub subscriptions: usize,
+    /// Requests forwarded to it that finished (since start).
+    pub calls: u64,
+    /// Of those, how many failed (an error, a tool error, cancelled).
+    pub errors: u64,
+    /// Their time together (mean latency: `call_time / calls`).
+    pub call_time: Duration,
 }
 
 /// What every upstream of a gateway shares.
@@ -232,7 +238,8 @@ impl Upstream {
         generation: u64,
         ctx: &mut Context<Self>,
     ) {
-        let link = Arc::new(Link::new(Arc::new(self.config.clone()), client.clone(), self.parked.clone()));
+        let config = Arc::new(self.config.clone());
+        let link = Arc::new(Link::new(config, client.clone(), self.parked.clone(), self.status.clone()));
         let conflicts = self.mirror.sync(&self.catalog, &link, lists, &self.log);
         if !conflicts.is_empty() && !self.listed_once {
             // A configuration fault: not served, not started again.
