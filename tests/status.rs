@@ -5,7 +5,6 @@
 
 mod common;
 
-
 use common::*;
 use serde_json::{json, Value};
 

@@ -57,7 +57,8 @@ pub fn program(name: &str) -> PathBuf {
 
 /// `chromium --headless` on `url`: (the DOM after scripts ran, stderr).
 pub async fn chromium(url: &str, extra: &[&str]) -> (String, String) {
-    let profile = std::env::temp_dir().join(format!("actix-mcp-chromium-{}-{}", std::process::id(), super::free_port()));
+    let profile =
+        std::env::temp_dir().join(format!("actix-mcp-chromium-{}-{}", std::process::id(), super::free_port()));
     let mut cmd = tokio::process::Command::new(program("chromium"));
     cmd.args([
         "--headless",
@@ -77,7 +78,10 @@ pub async fn chromium(url: &str, extra: &[&str]) -> (String, String) {
     .args(extra)
     .arg(url)
     .kill_on_drop(true);
-    let out = tokio::time::timeout(std::time::Duration::from_secs(60), cmd.output()).await.expect("chromium within 60 s").unwrap();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), cmd.output())
+        .await
+        .expect("chromium within 60 s")
+        .unwrap();
     let _ = std::fs::remove_dir_all(&profile);
     (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }

@@ -10,10 +10,13 @@ use futures::future::FutureExt;
 use mcp_protocol::model::completion::{CompleteParams, Completion};
 use serde_json::{Map, Value};
 
-use super::prompt::Completer;
 use super::tool::HandlerFuture;
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
+
+/// Completes an argument: `(argument name, partial value, resolved context
+/// arguments) -> candidates`. The server caps the answer at 100 values.
+pub type Completer = Arc<dyn Fn(&str, &str, &Map<String, Value>) -> Vec<String> + Send + Sync>;
 
 type CompleteFn = dyn Fn(CompleteParams, RequestContext) -> HandlerFuture<Completion> + Send + Sync;
 

@@ -22,6 +22,7 @@ mod builders;
 mod completing;
 pub mod context;
 pub mod error;
+mod events;
 mod interest;
 mod items;
 mod listing;
@@ -43,6 +44,8 @@ mod view;
 use std::sync::{Arc, RwLock};
 
 pub use body::ResourceBody;
+pub use completing::Completer;
+pub use events::{Origin, Watcher};
 pub use interest::Interest;
 use items::State;
 pub use listing::Listing;
@@ -50,7 +53,7 @@ pub use mcp_protocol::header_params::HeaderParam;
 use names::{check_name, check_tool, check_uri};
 pub use no_args::NoArgs;
 pub use outcome::{IntoToolOutcome, Json};
-pub use prompt::{Completer, Prompt, PromptArgs};
+pub use prompt::{Prompt, PromptArgs};
 pub use resolvers::{ResourceResolver, ToolResolver};
 pub use resource::Resource;
 pub use scope_rules::ScopeRules;
@@ -60,36 +63,6 @@ pub use tool::{HandlerFuture, TaskSupport, Tool};
 pub use view::{Permission, View, BRIDGE as VIEW_BRIDGE};
 
 use mcp_protocol::subscription::Event;
-
-/// A function told of every catalog event and where it comes from (see
-/// [`Catalog::watch`]).
-pub type Watcher = std::sync::Arc<dyn Fn(&Event, Origin<'_>) + Send + Sync>;
-
-/// Where a catalog event comes from, which decides who hears it when
-/// several instances share a hub backend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin<'a> {
-    /// A change this instance made: the listeners of every instance hear it.
-    Made,
-    /// A change seen in a source every instance watches (one shared
-    /// directory); the key identifies the observation, and the same
-    /// observation made by several instances is delivered once.
-    Observed(&'a str),
-    /// A change in a source of which this instance holds its own copy (a
-    /// gateway's upstream, which every instance runs too): only this
-    /// instance's listeners hear it, since the others hear it from theirs.
-    Mirrored,
-}
-
-impl Origin<'_> {
-    /// The observation key, for [`Origin::Observed`].
-    pub fn key(&self) -> Option<&str> {
-        match self {
-            Origin::Observed(key) => Some(key),
-            _ => None,
-        }
-    }
-}
 
 /// Why an item was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,38 +147,6 @@ impl Catalog {
         self.state.write().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Calls `watcher` with every event from now on (from the thread that
-    /// made the change; keep it cheap and non-blocking), and where it comes
-    /// from.
-    pub fn watch(&self, watcher: impl Fn(&Event, Origin<'_>) + Send + Sync + 'static) {
-        self.watchers.write().unwrap_or_else(|p| p.into_inner()).push(std::sync::Arc::new(watcher));
-    }
-
-    fn emit(&self, event: Event) {
-        self.emit_from(event, Origin::Made);
-    }
-
-    fn emit_keyed(&self, event: Event, key: Option<&str>) {
-        self.emit_from(event, key.map_or(Origin::Made, Origin::Observed));
-    }
-
-    fn emit_from(&self, event: Event, origin: Origin<'_>) {
-        if origin == Origin::Made && self.held_back(&event) {
-            return;
-        }
-        let watchers = self.watchers.read().unwrap_or_else(|p| p.into_inner()).clone();
-        for w in watchers {
-            w(&event, origin);
-        }
-    }
-
-    /// Publishes `resources/updated` for `uri`, seen in a source this
-    /// instance holds its own copy of ([`Origin::Mirrored`]): only this
-    /// instance's subscribers are told.
-    pub fn notify_resource_updated_mirrored(&self, uri: &str) {
-        self.emit_from(Event::ResourceUpdated { uri: uri.to_owned() }, Origin::Mirrored);
-    }
-
     /// Publishes `resources/updated` for a change observed in an external
     /// source that other instances may observe too: `key` identifies the
     /// observation (e.g. modification time and size), and the same key seen
@@ -242,24 +183,6 @@ impl Catalog {
             self.emit_keyed(Event::ResourcesListChanged, key);
         }
         old
-    }
-
-    fn emit_if(&self, changed: bool, event: Event) {
-        if changed {
-            self.emit(event);
-        }
-    }
-
-    /// Publishes `notifications/resources/updated` for `uri` to the
-    /// subscriptions that asked for it.
-    pub fn notify_resource_updated(&self, uri: &str) {
-        self.emit(Event::ResourceUpdated { uri: uri.to_owned() });
-    }
-
-    /// Publishes a list-changed event without changing the catalog (for items
-    /// whose definitions are computed elsewhere).
-    pub fn notify_list_changed(&self, event: Event) {
-        self.emit(event);
     }
 
     /// Adds a tool. Refused (and nothing changes) when a tool of that name

@@ -15,10 +15,6 @@ use super::tool::HandlerFuture;
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
 
-/// Completes an argument: `(argument name, partial value, resolved context
-/// arguments) -> candidates`. The server caps the answer at 100 values.
-pub type Completer = Arc<dyn Fn(&str, &str, &Map<String, Value>) -> Vec<String> + Send + Sync>;
-
 /// The arguments a prompt handler receives (string values).
 pub type PromptArgs = std::collections::BTreeMap<String, String>;
 

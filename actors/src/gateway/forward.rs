@@ -20,7 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use super::flow::{Event, Flow, Parked};
-use super::upstream::UpstreamStatus;
+use super::status::UpstreamStatus;
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
 use crate::catalog::{Prompt, Resource, ResourceTemplate, TaskSupport, Tool};

@@ -130,6 +130,50 @@ impl Mirror {
     /// upstream (or the local catalog) serves is left to it; the conflicts
     /// with other upstreams, as sentences naming both.
     pub(crate) fn sync(&mut self, catalog: &Catalog, link: &Arc<Link>, lists: Lists, log: &Logger) -> Vec<String> {
+        catalog.batch_mirrored(|c| {
+            self.sync_named(c, link, &lists, log);
+            self.sync_uris(c, link, lists, log)
+        })
+    }
+
+    /// Tools and prompts, under their served names.
+    fn sync_named(&mut self, c: &Catalog, link: &Arc<Link>, lists: &Lists, log: &Logger) {
+        let [tool_hints, prompt_hints, _, _] = lists.hints;
+        let (scopes, failed) = (&self.scopes, |e: crate::catalog::CatalogError| e.to_string());
+        let tools = lists.tools.iter().filter(|t| self.serves_tool(&t.name)).cloned().collect();
+        let tools = put_each(
+            "tool",
+            tools,
+            &self.tools,
+            tool_hints,
+            log,
+            |d| self.served_name(&d.name),
+            |d, served| {
+                let tool = forward::tool(link, d, served.to_owned()).with_scopes(scopes.clone());
+                c.replace_tool(cached(tool, tool_hints, |t, h| t.with_cache(h))).map(drop).map_err(failed)
+            },
+        );
+        let prompts = lists.prompts.clone();
+        let prompts = put_each(
+            "prompt",
+            prompts,
+            &self.prompts,
+            prompt_hints,
+            log,
+            |d| self.served_name(&d.name),
+            |d, n| {
+                let prompt = forward::prompt(link, d, n.to_owned()).with_scopes(scopes.clone());
+                c.replace_prompt(cached(prompt, prompt_hints, |p, h| p.with_cache(h))).map(drop).map_err(failed)
+            },
+        );
+        self.tools = retire(&self.tools, tools, |n| drop(c.remove_tool(n)));
+        self.prompts = retire(&self.prompts, prompts, |n| drop(c.remove_prompt(n)));
+    }
+
+    /// Resources and templates, under their served URIs, each claimed for
+    /// this upstream; the conflicts with other upstreams.
+    fn sync_uris(&mut self, c: &Catalog, link: &Arc<Link>, lists: Lists, log: &Logger) -> Vec<String> {
+        let [_, _, resource_hints, template_hints] = lists.hints;
         let mut conflicts = Vec::new();
         let (me, claims, up) = (self.name.clone(), self.claims.clone(), self.uri_prefix.clone());
         let mut claim = |kind: &str, uri: &str| {
@@ -141,80 +185,35 @@ impl Mirror {
                 why
             })
         };
-        let [tool_hints, prompt_hints, resource_hints, template_hints] = lists.hints;
-        catalog.batch_mirrored(|c| {
-            let scopes = &self.scopes;
-            let failed = |e: crate::catalog::CatalogError| e.to_string();
-            let taken = "another upstream or the local catalog serves it".to_owned();
-            let tools = lists.tools.into_iter().filter(|t| self.serves_tool(&t.name)).collect();
-            let tools = put_each(
-                "tool",
-                tools,
-                &self.tools,
-                tool_hints,
-                log,
-                |d| self.served_name(&d.name),
-                |d, served| {
-                    let tool = forward::tool(link, d, served.to_owned()).with_scopes(scopes.clone());
-                    c.replace_tool(cached(tool, tool_hints, |t, h| t.with_cache(h))).map(drop).map_err(failed)
-                },
-            );
-            let prompts = put_each(
-                "prompt",
-                lists.prompts,
-                &self.prompts,
-                prompt_hints,
-                log,
-                |d| self.served_name(&d.name),
-                |d, served| {
-                    let prompt = forward::prompt(link, d, served.to_owned()).with_scopes(scopes.clone());
-                    c.replace_prompt(cached(prompt, prompt_hints, |p, h| p.with_cache(h))).map(drop).map_err(failed)
-                },
-            );
-            let resources = put_each(
-                "resource",
-                lists.resources,
-                &self.resources,
-                resource_hints,
-                log,
-                |d| format!("{up}{}", d.uri),
-                |d, uri| {
-                    claim("URI", uri)?;
-                    if c.resource(uri).is_some() && !self.resources.contains_key(uri) {
-                        return Err(taken.clone());
-                    }
-                    let r = forward::resource(link, d, uri.to_owned()).with_scopes(scopes.clone());
-                    c.replace_resource(cached(r, resource_hints, |r, h| r.with_cache(h))).map(drop).map_err(failed)
-                },
-            );
-            let templates = put_each(
-                "template",
-                lists.templates,
-                &self.templates,
-                template_hints,
-                log,
-                |d| format!("{up}{}", d.uri_template),
-                |d, uri| {
-                    claim("template", uri)?;
-                    if c.template(uri).is_some() && !self.templates.contains_key(uri) {
-                        return Err(taken.clone());
-                    }
-                    let t = forward::template(link, d, uri).ok_or("only RFC 6570 level-1 templates are matched")?;
-                    c.replace_template(cached(t.with_scopes(scopes.clone()), template_hints, |t, h| t.with_cache(h)));
-                    Ok(())
-                },
-            );
-            self.tools = retire(&self.tools, tools, |n| drop(c.remove_tool(n)));
-            self.prompts = retire(&self.prompts, prompts, |n| drop(c.remove_prompt(n)));
-            let release = |u: &str| self.claims.release(u, &self.name);
-            self.resources = retire(&self.resources, resources, |u| {
-                c.remove_resource(u);
-                release(u);
-            });
-            self.templates = retire(&self.templates, templates, |u| {
-                c.remove_template(u);
-                release(u);
-            });
+        let (scopes, failed) = (&self.scopes, |e: crate::catalog::CatalogError| e.to_string());
+        let taken = "another upstream or the local catalog serves it".to_owned();
+        let (held, uri) = (&self.resources, |d: &Resource| format!("{up}{}", d.uri));
+        let resources = put_each("resource", lists.resources, held, resource_hints, log, uri, |d, uri| {
+            claim("URI", uri)?;
+            if c.resource(uri).is_some() && !held.contains_key(uri) {
+                return Err(taken.clone());
+            }
+            let r = forward::resource(link, d, uri.to_owned()).with_scopes(scopes.clone());
+            c.replace_resource(cached(r, resource_hints, |r, h| r.with_cache(h))).map(drop).map_err(failed)
+        });
+        let (held, uri) = (&self.templates, |d: &ResourceTemplate| format!("{up}{}", d.uri_template));
+        let templates = put_each("template", lists.templates, held, template_hints, log, uri, |d, uri| {
+            claim("template", uri)?;
+            if c.template(uri).is_some() && !held.contains_key(uri) {
+                return Err(taken.clone());
+            }
+            let t = forward::template(link, d, uri).ok_or("only RFC 6570 level-1 templates are matched")?;
+            c.replace_template(cached(t.with_scopes(scopes.clone()), template_hints, |t, h| t.with_cache(h)));
+            Ok(())
+        });
+        let release = |u: &str| self.claims.release(u, &self.name);
+        self.resources = retire(&self.resources, resources, |u| {
+            c.remove_resource(u);
+            release(u);
+        });
+        self.templates = retire(&self.templates, templates, |u| {
+            c.remove_template(u);
+            release(u);
         });
         conflicts
     }

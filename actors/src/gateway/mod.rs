@@ -31,13 +31,15 @@ mod flow;
 mod forward;
 mod mirror;
 mod routes;
+mod status;
 mod upstream;
 
 use std::sync::{Arc, Mutex};
 
 use actix::{Actor, Addr, Recipient};
 
-pub use upstream::{Upstream, UpstreamState, UpstreamStatus};
+pub use status::{UpstreamState, UpstreamStatus};
+pub use upstream::Upstream;
 
 use crate::catalog::Catalog;
 use crate::config::Config;
