@@ -54,7 +54,8 @@ fn start(root: &Path) -> TestServer {
 }
 
 fn sha256(bytes: &[u8]) -> String {
-    format!("sha256:{:x}", sha2::Sha256::digest(bytes))
+    let hex: String = sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
 }
 
 async fn result(url: &str, method: &str, params: Value) -> Value {
