@@ -89,6 +89,11 @@ impl<T> SubscriptionTable<T> {
 
     /// Removes a listener; returns its payload if it was present.
     pub fn remove(&mut self, id: ListenerId) -> Option<T> {
+        self.take(id).map(|(_, payload)| payload)
+    }
+
+    /// Removes a listener; returns its filter and payload if it was present.
+    pub fn take(&mut self, id: ListenerId) -> Option<(SubscriptionFilter, T)> {
         let (filter, payload) = self.filters.remove(&id)?;
         self.tools.remove(&id);
         self.prompts.remove(&id);
@@ -104,7 +109,7 @@ impl<T> SubscriptionTable<T> {
                 }
             }
         }
-        Some(payload)
+        Some((filter, payload))
     }
 
     /// The listeners that want `event` (a task's event: those of its owner

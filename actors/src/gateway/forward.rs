@@ -130,6 +130,7 @@ impl Link {
                 }
                 if !waiting.is_empty() {
                     flow.outstanding = waiting;
+                    // Parked, not finished: timed when a retry ends it.
                     timing.armed = false;
                     ctx.set_handler_state(&Waiting { flow: self.parked.park(flow) })?;
                     return Err(ctx.input_required());
@@ -159,13 +160,11 @@ impl Link {
                     flow.gather().await;
                 }
                 Some(Event::Done(result)) => {
-                    timing.armed = false;
-                    self.timed(method, error_type(&result), flow.started.elapsed());
+                    timing.finish(error_type(&result));
                     return self.decode(method, result);
                 }
                 None => {
-                    timing.armed = false;
-                    self.timed(method, Some("transport"), flow.started.elapsed());
+                    timing.finish(Some("transport"));
                     let why = format!("the call to upstream {} ended", self.config.name);
                     return Err(HandlerError::internal(why));
                 }
@@ -221,6 +220,14 @@ struct Unfinished<'a> {
     method: &'static str,
     started: std::time::Instant,
     armed: bool,
+}
+
+impl Unfinished<'_> {
+    /// Times the call as ended with `error_type` (`None`: a success).
+    fn finish(&mut self, error_type: Option<&'static str>) {
+        self.armed = false;
+        self.link.timed(self.method, error_type, self.started.elapsed());
+    }
 }
 
 impl Drop for Unfinished<'_> {

@@ -15,7 +15,7 @@ use slog::{warn, Logger};
 
 use super::claims::Claims;
 use super::forward::{self, Link};
-use crate::catalog::{Catalog, UriPattern};
+use crate::catalog::Catalog;
 use crate::client::{Client, ClientError};
 use crate::config::{GatewayConfig, UpstreamConfig};
 
@@ -80,6 +80,9 @@ pub(crate) struct Mirror {
 /// Served items: name or URI → the upstream's definition.
 type Served = BTreeMap<String, serde_json::Value>;
 
+/// One of an upstream's lists and its caching hints.
+type Listed<T> = (Vec<T>, Option<CacheHints>);
+
 fn globs(patterns: &[String]) -> Option<GlobSet> {
     if patterns.is_empty() {
         return None;
@@ -130,17 +133,25 @@ impl Mirror {
     /// upstream (or the local catalog) serves is left to it; the conflicts
     /// with other upstreams, as sentences naming both.
     pub(crate) fn sync(&mut self, catalog: &Catalog, link: &Arc<Link>, lists: Lists, log: &Logger) -> Vec<String> {
+        let Lists { tools, prompts, resources, templates, hints: [tool_h, prompt_h, resource_h, template_h] } = lists;
         catalog.batch_mirrored(|c| {
-            self.sync_named(c, link, &lists, log);
-            self.sync_uris(c, link, lists, log)
+            self.sync_named(c, link, (tools, tool_h), (prompts, prompt_h), log);
+            self.sync_uris(c, link, (resources, resource_h), (templates, template_h), log)
         })
     }
 
     /// Tools and prompts, under their served names.
-    fn sync_named(&mut self, c: &Catalog, link: &Arc<Link>, lists: &Lists, log: &Logger) {
-        let [tool_hints, prompt_hints, _, _] = lists.hints;
+    fn sync_named(
+        &mut self,
+        c: &Catalog,
+        link: &Arc<Link>,
+        tools: Listed<Tool>,
+        prompts: Listed<Prompt>,
+        log: &Logger,
+    ) {
+        let ((tools, tool_hints), (prompts, prompt_hints)) = (tools, prompts);
         let (scopes, failed) = (&self.scopes, |e: crate::catalog::CatalogError| e.to_string());
-        let tools = lists.tools.iter().filter(|t| self.serves_tool(&t.name)).cloned().collect();
+        let tools = tools.into_iter().filter(|t| self.serves_tool(&t.name)).collect();
         let tools = put_each(
             "tool",
             tools,
@@ -153,7 +164,6 @@ impl Mirror {
                 c.replace_tool(cached(tool, tool_hints, |t, h| t.with_cache(h))).map(drop).map_err(failed)
             },
         );
-        let prompts = lists.prompts.clone();
         let prompts = put_each(
             "prompt",
             prompts,
@@ -172,8 +182,15 @@ impl Mirror {
 
     /// Resources and templates, under their served URIs, each claimed for
     /// this upstream; the conflicts with other upstreams.
-    fn sync_uris(&mut self, c: &Catalog, link: &Arc<Link>, lists: Lists, log: &Logger) -> Vec<String> {
-        let [_, _, resource_hints, template_hints] = lists.hints;
+    fn sync_uris(
+        &mut self,
+        c: &Catalog,
+        link: &Arc<Link>,
+        resources: Listed<Resource>,
+        templates: Listed<ResourceTemplate>,
+        log: &Logger,
+    ) -> Vec<String> {
+        let ((resources, resource_hints), (templates, template_hints)) = (resources, templates);
         let mut conflicts = Vec::new();
         let (me, claims, up) = (self.name.clone(), self.claims.clone(), self.uri_prefix.clone());
         let mut claim = |kind: &str, uri: &str| {
@@ -185,26 +202,34 @@ impl Mirror {
                 why
             })
         };
+        // A claim whose item is not served after all is given up again.
+        let unclaim_on_err = |put: Result<(), String>, uri: &str| put.inspect_err(|_| claims.release(uri, &me));
         let (scopes, failed) = (&self.scopes, |e: crate::catalog::CatalogError| e.to_string());
         let taken = "another upstream or the local catalog serves it".to_owned();
         let (held, uri) = (&self.resources, |d: &Resource| format!("{up}{}", d.uri));
-        let resources = put_each("resource", lists.resources, held, resource_hints, log, uri, |d, uri| {
-            claim("URI", uri)?;
+        let put_resource = |d: Resource, uri: &str| {
             if c.resource(uri).is_some() && !held.contains_key(uri) {
                 return Err(taken.clone());
             }
             let r = forward::resource(link, d, uri.to_owned()).with_scopes(scopes.clone());
             c.replace_resource(cached(r, resource_hints, |r, h| r.with_cache(h))).map(drop).map_err(failed)
+        };
+        let resources = put_each("resource", resources, held, resource_hints, log, uri, |d, uri| {
+            claim("URI", uri)?;
+            unclaim_on_err(put_resource(d, uri), uri)
         });
         let (held, uri) = (&self.templates, |d: &ResourceTemplate| format!("{up}{}", d.uri_template));
-        let templates = put_each("template", lists.templates, held, template_hints, log, uri, |d, uri| {
-            claim("template", uri)?;
+        let put_template = |d: ResourceTemplate, uri: &str| {
             if c.template(uri).is_some() && !held.contains_key(uri) {
                 return Err(taken.clone());
             }
             let t = forward::template(link, d, uri).ok_or("only RFC 6570 level-1 templates are matched")?;
             c.replace_template(cached(t.with_scopes(scopes.clone()), template_hints, |t, h| t.with_cache(h)));
             Ok(())
+        };
+        let templates = put_each("template", templates, held, template_hints, log, uri, |d, uri| {
+            claim("template", uri)?;
+            unclaim_on_err(put_template(d, uri), uri)
         });
         let release = |u: &str| self.claims.release(u, &self.name);
         self.resources = retire(&self.resources, resources, |u| {
@@ -248,11 +273,13 @@ impl Mirror {
         });
     }
 
-    /// Whether `uri` is one of this upstream's resources, or matches one of
-    /// its templates.
-    pub(crate) fn owns_uri(&self, uri: &str) -> bool {
+    /// Whether `catalog` reads `uri` from this upstream: one of its
+    /// resources, or (no resource having that URI) the template it matches
+    /// first is one of its.
+    pub(crate) fn owns_uri(&self, catalog: &Catalog, uri: &str) -> bool {
         self.resources.contains_key(uri)
-            || self.templates.keys().any(|t| UriPattern::parse(t).is_ok_and(|p| p.matches(uri).is_some()))
+            || (catalog.resource(uri).is_none()
+                && catalog.match_template(uri).is_some_and(|(t, _)| self.templates.contains_key(t.uri_template())))
     }
 
     /// How many items of this upstream are served.

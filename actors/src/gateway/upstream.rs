@@ -101,11 +101,13 @@ impl Upstream {
     }
 
     /// Opens an upstream subscription for each wanted URI it serves, and
-    /// closes those no longer wanted (dropping a listen stream ends it: a
-    /// legacy upstream gets `resources/unsubscribe`).
+    /// closes those no longer served (after a listing).
     fn rewatch(&mut self, ctx: &mut Context<Self>) {
-        let Some(link) = self.link.clone() else { return };
-        let keep: BTreeSet<String> = self.wanted.iter().filter(|u| self.mirror.owns_uri(u)).cloned().collect();
+        if self.link.is_none() {
+            return;
+        }
+        let keep: BTreeSet<String> =
+            self.wanted.iter().filter(|u| self.mirror.owns_uri(&self.catalog, u)).cloned().collect();
         self.watching.retain(|uri, (handle, _)| {
             let kept = keep.contains(uri);
             if !kept {
@@ -114,38 +116,47 @@ impl Upstream {
             kept
         });
         self.count_watching();
-        let generation = self.generation;
         for uri in keep {
-            if self.watching.contains_key(&uri) {
-                continue;
+            if !self.watching.contains_key(&uri) {
+                self.watch(uri, ctx);
             }
-            let own = self.mirror.own_uri(&uri).to_owned();
-            let filter = SubscriptionFilter { resource_subscriptions: vec![own], ..Default::default() };
-            let client = link.client.clone();
-            let u = uri.clone();
-            let opening = async move { client.listen(filter).await }.into_actor(self).map(move |listen, act, ctx| {
-                if generation != act.generation || !act.watching.contains_key(&u) {
-                    return;
-                }
-                match listen {
-                    Ok(listen) => {
-                        let end = futures::stream::once({
-                            let u = u.clone();
-                            async move { Changed::Unwatched(generation, u) }
-                        });
-                        let updates = listen.map(move |n| Changed::Note(generation, n)).chain(end);
-                        let handle = ctx.add_stream(updates);
-                        act.watching.insert(u, (handle, true));
-                        act.count_watching();
-                    }
-                    Err(e) => {
-                        debug!(act.log, "upstream subscription refused"; "uri" => &u, "why" => %e);
-                    }
-                }
-            });
-            let handle = ctx.spawn(opening);
-            self.watching.insert(uri, (handle, false));
         }
+    }
+
+    /// Opens the upstream subscription to `uri` (a served URI), unless it is
+    /// open or being opened.
+    fn watch(&mut self, uri: String, ctx: &mut Context<Self>) {
+        let Some(link) = self.link.as_ref() else { return };
+        if self.watching.contains_key(&uri) {
+            return;
+        }
+        let generation = self.generation;
+        let own = self.mirror.own_uri(&uri).to_owned();
+        let filter = SubscriptionFilter { resource_subscriptions: vec![own], ..Default::default() };
+        let client = link.client.clone();
+        let u = uri.clone();
+        let opening = async move { client.listen(filter).await }.into_actor(self).map(move |listen, act, ctx| {
+            if generation != act.generation || !act.watching.contains_key(&u) {
+                return;
+            }
+            match listen {
+                Ok(listen) => {
+                    let end = futures::stream::once({
+                        let u = u.clone();
+                        async move { Changed::Unwatched(generation, u) }
+                    });
+                    let updates = listen.map(move |n| Changed::Note(generation, n)).chain(end);
+                    let handle = ctx.add_stream(updates);
+                    act.watching.insert(u, (handle, true));
+                    act.count_watching();
+                }
+                Err(e) => {
+                    debug!(act.log, "upstream subscription refused"; "uri" => &u, "why" => %e);
+                }
+            }
+        });
+        let handle = ctx.spawn(opening);
+        self.watching.insert(uri, (handle, false));
     }
 
     fn count_watching(&self) {
@@ -360,13 +371,21 @@ pub(crate) struct Interest {
 impl Handler<Interest> for Upstream {
     type Result = ();
 
+    /// Only `uri` changes: its subscription is opened (if this upstream
+    /// serves it) or closed.
     fn handle(&mut self, Interest { uri, wanted }: Interest, ctx: &mut Context<Self>) {
         if wanted {
-            self.wanted.insert(uri);
+            self.wanted.insert(uri.clone());
+            if self.mirror.owns_uri(&self.catalog, &uri) {
+                self.watch(uri, ctx);
+            }
         } else {
             self.wanted.remove(&uri);
+            if let Some((handle, _)) = self.watching.remove(&uri) {
+                ctx.cancel_future(handle);
+                self.count_watching();
+            }
         }
-        self.rewatch(ctx);
     }
 }
 

@@ -163,24 +163,16 @@ impl SubscriptionHub {
     }
 
     fn remove(&mut self, id: ListenerId) -> bool {
-        let uris = self.subscribed_uris(id);
-        let removed = self.table.remove(id).is_some();
-        self.lost_interest(uris);
-        self.occupied();
-        removed
-    }
-
-    /// The URIs listener `id` subscribed to, when someone is told of
-    /// interest (nothing is copied otherwise).
-    fn subscribed_uris(&self, id: ListenerId) -> Vec<String> {
-        match (&self.interest, self.table.filter(id)) {
-            (Some(_), Some(f)) => f.resource_subscriptions.clone(),
-            _ => Vec::new(),
+        let removed = self.table.take(id);
+        if let Some((filter, _)) = &removed {
+            self.lost_interest(&filter.resource_subscriptions);
         }
+        self.occupied();
+        removed.is_some()
     }
 
     /// Of `uris`, those no listener wants any more are told.
-    fn lost_interest(&self, uris: Vec<String>) {
+    fn lost_interest(&self, uris: &[String]) {
         if let Some(interest) = &self.interest {
             for uri in uris.iter().filter(|u| !self.table.wants_uri(u)) {
                 interest(uri, false);
@@ -256,18 +248,16 @@ impl Handler<Subscribe> for SubscriptionHub {
             warn!(self.log, "subscription refused: limit reached"; "max_listeners" => max);
             return Err(HubError::Full { max });
         }
-        let before = self.subscribed_uris(msg.id);
-        let newly: Vec<&String> = match &self.interest {
-            Some(_) => msg.filter.resource_subscriptions.iter().filter(|u| !self.table.wants_uri(u)).collect(),
-            None => Vec::new(),
-        };
         if let Some(interest) = &self.interest {
-            for uri in newly {
+            for uri in msg.filter.resource_subscriptions.iter().filter(|u| !self.table.wants_uri(u)) {
                 interest(uri, true);
             }
         }
+        // A listener that changes its filter (a legacy session's
+        // resources/subscribe) may leave URIs nobody else wants.
+        let before = self.table.take(msg.id).map(|(filter, _)| filter.resource_subscriptions);
         let _ = self.table.insert_with(msg.id, &msg.filter, msg.handle);
-        self.lost_interest(before);
+        self.lost_interest(&before.unwrap_or_default());
         self.occupied();
         self.peak = self.peak.max(self.table.len());
         self.stats.subscribed += 1;
