@@ -63,7 +63,7 @@ impl Client {
             return Ok(items);
         }
         let mut items = Vec::new();
-        let mut ttls = Vec::new();
+        // Each page's ttlMs and cacheScope.
         let mut hints = Vec::new();
         let mut cursor: Option<Value> = None;
         for _ in 0..MAX_PAGES {
@@ -72,9 +72,8 @@ impl Client {
                 None => json!({}),
             };
             let mut page = self.request(method, params).await?;
-            ttls.push(page.get("ttlMs").and_then(Value::as_u64));
             hints.push((
-                ttls[ttls.len() - 1],
+                page.get("ttlMs").and_then(Value::as_u64),
                 page.get("cacheScope").and_then(|s| serde_json::from_value(s.clone()).ok()),
             ));
             if let Some(Value::Array(a)) = page.get_mut(key).map(Value::take) {
@@ -85,7 +84,7 @@ impl Client {
                 _ => {
                     self.inner.lists.note_hints(method, &hints);
                     if cache {
-                        self.inner.lists.put(method, &ttls, &items);
+                        self.inner.lists.put(method, &hints, &items);
                     }
                     return Ok(items);
                 }

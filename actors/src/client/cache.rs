@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use mcp_protocol::model::{CacheHints, CacheScope};
 use serde_json::Value;
 
+/// A page's `ttlMs` and `cacheScope`, when it had them.
+pub(crate) type PageHints = (Option<u64>, Option<CacheScope>);
+
 /// Lists by method, each with the instant it expires.
 #[derive(Default)]
 pub(crate) struct ListCache {
@@ -24,7 +27,7 @@ impl ListCache {
     /// Notes the hints of a listing of `method` from its pages' `ttlMs` and
     /// `cacheScope`: the shortest TTL (a page without one counts as 0) and
     /// the narrowest scope; none when no page had hints.
-    pub(crate) fn note_hints(&self, method: &str, pages: &[(Option<u64>, Option<CacheScope>)]) {
+    pub(crate) fn note_hints(&self, method: &str, pages: &[PageHints]) {
         let mut hints = self.hints.lock().expect("cache lock");
         if pages.iter().all(|(t, s)| t.is_none() && s.is_none()) {
             hints.remove(method);
@@ -55,8 +58,8 @@ impl ListCache {
 
     /// Keeps `items` for the shortest `ttlMs` of `pages`; nothing when a
     /// page had none (or 0).
-    pub(crate) fn put(&self, method: &str, pages: &[Option<u64>], items: &[Value]) {
-        let ttl = pages.iter().copied().try_fold(u64::MAX, |min, t| t.filter(|t| *t > 0).map(|t| min.min(t)));
+    pub(crate) fn put(&self, method: &str, pages: &[PageHints], items: &[Value]) {
+        let ttl = pages.iter().try_fold(u64::MAX, |min, (t, _)| t.filter(|t| *t > 0).map(|t| min.min(t)));
         if let Some(ttl) = ttl.filter(|_| !pages.is_empty()) {
             let until = Instant::now() + Duration::from_millis(ttl);
             self.lists.lock().expect("cache lock").insert(method.to_owned(), (until, items.to_vec()));
@@ -81,6 +84,7 @@ impl ListCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_listing_s_hints_are_its_shortest_ttl_and_narrowest_scope() {
@@ -99,20 +103,19 @@ mod tests {
         cache.note_hints("tools/list", &[(None, None)]);
         assert_eq!(cache.hints("tools/list"), None);
     }
-    use serde_json::json;
 
     #[test]
     fn kept_for_the_shortest_page_and_forgotten_on_change() {
         let cache = ListCache::default();
-        cache.put("tools/list", &[Some(60_000), Some(30_000)], &[json!({"name": "a"})]);
+        cache.put("tools/list", &[(Some(60_000), None), (Some(30_000), None)], &[json!({"name": "a"})]);
         assert_eq!(cache.get("tools/list").unwrap().len(), 1);
         cache.saw("notifications/prompts/list_changed");
         assert!(cache.get("tools/list").is_some());
         cache.saw("notifications/tools/list_changed");
         assert!(cache.get("tools/list").is_none());
-        cache.put("prompts/list", &[Some(60_000), None], &[]);
+        cache.put("prompts/list", &[(Some(60_000), None), (None, None)], &[]);
         assert!(cache.get("prompts/list").is_none(), "a page without ttlMs is not cached");
-        cache.put("resources/list", &[Some(0)], &[]);
+        cache.put("resources/list", &[(Some(0), None)], &[]);
         assert!(cache.get("resources/list").is_none(), "ttlMs 0 means do not cache");
     }
 }
