@@ -34,7 +34,7 @@
 //! (per-request backpressure), `request.mailbox`, `stdio.writer_buffer`,
 //! `stdio.max_in_flight` (at the cap no more input is read until a request
 //! ends: back-pressure, nothing dropped),
-//! `hub.max_listeners` (lowered at start to what the open-files limit can hold),
+//! `hub.max_listeners` (lowered at start to what the open-files limit can hold, unless HTTP/2 may carry the streams),
 //! `hub.listener_buffer`, `hub.max_resource_subscriptions` and
 //! `hub.max_uri_bytes` (per listen stream; -32602 beyond), `hub.relay_mailbox`,
 //! `hub.mailbox`, `hub.dedup_ms`, `fs.max_file_bytes`, `fs.max_files`, `fs.search_max_results`,

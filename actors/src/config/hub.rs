@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct HubConfig {
-    /// Most open subscriptions; more are refused (HTTP 503). Default: 100000.
+    /// Most open subscriptions; more are refused (HTTP 503). Lowered at start
+    /// to fit the open-files limit, unless HTTP/2 may carry the streams
+    /// (`http.h2c`, or TLS in a build with HTTP/2). Default: 100000.
     pub max_listeners: usize,
     /// Messages buffered per subscription on its way to the client (SSE
     /// channel, or its share of the stdio writer). A client that lets this

@@ -123,7 +123,10 @@ fn start_hub(
     catalog: &Arc<Catalog>,
 ) -> (Addr<SubscriptionHub>, Arc<Occupancy>) {
     let h = &config.hub;
-    let max = listener_cap(h.max_listeners, log);
+    // Over HTTP/2 one connection carries many streams: the open-files limit
+    // bounds connections then, not listen streams.
+    let http2 = cfg!(feature = "h2c") && (config.http.h2c || !config.http.tls.cert.is_empty());
+    let max = if http2 { h.max_listeners } else { listener_cap(h.max_listeners, log) };
     let (mailbox, hub_log) = (h.mailbox, log.new(slog::o!("actor" => "hub")));
     let trim = Duration::from_millis(h.memory_trim_ms);
     let keep_alive = Duration::from_millis(h.keep_alive_ms.max(1));
@@ -171,7 +174,7 @@ pub(crate) fn backend_for(config: &Config) -> Result<Box<dyn HubBackend + Send>,
 }
 
 /// `hub.max_listeners`, lowered to what the process's open-files limit can
-/// hold (an HTTP/1.1 listen stream is a connection, a file): past that, new
+/// hold when streams come over HTTP/1.1 (each a connection, a file): past that, new
 /// connections would hang in the accept queue instead of getting 503. Part
 /// of the limit is kept for everything else (listening sockets, Redis, the
 /// watcher, requests).
