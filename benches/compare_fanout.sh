@@ -20,17 +20,23 @@
 # the ratio to each floor. On loopback the kernel runs the reader's receive
 # path inside the sender's write, so the server's figure includes it.
 #
-#   bash benches/compare_fanout.sh        # ROUNDS=3 EVENTS=20 STREAMS=10000
+# Then the same fan-out over HTTP/2 (16 connections carry the streams), on
+# the scale server built with HTTP/2 (`examples/scale_server`: the same
+# catalog and allocator as the binary): the p99 until every stream has the
+# event, against its target of 30 ms, ROUNDS rounds.
+#
+#   bash benches/compare_fanout.sh        # ROUNDS=5 EVENTS=20 STREAMS=10000
 # Bounded: ROUNDS x 3 runs, each opening STREAMS streams and sending EVENTS
 # events 50 ms apart. Needs an open-files limit above STREAMS + 100 (and
 # mcp-load's --sources spreads the client's ports over 127.0.0.1..4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS="${ROUNDS:-3}"; EVENTS="${EVENTS:-20}"; STREAMS="${STREAMS:-10000}"
+ROUNDS="${ROUNDS:-5}"; EVENTS="${EVENTS:-20}"; STREAMS="${STREAMS:-10000}"
 # shellcheck source=lib.sh
 . benches/lib.sh
 streams_fit "$STREAMS"
 cargo build --release -q -p actix-mcp -p mcp-load
+cargo build --release -q -p actix-mcp --features h2c --example scale_server
 PORT=18194
 OUT="$(mktemp)"
 SERVER=""
@@ -46,7 +52,7 @@ run() { # NAME CMD...
   done
   local log
   log=$(taskset -c 1 target/release/mcp-load fanout --url "http://127.0.0.1:$PORT/mcp" \
-    --streams "$STREAMS" --events "$EVENTS" --sources 4 --pid "$SERVER")
+    --streams "$STREAMS" --events "$EVENTS" --sources 4 --pid "$SERVER" ${H2:+--http2 --h2-connections 16})
   kill -INT "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
   local server client p99
   server=$(sed -n 's/.*CPU per event: server \([0-9.]*\) ms.*/\1/p' <<<"$log")
@@ -66,11 +72,17 @@ for round in $(seq 1 "$ROUNDS"); do
   run actix-web target/release/echo-baseline "127.0.0.1:$PORT" --fanout
   run actix-mcp target/release/actix-mcp serve --catalog everything --bind "127.0.0.1:$PORT" --log-level warning
 done
+for round in $(seq 1 "$ROUNDS"); do
+  echo "HTTP/2 round $round"
+  H2=1 ACTIX_MCP_H2C=true ACTIX_MCP_LOG_LEVEL=warning run actix-mcp-h2 target/release/examples/scale_server --http "127.0.0.1:$PORT"
+done
 
 python3 - "$OUT" "$STREAMS" <<'PY'
 import statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1])]
 names = ["fanout-floor", "actix-web", "actix-mcp"]
+h2 = [r for r in rows if r[0] == "actix-mcp-h2"]
+rows = [r for r in rows if r[0] != "actix-mcp-h2"]
 print(f"\nHTTP/1.1 fan-out to {sys.argv[2]} streams, medians (min-max) of {len(rows) // 3} rounds")
 print("server         us/delivery            vs write floor  vs actix-web  client ms/event  until all p99 ms")
 per = {n: [float(r[1]) for r in rows if r[0] == n] for n in names}
@@ -82,4 +94,12 @@ for n in names:
     print(f"{n:<14} {spread:<22} {med[n] / med['fanout-floor']:5.2f}x          "
           f"{med[n] / med['actix-web']:5.2f}x       {client:8.1f}         {p99:8.1f}")
 print(f"actix-mcp's own part above the bare write: {med['actix-mcp'] - med['fanout-floor']:.2f} us per delivery")
+print(f"targets: <= 1.35x the write floor ({'met' if med['actix-mcp'] <= 1.35 * med['fanout-floor'] else 'NOT met'}), "
+      f"<= 1.10x bare actix-web ({'met' if med['actix-mcp'] <= 1.10 * med['actix-web'] else 'NOT met'})")
+if h2:
+    p99s = [float(r[3]) for r in h2]
+    per = [float(r[1]) for r in h2]
+    print(f"\nHTTP/2 (16 connections), {len(h2)} rounds: until every stream has it p99 median {st.median(p99s):.1f} ms "
+          f"({min(p99s):.1f}-{max(p99s):.1f}), target <= 30 ms ({'met' if st.median(p99s) <= 30 else 'NOT met'}); "
+          f"server {st.median(per):.2f} us per delivery, client {st.median(float(r[2]) for r in h2):.1f} ms per event")
 PY

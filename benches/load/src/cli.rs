@@ -84,6 +84,19 @@ pub(crate) struct Streams {
     /// HTTP/2 connections the streams are spread over.
     #[arg(long, default_value_t = 16)]
     pub(crate) h2_connections: usize,
+    /// URIs each stream subscribes to: the watched one and N-1 of its own
+    /// (`test://scale/STREAM/J`, never updated), for the routing cost of
+    /// many subscriptions.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) subscriptions: usize,
+    /// More instances' endpoints (repeat): streams are spread over `--url`
+    /// and these in turn, and events are triggered on `--url` (HTTP/1.1).
+    #[arg(long = "also-url")]
+    pub(crate) also_urls: Vec<String>,
+    /// More processes whose CPU per event to report (repeat): the other
+    /// instances, Redis.
+    #[arg(long = "cpu-of")]
+    pub(crate) cpu_of: Vec<u32>,
 }
 
 #[derive(Subcommand)]
@@ -133,6 +146,85 @@ pub(crate) enum Scenario {
     },
     /// Bounded mixed load against instances while sampling their RSS, files and threads.
     Soak(Soak),
+    /// Catalog size: every page of tools/list and resources/list, then
+    /// calls of one tool and reads of one resource (one `SCALE` line).
+    Catalog {
+        /// The MCP endpoint (loopback).
+        #[arg(long, default_value = "http://127.0.0.1:8080/mcp")]
+        url: String,
+        /// Calls and reads to time.
+        #[arg(long, default_value_t = 200)]
+        samples: usize,
+        /// The tool to call (an echo).
+        #[arg(long, default_value = "echo")]
+        tool: String,
+        /// The resource to read.
+        #[arg(long, default_value = "test://static-text")]
+        uri: String,
+        /// Server process to measure (RSS).
+        #[arg(long)]
+        pid: Option<u32>,
+    },
+    /// In-flight work: N concurrent `sleep` calls over HTTP/2, memory per
+    /// call and a fast call's latency beside them (one `SCALE` line).
+    Inflight {
+        /// The MCP endpoint (loopback).
+        #[arg(long, default_value = "http://127.0.0.1:8080/mcp")]
+        url: String,
+        /// Concurrent sleeping calls.
+        #[arg(long, default_value_t = 1000)]
+        calls: usize,
+        /// How long each sleeps, ms (longer than opening them all takes).
+        #[arg(long, default_value_t = 20_000)]
+        ms: u64,
+        /// HTTP/2 connections the calls are spread over.
+        #[arg(long, default_value_t = 64)]
+        h2_connections: usize,
+        /// Fast calls to time, before and beside the sleeping ones.
+        #[arg(long, default_value_t = 200)]
+        samples: usize,
+        /// Server process to measure (RSS).
+        #[arg(long)]
+        pid: Option<u32>,
+    },
+    /// Legacy sessions: open N, memory per session, then calls in one of
+    /// them (one `SCALE` line).
+    Sessions {
+        /// The MCP endpoint (loopback).
+        #[arg(long, default_value = "http://127.0.0.1:8080/mcp")]
+        url: String,
+        /// Sessions to open.
+        #[arg(long, default_value_t = 1000)]
+        sessions: usize,
+        /// Connections calling in the last session.
+        #[arg(long, default_value_t = 16)]
+        connections: usize,
+        /// Seconds of calls.
+        #[arg(long, default_value_t = 3)]
+        duration: u64,
+        /// Server process to measure (RSS).
+        #[arg(long)]
+        pid: Option<u32>,
+    },
+    /// Live tasks: create N (`task_echo`), then `tasks/get` across them
+    /// (one `SCALE` line).
+    LiveTasks {
+        /// The MCP endpoint (loopback).
+        #[arg(long, default_value = "http://127.0.0.1:8080/mcp")]
+        url: String,
+        /// Tasks to create.
+        #[arg(long, default_value_t = 1000)]
+        tasks: usize,
+        /// Connections creating them.
+        #[arg(long, default_value_t = 16)]
+        connections: usize,
+        /// `tasks/get`s to time.
+        #[arg(long, default_value_t = 500)]
+        samples: usize,
+        /// Server process to measure (RSS).
+        #[arg(long)]
+        pid: Option<u32>,
+    },
     /// Open and close listen streams continuously; sample the server's RSS.
     Churn {
         #[command(flatten)]
@@ -196,8 +288,17 @@ pub(crate) enum FanoutEvent {
 impl FanoutEvent {
     /// The listen filter that opts into it.
     pub(crate) fn filter(self) -> serde_json::Value {
+        self.filter_of(0, 1)
+    }
+    /// The filter of stream `stream` with `subscriptions` URIs: the
+    /// watched one and its own others.
+    pub(crate) fn filter_of(self, stream: usize, subscriptions: usize) -> serde_json::Value {
         match self {
-            FanoutEvent::Resource => json!({"resourceSubscriptions": [WATCHED]}),
+            FanoutEvent::Resource => {
+                let mut uris = vec![WATCHED.to_owned()];
+                uris.extend((1..subscriptions).map(|j| format!("test://scale/{stream}/{j}")));
+                json!({"resourceSubscriptions": uris})
+            }
             FanoutEvent::Tools => json!({"toolsListChanged": true}),
         }
     }

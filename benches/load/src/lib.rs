@@ -163,6 +163,28 @@ impl Conn {
         Ok(Answer { status, content_type, body })
     }
 
+    /// POSTs `body` with only `headers` beside the content type and
+    /// `Accept` (e.g. a 2025-11-25 session's), and reads the whole reply;
+    /// also returns the reply's `Mcp-Session-Id`, if any.
+    pub async fn post(&mut self, headers: &[(&str, &str)], body: Bytes) -> Result<(Answer, Option<String>), String> {
+        let mut b = match self.sender {
+            Sender::H1(_) => Request::post(&self.target.path).header("host", &self.target.host),
+            Sender::H2(_) => Request::post(format!("http://{}{}", self.target.host, self.target.path))
+                .version(hyper::Version::HTTP_2),
+        }
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+        for (k, v) in headers {
+            b = b.header(*k, *v);
+        }
+        let resp = self.send(b.body(Full::new(body)).map_err(|e| e.to_string())?).await?;
+        let status = resp.status().as_u16();
+        let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let (content_type, session) = (header("content-type").unwrap_or_default(), header("mcp-session-id"));
+        let body = resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
+        Ok((Answer { status, content_type, body }, session))
+    }
+
     /// POSTs a request whose reply is a stream, returning its body to read.
     pub async fn stream(&mut self, method: &str, body: Bytes) -> Result<(u16, hyper::body::Incoming), String> {
         let resp = self.send(self.request(method, None, body)).await?;
@@ -276,20 +298,34 @@ pub fn rss_kib(pid: u32) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
-/// CPU time (user + system) a process has used so far, in microseconds
-/// (Linux `/proc/PID/stat`; `None` for the pid means this process).
+/// CPU time a process has used so far, in microseconds: the scheduler's
+/// run time of each of its threads (Linux `/proc/PID/task/*/schedstat`,
+/// nanoseconds), else user + system time in 10 ms ticks (`/proc/PID/stat`);
+/// `None` for the pid means this process.
 pub fn cpu_micros(pid: Option<u32>) -> Option<u64> {
-    let path = match pid {
-        Some(p) => format!("/proc/{p}/stat"),
-        None => "/proc/self/stat".to_owned(),
+    let dir = match pid {
+        Some(p) => format!("/proc/{p}"),
+        None => "/proc/self".to_owned(),
     };
-    let stat = std::fs::read_to_string(path).ok()?;
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    // USER_HZ is 100 on Linux.
-    Some(ticks * 10_000)
+    let threads = std::fs::read_dir(format!("{dir}/task")).ok().map(|tasks| {
+        tasks
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .sum::<u64>()
+    });
+    match threads {
+        Some(ns) if ns > 0 => Some(ns / 1000),
+        _ => {
+            let stat = std::fs::read_to_string(format!("{dir}/stat")).ok()?;
+            // Fields after the command name, which is in parentheses and may hold spaces.
+            let rest = &stat[stat.rfind(')')? + 2..];
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+            // USER_HZ is 100 on Linux.
+            Some(ticks * 10_000)
+        }
+    }
 }
 
 /// Source addresses `127.0.0.1 ..= 127.0.0.N` for connection `i`.

@@ -57,8 +57,13 @@ async fn h2_connections(s: &Streams, target: &Target) -> Vec<Conn> {
     conns
 }
 
-async fn open_many(s: &Streams, filter: &serde_json::Value) -> Vec<(Conn, hyper::body::Incoming)> {
+/// Opens `s.streams` streams, stream `k` with `filter(k)`, spread over
+/// `--url` and `--also-url` in turn.
+async fn open_many(s: &Streams, filter: &dyn Fn(usize) -> serde_json::Value) -> Vec<(Conn, hyper::body::Incoming)> {
     let target = Target::parse(&s.url).expect("a loopback URL");
+    let mut targets = vec![target.clone()];
+    targets.extend(s.also_urls.iter().map(|u| Target::parse(u).expect("a loopback URL")));
+    assert!(!s.http2 || targets.len() == 1, "--also-url is for HTTP/1.1 streams");
     let shared = h2_connections(s, &target).await;
     let mut out = Vec::with_capacity(s.streams);
     let batch = 256;
@@ -68,7 +73,7 @@ async fn open_many(s: &Streams, filter: &serde_json::Value) -> Vec<(Conn, hyper:
         let opened = futures_join(
             (i..i + n)
                 .map(|k| {
-                    let (target, filter) = (target.clone(), filter.clone());
+                    let (target, filter) = (targets[k % targets.len()].clone(), filter(k));
                     let sources = s.sources;
                     let conn = shared.get(k % shared.len().max(1)).and_then(Conn::share);
                     async move {
@@ -105,7 +110,7 @@ where
 pub(crate) async fn listen(s: Streams, hold: u64, settle: u64) {
     let before = s.pid.and_then(rss_kib);
     let t0 = Instant::now();
-    let streams = open_many(&s, &FanoutEvent::Tools.filter()).await;
+    let streams = open_many(&s, &|_| FanoutEvent::Tools.filter()).await;
     println!("opened {} listen streams in {:.2}s", streams.len(), t0.elapsed().as_secs_f64());
     tokio::time::sleep(Duration::from_millis(500)).await;
     let during = s.pid.and_then(rss_kib);
@@ -129,7 +134,16 @@ pub(crate) async fn listen(s: Streams, hold: u64, settle: u64) {
 
 pub(crate) async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
     let target = Target::parse(&s.url).expect("a loopback URL");
-    let streams = open_many(&s, &event.filter()).await;
+    let subscriptions = s.subscriptions.max(1);
+    let rss_before = s.pid.and_then(rss_kib);
+    let opening = Instant::now();
+    let streams = open_many(&s, &|k| event.filter_of(k, subscriptions)).await;
+    println!("opened {} listen streams in {:.2}s", streams.len(), opening.elapsed().as_secs_f64());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    if let (Some(b), Some(d)) = (rss_before, s.pid.and_then(rss_kib)) {
+        let per = d.saturating_sub(b) as f64 / streams.len().max(1) as f64;
+        println!("server RSS: before={b} KiB with-streams={d} KiB per-stream={per:.2} KiB");
+    }
     let method = event.method();
     let n = streams.len();
     // Each stream's reader notes its arrival times; the last one of an event
@@ -156,6 +170,7 @@ pub(crate) async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
     let mut until_all = histogram();
     let mut each_event = Vec::with_capacity(events);
     let cpu_before = (s.pid.and_then(|p| cpu_micros(Some(p))), cpu_micros(None));
+    let others_before: Vec<Option<u64>> = s.cpu_of.iter().map(|p| cpu_micros(Some(*p))).collect();
     for e in 0..events {
         let id = 1_000_000 + e as u64;
         arrivals.expect(n);
@@ -178,7 +193,7 @@ pub(crate) async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
     println!("  each event, in order (ms): {}", each_event.join(" "));
     let cpu_after = (s.pid.and_then(|p| cpu_micros(Some(p))), cpu_micros(None));
     let per_event = |a: Option<u64>, b: Option<u64>| match (a, b) {
-        (Some(a), Some(b)) => format!("{:.1} ms", a.saturating_sub(b) as f64 / 1000.0 / events as f64),
+        (Some(a), Some(b)) => format!("{:.3} ms", a.saturating_sub(b) as f64 / 1000.0 / events as f64),
         _ => "n/a".to_owned(),
     };
     println!(
@@ -186,6 +201,9 @@ pub(crate) async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
         per_event(cpu_after.0, cpu_before.0),
         per_event(cpu_after.1, cpu_before.1)
     );
+    for (pid, before) in s.cpu_of.iter().zip(others_before) {
+        println!("  CPU per event of {pid}: {}", per_event(cpu_micros(Some(*pid)), before));
+    }
     drop(conns);
 }
 
