@@ -131,7 +131,11 @@ impl SubscriptionHub {
     }
 
     /// `ids` grouped by the relay of their thread (a handful of groups: one
-    /// per thread that runs listeners).
+    /// per thread that runs listeners), each group in id order: the order
+    /// the listeners were opened, and so about the order their state lies
+    /// in memory and their streams on their connections. Delivered in the
+    /// routing table's hash order instead, each delivery touched memory at
+    /// a random place: at 100,000 streams that tripled the CPU per delivery.
     fn by_relay(&self, ids: impl Iterator<Item = ListenerId>) -> Vec<(RelayHandle, Vec<ListenerId>)> {
         let mut groups: Vec<(RelayHandle, Vec<ListenerId>)> = Vec::new();
         for id in ids {
@@ -140,6 +144,9 @@ impl SubscriptionHub {
                 Some((_, ids)) => ids.push(id),
                 None => groups.push((handle.relay.clone(), vec![id])),
             }
+        }
+        for (_, ids) in &mut groups {
+            ids.sort_unstable();
         }
         groups
     }
