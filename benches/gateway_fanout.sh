@@ -61,7 +61,7 @@ run() {
   kill -INT "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
   local server client p99 upstream per
   server=$(sed -n 's/.*CPU per event: server \([0-9.]*\) ms.*/\1/p' <<<"$log")
-  client=$(sed -n 's/.*this client \([0-9.]*\) ms.*/\1/p' <<<"$log")
+  client=$(sed -n 's/.*CPU per event: server.*this client \([0-9.]*\) ms.*/\1/p' <<<"$log")
   p99=$(sed -n 's/.*until every stream has it:.*p99=\([0-9.]*\)ms.*/\1/p' <<<"$log")
   [ -n "$server" ] && [ -n "$client" ] && [ -n "$p99" ] || { echo "$name: no figures in:" >&2; echo "$log" >&2; exit 1; }
   # The gateway's stdio child's CPU per event, added to the gateway's.

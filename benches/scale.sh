@@ -105,9 +105,11 @@ f = {}
 if m := re.search(r"opened \d+ listen streams in ([0-9.]+)s", log): f["open_s"] = m[1]
 if m := re.search(r"per-stream=([0-9.]+) KiB", log): f["per_stream_kib"] = m[1]
 if m := re.search(r"until every stream has it: .*p99=([0-9.]+)ms", log): f["p99_ms"] = m[1]
-if m := re.search(r"CPU per event: server ([0-9.]+) ms", log):
+# The scheduler's run time (finer than 10 ms ticks for events of a few ms).
+if m := re.search(r"run time per event: server ([0-9.]+) ms \(--pid\), this client ([0-9.]+) ms", log):
     f["event_ms"] = m[1]; f["per_delivery_us"] = f"{float(m[1]) * 1000 / n:.3f}"
-for m in re.finditer(r"CPU per event of (\d+): ([0-9.]+) ms", log): f[f"cpu_{m[1]}"] = m[2]
+    f["client_us"] = f"{float(m[2]) * 1000 / n:.3f}"
+for m in re.finditer(r"run time per event of (\d+): ([0-9.]+) ms", log): f[f"cpu_{m[1]}"] = m[2]
 print(" ".join(f"{k}={v}" for k, v in f.items()))
 PY
 }
@@ -123,7 +125,7 @@ curve_catalog() {
     local line; line=$(load catalog --url "http://127.0.0.1:$PORT/mcp" --tool "tool_$mid" --uri "scale://item/$mid" --pid "$pid" | scale_line)
     local log; log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$LISTENERS" --events "$(events_for "$LISTENERS")" --event tools \
       --http2 --h2-connections 16 --pid "$pid")
-    record catalog actix-mcp "$n" "$line event_ms=$(sed -n 's/.*CPU per event: server \([0-9.]*\) ms.*/\1/p' <<<"$log")"
+    record catalog actix-mcp "$n" "$line event_ms=$(sed -n 's/.*run time per event: server \([0-9.]*\) ms.*/\1/p' <<<"$log")"
     stop "$pid"
     start_rmcp $PORT SCALE_TOOLS="$n" SCALE_RESOURCES="$n"; pid=$STARTED
     record catalog rmcp "$n" "$(load catalog --url "http://127.0.0.1:$PORT/mcp" --tool "tool_$mid" --uri "scale://item/$mid" --pid "$pid" | scale_line)"
@@ -138,6 +140,14 @@ curve_listeners() {
     local log; log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --events "$(events_for "$n")" \
       --http2 --h2-connections "$conns" --pid "$pid")
     record listeners actix-mcp "$n" "$(fanout_figures "$log" "$n")"
+    stop "$pid"
+    # The floor: a bare actix-web SSE response per stream fed by a channel,
+    # over the same HTTP/2 connections (echo-baseline --fanout --h2c).
+    env taskset -c 0 target/release/echo-baseline "127.0.0.1:$PORT" --fanout --h2c 2>>"$OUT/server.log" &
+    pid=$!; PIDS+=("$pid"); wait_port $PORT
+    log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --events "$(events_for "$n")" \
+      --http2 --h2-connections "$conns" --pid "$pid")
+    record listeners "bare actix-web" "$n" "$(fanout_figures "$log" "$n")"
     stop "$pid"
     # rmcp: the same streams opened and held (it has no trigger for an
     # event), at most 200 on a connection (hyper's limit of streams).
@@ -193,7 +203,7 @@ curve_tasks() {
   command -v redis-server >/dev/null || { echo "SKIP tasks in Redis: no redis-server"; }
   for n in $TASKS; do
     start_mcp $PORT; local pid=$STARTED
-    record tasks actix-mcp "$n" "$(load live-tasks --url "http://127.0.0.1:$PORT/mcp" --tasks "$n" --pid "$pid" | scale_line)"
+    record tasks "actix-mcp, memory" "$n" "$(load live-tasks --url "http://127.0.0.1:$PORT/mcp" --tasks "$n" --pid "$pid" | scale_line)"
     stop "$pid"
     command -v redis-server >/dev/null || continue
     start_redis

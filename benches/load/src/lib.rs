@@ -298,33 +298,39 @@ pub fn rss_kib(pid: u32) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
-/// CPU time a process has used so far, in microseconds: the scheduler's
-/// run time of each of its threads (Linux `/proc/PID/task/*/schedstat`,
-/// nanoseconds), else user + system time in 10 ms ticks (`/proc/PID/stat`);
-/// `None` for the pid means this process.
+/// CPU time (user + system) a process has used so far, in microseconds,
+/// counted in 10 ms ticks (Linux `/proc/PID/stat`; `None` for the pid
+/// means this process). Time the kernel spends in soft interrupts while
+/// the process runs — on loopback, the receiving side of its own writes —
+/// is counted in.
 pub fn cpu_micros(pid: Option<u32>) -> Option<u64> {
-    let dir = match pid {
+    let stat = std::fs::read_to_string(format!("{}/stat", proc_dir(pid))).ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // USER_HZ is 100 on Linux.
+    Some(ticks * 10_000)
+}
+
+/// The scheduler's run time of every thread of a process so far, in
+/// microseconds (Linux `/proc/PID/task/*/schedstat`, nanoseconds): finer
+/// than [`cpu_micros`], for costs of a few milliseconds; soft interrupts
+/// are left out where the kernel accounts them apart.
+pub fn run_time_micros(pid: Option<u32>) -> Option<u64> {
+    let tasks = std::fs::read_dir(format!("{}/task", proc_dir(pid))).ok()?;
+    let ns = tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum::<u64>();
+    Some(ns / 1000)
+}
+
+fn proc_dir(pid: Option<u32>) -> String {
+    match pid {
         Some(p) => format!("/proc/{p}"),
         None => "/proc/self".to_owned(),
-    };
-    let threads = std::fs::read_dir(format!("{dir}/task")).ok().map(|tasks| {
-        tasks
-            .flatten()
-            .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-            .sum::<u64>()
-    });
-    match threads {
-        Some(ns) if ns > 0 => Some(ns / 1000),
-        _ => {
-            let stat = std::fs::read_to_string(format!("{dir}/stat")).ok()?;
-            // Fields after the command name, which is in parentheses and may hold spaces.
-            let rest = &stat[stat.rfind(')')? + 2..];
-            let fields: Vec<&str> = rest.split_whitespace().collect();
-            let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-            // USER_HZ is 100 on Linux.
-            Some(ticks * 10_000)
-        }
     }
 }
 

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use http_body_util::BodyExt;
-use mcp_load::{body, cpu_micros, histogram, rss_kib, source, summary, verify, Conn, Target, EVENT_TIMEOUT};
+use mcp_load::{
+    body, cpu_micros, histogram, rss_kib, run_time_micros, source, summary, verify, Conn, Target, EVENT_TIMEOUT,
+};
 use serde_json::json;
 
 use crate::cli::{FanoutEvent, Streams};
@@ -170,7 +172,8 @@ pub(crate) async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
     let mut until_all = histogram();
     let mut each_event = Vec::with_capacity(events);
     let cpu_before = (s.pid.and_then(|p| cpu_micros(Some(p))), cpu_micros(None));
-    let others_before: Vec<Option<u64>> = s.cpu_of.iter().map(|p| cpu_micros(Some(*p))).collect();
+    let run_before = (s.pid.and_then(|p| run_time_micros(Some(p))), run_time_micros(None));
+    let others_before: Vec<Option<u64>> = s.cpu_of.iter().map(|p| run_time_micros(Some(*p))).collect();
     for e in 0..events {
         let id = 1_000_000 + e as u64;
         arrivals.expect(n);
@@ -192,6 +195,7 @@ pub(crate) async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
     println!("  until every stream has it: {}", summary(&until_all));
     println!("  each event, in order (ms): {}", each_event.join(" "));
     let cpu_after = (s.pid.and_then(|p| cpu_micros(Some(p))), cpu_micros(None));
+    let run_after = (s.pid.and_then(|p| run_time_micros(Some(p))), run_time_micros(None));
     let per_event = |a: Option<u64>, b: Option<u64>| match (a, b) {
         (Some(a), Some(b)) => format!("{:.3} ms", a.saturating_sub(b) as f64 / 1000.0 / events as f64),
         _ => "n/a".to_owned(),
@@ -201,8 +205,13 @@ pub(crate) async fn fanout(s: Streams, events: usize, event: FanoutEvent) {
         per_event(cpu_after.0, cpu_before.0),
         per_event(cpu_after.1, cpu_before.1)
     );
+    println!(
+        "  run time per event: server {} (--pid), this client {}",
+        per_event(run_after.0, run_before.0),
+        per_event(run_after.1, run_before.1)
+    );
     for (pid, before) in s.cpu_of.iter().zip(others_before) {
-        println!("  CPU per event of {pid}: {}", per_event(cpu_micros(Some(*pid)), before));
+        println!("  run time per event of {pid}: {}", per_event(run_time_micros(Some(*pid)), before));
     }
     drop(conns);
 }

@@ -13,8 +13,9 @@
 //! every open stream's channel — no filter, no subscription id, no hub.
 //! Without it the handlers above are untouched by any of this.
 //!
-//! `echo-baseline [ADDR:PORT] [--fanout]` (default `127.0.0.1:8090`,
-//! workers = 1).
+//! `echo-baseline [ADDR:PORT] [--fanout] [--h2c]` (default
+//! `127.0.0.1:8090`, workers = 1); `--h2c` also accepts HTTP/2 without TLS,
+//! for the HTTP/2 floor of `benches/scale.sh`.
 
 use std::cell::RefCell;
 
@@ -92,13 +93,14 @@ async fn echo(body: web::Bytes) -> HttpResponse {
 async fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let fanout_mode = args.iter().any(|a| a == "--fanout");
+    let h2c = args.iter().any(|a| a == "--h2c");
     let addr = args.iter().find(|a| !a.starts_with("--")).cloned().unwrap_or_else(|| "127.0.0.1:8090".into());
     let server = HttpServer::new(move || {
         let handler = if fanout_mode { web::post().to(fanout) } else { web::post().to(echo) };
         App::new().route("/mcp", handler)
     })
-    .workers(1)
-    .bind(&addr)?;
+    .workers(1);
+    let server = if h2c { server.bind_auto_h2c(&addr)? } else { server.bind(&addr)? };
     for a in server.addrs() {
         eprintln!("listening on http://{a}/mcp");
     }
