@@ -7,7 +7,8 @@
 #                  CPU for a tools/list_changed to LISTENERS listen streams
 #   listeners      1k … 100k idle listen streams over HTTP/2: RSS per stream,
 #                  time to open them, p99 until every stream has an event,
-#                  server CPU per delivery
+#                  server CPU per delivery, beside the bare actix-web floor
+#   listeners_h1   the same over HTTP/1.1, 1k … 19k streams (open-files limit)
 #   subscriptions  1 … 1,024 URIs per listen stream (1,000 streams): server
 #                  CPU per event and per delivery
 #   inflight       1k … 50k concurrent sleeping tools/calls over HTTP/2: RSS
@@ -31,13 +32,13 @@ cd "$(dirname "$0")/.."
 # shellcheck source=lib.sh
 . benches/lib.sh
 OUT="${OUT:-target/scale}"
-CURVES="${CURVES:-catalog listeners subscriptions inflight sessions tasks instances}"
+CURVES="${CURVES:-catalog listeners listeners_h1 subscriptions inflight sessions tasks instances}"
 if [ "${SCALE_QUICK:-0}" = 1 ]; then
-  CATALOG="10 100 1000 10000"; LISTENERS_AT="500 1000 2000 5000"; LISTENERS=2000
+  CATALOG="10 100 1000 10000"; LISTENERS_AT="500 1000 2000 5000"; LISTENERS=2000; H1_AT="500 1000 2000 5000"
   SUBS="1 16 256 1024"; SUB_STREAMS=200; INFLIGHT="250 500 1000 2000"
   SESSIONS="100 250 500 1000"; TASKS="250 500 1000 2000"; INSTANCES="1 2 3 4"; INST_STREAMS=400
 else
-  CATALOG="10 1000 10000 100000"; LISTENERS_AT="1000 10000 50000 100000"; LISTENERS=10000
+  CATALOG="10 1000 10000 100000"; LISTENERS_AT="1000 10000 50000 100000"; LISTENERS=10000; H1_AT="1000 5000 10000 19000"
   SUBS="1 16 128 1024"; SUB_STREAMS=1000; INFLIGHT="1000 10000 25000 50000"
   SESSIONS="1000 2500 5000 10000"; TASKS="1000 10000 30000 100000"; INSTANCES="1 2 3 4"; INST_STREAMS=3000
 fi
@@ -155,6 +156,24 @@ curve_listeners() {
     log=$(load listen --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --http2 --h2-connections $(( n / 150 + 1 )) \
       --pid "$pid" --hold 1 --settle 0)
     record listeners rmcp "$n" "$(fanout_figures "$log" "$n")"
+    stop "$pid"
+  done
+}
+
+# The same over HTTP/1.1 (a connection per stream, up to the open-files
+# limit), beside the bare actix-web floor.
+curve_listeners_h1() {
+  for n in $H1_AT; do
+    start_mcp $PORT; local pid=$STARTED
+    local log; log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --events "$(events_for "$n")" \
+      --sources 4 --pid "$pid")
+    record listeners_h1 actix-mcp "$n" "$(fanout_figures "$log" "$n")"
+    stop "$pid"
+    taskset -c 0 target/release/echo-baseline "127.0.0.1:$PORT" --fanout 2>>"$OUT/server.log" &
+    pid=$!; PIDS+=("$pid"); wait_port $PORT
+    log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --events "$(events_for "$n")" \
+      --sources 4 --pid "$pid")
+    record listeners_h1 "bare actix-web" "$n" "$(fanout_figures "$log" "$n")"
     stop "$pid"
   done
 }

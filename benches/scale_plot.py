@@ -44,7 +44,9 @@ FIGURES = {
                   ("redis_ms", "Redis CPU per event", "ms", True),
                   ("event_ms", "server CPU per event, all instances", "ms", True)],
 }
-SIZE = {"catalog": "tools and resources", "listeners": "idle listen streams",
+FIGURES["listeners_h1"] = FIGURES["listeners"]
+SIZE = {"catalog": "tools and resources", "listeners": "idle listen streams over HTTP/2",
+        "listeners_h1": "idle listen streams over HTTP/1.1",
         "subscriptions": "URIs per listen stream", "inflight": "concurrent sleeping calls",
         "sessions": "legacy sessions", "tasks": "live tasks", "instances": "instances over one Redis"}
 COLOURS = ["#1f5fa8", "#c0392b", "#27864a", "#8e44ad"]
