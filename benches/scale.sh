@@ -23,8 +23,8 @@
 # OUT/results.tsv, one SVG per curve and OUT/scale.md (the tables, the
 # ratios to rmcp, and a check that no curve grows faster than linearly).
 #
-#   bash benches/scale.sh                 # the full sizes (about 25 min here)
-#   SCALE_QUICK=1 bash benches/scale.sh   # smaller sizes (about 6 min)
+#   bash benches/scale.sh                 # the full sizes (about 15 min here)
+#   SCALE_QUICK=1 bash benches/scale.sh   # smaller sizes (about 7 min)
 #   CURVES="catalog inflight" bash benches/scale.sh
 # Bounded: every run has a fixed size and a time limit (`timeout`).
 set -euo pipefail
