@@ -67,7 +67,7 @@ fn main() -> Result<(), BuildError> {
         args.drain(i..i + 2);
     } else {
         let mut config = Config::default();
-        config.apply_env(std::env::vars().filter(|(k, _)| k.starts_with("ACTIX_MCP_"))).expect("ACTIX_MCP_* overrides");
+        config.apply_env(Config::env_overrides()).expect("ACTIX_MCP_* overrides");
         builder = builder.config(config);
     }
     let started = std::time::Instant::now();

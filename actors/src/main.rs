@@ -22,10 +22,6 @@ use actix_mcp::gateway::Gateway;
 use actix_mcp::{catalogs, McpServer};
 use clap::Parser;
 
-fn env_vars() -> Vec<(String, String)> {
-    std::env::vars().filter(|(k, _)| k.starts_with("ACTIX_MCP_")).collect()
-}
-
 /// Builds the configured catalog and server inside a fresh actix system and
 /// serves until the end.
 fn run(config: Config, transport: Transport) -> Result<(), String> {
@@ -48,13 +44,15 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Stdio(args)) => {
-            args.load(env_vars()).map_err(|e| e.to_string()).and_then(|c| run(c, Transport::Stdio))
+            args.load(Config::env_overrides()).map_err(|e| e.to_string()).and_then(|c| run(c, Transport::Stdio))
         }
         Some(Command::Client(args)) => actix_mcp::client::cli::run(args),
         Some(Command::Serve(args)) => {
-            args.load(env_vars()).map_err(|e| e.to_string()).and_then(|c| run(c, Transport::Http))
+            args.load(Config::env_overrides()).map_err(|e| e.to_string()).and_then(|c| run(c, Transport::Http))
         }
-        None => cli.serve.load(env_vars()).map_err(|e| e.to_string()).and_then(|c| run(c, Transport::Http)),
+        None => {
+            cli.serve.load(Config::env_overrides()).map_err(|e| e.to_string()).and_then(|c| run(c, Transport::Http))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

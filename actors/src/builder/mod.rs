@@ -95,7 +95,7 @@ impl McpServerBuilder {
     /// reported by `build`.
     pub fn config_file(self, path: impl AsRef<std::path::Path>) -> Self {
         let loaded = Config::from_file(path.as_ref()).and_then(|mut c| {
-            c.apply_env(std::env::vars().filter(|(k, _)| k.starts_with("ACTIX_MCP_")))?;
+            c.apply_env(Config::env_overrides())?;
             Ok(c)
         });
         match loaded {

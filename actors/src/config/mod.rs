@@ -101,6 +101,11 @@ impl Config {
         Ok(config)
     }
 
+    /// The process's `ACTIX_MCP_*` environment variables, for [`Config::apply_env`].
+    pub fn env_overrides() -> Vec<(String, String)> {
+        std::env::vars().filter(|(k, _)| k.starts_with("ACTIX_MCP_")).collect()
+    }
+
     /// Applies `ACTIX_MCP_*` environment overrides from `vars`.
     pub fn apply_env(&mut self, vars: impl IntoIterator<Item = (String, String)>) -> Result<(), ConfigError> {
         for (key, value) in vars {
