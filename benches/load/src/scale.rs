@@ -9,8 +9,10 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hdrhistogram::Histogram;
-use mcp_load::{body, histogram, meta, rss_kib, source, verify, verify_echo, Conn, Target};
-use serde_json::{json, Value};
+use mcp_load::{body, histogram, rss_kib, source, verify, verify_echo, Conn, Target};
+use serde_json::json;
+
+use crate::tasks::with_extension;
 
 /// Microseconds since `t0`, at least 1 (for a histogram).
 fn micros(t0: Instant) -> u64 {
@@ -261,14 +263,6 @@ pub(crate) async fn sessions(url: String, sessions: usize, connections: usize, d
     );
 }
 
-/// A request body declaring the Tasks extension.
-fn with_tasks(id: u64, method: &str, mut params: Value) -> Bytes {
-    let mut m = meta();
-    m["io.modelcontextprotocol/clientCapabilities"] = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
-    params["_meta"] = m;
-    Bytes::from(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string())
-}
-
 /// Live tasks: creates `tasks` tasks (`task_echo`, over `connections`
 /// connections), the creation rate and the server's RSS per task, then
 /// `samples` `tasks/get`s spread over them.
@@ -289,7 +283,7 @@ pub(crate) async fn live_tasks(url: String, tasks: usize, connections: usize, sa
                 if id >= tasks as u64 {
                     return h;
                 }
-                let call = with_tasks(
+                let call = with_extension(
                     id,
                     "tools/call",
                     json!({"name": "task_echo", "arguments": {"text": format!("t-{id}")}}),
@@ -317,7 +311,7 @@ pub(crate) async fn live_tasks(url: String, tasks: usize, connections: usize, sa
     for (n, (id, task)) in ids.iter().step_by(stride).take(samples).enumerate() {
         let rid = 1 << 40 | n as u64;
         let t = Instant::now();
-        let got = conn.call("tasks/get", Some(task), with_tasks(rid, "tasks/get", json!({"taskId": task}))).await;
+        let got = conn.call("tasks/get", Some(task), with_extension(rid, "tasks/get", json!({"taskId": task}))).await;
         let got = verify(&got.expect("tasks/get"), rid).expect("tasks/get succeeds");
         get.record(micros(t)).ok();
         let text = format!("t-{id}");

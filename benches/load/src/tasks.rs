@@ -16,7 +16,8 @@ use crate::cli::Common;
 
 const EXT: &str = "io.modelcontextprotocol/tasks";
 
-fn with_extension(id: u64, method: &str, mut params: Value) -> Bytes {
+/// A request body declaring the Tasks extension.
+pub(crate) fn with_extension(id: u64, method: &str, mut params: Value) -> Bytes {
     let mut m = meta();
     m["io.modelcontextprotocol/clientCapabilities"] = json!({"extensions": {EXT: {}}});
     params["_meta"] = m;
