@@ -125,7 +125,7 @@ fn start_hub(
     let h = &config.hub;
     // Over HTTP/2 one connection carries many streams: the open-files limit
     // bounds connections then, not listen streams.
-    let http2 = cfg!(feature = "h2c") && (config.http.h2c || !config.http.tls.cert.is_empty());
+    let http2 = cfg!(feature = "h2c") && (config.http.h2c || config.http.tls.enabled());
     let max = if http2 { h.max_listeners } else { listener_cap(h.max_listeners, log) };
     let (mailbox, hub_log) = (h.mailbox, log.new(slog::o!("actor" => "hub")));
     let trim = Duration::from_millis(h.memory_trim_ms);
