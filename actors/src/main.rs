@@ -42,18 +42,18 @@ fn run(config: Config, transport: Transport) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Some(Command::Stdio(args)) => {
-            args.load(Config::env_overrides()).map_err(|e| e.to_string()).and_then(|c| run(c, Transport::Stdio))
-        }
-        Some(Command::Client(args)) => actix_mcp::client::cli::run(args),
-        Some(Command::Serve(args)) => {
-            args.load(Config::env_overrides()).map_err(|e| e.to_string()).and_then(|c| run(c, Transport::Http))
-        }
-        None => {
-            cli.serve.load(Config::env_overrides()).map_err(|e| e.to_string()).and_then(|c| run(c, Transport::Http))
-        }
+    let env = Config::env_overrides();
+    let (loaded, transport) = match cli.command {
+        Some(Command::Client(args)) => return exit_code(actix_mcp::client::cli::run(args)),
+        Some(Command::Stdio(args)) => (args.load(env), Transport::Stdio),
+        Some(Command::Serve(args)) => (args.load(env), Transport::Http),
+        None => (cli.serve.load(env), Transport::Http),
     };
+    exit_code(loaded.map_err(|e| e.to_string()).and_then(|c| run(c, transport)))
+}
+
+/// Success, or the error on stderr and a failure.
+fn exit_code(result: Result<(), String>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
