@@ -25,6 +25,7 @@ static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
 
 use actix_mcp::catalogs::everything;
+use actix_mcp::config::cli::CommonArgs;
 use actix_mcp::prelude::*;
 
 /// Arguments of a generated tool.
@@ -59,22 +60,20 @@ fn catalog(tools: usize, resources: usize) -> Arc<Catalog> {
 }
 
 fn main() -> Result<(), BuildError> {
-    let mut args: Vec<String> = std::env::args().collect();
-    let mut builder = McpServer::builder(server_info!());
-    if let Some(i) = args.iter().position(|a| a == "--config") {
-        let file = args.get(i + 1).cloned().expect("--config FILE");
-        builder = builder.config_file(file);
-        args.drain(i..i + 2);
-    } else {
-        let mut config = Config::default();
-        config.apply_env(Config::env_overrides()).expect("ACTIX_MCP_* overrides");
-        builder = builder.config(config);
-    }
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| {
+        let at = args.iter().position(|a| a == name)?;
+        Some(args.get(at + 1).unwrap_or_else(|| panic!("{name} needs a value")).clone())
+    };
+    // Defaults < --config FILE < ACTIX_MCP_* variables, as the binary loads them.
+    let options = CommonArgs { config: flag("--config").map(Into::into), ..CommonArgs::default() };
+    let config = options.load(Config::env_overrides())?;
     let started = std::time::Instant::now();
     let catalog = catalog(count("SCALE_TOOLS"), count("SCALE_RESOURCES"));
     eprintln!("scale_server: catalog grown in {:?}", started.elapsed());
-    match args.iter().position(|a| a == "--http") {
-        Some(i) => builder.catalog(catalog).run_http(&args[i + 1]),
-        None => builder.catalog(catalog).run(),
+    let builder = McpServer::builder(server_info!()).config(config).catalog(catalog);
+    match flag("--http") {
+        Some(addr) => builder.run_http(&addr),
+        None => builder.run(),
     }
 }
