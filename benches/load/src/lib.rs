@@ -136,18 +136,21 @@ impl Conn {
         }
     }
 
-    fn request(&self, method: &str, name: Option<&str>, body: Bytes) -> Request<Full<Bytes>> {
-        let b = match self.sender {
+    /// A POST to the target with the content type and `Accept` of every
+    /// MCP request.
+    fn post_to(&self) -> hyper::http::request::Builder {
+        match self.sender {
             Sender::H1(_) => Request::post(&self.target.path).header("host", &self.target.host),
             // HTTP/2 carries the authority in the request target (`:authority`).
             Sender::H2(_) => Request::post(format!("http://{}{}", self.target.host, self.target.path))
                 .version(hyper::Version::HTTP_2),
-        };
-        let mut b = b
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", VERSION)
-            .header("mcp-method", method);
+        }
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+    }
+
+    fn request(&self, method: &str, name: Option<&str>, body: Bytes) -> Request<Full<Bytes>> {
+        let mut b = self.post_to().header("mcp-protocol-version", VERSION).header("mcp-method", method);
         if let Some(n) = name {
             b = b.header("mcp-name", n);
         }
@@ -157,32 +160,20 @@ impl Conn {
     /// POSTs one JSON-RPC request and reads the whole reply.
     pub async fn call(&mut self, method: &str, name: Option<&str>, body: Bytes) -> Result<Answer, String> {
         let resp = self.send(self.request(method, name, body)).await?;
-        let status = resp.status().as_u16();
-        let content_type = resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
-        let body = resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
-        Ok(Answer { status, content_type, body })
+        whole(resp).await
     }
 
     /// POSTs `body` with only `headers` beside the content type and
     /// `Accept` (e.g. a 2025-11-25 session's), and reads the whole reply;
     /// also returns the reply's `Mcp-Session-Id`, if any.
     pub async fn post(&mut self, headers: &[(&str, &str)], body: Bytes) -> Result<(Answer, Option<String>), String> {
-        let mut b = match self.sender {
-            Sender::H1(_) => Request::post(&self.target.path).header("host", &self.target.host),
-            Sender::H2(_) => Request::post(format!("http://{}{}", self.target.host, self.target.path))
-                .version(hyper::Version::HTTP_2),
-        }
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
+        let mut b = self.post_to();
         for (k, v) in headers {
             b = b.header(*k, *v);
         }
         let resp = self.send(b.body(Full::new(body)).map_err(|e| e.to_string())?).await?;
-        let status = resp.status().as_u16();
-        let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let (content_type, session) = (header("content-type").unwrap_or_default(), header("mcp-session-id"));
-        let body = resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
-        Ok((Answer { status, content_type, body }, session))
+        let session = header(&resp, "mcp-session-id");
+        Ok((whole(resp).await?, session))
     }
 
     /// POSTs a request whose reply is a stream, returning its body to read.
@@ -190,6 +181,18 @@ impl Conn {
         let resp = self.send(self.request(method, None, body)).await?;
         Ok((resp.status().as_u16(), resp.into_body()))
     }
+}
+
+/// A header of `resp` as text, if it has one.
+fn header(resp: &hyper::Response<hyper::body::Incoming>, name: &str) -> Option<String> {
+    resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+}
+
+/// The whole reply: its status, content type and body.
+async fn whole(resp: hyper::Response<hyper::body::Incoming>) -> Result<Answer, String> {
+    let (status, content_type) = (resp.status().as_u16(), header(&resp, "content-type").unwrap_or_default());
+    let body = resp.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
+    Ok(Answer { status, content_type, body })
 }
 
 /// The `_meta` of every request.
