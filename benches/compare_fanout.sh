@@ -42,15 +42,6 @@ OUT="$(mktemp)"
 SERVER=""
 trap '[ -z "$SERVER" ] || kill "$SERVER" 2>/dev/null || true; rm -f "$OUT"' EXIT
 
-# SIGINT, which a script's background job may ignore (fanout-floor sets no
-# handler): then SIGTERM after 5 s.
-stop_server() {
-  kill -INT "$SERVER" 2>/dev/null || true
-  for _ in $(seq 1 50); do kill -0 "$SERVER" 2>/dev/null || break; sleep 0.1; done
-  kill -TERM "$SERVER" 2>/dev/null || true
-  wait "$SERVER" 2>/dev/null || true; SERVER=""
-}
-
 run() { # NAME CMD...
   local name=$1; shift
   ACTIX_MCP_WORKERS=1 taskset -c 0 "$@" 2>/dev/null &
@@ -62,7 +53,7 @@ run() { # NAME CMD...
   local log
   log=$(taskset -c 1 target/release/mcp-load fanout --url "http://127.0.0.1:$PORT/mcp" \
     --streams "$STREAMS" --events "$EVENTS" --sources 4 --pid "$SERVER" ${H2:+--http2 --h2-connections 16})
-  stop_server
+  stop_process "$SERVER"; SERVER=""
   local server client p99
   server=$(sed -n 's/.*CPU per event: server \([0-9.]*\) ms.*/\1/p' <<<"$log")
   client=$(sed -n 's/.*CPU per event: server.*this client \([0-9.]*\) ms.*/\1/p' <<<"$log")

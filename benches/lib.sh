@@ -12,6 +12,15 @@ streams_fit() {
   fi
 }
 
+# stop_process PID: SIGINT, which a script's background job may ignore
+# (fanout-floor sets no handler), then SIGTERM after 5 s; waits for it.
+stop_process() {
+  kill -INT "$1" 2>/dev/null || true
+  for _ in $(seq 1 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  kill -TERM "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
 # The median of the numbers on stdin (separated by spaces or lines).
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 

@@ -91,7 +91,6 @@ start_rmcp() { # PORT [ENV=VALUE…]
   env "$@" taskset -c 0 "$RMCP" "127.0.0.1:$port" 2>>"$OUT/server.log" &
   STARTED=$!; PIDS+=("$STARTED"); wait_port "$port"
 }
-stop() { kill -INT "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 load() { timeout 600 taskset -c 1 "$LOAD" "$@"; }
 # record CURVE SERVER SIZE FIGURES…
 record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" | tee -a "$RESULTS"; }
@@ -127,10 +126,10 @@ curve_catalog() {
     local log; log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$LISTENERS" --events "$(events_for "$LISTENERS")" --event tools \
       --http2 --h2-connections 16 --pid "$pid")
     record catalog actix-mcp "$n" "$line event_ms=$(sed -n 's/.*run time per event: server \([0-9.]*\) ms.*/\1/p' <<<"$log")"
-    stop "$pid"
+    stop_process "$pid"
     start_rmcp $PORT SCALE_TOOLS="$n" SCALE_RESOURCES="$n"; pid=$STARTED
     record catalog rmcp "$n" "$(load catalog --url "http://127.0.0.1:$PORT/mcp" --tool "tool_$mid" --uri "scale://item/$mid" --pid "$pid" | scale_line)"
-    stop "$pid"
+    stop_process "$pid"
   done
 }
 
@@ -141,7 +140,7 @@ curve_listeners() {
     local log; log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --events "$(events_for "$n")" \
       --http2 --h2-connections "$conns" --pid "$pid")
     record listeners actix-mcp "$n" "$(fanout_figures "$log" "$n")"
-    stop "$pid"
+    stop_process "$pid"
     # The floor: a bare actix-web SSE response per stream fed by a channel,
     # over the same HTTP/2 connections (echo-baseline --fanout --h2c).
     env taskset -c 0 target/release/echo-baseline "127.0.0.1:$PORT" --fanout --h2c 2>>"$OUT/server.log" &
@@ -149,14 +148,14 @@ curve_listeners() {
     log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --events "$(events_for "$n")" \
       --http2 --h2-connections "$conns" --pid "$pid")
     record listeners "bare actix-web" "$n" "$(fanout_figures "$log" "$n")"
-    stop "$pid"
+    stop_process "$pid"
     # rmcp: the same streams opened and held (it has no trigger for an
     # event), at most 200 on a connection (hyper's limit of streams).
     start_rmcp $PORT; pid=$STARTED
     log=$(load listen --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --http2 --h2-connections $(( n / 150 + 1 )) \
       --pid "$pid" --hold 1 --settle 0)
     record listeners rmcp "$n" "$(fanout_figures "$log" "$n")"
-    stop "$pid"
+    stop_process "$pid"
   done
 }
 
@@ -168,13 +167,13 @@ curve_listeners_h1() {
     local log; log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --events "$(events_for "$n")" \
       --sources 4 --pid "$pid")
     record listeners_h1 actix-mcp "$n" "$(fanout_figures "$log" "$n")"
-    stop "$pid"
+    stop_process "$pid"
     taskset -c 0 target/release/echo-baseline "127.0.0.1:$PORT" --fanout 2>>"$OUT/server.log" &
     pid=$!; PIDS+=("$pid"); wait_port $PORT
     log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --events "$(events_for "$n")" \
       --sources 4 --pid "$pid")
     record listeners_h1 "bare actix-web" "$n" "$(fanout_figures "$log" "$n")"
-    stop "$pid"
+    stop_process "$pid"
   done
 }
 
@@ -184,7 +183,7 @@ curve_subscriptions() {
     local log; log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$SUB_STREAMS" \
       --subscriptions "$k" --sources 4 --pid "$pid" --events "$(events_for "$SUB_STREAMS")")
     record subscriptions actix-mcp "$k" "$(fanout_figures "$log" "$SUB_STREAMS")"
-    stop "$pid"
+    stop_process "$pid"
   done
 }
 
@@ -196,11 +195,11 @@ curve_inflight() {
     start_mcp $PORT; local pid=$STARTED
     record inflight actix-mcp "$n" "$(load inflight --url "http://127.0.0.1:$PORT/mcp" --calls "$n" --ms "$SLEEP_MS" \
       --h2-connections "$conns" --pid "$pid" | scale_line)"
-    stop "$pid"
+    stop_process "$pid"
     start_rmcp $PORT; pid=$STARTED
     record inflight rmcp "$n" "$(load inflight --url "http://127.0.0.1:$PORT/mcp" --calls "$n" --ms "$SLEEP_MS" \
       --h2-connections "$conns" --pid "$pid" | scale_line)"
-    stop "$pid"
+    stop_process "$pid"
   done
 }
 
@@ -208,7 +207,7 @@ curve_sessions() {
   for n in $SESSIONS; do
     start_mcp $PORT; local pid=$STARTED
     record sessions actix-mcp "$n" "$(load sessions --url "http://127.0.0.1:$PORT/mcp" --sessions "$n" --pid "$pid" | scale_line)"
-    stop "$pid"
+    stop_process "$pid"
   done
 }
 
@@ -223,7 +222,7 @@ curve_tasks() {
   for n in $TASKS; do
     start_mcp $PORT; local pid=$STARTED
     record tasks "actix-mcp, memory" "$n" "$(load live-tasks --url "http://127.0.0.1:$PORT/mcp" --tasks "$n" --pid "$pid" | scale_line)"
-    stop "$pid"
+    stop_process "$pid"
     command -v redis-server >/dev/null || continue
     start_redis
     start_mcp $PORT ACTIX_MCP_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/" ACTIX_MCP_HUB_BACKEND=redis; pid=$STARTED
@@ -232,7 +231,7 @@ curve_tasks() {
     local after; after=$(redis_used_kib)
     line=$(sed 's/per_task_kib=[0-9.]*//' <<<"$line")
     record tasks "actix-mcp, Redis" "$n" "$line per_task_kib=$(echo "$before $after $n" | awk '{printf "%.2f", ($2 - $1) / $3}')"
-    stop "$pid"; stop "$REDIS"
+    stop_process "$pid"; stop_process "$REDIS"
   done
 }
 
@@ -259,8 +258,8 @@ print(f"p99_ms={f.get('p99_ms')} event_ms={total:.2f} redis_ms={redis}")
 PY
 )
     record instances actix-mcp "$n" "$total"
-    for p in "${pids[@]}"; do stop "$p"; done
-    stop "$REDIS"
+    for p in "${pids[@]}"; do stop_process "$p"; done
+    stop_process "$REDIS"
   done
 }
 
