@@ -70,8 +70,10 @@ pub(crate) fn start(
     Ok(())
 }
 
-/// Applies the changes of the paths quiet for `debounce`, then rescans
-/// the skills directory once if any was under it (digests stay true).
+/// Applies the changes of the paths quiet for `debounce`. When any was
+/// under the skills directory, that directory is rescanned once first: a
+/// client told of a change (`list_changed` for the file's own resource) then
+/// finds the skill's entry and digests already up to date.
 fn apply_quiet(
     shared: &Arc<Shared>,
     catalog: &Catalog,
@@ -83,15 +85,15 @@ fn apply_quiet(
     let now = Instant::now();
     let ready: Vec<PathBuf> =
         pending.iter().filter(|(_, (_, at))| now.duration_since(*at) >= debounce).map(|(p, _)| p.clone()).collect();
-    let mut skills_changed = false;
-    for path in ready {
-        if let Some((kind, _)) = pending.remove(&path) {
-            skills_changed |= shared.skills.as_ref().is_some_and(|s| s.contains(&path));
-            apply(shared, catalog, watcher, &path, &kind, log);
+    if let Some(skills) = &shared.skills {
+        if ready.iter().any(|p| skills.contains(p)) {
+            skills.sync(shared, catalog, log);
         }
     }
-    if let (true, Some(skills)) = (skills_changed, &shared.skills) {
-        skills.sync(shared, catalog, log);
+    for path in ready {
+        if let Some((kind, _)) = pending.remove(&path) {
+            apply(shared, catalog, watcher, &path, &kind, log);
+        }
     }
 }
 
