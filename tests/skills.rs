@@ -218,6 +218,35 @@ async fn a_changed_file_changes_its_digest_and_is_announced() {
     srv.stop().await;
 }
 
+/// A skill made while the server runs is served by the time its
+/// `list_changed` arrives, and its new directory is watched: a file added
+/// to it later joins its entry.
+#[actix_rt::test]
+async fn a_skill_made_while_running_is_served_and_watched() {
+    let root = Root::new("fresh");
+    let srv = start(&root.0);
+    let body = request(json!(9), "subscriptions/listen", json!({"notifications": {"resourcesListChanged": true}}));
+    let mut stream = SseReader::open(&srv.url, &body).await;
+    assert_eq!(stream.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
+
+    std::fs::create_dir_all(root.0.join("skills/fresh")).unwrap();
+    std::fs::write(root.0.join("skills/fresh/SKILL.md"), "---\nname: fresh\ndescription: Made later\n---\n").unwrap();
+    let m = stream.next().await.unwrap();
+    assert_eq!(m["method"], "notifications/resources/list_changed", "{m}");
+    let skills = all_skills(&srv.url).await;
+    assert!(skills.iter().any(|s| s["uri"] == "skill://fresh/SKILL.md"), "{skills:?}");
+
+    // Let the rest of that change's announcements pass, then add a file.
+    while stream.next_within(std::time::Duration::from_millis(500)).await.is_some() {}
+    std::fs::write(root.0.join("skills/fresh/notes.txt"), "notes").unwrap();
+    let m = stream.next().await.unwrap();
+    assert_eq!(m["method"], "notifications/resources/list_changed", "{m}");
+    let skill = result(&srv.url, "skills/get", json!({"uri": "skill://fresh/SKILL.md"})).await;
+    let files: Vec<&Value> = skill["skill"]["resources"].as_array().unwrap().iter().map(|r| &r["uri"]).collect();
+    assert!(files.contains(&&json!("skill://fresh/notes.txt")), "{files:?}");
+    srv.stop().await;
+}
+
 #[actix_rt::test]
 async fn legacy_sessions_get_skills_without_caching_fields() {
     let root = Root::new("legacy");

@@ -70,10 +70,14 @@ pub(crate) fn start(
     Ok(())
 }
 
-/// Applies the changes of the paths quiet for `debounce`. When any was
-/// under the skills directory, that directory is rescanned once first: a
-/// client told of a change (`list_changed` for the file's own resource) then
-/// finds the skill's entry and digests already up to date.
+/// Applies the changes of the paths quiet for `debounce`.
+///
+/// New directories are watched first, so a file landing in one from then
+/// on has its own event and the scans below see what landed before. When a
+/// path was under the skills directory, that directory is rescanned next,
+/// before any file change is announced: a client told of one
+/// (`list_changed` for the file's own resource) finds the skill's entry and
+/// digests already up to date.
 fn apply_quiet(
     shared: &Arc<Shared>,
     catalog: &Catalog,
@@ -83,37 +87,43 @@ fn apply_quiet(
     log: &Logger,
 ) {
     let now = Instant::now();
-    let ready: Vec<PathBuf> =
+    let quiet: Vec<PathBuf> =
         pending.iter().filter(|(_, (_, at))| now.duration_since(*at) >= debounce).map(|(p, _)| p.clone()).collect();
+    let ready: Vec<(PathBuf, EventKind)> =
+        quiet.into_iter().filter_map(|p| pending.remove(&p).map(|(kind, _)| (p, kind))).collect();
+    for (path, kind) in &ready {
+        if entered_directory(shared, path, kind) {
+            let _ = watcher.watch(path, RecursiveMode::NonRecursive);
+        }
+    }
     if let Some(skills) = &shared.skills {
-        if ready.iter().any(|p| skills.contains(p)) {
+        if ready.iter().any(|(p, _)| skills.contains(p)) {
             skills.sync(shared, catalog, log);
         }
     }
-    for path in ready {
-        if let Some((kind, _)) = pending.remove(&path) {
-            apply(shared, catalog, watcher, &path, &kind, log);
-        }
+    for (path, kind) in &ready {
+        apply(shared, catalog, path, kind, log);
     }
 }
 
-fn apply(
-    shared: &Arc<Shared>,
-    catalog: &Catalog,
-    watcher: &mut impl Watcher,
-    path: &Path,
-    kind: &EventKind,
-    log: &Logger,
-) {
+/// Whether `path` is a directory that just appeared (created or moved in)
+/// and is to be served: a real directory, not a link to one. Links are
+/// never entered (as at start), so a link to a directory outside the root
+/// brings nothing in.
+fn entered_directory(shared: &Shared, path: &Path, kind: &EventKind) -> bool {
+    matches!(kind, EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_)))
+        && path.symlink_metadata().is_ok_and(|m| m.is_dir())
+        && shared.jail.relative(path).is_some_and(|rel| shared.rules.enters(&rel))
+}
+
+fn apply(shared: &Arc<Shared>, catalog: &Catalog, path: &Path, kind: &EventKind, log: &Logger) {
     if matches!(kind, EventKind::Access(_)) {
         return;
     }
     let Some(rel) = shared.jail.relative(path) else { return };
-    // A real directory, not a link to one: links are never entered (as at
-    // start), so a link to a directory outside the root brings nothing in.
     if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
-        if matches!(kind, EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))) && shared.rules.enters(&rel) {
-            add_directory(shared, catalog, watcher, path, log);
+        if entered_directory(shared, path, kind) {
+            serve_directory(shared, catalog, path, log);
         }
         return;
     }
@@ -153,10 +163,9 @@ fn apply(
     }
 }
 
-/// Watches a new directory and serves the files that landed in it before
-/// the watch did (within `fs.max_files`).
-fn add_directory(shared: &Arc<Shared>, catalog: &Catalog, watcher: &mut impl Watcher, path: &Path, log: &Logger) {
-    let _ = watcher.watch(path, RecursiveMode::NonRecursive);
+/// Serves the files that landed in a new directory before its watch was
+/// added (within `fs.max_files`).
+fn serve_directory(shared: &Arc<Shared>, catalog: &Catalog, path: &Path, log: &Logger) {
     for file in super::walk(shared, path, log).files {
         if catalog.resource_count_under("file:") >= shared.config.max_files {
             warn!(log, "fs.max_files reached; new files are not served"; "max_files" => shared.config.max_files);
