@@ -87,22 +87,23 @@ fn apply_quiet(
     log: &Logger,
 ) {
     let now = Instant::now();
-    let quiet: Vec<PathBuf> =
-        pending.iter().filter(|(_, (_, at))| now.duration_since(*at) >= debounce).map(|(p, _)| p.clone()).collect();
-    let ready: Vec<(PathBuf, EventKind)> =
-        quiet.into_iter().filter_map(|p| pending.remove(&p).map(|(kind, _)| (p, kind))).collect();
-    for (path, kind) in &ready {
-        if entered_directory(shared, path, kind) {
-            let _ = watcher.watch(path, RecursiveMode::NonRecursive);
-        }
+    let ready: Vec<(PathBuf, EventKind, bool)> = pending
+        .extract_if(|_, (_, at)| now.duration_since(*at) >= debounce)
+        .map(|(path, (kind, _))| {
+            let entered = entered_directory(shared, &path, &kind);
+            (path, kind, entered)
+        })
+        .collect();
+    for (path, _, _) in ready.iter().filter(|(_, _, entered)| *entered) {
+        let _ = watcher.watch(path, RecursiveMode::NonRecursive);
     }
     if let Some(skills) = &shared.skills {
-        if ready.iter().any(|(p, _)| skills.contains(p)) {
+        if ready.iter().any(|(p, _, _)| skills.contains(p)) {
             skills.sync(shared, catalog, log);
         }
     }
-    for (path, kind) in &ready {
-        apply(shared, catalog, path, kind, log);
+    for (path, kind, entered) in &ready {
+        apply(shared, catalog, path, kind, *entered, log);
     }
 }
 
@@ -116,15 +117,18 @@ fn entered_directory(shared: &Shared, path: &Path, kind: &EventKind) -> bool {
         && shared.jail.relative(path).is_some_and(|rel| shared.rules.enters(&rel))
 }
 
-fn apply(shared: &Arc<Shared>, catalog: &Catalog, path: &Path, kind: &EventKind, log: &Logger) {
+/// Applies one path's change; `entered` says it is a directory that just
+/// appeared and is served ([`entered_directory`]).
+fn apply(shared: &Arc<Shared>, catalog: &Catalog, path: &Path, kind: &EventKind, entered: bool, log: &Logger) {
+    if entered {
+        serve_directory(shared, catalog, path, log);
+        return;
+    }
     if matches!(kind, EventKind::Access(_)) {
         return;
     }
     let Some(rel) = shared.jail.relative(path) else { return };
     if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
-        if entered_directory(shared, path, kind) {
-            serve_directory(shared, catalog, path, log);
-        }
         return;
     }
     if !shared.rules.serves(&rel) {
