@@ -91,6 +91,13 @@ start_rmcp() { # PORT [ENV=VALUE…]
   env "$@" taskset -c 0 "$RMCP" "127.0.0.1:$port" 2>>"$OUT/server.log" &
   STARTED=$!; PIDS+=("$STARTED"); wait_port "$port"
 }
+# start_floor PORT [ARG…]: the bare actix-web SSE floor (echo-baseline
+# --fanout, a channel-fed response per stream) on CPU 0; sets STARTED.
+start_floor() {
+  local port=$1; shift
+  taskset -c 0 target/release/echo-baseline "127.0.0.1:$port" --fanout "$@" 2>>"$OUT/server.log" &
+  STARTED=$!; PIDS+=("$STARTED"); wait_port "$port"
+}
 load() { timeout 600 taskset -c 1 "$LOAD" "$@"; }
 # record CURVE SERVER SIZE FIGURES…
 record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" | tee -a "$RESULTS"; }
@@ -143,8 +150,7 @@ curve_listeners() {
     stop_process "$pid"
     # The floor: a bare actix-web SSE response per stream fed by a channel,
     # over the same HTTP/2 connections (echo-baseline --fanout --h2c).
-    env taskset -c 0 target/release/echo-baseline "127.0.0.1:$PORT" --fanout --h2c 2>>"$OUT/server.log" &
-    pid=$!; PIDS+=("$pid"); wait_port $PORT
+    start_floor $PORT --h2c; pid=$STARTED
     log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --events "$(events_for "$n")" \
       --http2 --h2-connections "$conns" --pid "$pid")
     record listeners "bare actix-web" "$n" "$(fanout_figures "$log" "$n")"
@@ -168,8 +174,7 @@ curve_listeners_h1() {
       --sources 4 --pid "$pid")
     record listeners_h1 actix-mcp "$n" "$(fanout_figures "$log" "$n")"
     stop_process "$pid"
-    taskset -c 0 target/release/echo-baseline "127.0.0.1:$PORT" --fanout 2>>"$OUT/server.log" &
-    pid=$!; PIDS+=("$pid"); wait_port $PORT
+    start_floor $PORT; pid=$STARTED
     log=$(load fanout --url "http://127.0.0.1:$PORT/mcp" --streams "$n" --events "$(events_for "$n")" \
       --sources 4 --pid "$pid")
     record listeners_h1 "bare actix-web" "$n" "$(fanout_figures "$log" "$n")"
