@@ -14,19 +14,6 @@ use common::*;
 use futures::StreamExt;
 use serde_json::json;
 
-/// Waits up to 20 s for the gateway to serve tools named as in `names`
-/// (`present`) or not.
-async fn until_tools(client: &Client, names: &[&str], present: bool) {
-    for _ in 0..200 {
-        let tools = client.list_tools().await.unwrap();
-        if names.iter().all(|n| tools.iter().any(|t| t.name == *n) == present) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the tools {names:?} were not {} within 20 s", if present { "served" } else { "withdrawn" });
-}
-
 /// The gateway, with a legacy-only upstream `ev` (no prefix, its URIs
 /// under `ev+`, from the file) and a stateless one `two` (from the flag);
 /// the legacy upstream's config path, which names its process.

@@ -6,12 +6,14 @@
 pub mod auth_server;
 mod client_options;
 mod external;
+mod hostile;
 pub mod issuer;
 pub mod logs;
 pub mod nginx;
 mod tasks;
 pub use client_options::*;
 pub use external::*;
+pub use hostile::*;
 pub use tasks::*;
 
 use std::path::PathBuf;

@@ -228,9 +228,32 @@ impl Catalog {
     /// Looks up a tool (listed or not), asking the tool resolver for a
     /// name the catalog does not hold (see [`Catalog::set_tool_resolver`]).
     pub fn tool(&self, name: &str) -> Option<Arc<Tool>> {
+        self.find_tool(name).ok()
+    }
+
+    /// Looks up a tool as [`Catalog::tool`] does; an unknown name is the
+    /// error a call of it gets (`-32602 Unknown tool: NAME`, or what the
+    /// tool resolver says of it).
+    pub fn find_tool(&self, name: &str) -> Result<Arc<Tool>, error::HandlerError> {
         // The read lock is let go before the resolver runs.
         let held = self.read().tools.get(name).cloned();
-        held.or_else(|| self.resolve_tool(name))
+        match held {
+            Some(tool) => Ok(tool),
+            None => self
+                .resolve_tool(name)
+                .unwrap_or_else(|| Err(error::HandlerError::invalid_params(format!("Unknown tool: {name}")))),
+        }
+    }
+
+    /// Whether the catalog holds a tool of this name (the tool resolver
+    /// is not asked).
+    pub(crate) fn holds_tool(&self, name: &str) -> bool {
+        self.read().tools.contains_key(name)
+    }
+
+    /// Whether the catalog holds a prompt of this name.
+    pub(crate) fn holds_prompt(&self, name: &str) -> bool {
+        self.read().prompts.contains_key(name)
     }
 
     /// Adds a resource. Refused when one with that URI is already there

@@ -14,8 +14,19 @@ pub(super) fn check_name(kind: &str, name: &str) -> Result<(), CatalogError> {
     Ok(())
 }
 
+/// A tool's name, its `inputSchema` (a JSON Schema object of `"type":
+/// "object"`, as the specification's schema requires) and its `x-mcp-header`
+/// annotations.
 pub(super) fn check_tool(tool: &Tool) -> Result<(), CatalogError> {
     check_name("tool", tool.name())?;
+    let schema = &tool.def.input_schema;
+    if schema.get("type").and_then(serde_json::Value::as_str) != Some("object") {
+        return Err(CatalogError(format!(
+            "tool {}: its inputSchema must be a JSON Schema object with \"type\": \"object\", not {}",
+            tool.name(),
+            shown(schema)
+        )));
+    }
     if let Err(e) = &tool.header_params {
         return Err(CatalogError(format!("tool {}: {e}", tool.name())));
     }
@@ -27,4 +38,13 @@ pub(super) fn check_uri(uri: &str) -> Result<(), CatalogError> {
         return Err(CatalogError(format!("resource URI {uri:?}: not empty, no whitespace")));
     }
     Ok(())
+}
+
+/// A JSON value in a log line or an error: at most 80 characters of it.
+pub(super) fn shown(v: &serde_json::Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
 }

@@ -12,9 +12,10 @@ use super::{Catalog, Resource, Tool};
 /// `None` (not found), or the resource, or why it is refused.
 pub type ResourceResolver = Arc<dyn Fn(&str) -> Option<Result<Resource, HandlerError>> + Send + Sync>;
 
-/// Resolves a tool name the catalog does not hold: `None` (unknown), or a
-/// tool (not listed) that serves the call.
-pub type ToolResolver = Arc<dyn Fn(&str) -> Option<Tool> + Send + Sync>;
+/// Resolves a tool name the catalog does not hold: `None` (unknown), a
+/// tool (not listed) that serves the call, or why no tool of that name can
+/// serve it now (a sentence the caller gets instead of "Unknown tool").
+pub type ToolResolver = Arc<dyn Fn(&str) -> Option<Result<Tool, HandlerError>> + Send + Sync>;
 
 impl Catalog {
     /// Sets the resolver consulted for URIs that match no resource or template.
@@ -34,11 +35,12 @@ impl Catalog {
     }
 
     /// Asks the tool resolver about `name`; what it finds is never listed.
-    pub(super) fn resolve_tool(&self, name: &str) -> Option<Arc<Tool>> {
+    pub(super) fn resolve_tool(&self, name: &str) -> Option<Result<Arc<Tool>, HandlerError>> {
         let resolver = self.tool_resolver.read().unwrap_or_else(|p| p.into_inner()).clone()?;
-        let mut tool = resolver(name)?;
-        tool.listed = false;
-        Some(Arc::new(tool))
+        Some(resolver(name)?.map(|mut tool| {
+            tool.listed = false;
+            Arc::new(tool)
+        }))
     }
 }
 
@@ -52,13 +54,23 @@ mod tests {
     fn an_unheld_tool_name_is_resolved_and_never_listed() {
         let catalog = Catalog::new();
         assert!(catalog.tool("hidden").is_none());
-        catalog.set_tool_resolver(Arc::new(|name| {
-            (name == "hidden").then(|| {
-                Tool::raw(name, "found", json!({"type": "object"}), |_, _| async { Ok(CallToolResult::text("ok")) })
-            })
+        catalog.set_tool_resolver(Arc::new(|name| match name {
+            "hidden" => Some(Ok(Tool::raw(name, "found", json!({"type": "object"}), |_, _| async {
+                Ok(CallToolResult::text("ok"))
+            }))),
+            "away" => Some(Err(HandlerError::invalid_params("Unknown tool: away (its server is down)"))),
+            _ => None,
         }));
         assert_eq!(catalog.tool("hidden").unwrap().name(), "hidden");
         assert!(catalog.tool("other").is_none());
         assert!(catalog.list_tools(None, 10).unwrap().page.items.is_empty());
+        // Why a name is unknown, when the resolver knows.
+        assert!(catalog.tool("away").is_none());
+        let why = |name| {
+            let e = catalog.find_tool(name).map(|_| ()).unwrap_err();
+            e.to_error_data(mcp_protocol::ProtocolVersion::V2026_07_28).message
+        };
+        assert_eq!(why("away"), "Invalid params: Unknown tool: away (its server is down)");
+        assert_eq!(why("other"), "Invalid params: Unknown tool: other");
     }
 }

@@ -174,6 +174,23 @@ pub(super) fn validate(gateway: &GatewayConfig, upstreams: &[UpstreamConfig]) ->
     if bare.len() > 1 {
         return Err(ConfigError(format!("upstreams {bare:?} all have an empty prefix; at most one may")));
     }
+    // Names are served as PREFIX + separator + own name: where one such head
+    // starts another, one served name could be either upstream's.
+    let heads: Vec<(String, &str)> = upstreams
+        .iter()
+        .filter(|u| !u.prefix().is_empty())
+        .map(|u| (format!("{}{sep}", u.prefix()), u.name.as_str()))
+        .collect();
+    for (i, (a, an)) in heads.iter().enumerate() {
+        if let Some((b, bn)) =
+            heads[i + 1..].iter().find(|(b, _)| a.starts_with(b.as_str()) || b.starts_with(a.as_str()))
+        {
+            return Err(ConfigError(format!(
+                "upstreams {an:?} and {bn:?} serve names under {a:?} and {b:?}, and one of these starts the \
+                 other, so one name could be either's; give one of them another prefix"
+            )));
+        }
+    }
     Ok(())
 }
 
@@ -207,6 +224,12 @@ mod tests {
         assert!(validate(&g, &[up("a", None), up("a", None)]).unwrap_err().0.contains("two upstreams"));
         let both = UpstreamConfig { url: "http://h/mcp".into(), ..up("a", None) };
         assert!(validate(&g, &[both]).unwrap_err().0.contains("exactly one"));
+        // A prefix (with the separator) that starts another's, or the same twice.
+        for (a, b) in [("hx", "hx__good"), ("hx_", "hx"), ("x", "x")] {
+            let e = validate(&g, &[up("a", Some(a)), up("b", Some(b))]).unwrap_err();
+            assert!(e.0.contains("\"a\" and \"b\"") && e.0.contains("another prefix"), "{e}");
+        }
+        assert!(validate(&g, &[up("a", Some("hx")), up("b", Some("hxgood"))]).is_ok());
         let sep = GatewayConfig { separator: "/".into(), ..g };
         assert!(validate(&sep, &[]).is_err());
     }

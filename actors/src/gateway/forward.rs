@@ -254,14 +254,48 @@ fn error_type(result: &Result<Value, ClientError>) -> Option<&'static str> {
     }
 }
 
+/// An upstream's error about its item `own`, as the caller knows the item:
+/// `own` in its message (as a whole name) becomes `served`, so that
+/// "Unknown tool: nope" reads "Unknown tool: git__nope".
+fn as_served(e: HandlerError, own: &str, served: &str) -> HandlerError {
+    match e {
+        HandlerError::Rpc(mut d) => {
+            d.message = renamed(&d.message, own, served);
+            HandlerError::Rpc(d)
+        }
+        other => other,
+    }
+}
+
+/// `text` with each occurrence of `own` that stands as a name of its own
+/// (not inside a longer name) replaced by `served`.
+fn renamed(text: &str, own: &str, served: &str) -> String {
+    let in_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if own.is_empty() || own == served {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(own) {
+        let (before, after) = (&rest[..at], &rest[at + own.len()..]);
+        let alone = !before.ends_with(in_name) && !after.starts_with(in_name);
+        out.push_str(before);
+        out.push_str(if alone { served } else { own });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The upstream's tool `def`, served as `served`.
 pub(crate) fn tool(link: &Arc<Link>, def: tools::Tool, served: String) -> Tool {
-    let (link2, own) = (link.clone(), def.name.clone());
+    let (link2, own, name) = (link.clone(), def.name.clone(), served.clone());
     let mut tool = Tool::raw(served.clone(), def.description.clone(), def.input_schema.clone(), move |args, ctx| {
-        let (link, own) = (link2.clone(), own.clone());
+        let (link, own, name) = (link2.clone(), own.clone(), name.clone());
         async move {
             let params = json!({ "name": own, "arguments": Value::Object(args) });
-            link.forward::<CallToolResult>("tools/call", params, &ctx).await
+            let called = link.forward::<CallToolResult>("tools/call", params, &ctx).await;
+            called.map_err(|e| as_served(e, &own, &name))
         }
     });
     tool.def = tools::Tool { name: served, ..def };
@@ -272,14 +306,15 @@ pub(crate) fn tool(link: &Arc<Link>, def: tools::Tool, served: String) -> Tool {
 
 /// The upstream's prompt `def`, served as `served`.
 pub(crate) fn prompt(link: &Arc<Link>, def: prompts::Prompt, served: String) -> Prompt {
-    let (link2, own) = (link.clone(), def.name.clone());
+    let (link2, own, name) = (link.clone(), def.name.clone(), served.clone());
     let own_name = own.clone();
     let mut prompt = Prompt::new(served.clone(), def.description.clone().unwrap_or_default(), move |args, ctx| {
-        let (link, own) = (link2.clone(), own.clone());
+        let (link, own, name) = (link2.clone(), own.clone(), name.clone());
         async move {
             let arguments: Map<String, Value> = args.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
             let params = json!({ "name": own, "arguments": arguments });
-            link.forward::<GetPromptResult>("prompts/get", params, &ctx).await
+            let got = link.forward::<GetPromptResult>("prompts/get", params, &ctx).await;
+            got.map_err(|e| as_served(e, &own, &name))
         }
     });
     prompt.def = prompts::Prompt { name: served, ..def };
@@ -358,5 +393,20 @@ pub(crate) fn template(link: &Arc<Link>, def: resources::ResourceTemplate, serve
     match link.completes() {
         true => Some(template.with_completion(completer(link, own))),
         false => Some(template),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_upstream_error_names_the_item_as_the_caller_called_it() {
+        assert_eq!(renamed("Unknown tool: nope", "nope", "git__nope"), "Unknown tool: git__nope");
+        assert_eq!(renamed("echo: echoes are echo's", "echo", "a__echo"), "a__echo: echoes are a__echo's");
+        assert_eq!(renamed("no echo_x or x.echo", "echo", "a__echo"), "no echo_x or x.echo");
+        let e = HandlerError::Rpc(ErrorData::new(ErrorCode::INVALID_PARAMS, "Unknown tool: nope"));
+        let HandlerError::Rpc(d) = as_served(e, "nope", "git__nope") else { panic!("an Rpc error") };
+        assert_eq!((d.code, d.message.as_str()), (ErrorCode::INVALID_PARAMS, "Unknown tool: git__nope"));
     }
 }

@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
 use mcp_protocol::model::prompts::Prompt;
 use mcp_protocol::model::resources::{Resource, ResourceTemplate};
 use mcp_protocol::model::tools::Tool;
@@ -15,9 +14,10 @@ use slog::{warn, Logger};
 
 use super::claims::Claims;
 use super::forward::{self, Link};
+use super::names::Names;
 use crate::catalog::Catalog;
 use crate::client::{Client, ClientError};
-use crate::config::{GatewayConfig, UpstreamConfig};
+use crate::config::UpstreamConfig;
 
 /// JSON-RPC "method not found": the upstream does not offer that list.
 const METHOD_NOT_FOUND: i64 = -32601;
@@ -62,12 +62,10 @@ pub(crate) struct Mirror {
     name: String,
     /// Which upstream serves which URI.
     claims: Arc<Claims>,
-    prefix: String,
+    /// How its tools and prompts are named, and which tools are served.
+    names: Names,
     /// Before its URIs.
     uri_prefix: String,
-    separator: String,
-    allow: Option<GlobSet>,
-    deny: Option<GlobSet>,
     scopes: Vec<String>,
     /// What is served, by name or URI: the upstream's definition as it was
     /// put in the catalog (an unchanged one is left alone).
@@ -83,48 +81,22 @@ type Served = BTreeMap<String, serde_json::Value>;
 /// One of an upstream's lists and its caching hints.
 type Listed<T> = (Vec<T>, Option<CacheHints>);
 
-fn globs(patterns: &[String]) -> Option<GlobSet> {
-    if patterns.is_empty() {
-        return None;
-    }
-    let mut set = GlobSetBuilder::new();
-    for p in patterns {
-        // Checked when the configuration was loaded.
-        if let Ok(g) = Glob::new(p) {
-            set.add(g);
-        }
-    }
-    set.build().ok()
-}
+/// Why an upstream's item is not served: the local catalog has its name.
+const LOCAL: &str = "the local catalog serves that name";
 
 impl Mirror {
-    pub(crate) fn new(config: &UpstreamConfig, gateway: &GatewayConfig, claims: Arc<Claims>) -> Self {
+    pub(crate) fn new(config: &UpstreamConfig, names: Names, claims: Arc<Claims>) -> Self {
         Mirror {
             name: config.name.clone(),
             claims,
-            prefix: config.prefix().to_owned(),
+            names,
             uri_prefix: config.uri_prefix.clone(),
-            separator: gateway.separator.clone(),
-            allow: globs(&config.allow_tools),
-            deny: globs(&config.deny_tools),
             scopes: config.scopes.clone(),
             tools: Served::new(),
             prompts: Served::new(),
             resources: Served::new(),
             templates: Served::new(),
         }
-    }
-
-    /// The name this server gives the upstream's `own` name.
-    pub(crate) fn served_name(&self, own: &str) -> String {
-        match self.prefix.is_empty() {
-            true => own.to_owned(),
-            false => format!("{}{}{own}", self.prefix, self.separator),
-        }
-    }
-
-    fn serves_tool(&self, own: &str) -> bool {
-        self.allow.as_ref().is_none_or(|a| a.is_match(own)) && !self.deny.as_ref().is_some_and(|d| d.is_match(own))
     }
 
     /// Makes the catalog hold exactly `lists` for this upstream, forwarding
@@ -140,7 +112,9 @@ impl Mirror {
         })
     }
 
-    /// Tools and prompts, under their served names.
+    /// Tools and prompts, under their served names: the tools the filters
+    /// let through, each name not in another upstream's namespace and not
+    /// the local catalog's (an item this mirror put is replaced).
     fn sync_named(
         &mut self,
         c: &Catalog,
@@ -150,32 +124,26 @@ impl Mirror {
         log: &Logger,
     ) {
         let ((tools, tool_hints), (prompts, prompt_hints)) = (tools, prompts);
-        let (scopes, failed) = (&self.scopes, |e: crate::catalog::CatalogError| e.to_string());
-        let tools = tools.into_iter().filter(|t| self.serves_tool(&t.name)).collect();
-        let tools = put_each(
-            "tool",
-            tools,
-            &self.tools,
-            tool_hints,
-            log,
-            |d| self.served_name(&d.name),
-            |d, served| {
-                let tool = forward::tool(link, d, served.to_owned()).with_scopes(scopes.clone());
-                c.replace_tool(cached(tool, tool_hints, |t, h| t.with_cache(h))).map(drop).map_err(failed)
-            },
-        );
-        let prompts = put_each(
-            "prompt",
-            prompts,
-            &self.prompts,
-            prompt_hints,
-            log,
-            |d| self.served_name(&d.name),
-            |d, n| {
-                let prompt = forward::prompt(link, d, n.to_owned()).with_scopes(scopes.clone());
-                c.replace_prompt(cached(prompt, prompt_hints, |p, h| p.with_cache(h))).map(drop).map_err(failed)
-            },
-        );
+        let (scopes, names, failed) = (&self.scopes, &self.names, |e: crate::catalog::CatalogError| e.to_string());
+        let tools = tools.into_iter().filter(|t| names.allows_tool(&t.name)).collect();
+        let (held, served) = (&self.tools, |d: &Tool| names.served(&d.name));
+        let tools = put_each("tool", tools, held, tool_hints, log, served, |d, served| {
+            names.trespasses(served).map_or(Ok(()), Err)?;
+            if !held.contains_key(served) && c.holds_tool(served) {
+                return Err(LOCAL.into());
+            }
+            let tool = forward::tool(link, d, served.to_owned()).with_scopes(scopes.clone());
+            c.replace_tool(cached(tool, tool_hints, |t, h| t.with_cache(h))).map(drop).map_err(failed)
+        });
+        let (held, served) = (&self.prompts, |d: &Prompt| names.served(&d.name));
+        let prompts = put_each("prompt", prompts, held, prompt_hints, log, served, |d, served| {
+            names.trespasses(served).map_or(Ok(()), Err)?;
+            if !held.contains_key(served) && c.holds_prompt(served) {
+                return Err(LOCAL.into());
+            }
+            let prompt = forward::prompt(link, d, served.to_owned()).with_scopes(scopes.clone());
+            c.replace_prompt(cached(prompt, prompt_hints, |p, h| p.with_cache(h))).map(drop).map_err(failed)
+        });
         self.tools = retire(&self.tools, tools, |n| drop(c.remove_tool(n)));
         self.prompts = retire(&self.prompts, prompts, |n| drop(c.remove_prompt(n)));
     }
@@ -334,30 +302,4 @@ fn retire(before: &Served, now: Served, mut remove: impl FnMut(&str)) -> Served 
         remove(gone);
     }
     now
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_prefixed_and_tools_filtered() {
-        let up = UpstreamConfig {
-            name: "fs".into(),
-            command: "x".into(),
-            allow_tools: vec!["read_*".into(), "list_*".into()],
-            deny_tools: vec!["read_secret*".into()],
-            ..Default::default()
-        };
-        let m = Mirror::new(&up, &GatewayConfig::default(), Arc::default());
-        assert_eq!(m.served_name("read_file"), "fs__read_file");
-        assert!(m.serves_tool("read_file") && m.serves_tool("list_dir"));
-        assert!(!m.serves_tool("write_file") && !m.serves_tool("read_secrets"));
-        let bare = Mirror::new(
-            &UpstreamConfig { prefix: Some(String::new()), ..up },
-            &GatewayConfig::default(),
-            Arc::default(),
-        );
-        assert_eq!(bare.served_name("read_file"), "read_file");
-    }
 }

@@ -30,6 +30,7 @@ mod connect;
 mod flow;
 mod forward;
 mod mirror;
+mod names;
 mod routes;
 mod status;
 mod upstream;
@@ -66,25 +67,16 @@ impl Gateway {
             .upstreams
             .iter()
             .map(|up| {
-                let route = routes::Route::new(up.prefix(), &config.gateway.separator);
+                let names = names::Names::new(up, &config.upstreams, &config.gateway);
+                let status = Arc::new(Mutex::new(UpstreamStatus::new(&up.name, up.required)));
+                let route = routes::Route::new(names.clone(), status.clone());
                 routes.push(route.clone());
-                let status = Arc::new(Mutex::new(UpstreamStatus {
-                    name: up.name.clone(),
-                    required: up.required,
-                    state: UpstreamState::Starting,
-                    restarts: 0,
-                    items: 0,
-                    connect_time: None,
-                    subscriptions: 0,
-                    calls: 0,
-                    errors: 0,
-                    call_time: std::time::Duration::ZERO,
-                }));
                 let shared = upstream::Shared {
                     catalog: catalog.clone(),
                     parked: parked.clone(),
                     log: log.clone(),
                     route,
+                    names,
                     claims: claims.clone(),
                     refused: refusals.clone(),
                 };

@@ -33,6 +33,8 @@ pub(crate) struct Shared {
     pub(crate) log: Logger,
     /// Where this upstream's unlisted tools are found.
     pub(crate) route: Arc<Route>,
+    /// How its names are served.
+    pub(crate) names: super::names::Names,
     /// Which upstream serves which URI.
     pub(crate) claims: Arc<Claims>,
     /// Told why, when an upstream is refused at start-up.
@@ -55,9 +57,10 @@ pub struct Upstream {
     failures: u32,
     /// Told why, when it is refused at start-up.
     refused: tokio::sync::watch::Sender<Option<String>>,
-    /// It was up and listed once (a URI conflict after that is not a
-    /// start-up error).
-    listed_once: bool,
+    /// Its first start is under way: a URI conflict found by the listing of
+    /// that start is a start-up error; one found later (after a restart, a
+    /// change) is logged and the URI left out.
+    first_start: bool,
     /// A listing is under way; `dirty`: another change came meanwhile.
     listing: bool,
     dirty: bool,
@@ -66,6 +69,10 @@ pub struct Upstream {
     /// The upstream subscriptions open (`true`) or being opened, one per
     /// URI it serves that is wanted.
     watching: HashMap<String, (SpawnHandle, bool)>,
+    /// Updates it announced of resources it does not serve (dropped), and
+    /// when one was last logged.
+    forged: u64,
+    forged_logged: Option<Instant>,
 }
 
 impl Upstream {
@@ -77,7 +84,7 @@ impl Upstream {
         shared: Shared,
         status: Arc<Mutex<UpstreamStatus>>,
     ) -> Self {
-        let mirror = Mirror::new(&config, &gateway, shared.claims.clone());
+        let mirror = Mirror::new(&config, shared.names, shared.claims.clone());
         let log = shared.log.new(slog::o!("upstream" => config.name.clone()));
         Upstream {
             config,
@@ -92,11 +99,13 @@ impl Upstream {
             generation: 0,
             failures: 0,
             refused: shared.refused,
-            listed_once: false,
+            first_start: true,
             listing: false,
             dirty: false,
             wanted: BTreeSet::new(),
             watching: HashMap::new(),
+            forged: 0,
+            forged_logged: None,
         }
     }
 
@@ -167,7 +176,7 @@ impl Upstream {
     fn set_state(&self, state: UpstreamState) {
         crate::telemetry::upstream_up(&self.config.name, matches!(state, UpstreamState::Up { .. }));
         let mut s = self.status.lock().expect("status lock");
-        s.state = state;
+        s.enter(state);
         s.items = self.mirror.count();
     }
 
@@ -210,7 +219,8 @@ impl Upstream {
         let config = Arc::new(self.config.clone());
         let link = Arc::new(Link::new(config, client.clone(), self.parked.clone(), self.status.clone()));
         let conflicts = self.mirror.sync(&self.catalog, &link, lists, &self.log);
-        if !conflicts.is_empty() && !self.listed_once {
+        let first_start = std::mem::take(&mut self.first_start);
+        if !conflicts.is_empty() && first_start {
             // A configuration fault: not served, not started again.
             let why = conflicts.join("; ");
             slog::error!(self.log, "upstream refused"; "why" => &why);
@@ -221,7 +231,6 @@ impl Upstream {
             self.refused.send_replace(Some(why));
             return;
         }
-        self.listed_once = true;
         self.route.set(Some(link.clone()));
         self.link = Some(link);
         self.failures = 0;
@@ -276,6 +285,7 @@ impl Upstream {
             return;
         }
         self.generation += 1;
+        self.first_start = false;
         for (_, (handle, _)) in self.watching.drain() {
             ctx.cancel_future(handle);
         }
@@ -295,6 +305,31 @@ impl Upstream {
             crate::telemetry::upstream_restarted(&act.config.name);
             act.connect(ctx);
         });
+    }
+}
+
+impl Upstream {
+    /// The upstream announced a change of its resource `own` (its URI
+    /// there): passed on if it serves that URI here — one of its resources,
+    /// or a match of one of its templates — else dropped, counted and
+    /// logged (an upstream may not speak for the local catalog's resources
+    /// or another upstream's).
+    fn updated(&mut self, own: &str) {
+        let uri = self.mirror.served_uri(own);
+        if self.mirror.owns_uri(&self.catalog, &uri) {
+            // Every instance runs its own copy of this upstream: its listeners hear it from theirs.
+            self.catalog.notify_resource_updated_mirrored(&uri);
+            return;
+        }
+        crate::telemetry::upstream_forged(&self.config.name);
+        self.forged += 1;
+        // The first of a burst, then at most one line a second.
+        let now = Instant::now();
+        if self.forged_logged.is_none_or(|at| now.duration_since(at) >= Duration::from_secs(1)) {
+            self.forged_logged = Some(now);
+            warn!(self.log, "upstream announced a resource it does not serve; dropped";
+                "uri" => &uri, "dropped_so_far" => self.forged);
+        }
     }
 }
 
@@ -339,8 +374,7 @@ impl StreamHandler<Changed> for Upstream {
                     self.relist(ctx)
                 } else if n.method == "notifications/resources/updated" {
                     if let Some(uri) = n.params.get("uri").and_then(serde_json::Value::as_str) {
-                        // Every instance runs its own copy of this upstream: its listeners hear it from theirs.
-                        self.catalog.notify_resource_updated_mirrored(&self.mirror.served_uri(uri));
+                        self.updated(uri);
                     }
                 }
             }

@@ -23,7 +23,8 @@ mod upstream;
 pub use operation::{refused, request_finished, Operation, Outcome};
 pub use recorder::{install, rendered};
 pub use upstream::{
-    upstream_call, upstream_restarted, upstream_up, UPSTREAM_OPERATION_DURATION, UPSTREAM_RESTARTS, UPSTREAM_UP,
+    upstream_call, upstream_forged, upstream_restarted, upstream_up, FORGED_NOTIFICATIONS, UPSTREAM_OPERATION_DURATION,
+    UPSTREAM_RESTARTS, UPSTREAM_UP,
 };
 
 use std::sync::OnceLock;

@@ -1,7 +1,8 @@
 //! A gateway's upstreams, in the OpenTelemetry conventions of an MCP
 //! *client* (the gateway is its upstreams' client): each request to an
 //! upstream timed as `mcp.client.operation.duration`, by upstream, method
-//! (`mcp.method.name`) and `error.type`; restarts and whether each is up.
+//! (`mcp.method.name`) and `error.type`; restarts, whether each is up, and
+//! the notifications an upstream sent about what it does not serve.
 
 use std::time::Duration;
 
@@ -13,6 +14,9 @@ pub const UPSTREAM_OPERATION_DURATION: &str = "mcp_client_operation_duration_sec
 pub const UPSTREAM_RESTARTS: &str = "mcp_gateway_upstream_restarts_total";
 /// Whether an upstream is up (1) or not (0).
 pub const UPSTREAM_UP: &str = "mcp_gateway_upstream_up";
+/// Notifications an upstream sent about resources it does not serve
+/// (dropped: an upstream announces only its own).
+pub const FORGED_NOTIFICATIONS: &str = "mcp_gateway_forged_notifications_total";
 
 /// A request of `method` to `upstream` ended after `elapsed`; `error`: its
 /// error type (a JSON-RPC code, `tool_error`, `transport`…), `None` on success.
@@ -33,4 +37,9 @@ pub fn upstream_restarted(upstream: &str) {
 /// `upstream` is up, or not.
 pub fn upstream_up(upstream: &str, up: bool) {
     gauge!(UPSTREAM_UP, "upstream" => upstream.to_owned()).set(if up { 1.0 } else { 0.0 });
+}
+
+/// `upstream` announced a change of a resource it does not serve (dropped).
+pub fn upstream_forged(upstream: &str) {
+    counter!(FORGED_NOTIFICATIONS, "upstream" => upstream.to_owned()).increment(1);
 }

@@ -21,10 +21,7 @@ impl McpService {
     }
 
     pub(super) async fn call_tool(&self, p: CallToolParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
-        let tool = self
-            .catalog
-            .tool(&p.name)
-            .ok_or_else(|| HandlerError::invalid_params(format!("Unknown tool: {}", p.name)))?;
+        let tool = self.catalog.find_tool(&p.name)?;
         if tool.is_app_only() && !ctx.renders_views() {
             return Err(mcp_protocol::apps::app_only(&p.name).into());
         }
