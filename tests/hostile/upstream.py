@@ -153,12 +153,15 @@ def handle(msg):
     error(id, -32601, f"Method not found: {method}")
 
 
-for line in sys.stdin.buffer:
-    try:
-        msg = json.loads(line)
-    except ValueError:
-        continue
-    if isinstance(msg, dict):
-        handle(msg)
+try:
+    for line in sys.stdin.buffer:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(msg, dict):
+            handle(msg)
+except BrokenPipeError:
+    os._exit(0)  # the reader is gone: nothing left to say
 while args.linger:
     time.sleep(1)

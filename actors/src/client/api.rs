@@ -19,10 +19,6 @@ use super::tasks::{started, Started};
 use super::wire::object;
 use super::{Client, ServerInfo};
 
-/// More pages than any list should have: a server that keeps answering
-/// with a cursor is cut off here.
-const MAX_PAGES: usize = 100_000;
-
 impl Client {
     /// Any request, by method and params (an object); input rounds are
     /// answered by the handlers.
@@ -66,7 +62,8 @@ impl Client {
         // Each page's ttlMs and cacheScope.
         let mut hints = Vec::new();
         let mut cursor: Option<Value> = None;
-        for _ in 0..MAX_PAGES {
+        let (max_pages, max_items) = (self.inner.options.max_list_pages, self.inner.options.max_list_items);
+        for _ in 0..max_pages {
             let params = match cursor.take() {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
@@ -77,6 +74,11 @@ impl Client {
                 page.get("cacheScope").and_then(|s| serde_json::from_value(s.clone()).ok()),
             ));
             if let Some(Value::Array(a)) = page.get_mut(key).map(Value::take) {
+                if items.len() + a.len() > max_items {
+                    return Err(ClientError::transport(format!(
+                        "{method} listed more than {max_items} items (max_list_items); given up"
+                    )));
+                }
                 items.extend(a);
             }
             match page.get("nextCursor") {
@@ -90,7 +92,7 @@ impl Client {
                 }
             }
         }
-        Err(ClientError::transport(format!("{method} returned more than {MAX_PAGES} pages")))
+        Err(ClientError::transport(format!("{method} returned more than {max_pages} pages (max_list_pages); given up")))
     }
 
     /// The caching hints (`ttlMs`, `cacheScope`) of the last complete

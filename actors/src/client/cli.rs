@@ -29,9 +29,13 @@ pub struct ClientArgs {
     /// An HTTP header, `NAME: VALUE` (repeatable).
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
-    /// Time limit of each request, in milliseconds.
+    /// Time limit of each request (the handshake too), in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 60_000)]
     pub timeout_ms: u64,
+    /// The largest message read from the server, in bytes (a stdio line, an
+    /// HTTP body, one SSE event).
+    #[arg(long, value_name = "BYTES", default_value_t = super::DEFAULT_MAX_MESSAGE_BYTES)]
+    pub max_message_bytes: usize,
     /// What to ask.
     #[command(subcommand)]
     pub action: ClientAction,
@@ -90,7 +94,8 @@ pub enum ClientAction {
 impl ClientArgs {
     fn options(&self) -> Result<ClientOptions, String> {
         let mut o = ClientOptions::new("actix-mcp-client", env!("CARGO_PKG_VERSION"))
-            .timeout(Duration::from_millis(self.timeout_ms));
+            .timeout(Duration::from_millis(self.timeout_ms))
+            .max_message_bytes(self.max_message_bytes);
         if let Some(v) = &self.protocol_version {
             let parsed =
                 mcp_protocol::ProtocolVersion::parse(v).ok_or_else(|| format!("unknown protocol version {v:?}"))?;

@@ -11,7 +11,7 @@ use mcp_protocol::header_params::HeaderParam;
 use mcp_protocol::meta::{CLIENT_CAPABILITIES_KEY, PROGRESS_TOKEN_KEY};
 use mcp_protocol::model::progress::ProgressParams;
 use serde_json::{json, Map, Value};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 
 use super::cache::ListCache;
 use super::error::ClientError;
@@ -215,7 +215,7 @@ impl Inner {
             }
             return Ok(msg.get_mut("result").map(Value::take).unwrap_or(Value::Null));
         }
-        Err(ClientError::transport(format!("the answer to {method} ended before its response")))
+        Err(inbound.stopped(|| ClientError::transport(format!("the answer to {method} ended before its response"))))
     }
 
     /// A message from the server inside a request's answer, or of none.
@@ -314,7 +314,7 @@ pub(crate) fn spawn_detached(work: impl std::future::Future<Output = ()> + Send 
 
 /// Serves the messages of no request: answers a server's requests, hands
 /// log messages to the connection's callback and the rest to listeners.
-pub(crate) async fn serve_unrouted(inner: Weak<Inner>, mut rx: mpsc::UnboundedReceiver<Value>) {
+pub(crate) async fn serve_unrouted(inner: Weak<Inner>, mut rx: Inbound) {
     while let Some(msg) = rx.recv().await {
         let Some(inner) = inner.upgrade() else { break };
         if msg.get("method").is_none() {

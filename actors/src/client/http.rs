@@ -2,26 +2,29 @@
 //! comes back as one JSON body or as an SSE stream of messages ending with
 //! it (resumed with `Last-Event-ID` if the stream breaks first). A legacy
 //! session adds `Mcp-Session-Id`, a GET stream for messages not tied to a
-//! request, and a `DELETE` at close.
+//! request, and a `DELETE` at close. A JSON body or an SSE event larger
+//! than `max_message_bytes` fails its request (the stream is not read
+//! further), and a request that cannot reach the server at all (refused,
+//! reset) says so to [`Http::unreachable`].
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyDataStream, BodyExt, Full};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use reqwest::Method;
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::watch;
 
 use super::auth::{Refusal, TokenProvider};
 use super::error::ClientError;
 use super::h1::Pool;
 use super::options::ClientOptions;
-use super::outgoing::{Inbound, Outgoing};
+use super::outgoing::{inbound, Inbound, InboundTx, Outgoing};
+use super::sse::SseDecoder;
 
 /// How many times a broken SSE answer is resumed before the call fails.
 const MAX_RESUMES: u32 = 5;
@@ -89,16 +92,14 @@ pub(crate) struct Http {
     /// `MCP-Protocol-Version` for every request once the version is known.
     version: Mutex<Option<HeaderValue>>,
     /// Messages not tied to a request (a legacy session's GET stream).
-    unrouted: mpsc::UnboundedSender<Value>,
+    unrouted: InboundTx,
+    /// Why the server could not be reached, once a request could not.
+    unreachable: watch::Sender<Option<String>>,
 }
 
 impl Http {
     /// A transport to `url`; messages not tied to a request go to `unrouted`.
-    pub(crate) fn new(
-        url: &str,
-        options: ClientOptions,
-        unrouted: mpsc::UnboundedSender<Value>,
-    ) -> Result<Self, ClientError> {
+    pub(crate) fn new(url: &str, options: ClientOptions, unrouted: InboundTx) -> Result<Self, ClientError> {
         let mut fixed = HeaderMap::new();
         fixed.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
         for (k, v) in &options.headers {
@@ -114,6 +115,25 @@ impl Http {
             session: Mutex::new(None),
             version: Mutex::new(None),
             unrouted,
+            unreachable: watch::Sender::new(None),
+        })
+    }
+
+    /// Resolves when a request could not reach the server at all (the
+    /// connection refused or broken before an answer: the server is gone,
+    /// or going away), with why.
+    pub(crate) async fn unreachable(&self) -> String {
+        let mut rx = self.unreachable.subscribe();
+        let why = rx.wait_for(Option::is_some).await.map(|v| v.clone()).ok().flatten();
+        why.unwrap_or_default()
+    }
+
+    /// Sends one request; a failure to reach the server is remembered.
+    async fn send(&self, method: Method, headers: HeaderMap, body: Bytes, what: &str) -> Result<Reply, ClientError> {
+        self.wire.send(method, headers, body).await.map_err(|e| {
+            let why = format!("sending {what} to {}: {e}", self.wire.url);
+            self.unreachable.send_replace(Some(why.clone()));
+            ClientError::Transport(why)
         })
     }
 
@@ -162,8 +182,7 @@ impl Http {
                 headers.append(name, value);
             }
             self.authorize(&mut headers, "POST").await?;
-            let sent = self.wire.send(Method::POST, headers, out.body.clone()).await;
-            let resp = sent.map_err(|e| ClientError::transport(format!("sending {what}: {e}")))?;
+            let resp = self.send(Method::POST, headers, out.body.clone(), what).await?;
             let status = resp.status().as_u16();
             if status == 401 || status == 403 {
                 let challenge = header(resp.headers(), WWW_AUTHENTICATE.as_str());
@@ -186,7 +205,7 @@ impl Http {
     /// Reads the answer of a POST or of a resuming GET.
     async fn answer(&self, resp: Reply, id: Option<Value>, what: &str) -> Result<Inbound, ClientError> {
         let status = resp.status().as_u16();
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = inbound();
         if status == 202 || (id.is_none() && (200..300).contains(&status)) {
             return Ok(rx);
         }
@@ -197,18 +216,24 @@ impl Http {
         }
         let ctype = header(resp.headers(), CONTENT_TYPE.as_str()).unwrap_or_default();
         if ctype.starts_with("text/event-stream") && status == 200 {
-            let resume = Resume { http: self.resume_target(), id };
+            let resume = Resume { http: self.resume_target(), id, max: self.options.max_message_bytes };
             tokio::spawn(pump_sse(resp, tx, resume));
             return Ok(rx);
         }
-        let bytes = match resp.into_body().collect().await {
-            Ok(b) => b.to_bytes(),
-            Err(e) => return Err(ClientError::transport(format!("sending {what}: {e}"))),
+        let max = self.options.max_message_bytes;
+        let bytes = match read_limited(resp, max).await {
+            Ok(b) => b,
+            Err(None) => {
+                return Err(ClientError::transport(format!(
+                    "the answer to {what} is larger than {max} bytes (max_message_bytes); not read further"
+                )))
+            }
+            Err(Some(e)) => return Err(ClientError::transport(format!("sending {what}: {e}"))),
         };
         match serde_json::from_slice::<Value>(&bytes) {
             // A JSON-RPC answer, whatever the status (a 400 carries its error).
             Ok(v) if v.get("jsonrpc").is_some() => {
-                let _ = tx.send(v);
+                tx.send(v);
                 Ok(rx)
             }
             _ => Err(ClientError::transport(format!(
@@ -227,12 +252,11 @@ impl Http {
     pub(crate) async fn open_get_stream(&self) -> Result<(), ClientError> {
         let mut headers = self.base_headers();
         self.authorize(&mut headers, "GET").await?;
-        let sent = self.wire.send(Method::GET, headers, Bytes::new()).await;
-        let resp = sent.map_err(|e| ClientError::transport(format!("opening the GET stream: {e}")))?;
+        let resp = self.send(Method::GET, headers, Bytes::new(), "the GET stream").await?;
         if resp.status().as_u16() != 200 {
             return Ok(());
         }
-        let resume = Resume { http: self.resume_target(), id: None };
+        let resume = Resume { http: self.resume_target(), id: None, max: self.options.max_message_bytes };
         tokio::spawn(pump_sse(resp, self.unrouted.clone(), resume));
         Ok(())
     }
@@ -248,6 +272,23 @@ impl Http {
             *self.session.lock().expect("session lock") = None;
         }
     }
+}
+
+/// The body of `resp`, read to its end if it is at most `max` bytes;
+/// else `Err(None)` (not read further), or the error reading it.
+async fn read_limited(resp: Reply, max: usize) -> Result<Bytes, Option<String>> {
+    let mut body = resp.into_body();
+    let mut read = bytes::BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| Some(e.to_string()))?;
+        if let Ok(data) = frame.into_data() {
+            if read.len() + data.len() > max {
+                return Err(None);
+            }
+            read.extend_from_slice(&data);
+        }
+    }
+    Ok(read.freeze())
 }
 
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -298,35 +339,52 @@ struct Resume {
     http: ResumeTarget,
     /// The request whose response ends the stream (`None`: a GET stream).
     id: Option<Value>,
+    /// The largest event read.
+    max: usize,
 }
 
 /// Feeds an SSE answer's messages to `tx` until the response to `id`
-/// arrives, the receiver is dropped, or the stream ends and cannot be
-/// resumed.
-async fn pump_sse(mut resp: Reply, tx: mpsc::UnboundedSender<Value>, resume: Resume) {
+/// arrives, the receiver is dropped, an event is over the size limit (the
+/// answer fails, naming it), or the stream ends and cannot be resumed.
+async fn pump_sse(mut resp: Reply, tx: InboundTx, resume: Resume) {
     let mut last_id: Option<String> = None;
     let mut retry = DEFAULT_RETRY;
     let mut resumes = 0;
     loop {
-        let mut events = BodyDataStream::new(resp.into_body()).eventsource();
+        let mut body = BodyDataStream::new(resp.into_body());
+        let mut decoder = SseDecoder::new(resume.max);
+        let mut done = false;
         loop {
             let next = tokio::select! {
                 _ = tx.closed() => return,
-                next = events.next() => next,
+                next = body.next() => next,
             };
-            let Some(Ok(event)) = next else { break };
-            if !event.id.is_empty() {
-                last_id = Some(event.id.clone());
+            let Some(Ok(chunk)) = next else { break };
+            let fed = decoder.feed(&chunk, |event| {
+                if done {
+                    return;
+                }
+                if let Some(id) = event.id.filter(|id| !id.is_empty()) {
+                    last_id = Some(id);
+                }
+                if let Some(r) = event.retry {
+                    retry = r;
+                }
+                let Ok(msg) = serde_json::from_str::<Value>(&event.data) else { return };
+                let response =
+                    resume.id.is_some() && msg.get("method").is_none() && msg.get("id") == resume.id.as_ref();
+                done = !tx.send(msg) || response;
+            });
+            if let Err(too_large) = fed {
+                let why = format!(
+                    "the server sent an event of more than {} bytes (max_message_bytes; {} read); \
+                     the stream is not read further",
+                    resume.max, too_large.0
+                );
+                tx.fail(ClientError::Transport(why));
+                return;
             }
-            if let Some(r) = event.retry {
-                retry = r;
-            }
-            if event.data.trim().is_empty() {
-                continue;
-            }
-            let Ok(msg) = serde_json::from_str::<Value>(&event.data) else { continue };
-            let done = resume.id.is_some() && msg.get("method").is_none() && msg.get("id") == resume.id.as_ref();
-            if tx.send(msg).is_err() || done {
+            if done {
                 return;
             }
         }

@@ -34,6 +34,7 @@ mod negotiate;
 pub mod oauth;
 mod options;
 mod outgoing;
+mod sse;
 mod stdio;
 mod tasks;
 mod transport;
@@ -42,16 +43,19 @@ mod wire;
 use std::sync::Arc;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 pub use actor::{Call, ClientActor};
 pub use error::ClientError;
 pub use listen::Listen;
 pub use mcp_protocol::subscription::SubscriptionFilter;
-pub use options::{ClientOptions, RequestOptions, VersionChoice};
+pub use options::{
+    ClientOptions, RequestOptions, VersionChoice, DEFAULT_MAX_LIST_ITEMS, DEFAULT_MAX_LIST_PAGES,
+    DEFAULT_MAX_MESSAGE_BYTES,
+};
 pub use tasks::Started;
 
 use connection::Inner;
+use outgoing::{inbound, Inbound};
 use transport::Transport;
 
 /// A notification from the server.
@@ -121,19 +125,22 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects to a Streamable HTTP endpoint and learns its era.
+    /// Connects to a Streamable HTTP endpoint and learns its era (within
+    /// the options' time limit).
     pub async fn connect(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = inbound();
         let http = http::Http::new(url, options.clone(), tx)?;
         Self::open(Transport::Http(Arc::new(http)), options, rx).await
     }
 
     /// Starts `command` as a child process speaking MCP on stdin/stdout
-    /// (its stderr is inherited unless the command says otherwise) and
-    /// learns its era. The child is ended when the client closes.
+    /// (its stderr is inherited unless the command says otherwise; it runs
+    /// in a process group of its own) and learns its era (within the
+    /// options' time limit). The child and its process group are ended when
+    /// the client closes.
     pub async fn spawn(command: tokio::process::Command, options: ClientOptions) -> Result<Self, ClientError> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let stdio = stdio::Stdio::spawn(command, tx)?;
+        let (tx, rx) = inbound();
+        let stdio = stdio::Stdio::spawn(command, tx, options.max_message_bytes)?;
         Self::open(Transport::Stdio(Arc::new(stdio)), options, rx).await
     }
 
@@ -144,14 +151,17 @@ impl Client {
         Self::spawn(command, options).await
     }
 
-    async fn open(
-        transport: Transport,
-        options: ClientOptions,
-        unrouted: mpsc::UnboundedReceiver<Value>,
-    ) -> Result<Self, ClientError> {
+    async fn open(transport: Transport, options: ClientOptions, unrouted: Inbound) -> Result<Self, ClientError> {
+        let limit = options.timeout;
         let inner = Arc::new(Inner::new(options, transport));
         tokio::spawn(connection::serve_unrouted(Arc::downgrade(&inner), unrouted));
-        if let Err(e) = negotiate::negotiate(&inner).await {
+        // The handshake is bounded as every request is: a server that never
+        // answers it is given up.
+        let negotiated = match tokio::time::timeout(limit, negotiate::negotiate(&inner)).await {
+            Ok(done) => done,
+            Err(_) => Err(ClientError::Timeout(limit)),
+        };
+        if let Err(e) = negotiated {
             inner.transport.close().await;
             return Err(e);
         }
@@ -163,14 +173,16 @@ impl Client {
         self.inner.server.lock().expect("server lock").clone()
     }
 
-    /// Resolves when the connection is lost for good: a stdio server's
-    /// process has ended (with why, as a sentence). Over HTTP there is no
-    /// connection to lose — each request reaches the server or fails, and a
-    /// listen stream ends — so this never resolves.
+    /// Resolves when the connection is lost, with why (a sentence): a
+    /// stdio server's process has ended (or broke the transport's rules,
+    /// as a line over `max_message_bytes`); an HTTP server could not be
+    /// reached by a request (the connection refused or broken before an
+    /// answer: the server is gone, or going away — a server that answers
+    /// with an error is still there).
     pub async fn closed(&self) -> String {
         match &self.inner.transport {
             Transport::Stdio(s) => s.ended().await,
-            Transport::Http(_) => std::future::pending().await,
+            Transport::Http(h) => h.unreachable().await,
         }
     }
 

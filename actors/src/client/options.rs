@@ -60,11 +60,23 @@ pub struct ClientOptions {
     pub(crate) roots: Option<RootsHandler>,
     pub(crate) on_log: Option<LogCallback>,
     pub(crate) cache_lists: bool,
+    pub(crate) max_message_bytes: usize,
+    pub(crate) max_list_pages: usize,
+    pub(crate) max_list_items: usize,
 }
+
+/// The largest message a client reads by default: 64 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+/// The most pages one listing follows by default.
+pub const DEFAULT_MAX_LIST_PAGES: usize = 10_000;
+/// The most items one listing collects by default.
+pub const DEFAULT_MAX_LIST_ITEMS: usize = 100_000;
 
 impl ClientOptions {
     /// Options for a client with this name and version; version by
-    /// discovery, 60 s per request, 8 input rounds, no handlers.
+    /// discovery, 60 s per request (the handshake too), 8 input rounds, no
+    /// handlers; messages of at most 64 MiB, listings of at most 10,000
+    /// pages and 100,000 items.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         ClientOptions {
             info: Implementation::new(name, version),
@@ -80,7 +92,28 @@ impl ClientOptions {
             roots: None,
             on_log: None,
             cache_lists: false,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_list_pages: DEFAULT_MAX_LIST_PAGES,
+            max_list_items: DEFAULT_MAX_LIST_ITEMS,
         }
+    }
+
+    /// The largest message read from the server, in bytes: a stdio line,
+    /// an HTTP JSON body or one SSE event. A larger one fails its request
+    /// (over stdio, the connection) without being read whole.
+    #[must_use]
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+
+    /// The most pages and items one listing (`tools/list`, …) collects; a
+    /// server that goes on past them is given up with an error.
+    #[must_use]
+    pub fn max_list(mut self, pages: usize, items: usize) -> Self {
+        self.max_list_pages = pages;
+        self.max_list_items = items;
+        self
     }
 
     /// Speaks only this version.
@@ -90,7 +123,8 @@ impl ClientOptions {
         self
     }
 
-    /// The time limit of each request (a listen stream has none).
+    /// The time limit of each request, the handshake (`server/discover`
+    /// or `initialize`) included; a listen stream has none once open.
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;

@@ -76,6 +76,14 @@ pub struct UpstreamConfig {
     pub deny_tools: Vec<String>,
     /// Scopes a caller needs for every item of it (with `auth.mode` on).
     pub scopes: Vec<String>,
+    /// The largest message read from it, in bytes (a stdio line, an HTTP
+    /// body, one SSE event); a larger one fails its request unread (over
+    /// stdio, the connection: the upstream is restarted). Default 64 MiB.
+    pub max_message_bytes: usize,
+    /// The most pages one of its listings is followed for. Default 10 000.
+    pub max_list_pages: usize,
+    /// The most items one of its listings collects. Default 100 000.
+    pub max_list_items: usize,
 }
 
 impl Default for UpstreamConfig {
@@ -97,6 +105,9 @@ impl Default for UpstreamConfig {
             allow_tools: Vec::new(),
             deny_tools: Vec::new(),
             scopes: Vec::new(),
+            max_message_bytes: crate::client::DEFAULT_MAX_MESSAGE_BYTES,
+            max_list_pages: crate::client::DEFAULT_MAX_LIST_PAGES,
+            max_list_items: crate::client::DEFAULT_MAX_LIST_ITEMS,
         }
     }
 }
@@ -142,6 +153,9 @@ impl UpstreamConfig {
         }
         if self.timeout_ms == 0 {
             return err("timeout_ms must be at least 1".into());
+        }
+        if self.max_message_bytes == 0 || self.max_list_pages == 0 || self.max_list_items == 0 {
+            return err("max_message_bytes, max_list_pages and max_list_items must be at least 1".into());
         }
         for glob in self.allow_tools.iter().chain(&self.deny_tools) {
             globset::Glob::new(glob).map_err(|e| ConfigError(format!("upstream {name:?}: {glob:?}: {e}")))?;

@@ -19,6 +19,8 @@ pub(crate) async fn open(config: &UpstreamConfig) -> Result<Client, ClientError>
     let outside = |what: &str| format!("{what} is answered only inside a tool call, prompt or read");
     let mut options = ClientOptions::new("actix-mcp-gateway", env!("CARGO_PKG_VERSION"))
         .timeout(Duration::from_millis(config.timeout_ms))
+        .max_message_bytes(config.max_message_bytes)
+        .max_list(config.max_list_pages, config.max_list_items)
         .log_level(LoggingLevel::Debug)
         .on_elicit(move |_| std::future::ready(Err(outside("elicitation"))))
         .on_sample(move |_| std::future::ready(Err(outside("sampling"))))

@@ -1,8 +1,9 @@
 //! One upstream server, as an actor: it starts the server (stdio) or
 //! connects to it (HTTP), learns its era and lists, keeps its items in the
 //! catalog while it is up, lists again at each `list_changed`, and when the
-//! server is lost takes its items out and starts it again after a backoff
-//! that doubles per failure in a row.
+//! server is lost — its process ended, or (HTTP) a request could not reach
+//! it — closes its streams, takes its items out and starts it again after a
+//! backoff that doubles per failure in a row.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -69,6 +70,9 @@ pub struct Upstream {
     /// The upstream subscriptions open (`true`) or being opened, one per
     /// URI it serves that is wanted.
     watching: HashMap<String, (SpawnHandle, bool)>,
+    /// Its list-changed listen stream, closed when it is lost (an upstream
+    /// shutting down waits for its open streams).
+    changes: Option<SpawnHandle>,
     /// Updates it announced of resources it does not serve (dropped), and
     /// when one was last logged.
     forged: u64,
@@ -104,6 +108,7 @@ impl Upstream {
             dirty: false,
             wanted: BTreeSet::new(),
             watching: HashMap::new(),
+            changes: None,
             forged: 0,
             forged_logged: None,
         }
@@ -240,7 +245,7 @@ impl Upstream {
         self.rewatch(ctx);
         if let Some(changes) = changes {
             let end = futures::stream::once(async move { Changed::End(generation) });
-            ctx.add_stream(changes.map(move |n| Changed::Note(generation, n)).chain(end));
+            self.changes = Some(ctx.add_stream(changes.map(move |n| Changed::Note(generation, n)).chain(end)));
         }
         let gone = async move { client.closed().await };
         ctx.spawn(gone.into_actor(self).map(move |why, act, ctx| act.lost(generation, why, ctx)));
@@ -286,7 +291,7 @@ impl Upstream {
         }
         self.generation += 1;
         self.first_start = false;
-        for (_, (handle, _)) in self.watching.drain() {
+        for handle in self.watching.drain().map(|(_, (h, _))| h).chain(self.changes.take()) {
             ctx.cancel_future(handle);
         }
         self.count_watching();

@@ -1,0 +1,111 @@
+//! The gateway's bounds on what an upstream sends it: a line that never
+//! ends, a handshake nobody answers, a listing that never ends, lines that
+//! are not UTF-8 (findings 4, 5, 6 and 13 of the hostile review). The
+//! upstreams are `tests/hostile/upstream.py` run by `python3`; the gateway
+//! is the binary over loopback.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use actix_mcp::client::Client;
+use common::*;
+use serde_json::{json, Value};
+
+fn python(test: &str) -> bool {
+    external(test, &["python3"]).is_some()
+}
+
+/// A gateway serving `upstreams` with its status page on.
+async fn gateway(dir: &Path, upstreams: &str) -> HttpChild {
+    let toml = "[status]\nenabled = true\n[gateway]\nrestart_initial_ms = 300\n".to_owned() + upstreams;
+    let path = dir.join("gateway.toml");
+    std::fs::write(&path, toml).unwrap();
+    HttpChild::spawn(&["--config", &path.display().to_string()]).await
+}
+
+/// Waits up to 20 s for upstream `name` to be down having restarted at
+/// least once; its status row.
+async fn down_and_restarted(url: &str, name: &str) -> Value {
+    for _ in 0..200 {
+        let row = upstream_row(url, name).await;
+        if row["state"] == "down" && row["restarts"].as_u64() >= Some(1) {
+            return row;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{name} never went down and restarted: {}", upstream_row(url, name).await);
+}
+
+/// Resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Finding 4: an upstream whose line never ends is cut off at its
+/// `max_message_bytes`, marked down naming the limit; the gateway's memory
+/// stays bounded and its other upstreams are served.
+#[actix_rt::test]
+async fn an_endless_line_takes_down_its_upstream_only() {
+    if !python("hostile_upstream_limits::an_endless_line_takes_down_its_upstream_only") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let upstreams = hostile_upstream("flood", "max_message_bytes = 1048576", &["--endless-line"])
+        + &hostile_upstream("fine", "", &["--tools", "echo"]);
+    let gw = gateway(dir.path(), &upstreams).await;
+    let client = Client::connect(&gw.url, answering()).await.unwrap();
+    let row = down_and_restarted(&gw.url, "flood").await;
+    let reason = row["detail"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("max_message_bytes"), "{row}");
+    until_tools(&client, &["fine__echo"], true).await;
+    let rss = rss_kib(gw.child.id().unwrap());
+    assert!(rss < 200 * 1024, "the gateway holds {rss} KiB after an endless line");
+}
+
+/// Finding 5: an upstream that never answers its handshake is given up
+/// after `timeout_ms`, marked down naming the wait, and started again.
+#[actix_rt::test]
+async fn a_silent_upstream_times_out_and_is_restarted() {
+    if !python("hostile_upstream_limits::a_silent_upstream_times_out_and_is_restarted") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let gw = gateway(dir.path(), &hostile_upstream("mute", "timeout_ms = 1000", &["--silent"])).await;
+    let row = down_and_restarted(&gw.url, "mute").await;
+    assert!(row["detail"]["reason"].as_str().unwrap_or_default().contains("1000 ms"), "{row}");
+    let ready = reqwest::get(gw.url.replace("/mcp", "/readyz")).await.unwrap();
+    assert_eq!(ready.status(), 503, "a required upstream that never answers is not ready");
+}
+
+/// Finding 6: a listing that always has a next page is followed for
+/// `max_list_pages` pages, then given up naming the upstream's limit.
+#[actix_rt::test]
+async fn an_endless_listing_is_given_up() {
+    if !python("hostile_upstream_limits::an_endless_listing_is_given_up") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let gw = gateway(dir.path(), &hostile_upstream("pages", "max_list_pages = 50", &["--endless-pages"])).await;
+    let row = down_and_restarted(&gw.url, "pages").await;
+    assert!(row["detail"]["reason"].as_str().unwrap_or_default().contains("50 pages (max_list_pages)"), "{row}");
+}
+
+/// Finding 13: a line of invalid UTF-8 is skipped like any other line that
+/// is not JSON; the upstream is served.
+#[actix_rt::test]
+async fn lines_of_invalid_utf8_are_skipped() {
+    if !python("hostile_upstream_limits::lines_of_invalid_utf8_are_skipped") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let gw = gateway(dir.path(), &hostile_upstream("bytes", "", &["--tools", "echo", "--invalid-utf8"])).await;
+    let client = Client::connect(&gw.url, answering()).await.unwrap();
+    until_tools(&client, &["bytes__echo"], true).await;
+    let answer = client.call_tool("bytes__echo", json!({"text": "ok"})).await.unwrap();
+    assert!(serde_json::to_string(&answer.content).unwrap().contains("echo: ok"));
+    assert_eq!(upstream_row(&gw.url, "bytes").await["restarts"], 0);
+}
