@@ -74,7 +74,20 @@ impl PartialEq for RawObject {
 impl<'de> Deserialize<'de> for RawObject {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = Box::<RawValue>::deserialize(d)?;
-        RawObject::from_raw(raw).ok_or_else(|| D::Error::custom("expected a JSON object"))
+        let kind = json_kind(raw.get());
+        RawObject::from_raw(raw).ok_or_else(|| D::Error::custom(format!("must be a JSON object, got {kind}")))
+    }
+}
+
+/// What kind of JSON value well-formed `text` is, in words ("a string").
+fn json_kind(text: &str) -> &'static str {
+    match text.trim_start().bytes().next() {
+        Some(b'{') => "an object",
+        Some(b'[') => "an array",
+        Some(b'"') => "a string",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'n') => "null",
+        _ => "a number",
     }
 }
 

@@ -100,7 +100,25 @@ pub struct NoParams {}
 /// skipped); failures are -32602.
 pub(crate) fn parse<T: DeserializeOwned>(method: &str, params: Option<&RawObject>) -> Result<T, ProtocolError> {
     let text = params.map_or("{}", RawObject::as_str);
-    serde_json::from_str(text).map_err(|e| ProtocolError::InvalidParams(format!("{method}: {e}")))
+    serde_json::from_str(text).map_err(|_| ProtocolError::InvalidParams(explain::<T>(method, text)))
+}
+
+/// Why `text` is not `T`'s params, naming the member at fault
+/// (`tools/call: arguments must be a JSON object, got a string`) without
+/// the parser's line and column.
+fn explain<T: DeserializeOwned>(method: &str, text: &str) -> String {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let Err(e) = serde_path_to_error::deserialize::<_, T>(&mut de) else {
+        return format!("{method}: the params do not fit the method");
+    };
+    let path = e.path().to_string();
+    let message = e.inner().to_string();
+    let message = message.rfind(" at line ").map_or(message.as_str(), |i| &message[..i]).replace('`', "\"");
+    match path.as_str() {
+        "" | "." => format!("{method}: {message}"),
+        _ if message.starts_with("must ") => format!("{method}: {path} {message}"),
+        _ => format!("{method}: {path}: {message}"),
+    }
 }
 
 /// Generates, from [`client_requests!`], everything this crate keeps per
@@ -325,10 +343,19 @@ mod tests {
             Err(ProtocolError::InvalidParams(_))
         ));
         assert!(matches!(ClientRequest::from_parts("tools/call", None), Err(ProtocolError::InvalidParams(_))));
-        assert!(matches!(
-            ClientRequest::from_parts("tools/call", obj(json!({"name": "t", "arguments": [1]}))),
-            Err(ProtocolError::InvalidParams(_))
-        ));
+        let said = |params: Value| match ClientRequest::from_parts("tools/call", obj(params)) {
+            Err(ProtocolError::InvalidParams(m)) => m,
+            other => panic!("invalid params, not {other:?}"),
+        };
+        assert_eq!(
+            said(json!({"name": "t", "arguments": [1]})),
+            "tools/call: arguments must be a JSON object, got an array"
+        );
+        assert_eq!(
+            said(json!({"name": "t", "arguments": "x"})),
+            "tools/call: arguments must be a JSON object, got a string"
+        );
+        assert_eq!(said(json!({"name": 5})), "tools/call: name: invalid type: integer \"5\", expected a string");
     }
 
     #[test]

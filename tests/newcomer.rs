@@ -73,7 +73,7 @@ async fn argument_errors_name_the_argument_and_schemas_carry_defaults() {
     assert_eq!(missing.is_error, Some(true));
     assert_eq!(text(missing), "Invalid arguments for tool wait: the required argument \"text\" is missing");
     let wrong = client.call("wait", json!({"text": "x", "seconds": "soon"})).await.unwrap();
-    assert_eq!(text(wrong), "Invalid arguments for tool wait: argument \"seconds\": expected u64, got string \"soon\"");
+    assert_eq!(text(wrong), "Invalid arguments for tool wait: argument \"seconds\": expected a non-negative integer, got the string \"soon\"");
 }
 
 #[actix_rt::test]

@@ -20,7 +20,7 @@ use mcp_protocol::model::discover::Implementation;
 use slog::Logger;
 
 use crate::catalog::{Catalog, Prompt, Resource, ResourceTemplate, Skill, Tool, View};
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, UpstreamConfig};
 use crate::facts::clock::{Clock, SystemClock};
 use crate::hub::HubBackend;
 use crate::server::build_error::BuildError;
@@ -50,6 +50,9 @@ pub struct McpServerBuilder {
     backend: Option<Box<dyn HubBackend + Send>>,
     clock: Arc<dyn Clock>,
     authenticator: Option<Arc<dyn crate::auth::Authenticator>>,
+    /// Upstreams added by [`McpServerBuilder::upstream`], after the
+    /// configuration's own.
+    upstreams: Vec<UpstreamConfig>,
 }
 
 impl std::fmt::Debug for McpServerBuilder {
@@ -77,6 +80,7 @@ impl McpServer {
             backend: None,
             clock: Arc::new(SystemClock),
             authenticator: None,
+            upstreams: Vec::new(),
         }
     }
 }
@@ -102,6 +106,30 @@ impl McpServerBuilder {
             Ok(c) => self.config(c),
             Err(e) => self.problem(e.to_string()),
         }
+    }
+
+    /// Serves another MCP server's items through this one (a gateway
+    /// upstream, as an `[[upstreams]]` entry of the configuration would):
+    /// its tools and prompts as `PREFIX__name`, its resources under their
+    /// own URIs. The builder starts every upstream — these and the
+    /// configuration's — when it builds the server.
+    ///
+    /// ```no_run
+    /// use actix_mcp::config::UpstreamConfig;
+    /// use actix_mcp::prelude::*;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let time = UpstreamConfig::parse_flag("time=uvx mcp-server-time")?;
+    /// McpServer::builder(server_info!())
+    ///     .tool(Tool::no_args("ping", "Answers pong", |_ctx| async { Ok("pong") }))
+    ///     .upstream(time)
+    ///     .run_http("127.0.0.1:8080")?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn upstream(mut self, upstream: UpstreamConfig) -> Self {
+        self.upstreams.push(upstream);
+        self
     }
 
     /// Guidance for models, sent in `server/discover` (`instructions`).
@@ -240,11 +268,17 @@ impl McpServerBuilder {
             self.config.server.name = self.info.name.clone();
             self.config.server.version = self.info.version.clone();
         }
+        self.config.upstreams.append(&mut self.upstreams);
         self.config.validate()?;
         let log = match self.log {
             Some(l) => l,
             None => crate::telemetry::logging::root_logger(&self.config.log)?,
         };
+        // Upstreams serve into the catalog; an upstream refused at its
+        // first start (a URI another serves) is logged and shown as down.
+        if !self.config.upstreams.is_empty() && self.catalog.state::<crate::gateway::Gateway>().is_none() {
+            crate::gateway::Gateway::start(&self.config, &self.catalog, &log);
+        }
         let backend = match self.backend {
             Some(backend) => backend,
             None => crate::server::backend_for(&self.config)?,
@@ -322,7 +356,9 @@ impl McpServerBuilder {
         if !self.problems.is_empty() {
             return Err(BuildError::Catalog(self.problems));
         }
-        self.config.validate()?;
+        let mut checked = self.config.clone();
+        checked.upstreams.extend(self.upstreams.iter().cloned());
+        checked.validate()?;
         let (log_config, log) = (self.config.log.clone(), self.log.clone());
         // The runner hands back `log` when one was given.
         let service = self.info.name.clone();

@@ -41,6 +41,16 @@ impl<E: fmt::Display> fmt::Display for RunError<E> {
     }
 }
 
+impl<E: fmt::Display + fmt::Debug> std::error::Error for RunError<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::Make(_) => None,
+            RunError::Logger(e) => Some(e),
+            RunError::Serve(e) => Some(e),
+        }
+    }
+}
+
 /// Builds the server with `make` inside a fresh actix system (it receives
 /// the root logger: `log` if given, else one built from `log_config` whose
 /// records name `service`, the program) and serves `transport` until the end.

@@ -70,12 +70,66 @@ fn words(message: &str) -> String {
             None => format!("there is no argument {rest}"),
         };
     }
-    if let Some(rest) = quoted.strip_prefix("invalid type: ") {
-        if let Some((got, expected)) = rest.split_once(", expected ") {
-            return format!("expected {expected}, got {got}");
-        }
+    let rest = quoted.strip_prefix("invalid type: ").or_else(|| quoted.strip_prefix("invalid value: "));
+    if let Some((got, expected)) = rest.and_then(|r| r.split_once(", expected ")) {
+        let expected = json_type(expected);
+        let hint = match got.strip_prefix("string \"").and_then(|s| s.strip_suffix('"')) {
+            Some(text) if expected.contains("number") || expected.contains("integer") => quoted_number(text),
+            _ => String::new(),
+        };
+        return format!("expected {expected}, got {}{hint}", json_value(got));
     }
     quoted
+}
+
+/// serde's name of what it expected, as a JSON type (`u64` is "a
+/// non-negative integer", `a sequence` "an array", `struct Inner` "an
+/// object").
+fn json_type(expected: &str) -> String {
+    let range = |lo: i128, hi: i128| format!("an integer from {lo} to {hi}");
+    match expected {
+        "u64" | "u128" | "usize" => "a non-negative integer".into(),
+        "i64" | "i128" | "isize" => "an integer".into(),
+        "u8" => range(0, u8::MAX.into()),
+        "u16" => range(0, u16::MAX.into()),
+        "u32" => range(0, u32::MAX.into()),
+        "i8" => range(i8::MIN.into(), i8::MAX.into()),
+        "i16" => range(i16::MIN.into(), i16::MAX.into()),
+        "i32" => range(i32::MIN.into(), i32::MAX.into()),
+        "f32" | "f64" => "a number".into(),
+        "a borrowed string" => "a string".into(),
+        "a character" => "a string of one character".into(),
+        "unit" => "null".into(),
+        "a sequence" => "an array".into(),
+        "a map" => "an object".into(),
+        s if s.starts_with("struct ") || s.starts_with("a map") => "an object".into(),
+        s if s.starts_with("a tuple") || s.starts_with("tuple") => "an array".into(),
+        s => s.into(),
+    }
+}
+
+/// serde's description of the value it got, in JSON words (`string "x"` is
+/// `the string "x"`, `integer "-1"` is `-1`, `unit value` is `null`).
+fn json_value(got: &str) -> String {
+    let literal = |kind: &str| got.strip_prefix(kind).and_then(|v| v.strip_prefix('"')?.strip_suffix('"'));
+    if let Some(v) = literal("integer ").or_else(|| literal("floating point ")).or_else(|| literal("boolean ")) {
+        return v.to_owned();
+    }
+    match got {
+        "unit value" => "null".into(),
+        "sequence" => "an array".into(),
+        "map" => "an object".into(),
+        g if g.starts_with("string ") => format!("the {g}"),
+        g => g.into(),
+    }
+}
+
+/// A hint when a number came quoted as a string.
+fn quoted_number(text: &str) -> String {
+    match text.trim().parse::<f64>() {
+        Ok(_) => format!(" (write the number without quotes: {})", text.trim()),
+        Err(_) => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -106,17 +160,29 @@ mod tests {
     #[test]
     fn names_the_argument_in_words() {
         assert_eq!(why(r#"{}"#), "the required argument \"seconds\" is missing");
-        assert_eq!(why(r#"{"seconds": "soon"}"#), "argument \"seconds\": expected u64, got string \"soon\"");
+        assert_eq!(
+            why(r#"{"seconds": "soon"}"#),
+            "argument \"seconds\": expected a non-negative integer, got the string \"soon\""
+        );
+        assert_eq!(
+            why(r#"{"seconds": "42"}"#),
+            "argument \"seconds\": expected a non-negative integer, got the string \"42\" \
+             (write the number without quotes: 42)"
+        );
+        assert_eq!(why(r#"{"seconds": null}"#), "argument \"seconds\": expected a non-negative integer, got null");
+        assert_eq!(why(r#"{"seconds": 1, "label": ["a"]}"#), "argument \"label\": expected a string, got an array");
+        assert_eq!(why(r#"{"seconds": 1, "inner": 7}"#), "argument \"inner\": expected an object, got 7");
         assert_eq!(
             why(r#"{"seconds": 1, "inner": {"depth": 1, "x": 2}}"#),
             "argument \"inner\": there is no argument \"x\" (the arguments are \"depth\")"
         );
         assert_eq!(
             why(r#"{"seconds": 1, "inner": {"depth": -1}}"#),
-            "argument \"inner.depth\": invalid value: integer \"-1\", expected u32"
+            "argument \"inner.depth\": expected an integer from 0 to 4294967295, got -1"
         );
         for message in [why("{}"), why(r#"{"seconds": true}"#)] {
             assert!(!message.contains("line") && !message.contains("column") && !message.contains('`'), "{message}");
+            assert!(!message.contains("u64"), "{message}");
         }
     }
 }

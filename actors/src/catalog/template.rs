@@ -1,5 +1,11 @@
 //! [`ResourceTemplate`]: resources addressed by an RFC 6570 level-1 URI
 //! template such as `test://template/{id}/data`.
+//!
+//! A client expands a template by percent-encoding each value (RFC 6570
+//! §3.2.2), so `notes://{title}` with the title `team sync` is read as
+//! `notes://team%20sync`; the reader is given the value decoded
+//! (`team sync`; `caf%C3%A9` is `café`, `a%2Fb` is `a/b`). A value whose
+//! bytes are not UTF-8 once decoded matches nothing.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -59,7 +65,8 @@ impl UriPattern {
         Ok(UriPattern { parts })
     }
 
-    /// Matches a URI; a variable matches one or more characters other than `/`.
+    /// Matches a URI; a variable matches one or more characters other than
+    /// `/`, and is bound to its percent-decoded value.
     pub fn matches(&self, uri: &str) -> Option<TemplateVars> {
         let mut vars = TemplateVars::new();
         let mut rest = uri;
@@ -76,7 +83,8 @@ impl UriPattern {
                     if value.is_empty() || value.contains('/') {
                         return None;
                     }
-                    vars.insert(name.clone(), value.to_owned());
+                    let decoded = percent_encoding::percent_decode_str(value).decode_utf8().ok()?;
+                    vars.insert(name.clone(), decoded.into_owned());
                     rest = &rest[end..];
                 }
             }
@@ -170,5 +178,20 @@ mod tests {
         assert_eq!((v["a"].as_str(), v["ext"].as_str()), ("readme", "md"));
         assert!(UriPattern::parse("x://{a}{b}").is_err());
         assert!(UriPattern::parse("x://{a").is_err());
+    }
+
+    #[test]
+    fn values_are_percent_decoded() {
+        let p = UriPattern::parse("notes://{title}").unwrap();
+        for (uri, title) in [
+            ("notes://team%20sync", "team sync"),
+            ("notes://caf%C3%A9", "café"),
+            ("notes://a%2Fb", "a/b"),
+            ("notes://100%", "100%"),
+            ("notes://plain", "plain"),
+        ] {
+            assert_eq!(p.matches(uri).unwrap()["title"], title, "{uri}");
+        }
+        assert!(p.matches("notes://%FF").is_none(), "not UTF-8 once decoded");
     }
 }

@@ -86,8 +86,8 @@ impl Tool {
     /// protocol error. An empty `description` is taken from `A`'s doc comment.
     ///
     /// Arguments that do not fit are answered with a tool execution error
-    /// naming the argument in words (`argument "seconds": expected u64, got
-    /// string "soon"`). An optional argument with a default is a field with
+    /// naming the argument and the JSON type it needs (`argument "seconds":
+    /// expected a non-negative integer, got the string "soon"`). An optional argument with a default is a field with
     /// `#[serde(default = "…")]`: schemars writes the default into the
     /// input schema, and a call without it gets it.
     ///

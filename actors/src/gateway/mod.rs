@@ -141,6 +141,17 @@ impl Gateway {
         serde_json::Value::Array(rows.collect())
     }
 
+    /// Resolves once every required upstream's first start has settled —
+    /// it is up, or down because its start failed or timed out (each start
+    /// is bounded by the upstream's `timeout_ms`). A stdio server waits for
+    /// it before reading its input, as `/readyz` holds HTTP traffic back.
+    pub async fn started(&self) {
+        let settled = |s: &UpstreamStatus| !s.required || s.restarts > 0 || s.state != UpstreamState::Starting;
+        while !self.statuses().iter().all(settled) {
+            actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
     /// Whether every required upstream is up.
     pub fn ready(&self) -> bool {
         self.statuses().iter().all(|s| !s.required || matches!(s.state, UpstreamState::Up { .. }))

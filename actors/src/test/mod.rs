@@ -60,6 +60,7 @@
 
 mod input;
 mod listen;
+mod tasks;
 mod wire;
 
 use std::cell::RefCell;
@@ -178,9 +179,32 @@ impl TestClient {
     /// This client answering the server's input requests (elicitation,
     /// sampling, roots) with `answer`, and declaring those capabilities.
     pub fn answering(mut self, answer: impl Fn(&str, &Value) -> InputAnswer + 'static) -> Self {
-        self.capabilities = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}});
+        let answers = json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}});
+        self.declare(answers);
         self.answer = Some(Rc::new(answer));
         self
+    }
+
+    /// This client declaring the Tasks extension: a call the server makes
+    /// a task (`resultType: "task"`) is followed to its end by
+    /// [`call`](TestClient::call) — `tasks/get` at the task's interval, its
+    /// questions answered by the [`answering`](TestClient::answering)
+    /// callback through `tasks/update` — and its result returned.
+    pub fn with_tasks(mut self) -> Self {
+        self.declare(json!({"extensions": {mcp_protocol::tasks::EXTENSION: {}}}));
+        self
+    }
+
+    /// Adds `capabilities` to those declared (objects merged one level deep).
+    fn declare(&mut self, capabilities: Value) {
+        let Value::Object(add) = capabilities else { return };
+        let Value::Object(caps) = &mut self.capabilities else { return };
+        for (key, value) in add {
+            match (caps.get_mut(&key), value) {
+                (Some(Value::Object(have)), Value::Object(more)) => have.extend(more),
+                (_, value) => drop(caps.insert(key, value)),
+            }
+        }
     }
 
     /// This client declaring `capabilities` (`clientCapabilities`).
@@ -224,7 +248,8 @@ impl TestClient {
     }
 
     /// `tools/call` of `name` with `arguments`, input rounds answered by the
-    /// callback given to [`TestClient::answering`].
+    /// callback given to [`TestClient::answering`]; a call the server makes
+    /// a task is followed to its end (see [`TestClient::with_tasks`]).
     pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         if self.header_params.borrow().is_none() {
             self.list_tools().await?;
@@ -237,19 +262,19 @@ impl TestClient {
             .map(|params| wire::param_headers(params, &arguments))
             .unwrap_or_default();
         let params = json!({"name": name, "arguments": arguments});
-        let result = self.rounds("tools/call", Some(name), params, &headers).await?;
-        decode(result)
+        let result = self.rounds("tools/call", params, &headers).await?;
+        decode(self.finished(result).await?)
     }
 
     /// `resources/read` of `uri`.
     pub async fn read(&self, uri: &str) -> Result<Vec<ResourceContents>, ClientError> {
-        let result = self.rounds("resources/read", Some(uri), json!({"uri": uri}), &[]).await?;
+        let result = self.rounds("resources/read", json!({"uri": uri}), &[]).await?;
         decode(result.get("contents").cloned().unwrap_or(Value::Null))
     }
 
     /// `prompts/get` of `name` with string `arguments`.
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, ClientError> {
-        let result = self.rounds("prompts/get", Some(name), json!({"name": name, "arguments": arguments}), &[]).await?;
+        let result = self.rounds("prompts/get", json!({"name": name, "arguments": arguments}), &[]).await?;
         decode(result)
     }
 
@@ -263,9 +288,11 @@ impl TestClient {
         Notifications::open(resp).await
     }
 
-    /// Any request, its input rounds answered; the result object.
+    /// Any request, with the headers the protocol asks for (`Mcp-Name`
+    /// from the item the params name), its input rounds answered; the
+    /// result object as the server sent it (a task is not followed).
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        self.rounds(method, None, params, &[]).await
+        self.rounds(method, params, &[]).await
     }
 
     fn id(&self) -> Value {
@@ -275,7 +302,7 @@ impl TestClient {
     }
 
     async fn typed<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, ClientError> {
-        decode(self.rounds(method, None, params, &[]).await?)
+        decode(self.rounds(method, params, &[]).await?)
     }
 
     async fn all_pages<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, ClientError> {
@@ -283,7 +310,7 @@ impl TestClient {
         let mut cursor: Option<String> = None;
         for _ in 0..10_000 {
             let params = cursor.as_ref().map_or_else(|| json!({}), |c| json!({"cursor": c}));
-            let page = self.rounds(method, None, params, &[]).await?;
+            let page = self.rounds(method, params, &[]).await?;
             out.extend(decode::<Vec<T>>(page.get(key).cloned().unwrap_or(Value::Null))?);
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(c) => cursor = Some(c.to_owned()),
@@ -297,14 +324,15 @@ impl TestClient {
     async fn rounds(
         &self,
         method: &str,
-        name: Option<&str>,
         mut params: Value,
         headers: &[(String, String)],
     ) -> Result<Value, ClientError> {
+        let name = mcp_protocol::request::item_member(method)
+            .and_then(|(_, member)| params.get(member)?.as_str().map(str::to_owned));
         for _ in 0..16 {
             let id = self.id();
             let body = wire::body(&id, method, params.clone(), &self.capabilities);
-            let resp = (self.call)(wire::post(&self.path, method, name, headers, &body)).await;
+            let resp = (self.call)(wire::post(&self.path, method, name.as_deref(), headers, &body)).await;
             let (result, notes) = wire::answer(resp, &id).await?;
             self.notifications.borrow_mut().extend(notes);
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {

@@ -61,7 +61,14 @@ where
 /// Serves over stdin/stdout until EOF or SIGINT/SIGTERM: at the signal every
 /// subscription gets its completion result, the connection ends as at EOF,
 /// and this returns once stdout has everything.
+///
+/// With upstreams configured (a gateway), stdin is read once every
+/// required upstream's first start has settled, so that the first
+/// listing already has their items.
 pub async fn serve_std(server: McpServer) -> std::io::Result<()> {
+    if let Some(gateway) = server.catalog().state::<crate::gateway::Gateway>() {
+        gateway.started().await;
+    }
     let input = tokio::io::BufReader::new(tokio::io::stdin());
     let s = server.clone();
     let hangup = async move {
