@@ -73,6 +73,45 @@ pub fn frontmatter_block(text: &str) -> Option<&str> {
     None
 }
 
+/// How deeply a `SKILL.md` frontmatter may nest by default: a YAML
+/// parser's time grows with the square of the depth, and a real
+/// frontmatter nests a few levels.
+pub const MAX_FRONTMATTER_DEPTH: usize = 64;
+
+/// An upper bound of how deeply the YAML `block` nests, found in one pass
+/// without parsing it: on each line its indentation, its leading sequence
+/// and mapping-key markers (`- `, `? `), plus the flow collections (`[`,
+/// `{`) open at any point outside quotes. A block within a bound parses in
+/// time proportional to it.
+pub fn frontmatter_depth(block: &str) -> usize {
+    let (mut deepest, mut flow) = (0usize, 0usize);
+    for line in block.lines() {
+        let trimmed = line.trim_start_matches([' ', '\t']);
+        let mut depth = line.len() - trimmed.len();
+        let mut rest = trimmed;
+        while let Some(r) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix("? ")) {
+            depth += 1;
+            rest = r.trim_start_matches(' ');
+        }
+        let mut quote = None;
+        for c in rest.chars() {
+            match (quote, c) {
+                (None, '#') if flow == 0 => break,
+                (None, '"' | '\'') => quote = Some(c),
+                (Some(q), c) if c == q => quote = None,
+                (None, '[' | '{') => {
+                    flow += 1;
+                    deepest = deepest.max(depth + flow);
+                }
+                (None, ']' | '}') => flow = flow.saturating_sub(1),
+                _ => {}
+            }
+        }
+        deepest = deepest.max(depth + flow);
+    }
+    deepest
+}
+
 /// One file of a skill in its entry: its URI, the digest and the length of
 /// the bytes served.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,6 +155,16 @@ pub struct ReadDirectoryParams {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn frontmatter_depth_bounds_indentation_markers_and_flow() {
+        assert_eq!(frontmatter_depth("name: a\ndescription: b"), 0);
+        assert_eq!(frontmatter_depth("metadata:\n  tags: [a, [b, c]]"), 4);
+        assert_eq!(frontmatter_depth("x: \"[[[[\"\ny: '{{{'"), 0, "quoted brackets do not nest");
+        assert_eq!(frontmatter_depth("- - - - x"), 4);
+        assert_eq!(frontmatter_depth(&"[".repeat(100_000)), 100_000);
+        assert!(frontmatter_depth(&"{a: ".repeat(1000)) >= 1000);
+    }
     use super::*;
 
     #[test]

@@ -57,7 +57,7 @@ pub use prompt::{Prompt, PromptArgs};
 pub use resolvers::{ResourceResolver, ToolResolver};
 pub use resource::Resource;
 pub use scope_rules::ScopeRules;
-pub use skill::{parse_frontmatter, Skill, SkillError, SkillFile, SkillFileReader};
+pub use skill::{parse_frontmatter, parse_frontmatter_within, Skill, SkillError, SkillFile, SkillFileReader};
 pub use template::{ResourceTemplate, TemplateVars, UriPattern};
 pub use tool::{HandlerFuture, TaskSupport, Tool};
 pub use view::{Permission, View, BRIDGE as VIEW_BRIDGE};

@@ -124,11 +124,25 @@ impl std::fmt::Debug for Skill {
 }
 
 /// The frontmatter of a `SKILL.md`: a YAML mapping with a non-empty string
-/// `name` and `description`, as JSON.
+/// `name` and `description`, as JSON; refused when it nests deeper than
+/// [`skills::MAX_FRONTMATTER_DEPTH`].
 pub fn parse_frontmatter(skill_md: &[u8]) -> Result<Map<String, Value>, SkillError> {
+    parse_frontmatter_within(skill_md, skills::MAX_FRONTMATTER_DEPTH)
+}
+
+/// [`parse_frontmatter`], refusing a frontmatter that nests deeper than
+/// `max_depth` levels (see [`skills::frontmatter_depth`]) before it is
+/// parsed.
+pub fn parse_frontmatter_within(skill_md: &[u8], max_depth: usize) -> Result<Map<String, Value>, SkillError> {
     let text = std::str::from_utf8(skill_md).map_err(|_| SkillError("SKILL.md is not UTF-8".into()))?;
     let block = skills::frontmatter_block(text)
         .ok_or_else(|| SkillError("SKILL.md does not start with a --- delimited YAML frontmatter".into()))?;
+    let depth = skills::frontmatter_depth(block);
+    if depth > max_depth {
+        return Err(SkillError(format!(
+            "SKILL.md frontmatter nests {depth} levels deep, over the limit of {max_depth} (fs.max_frontmatter_depth)"
+        )));
+    }
     let value: Value =
         yaml_serde::from_str(block).map_err(|e| SkillError(format!("SKILL.md frontmatter is not valid YAML: {e}")))?;
     let Value::Object(map) = value else {
@@ -195,11 +209,22 @@ impl Skill {
     /// is not a valid skill path, the frontmatter lacks `name` or
     /// `description`, the name is not the path's last segment, a file path
     /// is empty, absolute, has `.`/`..` segments or comes twice, or the
-    /// skill is over the extension's limits (512 files, 16 MiB).
-    pub fn new(skill_path: &str, skill_md: &[u8], mut files: Vec<SkillFile>) -> Result<Skill, SkillError> {
+    /// skill is over the extension's limits (512 files, 16 MiB), or its
+    /// frontmatter nests deeper than [`skills::MAX_FRONTMATTER_DEPTH`].
+    pub fn new(skill_path: &str, skill_md: &[u8], files: Vec<SkillFile>) -> Result<Skill, SkillError> {
+        Skill::new_within(skill_path, skill_md, files, skills::MAX_FRONTMATTER_DEPTH)
+    }
+
+    /// [`Skill::new`] with the frontmatter's nesting bounded by `max_depth`.
+    pub fn new_within(
+        skill_path: &str,
+        skill_md: &[u8],
+        mut files: Vec<SkillFile>,
+        max_depth: usize,
+    ) -> Result<Skill, SkillError> {
         let fail = |m: String| SkillError(format!("skill {skill_path:?}: {m}"));
         skills::check_skill_path(skill_path).map_err(fail)?;
-        let frontmatter = parse_frontmatter(skill_md).map_err(|e| fail(e.0))?;
+        let frontmatter = parse_frontmatter_within(skill_md, max_depth).map_err(|e| fail(e.0))?;
         let name = frontmatter["name"].as_str().unwrap_or_default();
         if skill_path.rsplit('/').next() != Some(name) {
             return Err(fail(format!("the frontmatter name {name:?} is not the last segment of the skill path")));

@@ -31,6 +31,11 @@ pub struct FsConfig {
     /// `skill://<path below this directory>/…`. Served when it exists at
     /// start; empty turns skills off. Default: `skills`.
     pub skills: String,
+    /// How deeply a skill's `SKILL.md` frontmatter may nest (YAML
+    /// indentation, sequence markers and flow collections counted); a
+    /// deeper one is refused, logged, and the server starts without that
+    /// skill. Default: 64.
+    pub max_frontmatter_depth: usize,
 }
 
 impl Default for FsConfig {
@@ -50,6 +55,7 @@ impl Default for FsConfig {
             watch: true,
             debounce_ms: 100,
             skills: "skills".into(),
+            max_frontmatter_depth: mcp_protocol::skills::MAX_FRONTMATTER_DEPTH,
         }
     }
 }

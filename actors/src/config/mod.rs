@@ -308,6 +308,7 @@ impl Config {
             ("fs.max_files", self.fs.max_files),
             ("legacy.max_sessions", self.legacy.max_sessions),
             ("fs.search_max_results", self.fs.search_max_results),
+            ("fs.max_frontmatter_depth", self.fs.max_frontmatter_depth),
         ] {
             if value == 0 {
                 return Err(ConfigError(format!("{name} must be at least 1")));

@@ -94,6 +94,21 @@ pub(crate) fn read_contents(path: &Path, uri: &str, max_bytes: u64) -> Result<Re
     })
 }
 
+/// A file's inode and status-change time (seconds, nanoseconds): what
+/// changes whenever its bytes are written or it is replaced, even by a copy
+/// that restores its size and modification time.
+#[cfg(unix)]
+pub(crate) fn change_stamp(meta: &std::fs::Metadata) -> (u64, i64, i64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.ino(), meta.ctime(), meta.ctime_nsec())
+}
+
+/// Elsewhere only size and modification time identify a file's bytes.
+#[cfg(not(unix))]
+pub(crate) fn change_stamp(_meta: &std::fs::Metadata) -> (u64, i64, i64) {
+    (0, 0, 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

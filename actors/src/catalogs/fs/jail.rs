@@ -1,6 +1,7 @@
 //! [`Jail`]: maps relative paths and `file://` URIs to files inside one
 //! root, and refuses anything that would leave it (`..`, absolute paths,
-//! symlinks pointing outside).
+//! symlinks pointing outside, another file system mounted below it — with
+//! `--root /`, `/proc`, `/sys` and `/dev` are not the root's).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -13,6 +14,8 @@ pub enum JailError {
     NotFound(String),
     /// Not a `file://` URI of a local path.
     BadUri(String),
+    /// On another file system than the root (a mount below it).
+    OtherFileSystem(String),
 }
 
 impl std::fmt::Display for JailError {
@@ -21,6 +24,7 @@ impl std::fmt::Display for JailError {
             JailError::Escapes(p) => write!(f, "path {p:?} escapes the served root"),
             JailError::NotFound(p) => write!(f, "no such file: {p:?}"),
             JailError::BadUri(u) => write!(f, "not a file:// URI of a local path: {u:?}"),
+            JailError::OtherFileSystem(p) => write!(f, "path {p:?} is on another file system than the served root"),
         }
     }
 }
@@ -29,12 +33,21 @@ impl std::fmt::Display for JailError {
 #[derive(Debug, Clone)]
 pub struct Jail {
     root: PathBuf,
+    /// The root's device: nothing on another is served.
+    device: Option<u64>,
 }
 
 impl Jail {
     /// A jail at `root` (canonicalized: it must exist).
     pub fn new(root: &Path) -> std::io::Result<Self> {
-        Ok(Jail { root: root.canonicalize()? })
+        let root = root.canonicalize()?;
+        let device = device_of(&root);
+        Ok(Jail { root, device })
+    }
+
+    /// Whether `path` is on the root's file system.
+    pub fn same_file_system(&self, path: &Path) -> bool {
+        self.device.is_none() || device_of(path) == self.device
     }
 
     /// The canonical root.
@@ -71,10 +84,12 @@ impl Jail {
             Err(_) if !path.starts_with(&self.root) => return Err(JailError::Escapes(shown.to_owned())),
             Err(_) => return Err(JailError::NotFound(shown.to_owned())),
         };
-        if real.starts_with(&self.root) {
-            Ok(real)
-        } else {
+        if !real.starts_with(&self.root) {
             Err(JailError::Escapes(shown.to_owned()))
+        } else if !self.same_file_system(&real) {
+            Err(JailError::OtherFileSystem(shown.to_owned()))
+        } else {
+            Ok(real)
         }
     }
 
@@ -88,6 +103,20 @@ impl Jail {
         let rel = path.strip_prefix(&self.root).ok()?;
         let parts: Vec<_> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
         Some(parts.join("/"))
+    }
+}
+
+/// The device `path` is on (`None` where that is not known).
+fn device_of(path: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| m.dev())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
     }
 }
 

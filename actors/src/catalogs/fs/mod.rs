@@ -59,17 +59,22 @@ pub(crate) struct Walk {
 }
 
 /// Served files and entered directories under `from`, in name order,
-/// at most `max_files` files; symlinks are followed only when they stay inside.
+/// at most `max_files` files, on the root's file system only (as `find
+/// -xdev`); symlinks are followed only when they stay inside. Entries that
+/// cannot be read are skipped and told in one summary line.
 pub(crate) fn walk(shared: &Shared, from: &Path, log: &Logger) -> Walk {
     let mut out = Walk { files: Vec::new(), dirs: Vec::new(), truncated: false };
-    let entries = WalkDir::new(from).follow_links(false).sort_by_file_name().into_iter().filter_entry(|e| {
+    let entries = WalkDir::new(from).follow_links(false).same_file_system(true).sort_by_file_name();
+    let entries = entries.into_iter().filter_entry(|e| {
         !e.file_type().is_dir() || shared.jail.relative(e.path()).is_some_and(|rel| shared.rules.enters(&rel))
     });
+    let (mut unreadable, mut first) = (0usize, None);
     for entry in entries {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                warn!(log, "cannot read a directory entry"; "error" => %e);
+                unreadable += 1;
+                first.get_or_insert_with(|| e.to_string());
                 continue;
             }
         };
@@ -91,6 +96,10 @@ pub(crate) fn walk(shared: &Shared, from: &Path, log: &Logger) -> Walk {
             break;
         }
         out.files.push(entry.path().to_path_buf());
+    }
+    if let Some(first) = first {
+        warn!(log, "directory entries that cannot be read are not served";
+            "unreadable" => unreadable, "first" => first, "under" => %from.display());
     }
     out
 }
@@ -153,8 +162,19 @@ pub(crate) fn jail_error(uri: &str, e: JailError) -> HandlerError {
 }
 
 /// Builds the catalog of `config.root` and starts its watcher.
+///
+/// A root that is `/` without being named so (the default `.` in a process
+/// started in `/`, as desktop hosts start servers) is refused: serving the
+/// whole machine takes `--root /` (`fs.root = "/"`).
 pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
     let jail = Jail::new(Path::new(&config.root)).map_err(|e| format!("fs.root {:?}: {e}", config.root))?;
+    if jail.root() == Path::new("/") && config.root != "/" {
+        return Err(format!(
+            "fs.root {:?} is / (the directory the process started in): refusing to serve the whole machine; \
+             name the directory to serve with --root DIR (fs.root), or --root / to serve / on purpose",
+            config.root
+        ));
+    }
     let rules = FileRules::new(config)?;
     let skills = skills::SkillsDir::find(jail.root(), &jail, &config.skills, log);
     let listings = listing::DirListings::new(8);

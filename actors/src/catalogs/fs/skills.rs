@@ -23,8 +23,11 @@ use super::{files, served, walk, Shared};
 use crate::catalog::error::HandlerError;
 use crate::catalog::{Catalog, Skill, SkillFile};
 
-/// What identifies a file's bytes without reading them.
-type Stamp = (Option<SystemTime>, u64);
+/// What identifies a file's bytes without reading them: its modification
+/// time, its length, and (see [`super::files::change_stamp`]) its inode and
+/// status-change time, which a copy that keeps size and mtime (`cp -p`,
+/// `rsync -t`, `tar x`) still changes.
+type Stamp = (Option<SystemTime>, u64, (u64, i64, i64));
 
 /// The skills directory and what was learnt of its files.
 #[derive(Debug)]
@@ -61,10 +64,10 @@ impl SkillsDir {
         path.starts_with(&self.dir)
     }
 
-    /// What identifies `path`'s bytes now: modification time and length.
+    /// What identifies `path`'s bytes now (see [`Stamp`]).
     fn stamp(path: &Path) -> Result<Stamp, String> {
         let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-        Ok((meta.modified().ok(), meta.len()))
+        Ok((meta.modified().ok(), meta.len(), super::files::change_stamp(&meta)))
     }
 
     /// Remembers the digest of `bytes`, read from `path` after it had
@@ -167,7 +170,7 @@ impl SkillsDir {
             out.push(SkillFile::read_by(inner, size, digest, reader(shared, path)));
         }
         let manifest = manifest.ok_or_else(|| format!("no {}", ext::SKILL_FILE))?;
-        Skill::new(&skill_path.join("/"), &manifest, out).map_err(|e| e.0)
+        Skill::new_within(&skill_path.join("/"), &manifest, out, shared.config.max_frontmatter_depth).map_err(|e| e.0)
     }
 }
 

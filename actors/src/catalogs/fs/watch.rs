@@ -184,7 +184,8 @@ fn serve_directory(shared: &Arc<Shared>, catalog: &Catalog, path: &Path, log: &L
 }
 
 /// What identifies one change of a file across instances watching the same
-/// directory: its modification time and size.
+/// directory: its modification time, size, inode and status-change time
+/// (so a copy that keeps size and mtime is a change too).
 fn observation(path: &Path) -> String {
     match std::fs::metadata(path) {
         Ok(m) => {
@@ -193,7 +194,8 @@ fn observation(path: &Path) -> String {
                 .ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_nanos());
-            format!("{mtime}:{}", m.len())
+            let (ino, ctime, ctime_ns) = super::files::change_stamp(&m);
+            format!("{mtime}:{}:{ino}:{ctime}.{ctime_ns}", m.len())
         }
         Err(_) => "gone".to_owned(),
     }
