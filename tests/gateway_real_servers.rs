@@ -132,12 +132,6 @@ async fn until_cancelled(url: &str, upstream: &str, n: u64) -> u64 {
     cancelled
 }
 
-/// The status page's row of upstream `name`.
-async fn upstream_row(url: &str, name: &str) -> Value {
-    let status: Value = client().get(url.replace("/mcp", "/status.json")).send().await.unwrap().json().await.unwrap();
-    status["upstreams"].as_array().into_iter().flatten().find(|r| r["name"] == name).cloned().unwrap_or_default()
-}
-
 /// What both official clients saw: the three upstreams' tools, progress,
 /// an answered elicitation (with `name`), a file read through
 /// server-filesystem, a call given up, a resource update, the Python
@@ -232,4 +226,81 @@ async fn official_sdk_clients_through_the_gateway() {
     assert_driven("the TypeScript SDK client", &v, "Grace", "milk and bread\n");
     let cancelled = until_cancelled(&gw.url, "ts", 2).await;
     assert_eq!(cancelled, 2, "the TypeScript client's given-up call was cancelled upstream");
+}
+
+/// Starts the Python SDK server over Streamable HTTP on `port`; waits until
+/// it accepts connections.
+async fn python_http(python: &std::path::Path, port: u16) -> tokio::process::Child {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/real-servers/server.py");
+    let child = tokio::process::Command::new(python)
+        .arg(script)
+        .args(["http", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return child;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the Python server did not listen on {port} within 20 s");
+}
+
+/// Finding 10 of the hostile review: a Python SDK server over HTTP told to
+/// stop (SIGTERM) is marked down once its connections are refused, the
+/// gateway lets go of its listen stream so that it can finish stopping, and
+/// the gateway reconnects when it is back on the same port.
+#[actix_rt::test]
+async fn a_draining_http_upstream_is_marked_down_released_and_reconnected() {
+    let test = "gateway_real_servers::a_draining_http_upstream_is_marked_down_released_and_reconnected";
+    let Some((_, python)) = installed(test) else { return };
+    let port = free_port();
+    let mut upstream = python_http(&python, port).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("gateway.toml");
+    let toml = format!(
+        "[status]\nenabled = true\n[gateway]\nrestart_initial_ms = 300\nrestart_max_ms = 1000\n\
+         [[upstreams]]\nname = \"web\"\nurl = \"http://127.0.0.1:{port}/mcp\"\n"
+    );
+    std::fs::write(&config, toml).unwrap();
+    let gw = HttpChild::spawn(&["--config", config.to_str().unwrap()]).await;
+    let client = Client::connect(&gw.url, answering()).await.unwrap();
+    until_tools(&client, &["web__add"], true).await;
+    let added: Value = client.call("web__add", json!({"a": 1, "b": 2})).await.unwrap();
+    assert_eq!(added, json!({"result": 3}));
+    let pid = upstream.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let mut row = Value::Null;
+    let mut exited = false;
+    for _ in 0..200 {
+        let _ = client.call_tool("web__add", json!({"a": 1, "b": 2})).await;
+        row = upstream_row(&gw.url, "web").await;
+        exited = exited || upstream.try_wait().unwrap().is_some();
+        if row["state"] == "down" && exited {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(row["state"], "down", "the stopping upstream is down: {row}");
+    assert!(exited, "the upstream finished stopping: the gateway let go of its streams");
+    let ready = client_get(&gw.url.replace("/mcp", "/readyz")).await;
+    assert_eq!(ready, 503, "a required upstream is down");
+    let _again = python_http(&python, port).await;
+    until_tools(&client, &["web__add"], true).await;
+    let mut added = Value::Null;
+    for _ in 0..100 {
+        if let Ok(v) = client.call::<Value>("web__add", json!({"a": 20, "b": 22})).await {
+            added = v;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(added, json!({"result": 42}), "reconnected: {}", upstream_row(&gw.url, "web").await);
+}
+
+async fn client_get(url: &str) -> u16 {
+    client().get(url).send().await.unwrap().status().as_u16()
 }

@@ -45,8 +45,22 @@
 //!   messages of no request, and `DELETE` at [`close`](crate::client::Client::close).
 //! - **stdio**: one line per message; responses find their request by id,
 //!   progress by its token and listen deliveries by their subscription id.
-//!   Closing the client closes the child's stdin and kills it if it has not
-//!   exited two seconds later.
+//!   The child runs in a process group of its own; closing the client
+//!   closes its stdin and kills the whole group if it has not exited two
+//!   seconds later (so a server started through a shell goes too), and
+//!   dropping the last clone kills it at once.
+//!
+//! ## Limits
+//!
+//! A server the client talks to may be anyone's, so what it reads is
+//! bounded: each message — a stdio line, an HTTP body, an SSE event — is at
+//! most `max_message_bytes` (64 MiB; past it the connection ends with an
+//! error naming the limit, and the rest is not read); `list_*` follows at
+//! most `max_list(pages, items)` (10,000 pages, 100,000 items) before it
+//! gives up naming the bound; `timeout` bounds every request, the
+//! handshake (`server/discover` or `initialize`) included. A stdio line that
+//! is not JSON, invalid UTF-8 included, is skipped. SSE is parsed in one
+//! pass, whatever an event's size.
 //!
 //! ## Calls
 //!
@@ -157,7 +171,8 @@
 //! Answers are JSON (pretty on a terminal, one line otherwise; `listen`
 //! prints one line per notification); errors go to stderr as a sentence,
 //! with exit status 1. `--token` (or `ACTIX_MCP_CLIENT_TOKEN`) sends a bearer
-//! token, `--header` any header, `--timeout-ms` limits each request.
+//! token, `--header` any header, `--timeout-ms` limits each request (the
+//! handshake too), `--max-message-bytes` each message read.
 //!
 //! ## Conformance
 //!

@@ -132,8 +132,11 @@
 //! the jail, `fs.exclude`, `fs.max_file_bytes`, the symlink rules — and a
 //! skill whose frontmatter is missing or invalid, whose `name` is not its
 //! directory's name, with a file over the size cap, or over the extension's
-//! limits (512 files, 16 MiB) is not served; the log says why, once. Digests
-//! are kept per file with its modification time and size, so listing a
+//! limits (512 files, 16 MiB), or whose frontmatter nests deeper than
+//! `fs.max_frontmatter_depth` (64) is not served; the log says why, once.
+//! Digests are kept per file with its modification time, size, inode and
+//! status-change time (so a copy that keeps size and mtime — `cp -p`,
+//! `rsync -t`, `tar x` — still reads as a change), and listing a
 //! directory of thousands of files reads only what changed; the watcher
 //! rescans after a change, so the next `skills/list` or `skills/get` has
 //! the new digest, and `resources/updated` (a changed file) or
@@ -158,8 +161,14 @@
 //!
 //! `Skill::from_files` takes `(path, bytes)` pairs (`include_str!`,
 //! `include_bytes!`, or generated), [`Skill::from_dir`](crate::catalog::Skill::from_dir)
-//! (or the builder's `skill_dir`) reads a directory once, and
+//! (or the builder's `skill_dir`) reads a directory once — a relative path
+//! is relative to the working directory the program runs in, so a skill
+//! shipped with a crate is named from `env!("CARGO_MANIFEST_DIR")` or
+//! embedded — and
 //! [`Skill::under`](crate::catalog::Skill::under) adds a prefix. A
+//! tree of skills shipped beside a program (`skills/<group>/<name>/SKILL.md`
+//! …) is best served by the `fs` catalog, which watches it; in code, one
+//! `skill_dir` per skill directory. A
 //! catalog changed at runtime replaces a skill with
 //! [`Catalog::replace_skill`](crate::catalog::Catalog::replace_skill), which
 //! publishes what changed. With authorization on, a skill's scopes decide

@@ -55,6 +55,29 @@
 //!
 //! Every key is in `config/default.toml`, with its default.
 //!
+//! ## From code
+//!
+//! The builder starts the upstreams of its configuration (`[[upstreams]]`
+//! in `config_file`, or `config.upstreams`) and those added with
+//! `.upstream(…)`, beside your own tools; `/readyz` waits for the required
+//! ones, and a stdio server reads its input once their first start settled:
+//!
+//! ```rust,no_run
+//! use actix_mcp::config::UpstreamConfig;
+//! use actix_mcp::prelude::*;
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let mut git = UpstreamConfig::parse_flag("git=uvx mcp-server-git --repository .")?;
+//!     git.allow_tools = vec!["git_status".into(), "git_log".into()];
+//!     McpServer::builder(server_info!())
+//!         .tool(Tool::no_args("ping", "Answers pong", |_ctx| async { Ok("pong") }))
+//!         .upstream(git)
+//!         .upstream(UpstreamConfig::parse_flag("docs=http://127.0.0.1:9000/mcp")?)
+//!         .run_http("127.0.0.1:8080")?;
+//!     Ok(())
+//! }
+//! ```
+//!
 //! ## What happens to an upstream
 //!
 //! One [`crate::gateway::Upstream`] actor per upstream starts the command
@@ -65,9 +88,38 @@
 //! URIs, or under `uri_prefix` + their URI when the upstream has one. Two
 //! upstreams serving the same URI or template is a start-up error naming
 //! both (the process exits; give one of them a `uri_prefix`); a URI that
-//! another upstream takes later, when it lists again, is logged and left
-//! out. A tool an upstream does not list but answers is callable by its
-//! prefixed name all the same.
+//! another upstream takes later — when it lists again, or when it first
+//! comes up after failed starts — is logged and left out, and the gateway
+//! serves on. A tool an upstream does not list but answers is callable by
+//! its prefixed name all the same, within its filters.
+//!
+//! **What an upstream may claim.** Each upstream has its namespace,
+//! `PREFIX` + separator: a prefix that begins another's (`hx` and `hx__good`,
+//! two upstreams with the same prefix, or one without a prefix beside
+//! another) would let two upstreams serve one name, and is refused at start
+//! naming both. An upstream's item whose name falls in another upstream's
+//! namespace, or that a local tool or prompt already has, is left out and
+//! logged (`upstream item not served`): the local catalog always wins. A
+//! tool whose `inputSchema` is not a JSON Schema object is left out the
+//! same way. `allow_tools` / `deny_tools` decide calls as well as lists: a
+//! name they leave out is answered exactly as an unknown tool and never
+//! reaches the upstream. An upstream may announce `resources/updated` only
+//! for URIs it serves; any other is dropped, counted
+//! (`mcp_gateway_forged_notifications_total{upstream}`) and logged at most
+//! once a second.
+//!
+//! **What an upstream may send.** Each message it sends — a stdio line, an
+//! HTTP body, an SSE event — is at most `max_message_bytes` (64 MiB); a
+//! listing is followed for at most `max_list_pages` pages (10,000) and
+//! `max_list_items` items (100,000); every request, the handshake included,
+//! is bounded by `timeout_ms`. Past any of these the upstream is marked down
+//! with a reason naming the limit and started again after the backoff; a
+//! stdio line that is not JSON (invalid UTF-8 included) is skipped. An HTTP
+//! upstream whose connections are refused (a server shutting down) is
+//! marked down at once, and its listen stream is closed so that it can
+//! finish stopping. While an upstream is down a call of one of its names is
+//! answered `Unknown tool: NAME (upstream X is down since …: why; last up
+//! …)`, and an upstream's own errors name the item as the caller called it.
 //!
 //! At the upstream's `list_changed` the gateway lists again and its own
 //! listeners hear one `list_changed` per kind that changed (an item whose

@@ -55,6 +55,30 @@
 //! assert!(catalog.add_tool(Tool::no_args("greet", "again", |_ctx| async { Ok("") })).is_err());
 //! ```
 //!
+//! A **resource template** serves a family of URIs: each `{name}` matches
+//! one path segment (no `/`), and the reader gets the values by name,
+//! percent-decoded — a client expands `notes://{title}` with the title
+//! `team sync` as `notes://team%20sync` (RFC 6570 §3.2.2), and the reader
+//! sees `team sync`:
+//!
+//! ```rust
+//! use actix_mcp::prelude::*;
+//! use actix_mcp::test::{block_on, TestClient};
+//!
+//! let notes = ResourceTemplate::new("notes://{title}", "note", |uri, vars, _ctx| async move {
+//!     let title = &vars["title"];
+//!     Ok(vec![ResourceContents::text(uri, "text/markdown", format!("# {title}\n"))])
+//! })
+//! .unwrap()
+//! .with_description("A team note, by title");
+//! # block_on(async {
+//! let server = McpServer::builder(server_info!()).template(notes).build().unwrap();
+//! let client = TestClient::new(server).await;
+//! let read = client.read("notes://team%20sync").await.unwrap();
+//! assert_eq!(serde_json::to_value(&read).unwrap()[0]["text"], "# team sync\n");
+//! # });
+//! ```
+//!
 //!
 //! ## Asking the client for input (multi round-trip requests)
 //!

@@ -80,5 +80,60 @@
 //!   commented configuration, and `tests/tasks.rs` runs it in a real nginx.
 //!   With the Redis store any instance answers, and round robin is enough.
 //!
+//!
+//! ## On the wire
+//!
+//! A call that became a task is answered with the task itself
+//! (`resultType: "task"`):
+//!
+//! ```json
+//! {"jsonrpc": "2.0", "id": 7, "result": {"resultType": "task",
+//!   "taskId": "4f0e…", "status": "working", "createdAt": "2026-12-03T10:30:00.000Z",
+//!   "lastUpdatedAt": "2026-12-03T10:30:00.000Z", "ttlMs": 3600000, "pollIntervalMs": 500}}
+//! ```
+//!
+//! `tasks/get {"taskId": "4f0e…"}` (with `Mcp-Name: 4f0e…` over HTTP) shows
+//! it as it stands — `status` one of `working`, `input_required` (with
+//! `inputRequests` by key), `completed` (with `result`, the tool's
+//! `CallToolResult`), `failed` (with `error`) or `cancelled`, and
+//! `statusMessage` from the handler's progress:
+//!
+//! ```json
+//! {"resultType": "complete", "taskId": "4f0e…", "status": "completed",
+//!  "createdAt": "2026-12-03T10:30:00.000Z", "lastUpdatedAt": "2026-12-03T10:30:31.000Z",
+//!  "ttlMs": 3600000, "pollIntervalMs": 500,
+//!  "result": {"content": [{"type": "text", "text": "exported (Accept)"}]}}
+//! ```
+//!
+//! `tasks/update {"taskId", "inputResponses": {KEY: answer}}` answers its
+//! questions; `tasks/cancel {"taskId"}` cancels it.
+//!
+//! ## Testing a task
+//!
+//! The in-process [`TestClient`](crate::test::TestClient) declares the
+//! extension with `with_tasks()`; `call` then follows a task to its end
+//! (`tasks/get` at its `pollIntervalMs`, questions answered by the
+//! `answering` callback through `tasks/update`) and returns the tool's
+//! result. `request` sends any method with its headers (`Mcp-Name` too) and
+//! returns the result as sent, to look at the task itself:
+//!
+//! ```rust
+//! use actix_mcp::prelude::*;
+//! use actix_mcp::test::{block_on, TestClient};
+//!
+//! # block_on(async {
+//! let archive = Tool::no_args("archive", "Archives every note", |_ctx| async { Ok("archived") })
+//!     .with_task_support(TaskSupport::Required);
+//! let server = McpServer::builder(server_info!()).tool(archive).build().unwrap();
+//! let client = TestClient::new(server).await.with_tasks();
+//! let done = client.call("archive", json!({})).await.unwrap();
+//! assert_eq!(done.content, vec![Content::text("archived")]);
+//! let task = client.request("tools/call", json!({"name": "archive", "arguments": {}})).await.unwrap();
+//! assert_eq!(task["resultType"], "task");
+//! let now = client.request("tasks/get", json!({"taskId": task["taskId"]})).await.unwrap();
+//! assert!(["working", "completed"].contains(&now["status"].as_str().unwrap()));
+//! # });
+//! ```
+//!
 //! All ten `tasks-*` scenarios of the conformance suite pass (one is skipped
 //! by the suite itself); CI runs them with the rest.

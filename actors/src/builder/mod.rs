@@ -192,7 +192,12 @@ impl McpServerBuilder {
 
     /// Adds the skill in directory `dir` (read now, held in memory; see
     /// [`Skill::from_dir`]); a directory that is not a valid skill is
-    /// reported by `build`.
+    /// reported by `build`. A relative `dir` is relative to the process's
+    /// working directory, not to the source file: for a skill that ships
+    /// with your crate, use `concat!(env!("CARGO_MANIFEST_DIR"), "/skills/report")`,
+    /// or embed its files with [`Skill::from_files`] and `include_str!`. A
+    /// whole tree of skills, watched and kept current, is the `fs` catalog's
+    /// `fs.skills` directory (see the extensions guide).
     pub fn skill_dir(self, dir: impl AsRef<std::path::Path>) -> Self {
         match Skill::from_dir(dir) {
             Ok(skill) => self.skill(skill),
