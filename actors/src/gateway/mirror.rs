@@ -128,19 +128,13 @@ impl Mirror {
         let tools = tools.into_iter().filter(|t| names.allows_tool(&t.name)).collect();
         let (held, served) = (&self.tools, |d: &Tool| names.served(&d.name));
         let tools = put_each("tool", tools, held, tool_hints, log, served, |d, served| {
-            names.trespasses(served).map_or(Ok(()), Err)?;
-            if !held.contains_key(served) && c.holds_tool(served) {
-                return Err(LOCAL.into());
-            }
+            may_claim(names, served, held.contains_key(served), |n| c.holds_tool(n))?;
             let tool = forward::tool(link, d, served.to_owned()).with_scopes(scopes.clone());
             c.replace_tool(cached(tool, tool_hints, |t, h| t.with_cache(h))).map(drop).map_err(failed)
         });
         let (held, served) = (&self.prompts, |d: &Prompt| names.served(&d.name));
         let prompts = put_each("prompt", prompts, held, prompt_hints, log, served, |d, served| {
-            names.trespasses(served).map_or(Ok(()), Err)?;
-            if !held.contains_key(served) && c.holds_prompt(served) {
-                return Err(LOCAL.into());
-            }
+            may_claim(names, served, held.contains_key(served), |n| c.holds_prompt(n))?;
             let prompt = forward::prompt(link, d, served.to_owned()).with_scopes(scopes.clone());
             c.replace_prompt(cached(prompt, prompt_hints, |p, h| p.with_cache(h))).map(drop).map_err(failed)
         });
@@ -302,4 +296,14 @@ fn retire(before: &Served, now: Served, mut remove: impl FnMut(&str)) -> Served 
         remove(gone);
     }
     now
+}
+/// Whether an upstream may serve an item as `served`: a name inside its own
+/// namespace, and not one the local catalog has (`ours`: the upstream serves
+/// it already, so the catalog's copy is its own).
+fn may_claim(names: &Names, served: &str, ours: bool, local: impl FnOnce(&str) -> bool) -> Result<(), String> {
+    names.trespasses(served).map_or(Ok(()), Err)?;
+    if !ours && local(served) {
+        return Err(LOCAL.into());
+    }
+    Ok(())
 }
