@@ -19,14 +19,11 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use hmac::{Hmac, KeyInit, Mac};
+use hmac_sha256::{Hash, HMAC};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::error::ProtocolError;
-
-type HmacSha256 = Hmac<Sha256>;
 
 const VERSION: u8 = 1;
 
@@ -69,7 +66,7 @@ impl Binding {
             Some(a) => serde_json::to_string(a).unwrap_or_default(),
             None => "{}".to_owned(),
         };
-        let digest = Sha256::digest(canonical.as_bytes());
+        let digest = Hash::hash(canonical.as_bytes());
         Binding { method: method.to_owned(), name: name.to_owned(), args_digest: hex(&digest) }
     }
 
@@ -79,7 +76,7 @@ impl Binding {
     #[must_use]
     pub fn for_subject(mut self, subject: Option<&str>) -> Self {
         if let Some(subject) = subject {
-            let mut h = Sha256::new();
+            let mut h = Hash::new();
             h.update(self.args_digest.as_bytes());
             h.update([0u8]);
             h.update(subject.as_bytes());
@@ -166,8 +163,8 @@ impl From<StateError> for ProtocolError {
     }
 }
 
-fn mac(key: &StateKey, data: &[u8]) -> HmacSha256 {
-    let mut m = HmacSha256::new_from_slice(&key.0).expect("HMAC takes keys of any length");
+fn mac(key: &StateKey, data: &[u8]) -> HMAC {
+    let mut m = HMAC::new(&key.0);
     m.update(data);
     m
 }
@@ -175,7 +172,7 @@ fn mac(key: &StateKey, data: &[u8]) -> HmacSha256 {
 /// Seals a payload into a state string.
 pub fn seal(payload: &StatePayload, key: &StateKey) -> String {
     let body = URL_SAFE_NO_PAD.encode(serde_json::to_vec(payload).expect("payloads serialize"));
-    let tag = URL_SAFE_NO_PAD.encode(mac(key, body.as_bytes()).finalize().into_bytes());
+    let tag = URL_SAFE_NO_PAD.encode(mac(key, body.as_bytes()).finalize());
     format!("{body}.{tag}")
 }
 
@@ -183,7 +180,11 @@ pub fn seal(payload: &StatePayload, key: &StateKey) -> String {
 pub fn open(token: &str, key: &StateKey, binding: &Binding, now_ms: u64) -> Result<StatePayload, StateError> {
     let (body, tag) = token.rsplit_once('.').ok_or(StateError::Malformed)?;
     let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| StateError::Malformed)?;
-    mac(key, body.as_bytes()).verify_slice(&tag).map_err(|_| StateError::BadSignature)?;
+    // Compared in constant time.
+    let tag: [u8; 32] = tag.try_into().map_err(|_| StateError::BadSignature)?;
+    if !mac(key, body.as_bytes()).finalize_verify(&tag) {
+        return Err(StateError::BadSignature);
+    }
     let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| StateError::Malformed)?;
     let payload: StatePayload = serde_json::from_slice(&json).map_err(|_| StateError::Malformed)?;
     if payload.v != VERSION {

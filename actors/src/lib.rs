@@ -103,19 +103,24 @@
 //! no module imports, directly or through others, a module that imports it
 //! back.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod _guide;
 pub mod auth;
 pub mod builder;
 pub mod catalog;
 pub mod catalogs;
 pub mod channels;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 pub mod config;
 pub mod facts;
+#[cfg(feature = "gateway")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gateway")))]
 pub mod gateway;
 pub mod hub;
-#[doc(hidden)]
-pub mod pipeline;
+mod pipeline;
 pub mod prelude;
 pub mod server;
 pub mod tasks;

@@ -18,6 +18,7 @@ pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muz
 use actix_mcp::builder::runner::{self, Transport};
 use actix_mcp::config::cli::{Cli, Command};
 use actix_mcp::config::Config;
+#[cfg(feature = "gateway")]
 use actix_mcp::gateway::Gateway;
 use actix_mcp::{catalogs, McpServer};
 use clap::Parser;
@@ -28,8 +29,10 @@ fn run(config: Config, transport: Transport) -> Result<(), String> {
     let log_config = config.log.clone();
     runner::run("actix-mcp", &log_config, None, transport, move |log| {
         let catalog = catalogs::build(&config, &log)?;
+        #[cfg(feature = "gateway")]
         let gateway = Gateway::start(&config, &catalog, &log);
         // Two upstreams serving one resource URI is a start-up error.
+        #[cfg(feature = "gateway")]
         actix_rt::spawn(async move {
             let why = gateway.refusal().await;
             eprintln!("actix-mcp: {why}");
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let env = Config::env_overrides();
     let (loaded, transport) = match cli.command {
+        #[cfg(feature = "client")]
         Some(Command::Client(args)) => return exit_code(actix_mcp::client::cli::run(args)),
         Some(Command::Stdio(args)) => (args.load(env), Transport::Stdio),
         Some(Command::Serve(args)) => (args.load(env), Transport::Http),

@@ -14,7 +14,6 @@ mod names;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 
 pub use names::{check_name, check_skill_path, skill_md_uri, skill_root_uri};
 
@@ -46,7 +45,7 @@ pub fn server_capability(directory_read: bool) -> (String, Value) {
 /// The digest of a file as the extension writes it: `sha256:` and 64
 /// lowercase hex digits of the raw bytes.
 pub fn digest(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
+    let hash = hmac_sha256::Hash::hash(bytes);
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
     for b in hash {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use futures::future::LocalBoxFuture;
-use sha2::{Digest, Sha256};
+use hmac_sha256::Hash;
 
 use super::{bearer_token, AuthError, Authenticator};
 use crate::config::{ApiKeyConfig, ConfigError};
@@ -39,7 +39,7 @@ impl ApiKeyAuthenticator {
                 let key = std::env::var(&k.env).map_err(|_| {
                     ConfigError(format!("auth.api_keys[{i}]: environment variable {} is not set", k.env))
                 })?;
-                Sha256::digest(key.trim().as_bytes()).into()
+                Hash::hash(key.trim().as_bytes())
             };
             let identity = Identity::new(k.subject.clone()).with_scopes(k.scopes.iter().cloned());
             out.push((digest, Arc::new(identity)));
@@ -50,7 +50,7 @@ impl ApiKeyAuthenticator {
     /// Accepts `key` (the raw key) as `identity`.
     #[must_use]
     pub fn with_key(mut self, key: &str, identity: Identity) -> Self {
-        self.keys.push((Sha256::digest(key.as_bytes()).into(), Arc::new(identity)));
+        self.keys.push((Hash::hash(key.as_bytes()), Arc::new(identity)));
         self
     }
 }
@@ -59,7 +59,7 @@ impl Authenticator for ApiKeyAuthenticator {
     fn authenticate<'a>(&'a self, head: &'a Head<'a>) -> LocalBoxFuture<'a, Result<Arc<Identity>, AuthError>> {
         let found = bearer_token(head).and_then(|token| {
             let token = token.ok_or(AuthError::Missing)?;
-            let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+            let digest: [u8; 32] = Hash::hash(token.as_bytes());
             self.keys
                 .iter()
                 .find(|(d, _)| *d == digest)

@@ -8,7 +8,9 @@ use std::time::Duration;
 use serde_json::Value;
 use slog::{info, warn, Logger};
 
-use super::{ApiKeyAuthenticator, AuthError, Authenticator, OAuthAuthenticator, ProtectedResource, ScopePolicy};
+#[cfg(feature = "oauth")]
+use super::OAuthAuthenticator;
+use super::{ApiKeyAuthenticator, AuthError, Authenticator, ProtectedResource, ScopePolicy};
 use crate::catalog::Catalog;
 use crate::config::{Config, ConfigError};
 use crate::facts::head::Head;
@@ -43,7 +45,10 @@ impl Authorizer {
     pub fn from_config(config: &Config) -> Result<Option<Self>, ConfigError> {
         let authenticator: Arc<dyn Authenticator> = match config.auth.mode.as_str() {
             "none" => return Ok(None),
+            #[cfg(feature = "oauth")]
             "oauth" => Arc::new(OAuthAuthenticator::new(&config.canonical_resource(), &config.auth)?),
+            #[cfg(not(feature = "oauth"))]
+            "oauth" => return Err(crate::config::needs_feature("auth.mode = \"oauth\"", "oauth")),
             "api_key" => Arc::new(ApiKeyAuthenticator::from_config(&config.auth.api_keys)?),
             other => return Err(ConfigError(format!("auth.mode must be none, oauth or api_key, not {other:?}"))),
         };

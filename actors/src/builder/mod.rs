@@ -97,6 +97,8 @@ impl McpServerBuilder {
     /// Reads the configuration from a TOML file, then the `ACTIX_MCP_*`
     /// environment overrides (as the `actix-mcp` binary does). A problem is
     /// reported by `build`.
+    #[cfg(feature = "cli")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
     pub fn config_file(self, path: impl AsRef<std::path::Path>) -> Self {
         let loaded = Config::from_file(path.as_ref()).and_then(|mut c| {
             c.apply_env(Config::env_overrides())?;
@@ -198,6 +200,8 @@ impl McpServerBuilder {
     /// or embed its files with [`Skill::from_files`] and `include_str!`. A
     /// whole tree of skills, watched and kept current, is the `fs` catalog's
     /// `fs.skills` directory (see the extensions guide).
+    #[cfg(feature = "fs")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
     pub fn skill_dir(self, dir: impl AsRef<std::path::Path>) -> Self {
         match Skill::from_dir(dir) {
             Ok(skill) => self.skill(skill),
@@ -281,6 +285,7 @@ impl McpServerBuilder {
         };
         // Upstreams serve into the catalog; an upstream refused at its
         // first start (a URI another serves) is logged and shown as down.
+        #[cfg(feature = "gateway")]
         if !self.config.upstreams.is_empty() && self.catalog.state::<crate::gateway::Gateway>().is_none() {
             crate::gateway::Gateway::start(&self.config, &self.catalog, &log);
         }

@@ -247,11 +247,13 @@ impl Catalog {
 
     /// Whether the catalog holds a tool of this name (the tool resolver
     /// is not asked).
+    #[cfg(feature = "gateway")]
     pub(crate) fn holds_tool(&self, name: &str) -> bool {
         self.read().tools.contains_key(name)
     }
 
     /// Whether the catalog holds a prompt of this name.
+    #[cfg(feature = "gateway")]
     pub(crate) fn holds_prompt(&self, name: &str) -> bool {
         self.read().prompts.contains_key(name)
     }

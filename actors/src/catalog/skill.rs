@@ -14,7 +14,6 @@
 //! assert_eq!(skill.frontmatter()["description"], "Writes the weekly report");
 //! ```
 
-use std::path::Path;
 use std::sync::Arc;
 
 use mcp_protocol::skills::{self, SkillEntry, SkillFileRef};
@@ -181,7 +180,9 @@ impl Skill {
     /// it, read now and held in memory), at the skill path of its
     /// frontmatter `name` (see [`Skill::under`] for a prefix). Symbolic
     /// links are not followed.
-    pub fn from_dir(dir: impl AsRef<Path>) -> Result<Skill, SkillError> {
+    #[cfg(feature = "fs")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+    pub fn from_dir(dir: impl AsRef<std::path::Path>) -> Result<Skill, SkillError> {
         let dir = dir.as_ref();
         let mut files = Vec::new();
         for entry in walkdir::WalkDir::new(dir).follow_links(false).sort_by_file_name() {
@@ -352,6 +353,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "fs")]
     fn a_skill_directory_is_read_with_its_subdirectories() {
         let dir = std::env::temp_dir().join(format!("skill-from-dir-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("report/ref")).unwrap();

@@ -1,6 +1,8 @@
 //! Built-in catalogs, selectable with `--catalog NAME`.
 
 pub mod everything;
+#[cfg(feature = "fs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub mod fs;
 
 use std::sync::Arc;
@@ -21,7 +23,13 @@ pub fn build(config: &Config, log: &slog::Logger) -> Result<Arc<Catalog>, String
     };
     match name {
         "everything" => Ok(Arc::new(everything::catalog())),
+        #[cfg(feature = "fs")]
         "fs" => fs::build(&config.fs, log),
+        #[cfg(not(feature = "fs"))]
+        "fs" => {
+            let _ = log;
+            Err(crate::config::needs_feature("the fs catalog", "fs").0)
+        }
         "none" => Ok(Arc::new(Catalog::new())),
         other => Err(format!("unknown catalog {other:?}; built-in catalogs: {}", NAMES.join(", "))),
     }

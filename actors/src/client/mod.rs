@@ -23,6 +23,8 @@ mod actor;
 mod api;
 pub mod auth;
 mod cache;
+#[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub mod cli;
 mod connection;
 mod error;

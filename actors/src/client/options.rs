@@ -65,12 +65,7 @@ pub struct ClientOptions {
     pub(crate) max_list_items: usize,
 }
 
-/// The largest message a client reads by default: 64 MiB.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
-/// The most pages one listing follows by default.
-pub const DEFAULT_MAX_LIST_PAGES: usize = 10_000;
-/// The most items one listing collects by default.
-pub const DEFAULT_MAX_LIST_ITEMS: usize = 100_000;
+pub use crate::config::{DEFAULT_MAX_LIST_ITEMS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_MESSAGE_BYTES};
 
 impl ClientOptions {
     /// Options for a client with this name and version; version by

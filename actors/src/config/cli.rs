@@ -27,6 +27,7 @@ pub enum Command {
     /// Serve newline-delimited JSON-RPC on stdin/stdout (logs go to stderr).
     Stdio(CommonArgs),
     /// Talk to any MCP server (HTTP URL or `--stdio CMD`) and print its answers as JSON.
+    #[cfg(feature = "client")]
     Client(crate::client::cli::ClientArgs),
 }
 

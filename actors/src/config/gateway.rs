@@ -8,6 +8,13 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ConfigError;
 
+/// The largest message a client reads by default: 64 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+/// The most pages one listing follows by default.
+pub const DEFAULT_MAX_LIST_PAGES: usize = 10_000;
+/// The most items one listing collects by default.
+pub const DEFAULT_MAX_LIST_ITEMS: usize = 100_000;
+
 /// `[gateway]`: what applies to every upstream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -105,9 +112,9 @@ impl Default for UpstreamConfig {
             allow_tools: Vec::new(),
             deny_tools: Vec::new(),
             scopes: Vec::new(),
-            max_message_bytes: crate::client::DEFAULT_MAX_MESSAGE_BYTES,
-            max_list_pages: crate::client::DEFAULT_MAX_LIST_PAGES,
-            max_list_items: crate::client::DEFAULT_MAX_LIST_ITEMS,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_list_pages: DEFAULT_MAX_LIST_PAGES,
+            max_list_items: DEFAULT_MAX_LIST_ITEMS,
         }
     }
 }

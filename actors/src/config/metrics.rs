@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MetricsConfig {
-    /// Record metrics and serve them. Default: true.
+    /// Record metrics and serve them. Default: true in a build with the
+    /// `metrics` feature (the default features), false without it (where
+    /// `true` is refused at start).
     pub enabled: bool,
     /// Empty (default): serve `path` on the main port. `ADDR:PORT`: on a
     /// listener of its own (recommended when the main port is reachable
@@ -47,7 +49,7 @@ impl MetricsConfig {
 impl Default for MetricsConfig {
     fn default() -> Self {
         MetricsConfig {
-            enabled: true,
+            enabled: cfg!(feature = "metrics"),
             bind: String::new(),
             path: "/metrics".into(),
             scope: "metrics".into(),

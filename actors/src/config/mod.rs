@@ -3,14 +3,15 @@
 //! and why. Precedence: defaults < file (`--config`) < `ACTIX_MCP_*` env < CLI flags.
 
 use std::net::SocketAddr;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 mod auth;
+#[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
 mod error;
+mod features;
 mod fs;
 mod gateway;
 mod health;
@@ -27,8 +28,11 @@ mod transport;
 
 pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ItemScopesConfig, ASYMMETRIC_ALGORITHMS};
 pub use error::ConfigError;
+pub use features::{built_with, needs_feature, FEATURES};
 pub use fs::FsConfig;
-pub use gateway::{GatewayConfig, UpstreamConfig};
+pub use gateway::{
+    GatewayConfig, UpstreamConfig, DEFAULT_MAX_LIST_ITEMS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_MESSAGE_BYTES,
+};
 pub use health::HealthConfig;
 pub use hub::HubConfig;
 pub use log::{parse_level, LogConfig};
@@ -89,12 +93,16 @@ pub struct Config {
 
 impl Config {
     /// Reads a TOML file over the defaults.
-    pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
+    #[cfg(feature = "cli")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+    pub fn from_file(path: &std::path::Path) -> Result<Self, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
         Self::from_toml(&text).map_err(|e| ConfigError(format!("{}: {}", path.display(), e.0)))
     }
 
     /// Parses TOML over the defaults.
+    #[cfg(feature = "cli")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
         let config: Config = toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
         config.validate()?;
@@ -173,11 +181,7 @@ impl Config {
         if !self.http.path.starts_with('/') {
             return Err(ConfigError(format!("http.path must start with '/', not {:?}", self.http.path)));
         }
-        if self.http.h2c && !cfg!(feature = "h2c") {
-            return Err(ConfigError(
-                "http.h2c needs a build with HTTP/2 (cargo build --release -p actix-mcp --features h2c)".into(),
-            ));
-        }
+        features::validate(self)?;
         self.http
             .bind
             .parse::<SocketAddr>()
@@ -187,6 +191,7 @@ impl Config {
         if !["memory", "redis"].contains(&self.hub.backend.as_str()) {
             return Err(ConfigError(format!("hub.backend must be memory or redis, not {:?}", self.hub.backend)));
         }
+        #[cfg(feature = "redis")]
         if self.hub.backend == "redis" {
             redis::Client::open(self.hub.redis_url.as_str())
                 .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
@@ -204,6 +209,7 @@ impl Config {
         if !["", "memory", "redis"].contains(&self.tasks.store.as_str()) {
             return Err(ConfigError(format!("tasks.store must be memory, redis or empty, not {:?}", self.tasks.store)));
         }
+        #[cfg(feature = "redis")]
         if self.tasks.in_redis(&self.hub.backend) {
             redis::Client::open(self.hub.redis_url.as_str())
                 .map_err(|e| ConfigError(format!("hub.redis_url {:?} (for tasks.store): {e}", self.hub.redis_url)))?;
@@ -335,7 +341,7 @@ fn list(value: &str) -> Vec<String> {
     value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
 

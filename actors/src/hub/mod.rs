@@ -30,7 +30,10 @@ pub mod listener;
 mod messages;
 mod occupancy;
 #[doc(hidden)]
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod redis;
+#[cfg(feature = "redis")]
 pub(crate) mod redis_subscription;
 #[doc(hidden)]
 pub mod relay;

@@ -6,7 +6,7 @@
 //! The machinery under the embedding API: public for the binary, the
 //! project's tests and benches, not for applications.
 
-pub mod intake;
-pub mod legacy;
-pub mod request;
-pub mod service;
+pub(crate) mod intake;
+pub(crate) mod legacy;
+pub(crate) mod request;
+pub(crate) mod service;

@@ -34,7 +34,7 @@ use crate::telemetry::{self, Outcome};
 
 /// How a request ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// A response was handed to the outlet.
     Answered,
     /// Cancelled by the client or the server; nothing was sent.

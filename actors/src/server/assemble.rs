@@ -14,6 +14,7 @@ use crate::auth::{Authenticator, Authorizer};
 use crate::catalog::{Catalog, Origin, ScopeRules};
 use crate::config::{Config, ConfigError};
 use crate::facts::clock::{Clock, SystemClock};
+#[cfg(feature = "redis")]
 use crate::hub::redis::RedisBackend;
 use crate::hub::{HubBackend, MemoryBackend, Occupancy, Publish, SubscriptionHub};
 use crate::pipeline::legacy::registry::SessionIndex;
@@ -105,6 +106,7 @@ impl McpServer {
 
 /// Metrics, the status page and spans, as the configuration asks.
 fn install_telemetry(config: &Config, log: &slog::Logger) {
+    #[cfg(feature = "metrics")]
     if config.metrics.enabled {
         crate::telemetry::install();
     }
@@ -158,6 +160,7 @@ fn start_sessions(config: &Config, log: &slog::Logger) -> (Addr<SessionRegistry>
 /// The hub backend `hub.backend` names.
 pub(crate) fn backend_for(config: &Config) -> Result<Box<dyn HubBackend + Send>, BuildError> {
     Ok(match config.hub.backend.as_str() {
+        #[cfg(feature = "redis")]
         "redis" => Box::new(
             RedisBackend::new(
                 &config.hub.redis_url,
@@ -166,6 +169,8 @@ pub(crate) fn backend_for(config: &Config) -> Result<Box<dyn HubBackend + Send>,
             )
             .map_err(|e| BuildError::Config(ConfigError(format!("hub.redis_url: {e}"))))?,
         ),
+        #[cfg(not(feature = "redis"))]
+        "redis" => return Err(BuildError::Config(crate::config::needs_feature("hub.backend = \"redis\"", "redis"))),
         "memory" => Box::new(MemoryBackend),
         other => {
             return Err(BuildError::Config(ConfigError(format!("hub.backend must be memory or redis, not {other:?}"))))

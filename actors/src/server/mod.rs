@@ -105,6 +105,7 @@ impl McpServer {
     /// required upstream (a gateway's) is not up.
     pub fn readiness(&self) -> Result<(), Vec<&'static str>> {
         let mut why = Vec::new();
+        #[cfg(feature = "gateway")]
         if self.catalog().state::<crate::gateway::Gateway>().is_some_and(|g| !g.ready()) {
             why.push("a required upstream is not up");
         }

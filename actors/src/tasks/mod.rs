@@ -14,6 +14,7 @@
 mod actor;
 mod memory;
 mod record;
+#[cfg(feature = "redis")]
 mod redis_store;
 mod run;
 mod service;
@@ -23,6 +24,8 @@ pub(crate) use actor::settlement;
 pub use actor::TaskActor;
 pub use memory::MemoryStore;
 pub use record::{TaskCall, TaskRecord};
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use redis_store::RedisStore;
 pub use run::CancelRun;
 pub(crate) use run::{spawn_run, RunOutcome};

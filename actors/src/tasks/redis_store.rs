@@ -76,8 +76,7 @@ impl RedisStore {
     /// The index of one owner's tasks: keyed by a digest of the owner, so
     /// that any issuer and subject make a short, safe key.
     fn owner_index(&self, owner: &str) -> String {
-        use sha2::Digest;
-        let digest = sha2::Sha256::digest(owner.as_bytes());
+        let digest = hmac_sha256::Hash::hash(owner.as_bytes());
         let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
         format!("{}:tasks-of:{hex}", self.prefix)
     }

@@ -47,9 +47,8 @@ fn root_logger_into<W: std::io::Write + Send + 'static>(
             (Logger::root(drain.fuse().filter_level(level).fuse(), values), LogGuard(guard))
         }
         _ => {
-            let decorator = slog_term::PlainDecorator::new(std::io::BufWriter::with_capacity(16 * 1024, out));
-            let term = slog_term::FullFormat::new(decorator).build().fuse();
-            let (drain, guard) = slog_async::Async::new(term).chan_size(4096).build_with_guard();
+            let text = super::text_log::TextDrain::new(std::io::BufWriter::with_capacity(16 * 1024, out)).fuse();
+            let (drain, guard) = slog_async::Async::new(text).chan_size(4096).build_with_guard();
             (Logger::root(drain.fuse().filter_level(level).fuse(), values), LogGuard(guard))
         }
     })

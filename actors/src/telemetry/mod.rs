@@ -14,13 +14,17 @@ pub mod logging;
 mod operation;
 #[cfg(feature = "otel")]
 pub mod otel;
+#[cfg(feature = "metrics")]
 mod recorder;
 pub mod span;
 pub mod status;
+mod text_log;
 pub mod trace_scope;
 mod upstream;
 
 pub use operation::{refused, request_finished, Operation, Outcome};
+#[cfg(feature = "metrics")]
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub use recorder::{install, rendered};
 pub use upstream::{
     upstream_call, upstream_forged, upstream_restarted, upstream_up, FORGED_NOTIFICATIONS, UPSTREAM_OPERATION_DURATION,
@@ -30,7 +34,7 @@ pub use upstream::{
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use metrics::{counter, gauge, histogram, Counter, Gauge, Histogram};
+use metrics::{counter, gauge, Counter, Gauge, Histogram};
 
 /// Duration of each request, by method, outcome and protocol version.
 pub const OPERATION_DURATION: &str = "mcp_server_operation_duration_seconds";
@@ -124,7 +128,9 @@ static HANDLES: OnceLock<Handles> = OnceLock::new();
 const STATUSES: [u16; 13] = [200, 202, 400, 401, 403, 404, 405, 408, 413, 415, 429, 500, 503];
 
 /// The label values of the series that exist from the start.
+#[cfg(feature = "metrics")]
 const MRTR_EVENTS: [&str; 3] = ["issued", "completed", "refused"];
+#[cfg(feature = "metrics")]
 const CLOSE_REASONS: [&str; 4] = ["client", "lag", "shutdown", "token_expiry"];
 
 fn handles() -> Option<&'static Handles> {
@@ -132,6 +138,7 @@ fn handles() -> Option<&'static Handles> {
 }
 
 /// Registers the per-request handles (called once the recorder is in place).
+#[cfg(feature = "metrics")]
 pub(crate) fn register_handles() {
     HANDLES.get_or_init(|| Handles {
         started: counter!(REQUEST_ACTORS_STARTED),
@@ -143,7 +150,7 @@ pub(crate) fn register_handles() {
         responses: STATUSES.iter().map(|s| counter!(HTTP_RESPONSES, "status" => s.to_string())).collect(),
         delivered: counter!(NOTIFICATIONS_DELIVERED),
         dropped: counter!(NOTIFICATIONS_DROPPED),
-        to_outlet: histogram!(EVENT_TO_OUTLET),
+        to_outlet: metrics::histogram!(EVENT_TO_OUTLET),
         auth_failures: AUTH_FAILURE_REASONS.iter().map(|r| counter!(AUTH_FAILURES, "reason" => *r)).collect(),
     });
     // Series recorded where they happen, registered now so that they exist

@@ -20,7 +20,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use metrics::{histogram, Histogram};
-use rustc_hash::FxHashMap;
 
 use super::span::Transport;
 use super::{handles, status, OPERATION_DURATION};
@@ -110,7 +109,7 @@ thread_local! {
     /// Duration histograms by their labels, per thread: label values are
     /// `'static` and few, so each combination is looked up in the registry
     /// once per thread.
-    static DURATIONS: RefCell<FxHashMap<Key, Histogram>> = RefCell::new(FxHashMap::default());
+    static DURATIONS: RefCell<foldhash::HashMap<Key, Histogram>> = RefCell::new(foldhash::HashMap::default());
 }
 
 /// A request actor's request ended after `elapsed` with `outcome`.

@@ -5,10 +5,10 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
+use hmac_sha256::Hash;
 use ring::rand::SystemRandom;
 use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
@@ -54,7 +54,7 @@ impl DpopKey {
             claims["nonce"] = json!(n);
         }
         if let Some(t) = token {
-            claims["ath"] = json!(b64(&Sha256::digest(t.as_bytes())));
+            claims["ath"] = json!(b64(&Hash::hash(t.as_bytes())));
         }
         let input = format!("{}.{}", b64(header.to_string().as_bytes()), b64(claims.to_string().as_bytes()));
         let sig = self.pair.sign(&self.rng, input.as_bytes()).map_err(|_| "signing a DPoP proof failed".to_owned())?;
@@ -78,7 +78,7 @@ mod tests {
         assert_eq!(header["typ"], "dpop+jwt");
         assert_eq!(claims["htu"], "https://r.example/mcp");
         assert_eq!(claims["nonce"], "n1");
-        assert_eq!(claims["ath"], b64(&Sha256::digest(b"tok")));
+        assert_eq!(claims["ath"], b64(&Hash::hash(b"tok")));
         // The signature checks out against the public key in the header.
         let x = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(header["jwk"]["x"].as_str().unwrap()).unwrap();
         let y = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(header["jwk"]["y"].as_str().unwrap()).unwrap();

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use base64::Engine;
+use hmac_sha256::Hash;
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 
 use super::challenge::Challenge;
 use super::discovery::{canonical_resource, origin_of, resource_covers, resource_metadata_urls, server_metadata_urls};
@@ -305,7 +305,7 @@ impl Flow {
         let Grant::AuthorizationCode { redirect_uri, handler } = &self.grant else { unreachable!("a code grant") };
         let reg = self.registration(state, redirect_uri).await?;
         let verifier = format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple());
-        let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+        let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Hash::hash(verifier.as_bytes()));
         let nonce = uuid::Uuid::new_v4().simple().to_string();
         let mut url = url::Url::parse(&self.endpoint(state, "authorization_endpoint", "/authorize")?)
             .map_err(|e| refused(format!("the authorization endpoint is not a URL: {e}")))?;

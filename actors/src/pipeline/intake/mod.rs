@@ -44,8 +44,8 @@ mod listen;
 mod refusal;
 
 use admit::{admit, check, claims, Parsed};
-pub use listen::ListenAdmission;
-pub use refusal::{status_for, Refusal};
+pub(crate) use listen::ListenAdmission;
+pub(crate) use refusal::{status_for, Refusal};
 
 /// What a transport knows of one message besides its bytes. HTTP, stdio,
 /// a WebSocket and the test client are drivers: each implements this and
@@ -208,10 +208,10 @@ impl Era for InSession {
 }
 
 /// The method label of an operation whose method this server does not know.
-pub const OTHER: &str = "_OTHER";
+pub(crate) const OTHER: &str = "_OTHER";
 
 /// A method's name as a bounded label: one this server knows, or `_OTHER`.
-pub fn method_label(method: &str) -> &'static str {
+pub(crate) fn method_label(method: &str) -> &'static str {
     let legacy = mcp_protocol::legacy::method::ALL.iter();
     ClientRequest::METHODS.iter().chain(legacy).find(|m| **m == method).copied().unwrap_or(OTHER)
 }

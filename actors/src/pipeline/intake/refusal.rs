@@ -13,7 +13,7 @@ use crate::facts::identity::Identity;
 
 /// The HTTP status for a JSON-RPC error code in the stateless era (`None`:
 /// success). The legacy era answers JSON-RPC errors with 200.
-pub fn status_for(code: Option<i32>) -> u16 {
+pub(crate) fn status_for(code: Option<i32>) -> u16 {
     match code {
         None => 200,
         Some(-32601) => 404,

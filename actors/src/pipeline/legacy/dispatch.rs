@@ -23,7 +23,7 @@ pub enum Reply {
 
 /// What the session must do for one request.
 #[derive(Debug)]
-pub enum Action {
+pub(crate) enum Action {
     /// Reply without changing anything (decided where the request arrived).
     Reply(Reply),
     /// Change the session's state (its actor does).
@@ -40,7 +40,7 @@ pub enum StateChange {
 }
 
 /// Decides what a session in `state` does with `r`.
-pub fn classify(state: &SessionState, r: Request) -> Action {
+pub(crate) fn classify(state: &SessionState, r: Request) -> Action {
     let profile = state.version.profile();
     // A `_meta` that cannot be read for its keys carries neither.
     let keys = MetaKeys::of(r.params.as_ref()).unwrap_or_default();

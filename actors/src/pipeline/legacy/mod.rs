@@ -12,15 +12,15 @@
 //! pure functions of [`dispatch`]; `initialize` itself is answered by the
 //! service.
 
-pub mod dispatch;
-pub mod era;
-pub mod handle;
-pub mod registry;
+pub(crate) mod dispatch;
+pub(crate) mod era;
+pub(crate) mod handle;
+pub(crate) mod registry;
 mod session;
-pub mod shared;
+pub(crate) mod shared;
 
-pub use dispatch::Reply;
-pub use handle::SessionHandle;
+pub(crate) use dispatch::Reply;
+pub(crate) use handle::SessionHandle;
 
-pub use registry::{SessionRegistry, SessionsFull};
-pub use session::{Answer, Session};
+pub(crate) use registry::{SessionRegistry, SessionsFull};
+pub(crate) use session::{Answer, Session};

@@ -34,12 +34,12 @@ type Shard = HashMap<String, SessionHandle>;
 
 /// The part `id` lives in.
 fn shard_of(id: &str) -> usize {
-    (rustc_hash::FxBuildHasher.hash_one(id) % SHARDS as u64) as usize
+    (foldhash::fast::FixedState::default().hash_one(id) % SHARDS as u64) as usize
 }
 
 /// The open sessions by id, as the registry last published them.
 #[derive(Debug, Clone)]
-pub struct SessionIndex(Arc<[ArcSwap<Shard>]>);
+pub(crate) struct SessionIndex(Arc<[ArcSwap<Shard>]>);
 
 impl Default for SessionIndex {
     fn default() -> Self {
@@ -49,7 +49,7 @@ impl Default for SessionIndex {
 
 impl SessionIndex {
     /// The open session `id`.
-    pub fn find(&self, id: &str) -> Option<SessionHandle> {
+    pub(crate) fn find(&self, id: &str) -> Option<SessionHandle> {
         self.0[shard_of(id)].load().get(id).filter(|s| s.is_open()).cloned()
     }
 }
@@ -104,7 +104,7 @@ impl Sessions {
 }
 
 /// The open legacy sessions of HTTP clients.
-pub struct SessionRegistry {
+pub(crate) struct SessionRegistry {
     /// Each session by id.
     sessions: Sessions,
     max: usize,
@@ -119,18 +119,18 @@ impl SessionRegistry {
     /// without messages; handlers wait `input_timeout` for answers. A full
     /// registry lets a new session evict the one unused the longest once it
     /// has been unused for `evict_idle`.
-    pub fn new(max: usize, idle: Duration, input_timeout: Duration, log: Logger) -> Self {
+    pub(crate) fn new(max: usize, idle: Duration, input_timeout: Duration, log: Logger) -> Self {
         SessionRegistry { sessions: Sessions::new(), max, idle, evict_idle: idle, input_timeout, log }
     }
 
     /// Its index, for lookups from any thread.
-    pub fn index(&self) -> SessionIndex {
+    pub(crate) fn index(&self) -> SessionIndex {
         self.sessions.index.clone()
     }
 
     /// How long a session must be unused before a full registry evicts it.
     #[must_use]
-    pub fn with_eviction(mut self, evict_idle: Duration) -> Self {
+    pub(crate) fn with_eviction(mut self, evict_idle: Duration) -> Self {
         self.evict_idle = evict_idle;
         self
     }
@@ -165,7 +165,7 @@ impl Actor for SessionRegistry {
 /// subject that opened it (when requests are authorized).
 #[derive(Message)]
 #[rtype(result = "Result<SessionHandle, SessionsFull>")]
-pub struct Open(pub SessionState, pub Option<std::sync::Arc<str>>);
+pub(crate) struct Open(pub SessionState, pub Option<std::sync::Arc<str>>);
 
 impl Handler<Open> for SessionRegistry {
     type Result = Result<SessionHandle, SessionsFull>;
@@ -190,7 +190,7 @@ impl Handler<Open> for SessionRegistry {
 /// Forgets a session that ended.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct Forget(pub String);
+pub(crate) struct Forget(pub String);
 
 impl Handler<Forget> for SessionRegistry {
     type Result = ();
@@ -203,7 +203,7 @@ impl Handler<Forget> for SessionRegistry {
 /// Ends a session and forgets it; answers whether it was open.
 #[derive(Message)]
 #[rtype(result = "bool")]
-pub struct Close(pub String);
+pub(crate) struct Close(pub String);
 
 impl Handler<Close> for SessionRegistry {
     type Result = bool;
@@ -223,7 +223,7 @@ impl Handler<Close> for SessionRegistry {
 /// How many sessions are open.
 #[derive(Message)]
 #[rtype(result = "usize")]
-pub struct Count;
+pub(crate) struct Count;
 
 impl Handler<Count> for SessionRegistry {
     type Result = usize;

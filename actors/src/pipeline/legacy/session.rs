@@ -25,7 +25,7 @@ use crate::channels::control::{Cancel, Close, CloseReason, UpdateFilter};
 
 /// The client's answer to a server-to-client request: a result, or the
 /// error object.
-pub type Answer = crate::catalog::context::ClientAnswer;
+pub(crate) type Answer = crate::catalog::context::ClientAnswer;
 
 /// Told the session id when a session ends.
 type OnEnd = Box<dyn FnOnce(&str)>;

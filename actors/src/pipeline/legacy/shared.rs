@@ -25,7 +25,7 @@ type InFlight = Vec<(RequestId, Recipient<Cancel>)>;
 
 /// The shared part of one legacy session.
 #[derive(Debug)]
-pub struct SessionShared {
+pub(crate) struct SessionShared {
     state: ArcSwap<SessionState>,
     /// When the session began; `last_seen` counts from it.
     began: Instant,
@@ -37,7 +37,7 @@ pub struct SessionShared {
 
 impl SessionShared {
     /// The shared part of a session with `state`, seen now.
-    pub fn new(state: SessionState) -> Self {
+    pub(crate) fn new(state: SessionState) -> Self {
         SessionShared {
             state: ArcSwap::from_pointee(state),
             began: Instant::now(),
@@ -47,7 +47,7 @@ impl SessionShared {
     }
 
     /// The state, to read: the snapshot the session's actor published last.
-    pub fn state(&self) -> Guard<Arc<SessionState>> {
+    pub(crate) fn state(&self) -> Guard<Arc<SessionState>> {
         self.state.load()
     }
 
@@ -61,19 +61,19 @@ impl SessionShared {
     }
 
     /// The client spoke.
-    pub fn touch(&self) {
+    pub(crate) fn touch(&self) {
         let ms = u64::try_from(self.began.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.last_seen.fetch_max(ms, Ordering::Relaxed);
     }
 
     /// When the client last spoke.
-    pub fn last_seen(&self) -> Instant {
+    pub(crate) fn last_seen(&self) -> Instant {
         self.began + Duration::from_millis(self.last_seen.load(Ordering::Relaxed))
     }
 
     /// Registers a request started in the session (sweeping the entries of
     /// requests that ended without leaving).
-    pub fn track(&self, id: RequestId, cancel: Recipient<Cancel>) {
+    pub(crate) fn track(&self, id: RequestId, cancel: Recipient<Cancel>) {
         self.in_flight.rcu(|running| {
             let mut next: InFlight = running.iter().filter(|(_, r)| r.connected()).cloned().collect();
             next.push((id.clone(), cancel.clone()));
@@ -83,7 +83,7 @@ impl SessionShared {
 
     /// The request `id` ended: its entry goes, unless the id is already
     /// another request's (the client may reuse an id once answered).
-    pub fn finished(&self, id: &RequestId, cancel: &Recipient<Cancel>) {
+    pub(crate) fn finished(&self, id: &RequestId, cancel: &Recipient<Cancel>) {
         if !self.in_flight.load().iter().any(|(i, r)| i == id && r == cancel) {
             return;
         }
@@ -92,7 +92,7 @@ impl SessionShared {
     }
 
     /// Takes the request `id` out, to cancel it; `None` if it is not running.
-    pub fn untrack(&self, id: &RequestId) -> Option<Recipient<Cancel>> {
+    pub(crate) fn untrack(&self, id: &RequestId) -> Option<Recipient<Cancel>> {
         let mut taken = None;
         self.in_flight.rcu(|running| {
             taken = running.iter().find(|(i, _)| i == id).map(|(_, r)| r.clone());

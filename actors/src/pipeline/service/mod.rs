@@ -17,7 +17,7 @@ mod initialize;
 mod prompts;
 mod resources;
 mod rounds;
-pub mod sealer;
+pub(crate) mod sealer;
 mod skills;
 mod task_requests;
 mod tools;
@@ -38,7 +38,7 @@ use crate::catalog::Catalog;
 use crate::config::Config;
 use sealer::StateSealer;
 
-pub use answer::Answer;
+pub(crate) use answer::Answer;
 
 /// The task service `[tasks]` asks for: in Redis (`tasks.in_redis`), else
 /// in memory (also when the Redis URL is unusable, which
@@ -49,6 +49,9 @@ fn task_service(
     log: &slog::Logger,
 ) -> crate::tasks::TaskService {
     let t = &config.tasks;
+    #[cfg(not(feature = "redis"))]
+    let _ = log;
+    #[cfg(feature = "redis")]
     if t.in_redis(&config.hub.backend) {
         let prefix = &config.hub.redis_channel_prefix;
         let store = crate::tasks::RedisStore::new(&config.hub.redis_url, prefix, t.max_tasks, clock.clone())

@@ -11,10 +11,13 @@ pub mod error;
 pub mod guard;
 mod headers;
 mod health;
+#[cfg(feature = "metrics")]
 mod metrics;
 mod post;
 mod session;
 mod status;
+#[cfg(feature = "tls")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
 pub mod tls;
 
 use std::net::SocketAddr;
@@ -42,8 +45,9 @@ const ABORT_MARGIN: Duration = Duration::from_millis(500);
 pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone {
     move |cfg: &mut web::ServiceConfig| {
         let path = server.config().http.path.clone();
-        let m = &server.config().metrics;
-        if m.enabled && m.bind.is_empty() {
+        #[cfg(feature = "metrics")]
+        if server.config().metrics.enabled && server.config().metrics.bind.is_empty() {
+            let m = &server.config().metrics;
             cfg.service(
                 web::resource(m.path.clone())
                     .app_data(web::Data::new(server.clone()))
@@ -100,14 +104,16 @@ pub fn bind(server: McpServer) -> std::io::Result<(actix_web::dev::Server, Vec<S
     // A failure to bind names the address (the OS's "Address already in
     // use" alone does not say which).
     let at = |e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", c.bind));
-    let mut builder = if c.tls.enabled() {
-        builder.bind_rustls_0_23(&c.bind, tls::server_config(&c.tls)?).map_err(at)?
-    } else {
-        #[cfg(feature = "h2c")]
-        let bound = if c.h2c { builder.bind_auto_h2c(&c.bind) } else { builder.bind(&c.bind) };
-        #[cfg(not(feature = "h2c"))]
-        let bound = builder.bind(&c.bind);
-        bound.map_err(at)?
+    let mut builder = match () {
+        #[cfg(feature = "tls")]
+        () if c.tls.enabled() => builder.bind_rustls_0_23(&c.bind, tls::server_config(&c.tls)?).map_err(at)?,
+        () => {
+            #[cfg(feature = "h2c")]
+            let bound = if c.h2c { builder.bind_auto_h2c(&c.bind) } else { builder.bind(&c.bind) };
+            #[cfg(not(feature = "h2c"))]
+            let bound = builder.bind(&c.bind);
+            bound.map_err(at)?
+        }
     };
     if c.workers > 0 {
         builder = builder.workers(c.workers);
@@ -176,8 +182,9 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
     if crate::telemetry::spans_exported() {
         info!(server.logger(), "exporting spans"; "otlp_endpoint" => &c.otel.endpoint);
     }
-    let m = &server.config().metrics;
-    if m.enabled && !m.bind.is_empty() {
+    #[cfg(feature = "metrics")]
+    if server.config().metrics.enabled && !server.config().metrics.bind.is_empty() {
+        let m = &server.config().metrics;
         let (metrics_http, metrics_addrs) = metrics::separate(server.clone())?;
         for addr in &metrics_addrs {
             announce(&server, "metrics on", &format!("http://{addr}{}", m.path));

@@ -48,6 +48,7 @@ pub(super) async fn data(req: HttpRequest, server: web::Data<McpServer>) -> Http
     match status::snapshot(redis, server.session_count().await) {
         Some(mut v) => {
             v["auth"] = auth_status(&server);
+            #[cfg(feature = "gateway")]
             if let Some(gateway) = server.catalog().state::<crate::gateway::Gateway>() {
                 v["upstreams"] = gateway.status_json();
             }

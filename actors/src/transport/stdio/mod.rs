@@ -66,6 +66,7 @@ where
 /// required upstream's first start has settled, so that the first
 /// listing already has their items.
 pub async fn serve_std(server: McpServer) -> std::io::Result<()> {
+    #[cfg(feature = "gateway")]
     if let Some(gateway) = server.catalog().state::<crate::gateway::Gateway>() {
         gateway.started().await;
     }
