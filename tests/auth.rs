@@ -62,7 +62,7 @@ fn builder(config: Config) -> McpServerBuilder {
 
 fn oauth_config(issuer: &str) -> Config {
     let mut c = test_config();
-    c.auth.mode = "oauth".into();
+    c.auth.mode = actix_mcp::config::AuthMode::Oauth;
     c.auth.resource = RESOURCE.into();
     c.auth.issuers = vec![issuer.to_owned()];
     c.auth.required_scopes = vec!["mcp".into()];
@@ -467,7 +467,7 @@ async fn two_instances_behind_nginx_accept_the_same_token() {
 #[actix_rt::test]
 async fn api_keys() {
     let mut config = test_config();
-    config.auth.mode = "api_key".into();
+    config.auth.mode = actix_mcp::config::AuthMode::ApiKey;
     config.auth.api_keys = vec![actix_mcp::config::ApiKeyConfig {
         // printf %s ci-key | sha256sum
         sha256: "a6d0a2e1c2c3df0bbd57d2b1a4bcd6c3e0ddfb2bd6b0d8c1de8d8d3e0c2c0d6f".into(),
@@ -569,7 +569,7 @@ async fn metrics_on_the_main_port_need_the_metrics_scope() {
         ..Default::default()
     };
     let mut config = test_config();
-    config.auth.mode = "api_key".into();
+    config.auth.mode = actix_mcp::config::AuthMode::ApiKey;
     config.auth.api_keys =
         vec![key(hex("client-key"), "client", &["mcp"]), key(hex("scraper-key"), "scraper", &["mcp", "metrics"])];
     let s = server(config.clone());

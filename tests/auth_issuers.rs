@@ -26,7 +26,7 @@ fn now() -> f64 {
 
 fn config(issuers: &[&Issuer]) -> Config {
     let mut c = test_config();
-    c.auth.mode = "oauth".into();
+    c.auth.mode = actix_mcp::config::AuthMode::Oauth;
     c.auth.resource = RESOURCE.into();
     c.auth.issuers = issuers.iter().map(|i| i.url.clone()).collect();
     c.auth.required_scopes = vec!["mcp".into()];

@@ -16,7 +16,6 @@ fn config_with(edit: impl FnOnce(&mut Config)) -> Config {
 #[actix_rt::test]
 async fn invalid_settings_are_errors_that_name_the_key() {
     let cases: Vec<(Config, &str)> = vec![
-        (config_with(|c| c.hub.backend = "redsi".into()), "hub.backend"),
         (config_with(|c| c.mrtr.key = "not base64!".into()), "mrtr.key"),
         (config_with(|c| c.mrtr.key = "c2hvcnQ=".into()), "mrtr.key"),
         (config_with(|c| c.http.bind = "nowhere".into()), "http.bind"),
@@ -27,7 +26,10 @@ async fn invalid_settings_are_errors_that_name_the_key() {
     for (config, key) in cases {
         let redis = key == "hub.redis_url";
         let config = if redis {
-            Config { hub: actix_mcp::config::HubConfig { backend: "redis".into(), ..config.hub }, ..config }
+            Config {
+                hub: actix_mcp::config::HubConfig { backend: actix_mcp::config::HubBackend::Redis, ..config.hub },
+                ..config
+            }
         } else {
             config
         };

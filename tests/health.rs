@@ -42,7 +42,7 @@ async fn readiness_fails_when_draining_begins() {
 #[actix_rt::test]
 async fn health_needs_no_token_and_no_origin() {
     let mut config = test_config();
-    config.auth.mode = "api_key".into();
+    config.auth.mode = actix_mcp::config::AuthMode::ApiKey;
     config.auth.api_keys =
         vec![actix_mcp::config::ApiKeyConfig { sha256: "0".repeat(64), subject: "ci".into(), ..Default::default() }];
     config.health.readiness_path = "/ready".into();

@@ -49,7 +49,7 @@ fn the_test_client_runs_under_a_plain_test_and_gives_up_waiting() {
         let mut changes = client.listen(json!({"toolsListChanged": true})).await.unwrap();
         let quiet = changes.next_within(Duration::from_millis(100)).await;
         assert_eq!(quiet.unwrap_err().to_string(), "no notification within 100 ms");
-        server.service().catalog().remove_tool("explode");
+        server.catalog().remove_tool("explode");
         let change = changes.next_within(Duration::from_secs(10)).await.unwrap().unwrap();
         assert_eq!(change["method"], "notifications/tools/list_changed");
     });

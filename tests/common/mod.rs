@@ -245,10 +245,16 @@ pub fn binary() -> PathBuf {
 
 /// The example program `name` of the `actix-mcp` package, built if needed.
 pub fn example_binary(name: &str) -> PathBuf {
+    example_binary_with(name, &[])
+}
+
+/// The example program `name`, built if needed with the extra cargo
+/// arguments `features` (say `--no-default-features`).
+pub fn example_binary_with(name: &str, features: &[&str]) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
     let mut build = std::process::Command::new(env!("CARGO"));
-    build.args(["build", "-q", "-p", "actix-mcp", "--example", name]);
+    build.args(["build", "-q", "-p", "actix-mcp", "--example", name]).args(features);
     if dir.file_name().is_some_and(|d| d == "release") {
         build.arg("--release");
     }

@@ -93,6 +93,5 @@
 //!
 //! `tests/walkthrough.rs` runs the script as written against a real
 //! authorization server (oidc-provider), with real nginx, Redis and
-//! Prometheus, every port moved to a free one. The script:
-//!
-#![doc = concat!("```sh\n", include_str!("../../../config/walkthrough.sh"), "```")]
+//! Prometheus, every port moved to a free one. The script is
+//! [`config/walkthrough.sh` in the repository](https://github.com/actix-mcp/actix-mcp/blob/main/config/walkthrough.sh).

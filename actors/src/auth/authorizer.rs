@@ -12,7 +12,7 @@ use slog::{info, warn, Logger};
 use super::OAuthAuthenticator;
 use super::{ApiKeyAuthenticator, AuthError, Authenticator, ProtectedResource, ScopePolicy};
 use crate::catalog::Catalog;
-use crate::config::{Config, ConfigError};
+use crate::config::{AuthMode, Config, ConfigError};
 use crate::facts::head::Head;
 use crate::facts::identity::Identity;
 use crate::telemetry::logging::RateLimit;
@@ -43,14 +43,13 @@ impl std::fmt::Debug for Authorizer {
 impl Authorizer {
     /// The authorization `config.auth` sets up; `None` for `mode = "none"`.
     pub fn from_config(config: &Config) -> Result<Option<Self>, ConfigError> {
-        let authenticator: Arc<dyn Authenticator> = match config.auth.mode.as_str() {
-            "none" => return Ok(None),
+        let authenticator: Arc<dyn Authenticator> = match config.auth.mode {
+            AuthMode::None => return Ok(None),
             #[cfg(feature = "oauth")]
-            "oauth" => Arc::new(OAuthAuthenticator::new(&config.canonical_resource(), &config.auth)?),
+            AuthMode::Oauth => Arc::new(OAuthAuthenticator::new(&config.canonical_resource(), &config.auth)?),
             #[cfg(not(feature = "oauth"))]
-            "oauth" => return Err(crate::config::needs_feature("auth.mode = \"oauth\"", "oauth")),
-            "api_key" => Arc::new(ApiKeyAuthenticator::from_config(&config.auth.api_keys)?),
-            other => return Err(ConfigError(format!("auth.mode must be none, oauth or api_key, not {other:?}"))),
+            AuthMode::Oauth => return Err(crate::config::needs_feature("auth.mode = \"oauth\"", "oauth")),
+            AuthMode::ApiKey => Arc::new(ApiKeyAuthenticator::from_config(&config.auth.api_keys)?),
         };
         Ok(Some(Self::new(authenticator, config)))
     }
@@ -160,7 +159,7 @@ mod tests {
 
     fn authorizer() -> Authorizer {
         let mut c = Config::default();
-        c.auth.mode = "api_key".into();
+        c.auth.mode = AuthMode::ApiKey;
         c.auth.resource = "https://mcp.example.com/mcp".into();
         c.auth.required_scopes = vec!["mcp".into()];
         c.auth.api_keys = vec![ApiKeyConfig { sha256: "0".repeat(64), subject: "s".into(), ..Default::default() }];

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::error::ConfigError;
+use super::AuthMode;
 
 /// `[auth]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -15,7 +16,7 @@ pub struct AuthConfig {
     /// `none` (default: every request is served, as on loopback), `oauth`
     /// (bearer tokens from the trusted issuers, validated as OAuth 2.1 §5.2
     /// asks) or `api_key` (bearer keys listed in `auth.api_keys`).
-    pub mode: String,
+    pub mode: AuthMode,
     /// The server's canonical URI (RFC 8707 resource indicator): tokens
     /// must name it in `aud`. Empty (default): `http.public_url`, else
     /// `http://BIND/PATH` (`https` with TLS).
@@ -138,7 +139,7 @@ pub const ASYMMETRIC_ALGORITHMS: [&str; 9] =
 impl Default for AuthConfig {
     fn default() -> Self {
         AuthConfig {
-            mode: "none".into(),
+            mode: AuthMode::None,
             resource: String::new(),
             issuers: Vec::new(),
             jwks_uri: String::new(),
@@ -162,15 +163,15 @@ impl Default for AuthConfig {
 impl AuthConfig {
     /// Whether requests are authorized at all.
     pub fn enabled(&self) -> bool {
-        self.mode != "none"
+        self.mode != AuthMode::None
     }
 
     /// Checks what the types cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.item_scopes.validate()?;
-        match self.mode.as_str() {
-            "none" => return Ok(()),
-            "oauth" => {
+        match self.mode {
+            AuthMode::None => return Ok(()),
+            AuthMode::Oauth => {
                 if self.issuers.is_empty() {
                     return Err(ConfigError("auth.mode = \"oauth\" needs at least one auth.issuers entry".into()));
                 }
@@ -180,7 +181,7 @@ impl AuthConfig {
                     }
                 }
             }
-            "api_key" => {
+            AuthMode::ApiKey => {
                 if self.api_keys.is_empty() {
                     return Err(ConfigError("auth.mode = \"api_key\" needs at least one auth.api_keys entry".into()));
                 }
@@ -195,9 +196,6 @@ impl AuthConfig {
                         return Err(ConfigError(format!("auth.api_keys[{i}].subject must not be empty")));
                     }
                 }
-            }
-            other => {
-                return Err(ConfigError(format!("auth.mode must be none, oauth or api_key, not {other:?}")));
             }
         }
         for alg in &self.algorithms {
@@ -252,7 +250,7 @@ mod tests {
     #[test]
     fn modes_and_their_requirements() {
         assert!(AuthConfig::default().validate().is_ok());
-        let mut c = AuthConfig { mode: "oauth".into(), ..AuthConfig::default() };
+        let mut c = AuthConfig { mode: AuthMode::Oauth, ..AuthConfig::default() };
         assert!(c.validate().unwrap_err().0.contains("issuers"));
         c.issuers = vec!["http://id.example.com".into()];
         assert!(c.validate().unwrap_err().0.contains("https"));
@@ -260,12 +258,12 @@ mod tests {
         assert!(c.validate().is_ok());
         c.algorithms = vec!["HS256".into()];
         assert!(c.validate().unwrap_err().0.contains("HS256"));
-        let mut k = AuthConfig { mode: "api_key".into(), ..AuthConfig::default() };
+        let mut k = AuthConfig { mode: AuthMode::ApiKey, ..AuthConfig::default() };
         assert!(k.validate().is_err());
         k.api_keys = vec![ApiKeyConfig { sha256: "ab".into(), subject: "ci".into(), ..ApiKeyConfig::default() }];
         assert!(k.validate().is_err());
         k.api_keys[0].sha256 = "a".repeat(64);
         assert!(k.validate().is_ok());
-        assert!(AuthConfig { mode: "basic".into(), ..AuthConfig::default() }.validate().is_err());
+        assert!("basic".parse::<AuthMode>().is_err());
     }
 }

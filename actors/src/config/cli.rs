@@ -57,7 +57,7 @@ pub struct CommonArgs {
     pub log_level: Option<String>,
     /// Log format: term or json.
     #[arg(long, value_name = "FORMAT", global = true)]
-    pub log_format: Option<String>,
+    pub log_format: Option<super::LogFormat>,
 }
 
 /// Options of `serve`.
@@ -99,7 +99,7 @@ impl CommonArgs {
             config.log.level = l.clone();
         }
         if let Some(f) = &self.log_format {
-            config.log.format = f.clone();
+            config.log.format = *f;
         }
         config.validate()?;
         Ok(config)

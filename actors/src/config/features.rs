@@ -2,7 +2,7 @@
 //! this build lacks is refused at start with a sentence naming the feature,
 //! never ignored.
 
-use super::{Config, ConfigError};
+use super::{AuthMode, Config, ConfigError, HubBackend};
 
 /// The error for `what`, which needs the cargo feature `feature`.
 pub fn needs_feature(what: &str, feature: &str) -> ConfigError {
@@ -16,9 +16,9 @@ pub fn needs_feature(what: &str, feature: &str) -> ConfigError {
 /// lacks first.
 fn needed(config: &Config) -> Vec<(&'static str, &'static str, bool)> {
     vec![
-        ("hub.backend = \"redis\"", "redis", config.hub.backend == "redis"),
-        ("tasks in Redis (tasks.store)", "redis", config.tasks.enabled && config.tasks.in_redis(&config.hub.backend)),
-        ("auth.mode = \"oauth\"", "oauth", config.auth.mode == "oauth"),
+        ("hub.backend = \"redis\"", "redis", config.hub.backend == HubBackend::Redis),
+        ("tasks in Redis (tasks.store)", "redis", config.tasks.enabled && config.tasks.in_redis(config.hub.backend)),
+        ("auth.mode = \"oauth\"", "oauth", config.auth.mode == AuthMode::Oauth),
         ("[[upstreams]]", "gateway", !config.upstreams.is_empty()),
         ("http.tls", "tls", config.http.tls.enabled()),
         ("http.h2c", "h2c", config.http.h2c),
@@ -60,7 +60,7 @@ mod tests {
     #[test]
     fn a_setting_needing_a_missing_feature_names_it() {
         let mut config = Config::default();
-        config.hub.backend = "redis".into();
+        config.hub.backend = HubBackend::Redis;
         config.metrics.enabled = cfg!(feature = "metrics");
         let result = validate(&config);
         if cfg!(feature = "redis") {

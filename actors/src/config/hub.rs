@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::HubBackend;
+
 /// `[hub]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -34,7 +36,7 @@ pub struct HubConfig {
     pub drain_ms: u64,
     /// Where events travel between instances: `memory` (this process only)
     /// or `redis` (pub/sub, for several instances). Default: `memory`.
-    pub backend: String,
+    pub backend: HubBackend,
     /// Redis URL for `backend = "redis"`. Default: `redis://127.0.0.1:6379/`.
     pub redis_url: String,
     /// Channel prefix; events go on `{prefix}:events`, so several
@@ -69,7 +71,7 @@ impl Default for HubConfig {
             mailbox: 4096,
             keep_alive_ms: 15_000,
             drain_ms: 2000,
-            backend: "memory".into(),
+            backend: HubBackend::Memory,
             redis_url: "redis://127.0.0.1:6379/".into(),
             redis_channel_prefix: "actix-mcp".into(),
             dedup_ms: 2000,

@@ -4,13 +4,14 @@ use serde::{Deserialize, Serialize};
 use slog::Level;
 
 use super::error::ConfigError;
+use super::LogFormat;
 
 /// `[log]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LogConfig {
     /// `term` (human) or `json`. Default: `term`.
-    pub format: String,
+    pub format: LogFormat,
     /// `trace`, `debug`, `info`, `warning`, `error` or `critical`. Default: `info`.
     pub level: String,
     /// A request running longer than this many ms is logged at INFO with
@@ -21,7 +22,7 @@ pub struct LogConfig {
 
 impl Default for LogConfig {
     fn default() -> Self {
-        LogConfig { format: "term".into(), level: "info".into(), slow_ms: 1000 }
+        LogConfig { format: LogFormat::Term, level: "info".into(), slow_ms: 1000 }
     }
 }
 

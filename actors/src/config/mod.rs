@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use serde::{Deserialize, Serialize};
 
 mod auth;
+mod choices;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
@@ -27,6 +28,7 @@ mod tasks;
 mod transport;
 
 pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ItemScopesConfig, ASYMMETRIC_ALGORITHMS};
+pub use choices::{AuthMode, HubBackend, LogFormat, TasksStore};
 pub use error::ConfigError;
 pub use features::{built_with, needs_feature, FEATURES};
 pub use fs::FsConfig;
@@ -125,10 +127,10 @@ impl Config {
                 "ACTIX_MCP_ROOT" => self.fs.root = value,
                 "ACTIX_MCP_SKILLS" => self.fs.skills = value,
                 "ACTIX_MCP_MRTR_KEY" => self.mrtr.key = value,
-                "ACTIX_MCP_HUB_BACKEND" => self.hub.backend = value,
+                "ACTIX_MCP_HUB_BACKEND" => self.hub.backend = value.parse()?,
                 "ACTIX_MCP_REDIS_URL" => self.hub.redis_url = value,
                 "ACTIX_MCP_LOG_LEVEL" => self.log.level = value,
-                "ACTIX_MCP_LOG_FORMAT" => self.log.format = value,
+                "ACTIX_MCP_LOG_FORMAT" => self.log.format = value.parse()?,
                 "ACTIX_MCP_MAX_BODY_BYTES" => self.http.max_body_bytes = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_REQUEST_TIMEOUT_MS" => self.request.timeout_ms = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_WORKERS" => self.http.workers = value.parse().map_err(|e| bad(&e))?,
@@ -144,9 +146,9 @@ impl Config {
                 "ACTIX_MCP_METRICS_BIND" => self.metrics.bind = value,
                 "ACTIX_MCP_OTEL_ENDPOINT" => self.otel.endpoint = value,
                 "ACTIX_MCP_TASK_ID_PREFIX" => self.tasks.id_prefix = value,
-                "ACTIX_MCP_TASKS_STORE" => self.tasks.store = value,
+                "ACTIX_MCP_TASKS_STORE" => self.tasks.store = value.parse()?,
                 "ACTIX_MCP_REQUIRE_BACKEND" => self.hub.require_backend = value.parse().map_err(|e| bad(&e))?,
-                "ACTIX_MCP_AUTH_MODE" => self.auth.mode = value,
+                "ACTIX_MCP_AUTH_MODE" => self.auth.mode = value.parse()?,
                 "ACTIX_MCP_AUTH_RESOURCE" => self.auth.resource = value,
                 "ACTIX_MCP_AUTH_ISSUERS" => self.auth.issuers = list(&value),
                 "ACTIX_MCP_AUTH_JWKS_URI" => self.auth.jwks_uri = value,
@@ -162,13 +164,7 @@ impl Config {
 
     /// Checks values the types cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if !["term", "json"].contains(&self.log.format.as_str()) {
-            return Err(ConfigError(format!("log.format must be term or json, not {:?}", self.log.format)));
-        }
         parse_level(&self.log.level)?;
-        if !["public", "private"].contains(&self.cache.scope.as_str()) {
-            return Err(ConfigError(format!("cache.scope must be public or private, not {:?}", self.cache.scope)));
-        }
         for (key, path) in [
             ("health.liveness_path", &self.health.liveness_path),
             ("health.readiness_path", &self.health.readiness_path),
@@ -188,11 +184,8 @@ impl Config {
             .map_err(|e| ConfigError(format!("http.bind {:?}: {e}", self.http.bind)))?;
         self.validate_versions()?;
         self.mrtr.decoded_key()?;
-        if !["memory", "redis"].contains(&self.hub.backend.as_str()) {
-            return Err(ConfigError(format!("hub.backend must be memory or redis, not {:?}", self.hub.backend)));
-        }
         #[cfg(feature = "redis")]
-        if self.hub.backend == "redis" {
+        if self.hub.backend == HubBackend::Redis {
             redis::Client::open(self.hub.redis_url.as_str())
                 .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
         }
@@ -206,11 +199,8 @@ impl Config {
 
     /// The `[tasks]` values.
     fn validate_tasks(&self) -> Result<(), ConfigError> {
-        if !["", "memory", "redis"].contains(&self.tasks.store.as_str()) {
-            return Err(ConfigError(format!("tasks.store must be memory, redis or empty, not {:?}", self.tasks.store)));
-        }
         #[cfg(feature = "redis")]
-        if self.tasks.in_redis(&self.hub.backend) {
+        if self.tasks.in_redis(self.hub.backend) {
             redis::Client::open(self.hub.redis_url.as_str())
                 .map_err(|e| ConfigError(format!("hub.redis_url {:?} (for tasks.store): {e}", self.hub.redis_url)))?;
         }
@@ -247,7 +237,7 @@ impl Config {
     /// the metadata advertises it, and behind a proxy or with several
     /// instances the bind address is not it.
     fn validate_resource(&self) -> Result<(), ConfigError> {
-        if self.auth.mode == "oauth" && self.auth.resource.is_empty() && self.http.public_url.is_empty() {
+        if self.auth.mode == AuthMode::Oauth && self.auth.resource.is_empty() && self.http.public_url.is_empty() {
             Err(ConfigError(format!(
                 "auth.mode = \"oauth\" needs http.public_url: the URL clients reach this server at, which tokens \
                  must name and the metadata advertises (the bind address, {}, is not it behind a proxy or with \
@@ -354,13 +344,13 @@ mod tests {
     #[test]
     fn the_cluster_example_loads() {
         let c = Config::from_toml(include_str!("../../../config/cluster.toml")).unwrap();
-        assert_eq!(c.hub.backend, "redis");
+        assert_eq!(c.hub.backend, HubBackend::Redis);
     }
 
     #[test]
     fn the_auth_example_loads() {
         let c = Config::from_toml(include_str!("../../../config/auth.toml")).unwrap();
-        assert_eq!(c.auth.mode, "oauth");
+        assert_eq!(c.auth.mode, AuthMode::Oauth);
         assert_eq!(c.canonical_resource(), "https://mcp.example.com/mcp");
     }
 
@@ -372,6 +362,25 @@ mod tests {
         // An initialize-era server only (what old clients and a client's fallback are tested with).
         assert!(Config::from_toml("[server]\nversions = [\"2025-11-25\"]").is_ok());
         assert!(Config::from_toml("[http]\nmax_body_bytes = 0").is_err());
+    }
+
+    #[test]
+    fn a_wrong_word_is_refused_with_the_valid_ones() {
+        for (toml, words) in [
+            ("[hub]\nbackend = \"redsi\"", &["memory", "redis"][..]),
+            ("[auth]\nmode = \"oath\"", &["none", "oauth", "api_key"]),
+            ("[log]\nformat = \"xml\"", &["term", "json"]),
+            ("[cache]\nscope = \"shared\"", &["public", "private"]),
+            ("[tasks]\nstore = \"disk\"", &["", "memory", "redis"]),
+        ] {
+            let e = Config::from_toml(toml).unwrap_err().0;
+            assert!(e.contains("unknown variant"), "{toml}: {e}");
+            for word in words {
+                assert!(e.contains(&format!("`{word}`")), "{toml} lists {word:?}: {e}");
+            }
+        }
+        let e = Config::default().apply_env([("ACTIX_MCP_HUB_BACKEND".to_string(), "redsi".to_string())]);
+        assert_eq!(e.unwrap_err().0, r#"hub.backend must be one of "memory", "redis", not "redsi""#);
     }
 
     #[test]

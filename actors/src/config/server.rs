@@ -52,12 +52,12 @@ pub struct CacheConfig {
     /// `ttlMs` of `resources/read` and `server/discover`. Default: 0.
     pub read_ttl_ms: u64,
     /// `cacheScope`: `public` or `private`. Default: `public`.
-    pub scope: String,
+    pub scope: mcp_protocol::model::CacheScope,
 }
 
 impl Default for CacheConfig {
     fn default() -> Self {
-        CacheConfig { list_ttl_ms: 0, read_ttl_ms: 0, scope: "public".into() }
+        CacheConfig { list_ttl_ms: 0, read_ttl_ms: 0, scope: mcp_protocol::model::CacheScope::Public }
     }
 }
 

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{HubBackend, TasksStore};
+
 /// `[tasks]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -13,7 +15,7 @@ pub struct TasksConfig {
     /// `hub.redis_url`, under `hub.redis_channel_prefix`: every instance
     /// answers for every task). Empty (default): `redis` when
     /// `hub.backend = "redis"`, else `memory`.
-    pub store: String,
+    pub store: TasksStore,
     /// At most this many unexpired tasks are kept; past it a call that must
     /// be a task is refused (-32000, HTTP 429: the server is loaded, try
     /// later) and one that may be is answered in the call. Default: 10000.
@@ -45,8 +47,12 @@ pub struct TasksConfig {
 
 impl TasksConfig {
     /// Whether tasks live in Redis, given the hub's backend.
-    pub fn in_redis(&self, hub_backend: &str) -> bool {
-        self.store == "redis" || (self.store.is_empty() && hub_backend == "redis")
+    pub fn in_redis(&self, hub_backend: HubBackend) -> bool {
+        match self.store {
+            TasksStore::Redis => true,
+            TasksStore::Memory => false,
+            TasksStore::Auto => hub_backend == HubBackend::Redis,
+        }
     }
 }
 
@@ -54,7 +60,7 @@ impl Default for TasksConfig {
     fn default() -> Self {
         TasksConfig {
             enabled: true,
-            store: String::new(),
+            store: TasksStore::Auto,
             max_tasks: 10_000,
             max_tasks_per_subject: 100,
             ttl_ms: 3_600_000,

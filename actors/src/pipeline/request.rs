@@ -48,7 +48,7 @@ pub(crate) enum Ending {
 }
 
 /// The actor that runs one request.
-pub struct RequestActor {
+pub(crate) struct RequestActor {
     service: Arc<McpService>,
     id: RequestId,
     /// What the request is, boxed so that the actor stays small to move.
@@ -87,7 +87,7 @@ pub struct RequestActor {
 }
 
 /// What a request actor needs to start.
-pub struct RequestSpec {
+pub(crate) struct RequestSpec {
     /// The admitted request (id, validated `_meta`, parsed request, facts),
     /// boxed: it is large, and it moves from the transport to the actor.
     pub work: Box<Admitted>,
@@ -113,7 +113,7 @@ pub struct RequestSpec {
 
 impl RequestActor {
     /// Starts the actor on the current arbiter.
-    pub fn start_with(service: Arc<McpService>, spec: RequestSpec, log: &Logger) -> Addr<RequestActor> {
+    pub(crate) fn start_with(service: Arc<McpService>, spec: RequestSpec, log: &Logger) -> Addr<RequestActor> {
         Self::new(service, spec, log).start()
     }
 

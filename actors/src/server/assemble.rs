@@ -159,9 +159,9 @@ fn start_sessions(config: &Config, log: &slog::Logger) -> (Addr<SessionRegistry>
 
 /// The hub backend `hub.backend` names.
 pub(crate) fn backend_for(config: &Config) -> Result<Box<dyn HubBackend + Send>, BuildError> {
-    Ok(match config.hub.backend.as_str() {
+    Ok(match config.hub.backend {
         #[cfg(feature = "redis")]
-        "redis" => Box::new(
+        crate::config::HubBackend::Redis => Box::new(
             RedisBackend::new(
                 &config.hub.redis_url,
                 &config.hub.redis_channel_prefix,
@@ -170,11 +170,10 @@ pub(crate) fn backend_for(config: &Config) -> Result<Box<dyn HubBackend + Send>,
             .map_err(|e| BuildError::Config(ConfigError(format!("hub.redis_url: {e}"))))?,
         ),
         #[cfg(not(feature = "redis"))]
-        "redis" => return Err(BuildError::Config(crate::config::needs_feature("hub.backend = \"redis\"", "redis"))),
-        "memory" => Box::new(MemoryBackend),
-        other => {
-            return Err(BuildError::Config(ConfigError(format!("hub.backend must be memory or redis, not {other:?}"))))
+        crate::config::HubBackend::Redis => {
+            return Err(BuildError::Config(crate::config::needs_feature("hub.backend = \"redis\"", "redis")))
         }
+        crate::config::HubBackend::Memory => Box::new(MemoryBackend),
     })
 }
 

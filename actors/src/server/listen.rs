@@ -19,7 +19,7 @@ impl McpServer {
     /// Starts the listener of a `subscriptions/listen` stream the intake
     /// admitted, request `id`, on the current arbiter (the sink's thread):
     /// acknowledged first, then its events, until it ends.
-    pub fn start_listen(
+    pub(crate) fn start_listen(
         &self,
         id: RequestId,
         admission: ListenAdmission,
@@ -80,7 +80,7 @@ impl McpServer {
 
     /// Starts the listener behind a legacy session's notification stream
     /// (HTTP GET stream, or stdout on stdio) and hands it to the session.
-    pub async fn start_session_stream(
+    pub(crate) async fn start_session_stream(
         &self,
         session: &SessionHandle,
         sink: Box<dyn ListenerSink>,

@@ -91,7 +91,7 @@ impl std::fmt::Debug for McpServer {
 
 /// Why a legacy session could not be opened.
 #[derive(Debug, Clone, PartialEq)]
-pub enum OpenError {
+pub(crate) enum OpenError {
     /// `initialize` itself was refused (HTTP 400).
     Refused(ErrorData),
     /// `legacy.max_sessions` are open (HTTP 503).
@@ -150,7 +150,7 @@ impl McpServer {
     }
 
     /// The request semantics.
-    pub fn service(&self) -> &Arc<McpService> {
+    pub(crate) fn service(&self) -> &Arc<McpService> {
         &self.inner.service
     }
 
@@ -166,7 +166,7 @@ impl McpServer {
 
     /// The intake every transport routes its messages through: this
     /// server's service, hub limits and occupancy, and authorization.
-    pub fn intake(&self) -> crate::pipeline::intake::Intake<'_> {
+    pub(crate) fn intake(&self) -> crate::pipeline::intake::Intake<'_> {
         let i = &self.inner;
         crate::pipeline::intake::Intake::new(&i.service, &i.config.hub, &i.occupancy, i.auth.as_deref(), &i.log)
     }
@@ -193,14 +193,9 @@ impl McpServer {
 // by the transport's own task.
 impl McpServer {
     /// Starts a request actor for an admitted request on the current
-    /// arbiter; its notifications and response go to `outbound`.
-    pub fn start_request(&self, admitted: Admitted, era: Era, outbound: OutboundTx) -> Addr<RequestActor> {
-        self.start_request_in_slot(admitted, era, outbound, None)
-    }
-
-    /// [`McpServer::start_request`], holding `slot` (a place in its
-    /// connection's in-flight cap) until the request ends.
-    pub fn start_request_in_slot(
+    /// arbiter, holding `slot` (a place in its connection's in-flight cap)
+    /// until the request ends; its notifications and response go to `outbound`.
+    pub(crate) fn start_request_in_slot(
         &self,
         admitted: Admitted,
         era: Era,

@@ -20,7 +20,11 @@ impl McpServer {
     /// Answers a legacy client's `initialize` and opens its HTTP session,
     /// which only `owner` may use when it is given (the authenticated
     /// caller's [`Identity::key`](crate::facts::Identity::key)).
-    pub async fn open_session(&self, r: &Request, owner: Option<&str>) -> Result<(SessionHandle, Vec<u8>), OpenError> {
+    pub(crate) async fn open_session(
+        &self,
+        r: &Request,
+        owner: Option<&str>,
+    ) -> Result<(SessionHandle, Vec<u8>), OpenError> {
         let (state, result) = self.inner.service.initialize(r).map_err(OpenError::Refused)?;
         let (version, client) = (state.version, state.client_info.name.clone());
         let opened = self.inner.sessions.send(Open(state, owner.map(Arc::from))).await;
@@ -35,7 +39,7 @@ impl McpServer {
     }
 
     /// The open HTTP session `id`, if there is one.
-    pub async fn find_session(&self, id: &str) -> Option<SessionHandle> {
+    pub(crate) async fn find_session(&self, id: &str) -> Option<SessionHandle> {
         self.inner.session_index.find(id)
     }
 
@@ -52,7 +56,7 @@ impl McpServer {
     /// Serves a request of a legacy session: session methods are answered
     /// into `outbound` at once; shared methods run in a request actor of the
     /// session's era (returned). Either way the reply arrives on `outbound`.
-    pub async fn session_request(
+    pub(crate) async fn session_request(
         &self,
         session: &SessionHandle,
         r: Request,

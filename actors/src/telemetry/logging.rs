@@ -3,7 +3,7 @@
 
 use slog::{o, Drain, Logger};
 
-use crate::config::{parse_level, ConfigError, LogConfig};
+use crate::config::{parse_level, ConfigError, LogConfig, LogFormat};
 
 /// Flushes buffered log records when dropped (keep it until the end of `main`).
 pub struct LogGuard(#[allow(dead_code)] slog_async::AsyncGuard);
@@ -36,8 +36,8 @@ fn root_logger_into<W: std::io::Write + Send + 'static>(
 ) -> Result<(Logger, LogGuard), ConfigError> {
     let level = parse_level(&config.level)?;
     let values = o!("service" => service.to_owned());
-    Ok(match config.format.as_str() {
-        "json" => {
+    Ok(match config.format {
+        LogFormat::Json => {
             // Buffered and flushed per record: each line reaches stderr in one
             // write, so lines from elsewhere (the `listening on` line) never
             // land inside a log record.
@@ -46,7 +46,7 @@ fn root_logger_into<W: std::io::Write + Send + 'static>(
             let (drain, guard) = slog_async::Async::new(json).chan_size(4096).build_with_guard();
             (Logger::root(drain.fuse().filter_level(level).fuse(), values), LogGuard(guard))
         }
-        _ => {
+        LogFormat::Term => {
             let text = super::text_log::TextDrain::new(std::io::BufWriter::with_capacity(16 * 1024, out)).fuse();
             let (drain, guard) = slog_async::Async::new(text).chan_size(4096).build_with_guard();
             (Logger::root(drain.fuse().filter_level(level).fuse(), values), LogGuard(guard))
@@ -136,7 +136,7 @@ mod tests {
     #[test]
     fn records_name_the_program() {
         let out = Shared::default();
-        let config = LogConfig { format: "json".into(), ..LogConfig::default() };
+        let config = LogConfig { format: LogFormat::Json, ..LogConfig::default() };
         let (log, guard) = root_logger_into(&config, "weather", out.clone()).unwrap();
         slog::info!(log, "started");
         drop(log);

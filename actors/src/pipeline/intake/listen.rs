@@ -13,7 +13,7 @@ use crate::facts::identity::Identity;
 
 /// A listen stream the intake admitted.
 #[derive(Debug)]
-pub struct ListenAdmission {
+pub(crate) struct ListenAdmission {
     /// What the stream delivers.
     pub filter: SubscriptionFilter,
     /// When the caller's credentials expire, if they do.

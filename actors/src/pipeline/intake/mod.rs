@@ -50,7 +50,7 @@ pub(crate) use refusal::{status_for, Refusal};
 /// What a transport knows of one message besides its bytes. HTTP, stdio,
 /// a WebSocket and the test client are drivers: each implements this and
 /// carries out what the intake returns.
-pub trait Driver {
+pub(crate) trait Driver {
     /// The message's headers; `None` where the transport has none.
     fn headers(&self) -> Option<&dyn Headers> {
         None
@@ -72,7 +72,7 @@ pub trait Driver {
 /// The server's side of the intake: what it admits messages against.
 /// Cheap to make (references only); [`McpServer::intake`](crate::McpServer::intake) makes one.
 #[derive(Clone, Copy)]
-pub struct Intake<'a> {
+pub(crate) struct Intake<'a> {
     service: &'a McpService,
     hub: &'a HubConfig,
     occupancy: &'a Occupancy,
@@ -82,7 +82,7 @@ pub struct Intake<'a> {
 
 /// A request that passed admission.
 #[derive(Debug, Clone)]
-pub struct Admitted {
+pub(crate) struct Admitted {
     /// The id.
     pub id: RequestId,
     /// The validated `_meta`.
@@ -95,7 +95,7 @@ pub struct Admitted {
 
 /// What to do with a message on a connection without a legacy session.
 #[derive(Debug)]
-pub enum Route {
+pub(crate) enum Route {
     /// Something of the stateless era, or of none.
     Act(Action),
     /// A legacy client's `initialize`: open a session.
@@ -104,7 +104,7 @@ pub enum Route {
 
 /// What to do with a message on a connection with a legacy session.
 #[derive(Debug)]
-pub enum SessionRoute {
+pub(crate) enum SessionRoute {
     /// Something of the stateless era (a request that names a stateless
     /// version is served statelessly, in a session too), or a cancellation.
     Act(Action),
@@ -114,7 +114,7 @@ pub enum SessionRoute {
 
 /// What to do with a message of the stateless era, or one that needs no era.
 #[derive(Debug)]
-pub enum Action {
+pub(crate) enum Action {
     /// Refused before any handler ran: write its bytes (HTTP: with its
     /// status and challenge).
     Refuse(Refusal),
@@ -224,7 +224,7 @@ impl<'a> Intake<'a> {
     /// An intake over `service`, with the hub's limits and occupancy, the
     /// server's authorization (if on) and the log that hears of
     /// authorization refusals.
-    pub fn new(
+    pub(crate) fn new(
         service: &'a McpService,
         hub: &'a HubConfig,
         occupancy: &'a Occupancy,
@@ -236,12 +236,12 @@ impl<'a> Intake<'a> {
 
     /// What to do with one message on a connection without a legacy
     /// session.
-    pub fn route(&self, driver: &dyn Driver, bytes: &[u8]) -> Route {
+    pub(crate) fn route(&self, driver: &dyn Driver, bytes: &[u8]) -> Route {
         self.route_as::<Stateless>(driver, mcp_protocol::decode(bytes, Stateless::EXPECT))
     }
 
     /// What to do with one message on a connection with a legacy session.
-    pub fn route_in_session(&self, driver: &dyn Driver, bytes: &[u8]) -> SessionRoute {
+    pub(crate) fn route_in_session(&self, driver: &dyn Driver, bytes: &[u8]) -> SessionRoute {
         self.route_as::<InSession>(driver, mcp_protocol::decode(bytes, InSession::EXPECT))
     }
 

@@ -26,7 +26,7 @@ pub(crate) fn status_for(code: Option<i32>) -> u16 {
 
 /// A message refused before any handler ran.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     /// The id to echo (`None` renders `null`).
     pub id: Option<RequestId>,
     /// The error.
@@ -40,17 +40,17 @@ pub struct Refusal {
 impl Refusal {
     /// Renders a protocol error with `profile`'s codes, with the status of
     /// its code.
-    pub fn new(id: Option<RequestId>, error: &ProtocolError, profile: ErrorProfile) -> Self {
+    pub(crate) fn new(id: Option<RequestId>, error: &ProtocolError, profile: ErrorProfile) -> Self {
         Self::of(id, error.to_error_data(profile))
     }
 
     /// An error, with the status of its code.
-    pub fn of(id: Option<RequestId>, error: ErrorData) -> Self {
+    pub(crate) fn of(id: Option<RequestId>, error: ErrorData) -> Self {
         Refusal { status: status_for(Some(error.code.0)), id, error, challenge: None }
     }
 
     /// An error with an explicit status (503 for a full hub).
-    pub fn with_status(status: u16, id: Option<RequestId>, error: ErrorData) -> Self {
+    pub(crate) fn with_status(status: u16, id: Option<RequestId>, error: ErrorData) -> Self {
         Refusal { status, id, error, challenge: None }
     }
 
@@ -58,7 +58,7 @@ impl Refusal {
     /// challenge), reported to the operator first ([`Authorizer::report`]:
     /// the presented `token` or the known `caller` who was refused; an
     /// unreachable issuer's detail stays in the log).
-    pub fn unauthorized(
+    pub(crate) fn unauthorized(
         auth: &Authorizer,
         log: &Logger,
         id: Option<RequestId>,
@@ -79,7 +79,7 @@ impl Refusal {
     }
 
     /// The encoded error response.
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         encode_error(self.id.as_ref(), &self.error)
     }
 }

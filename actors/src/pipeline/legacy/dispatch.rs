@@ -14,7 +14,7 @@ use crate::pipeline::intake::Admitted;
 
 /// How a legacy request is answered.
 #[derive(Debug)]
-pub enum Reply {
+pub(crate) enum Reply {
     /// Answered now.
     Now(Result<Value, ErrorData>),
     /// Runs in a request actor, in the session's era.
@@ -32,7 +32,7 @@ pub(crate) enum Action {
 
 /// A change of a session's state, which its actor applies.
 #[derive(Debug)]
-pub enum StateChange {
+pub(crate) enum StateChange {
     /// `logging/setLevel`.
     SetLevel(LoggingLevel),
     /// `resources/subscribe` (`true`) or `resources/unsubscribe` (`false`) of a URI.

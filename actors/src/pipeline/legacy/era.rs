@@ -8,7 +8,7 @@ use crate::pipeline::legacy::SessionHandle;
 
 /// The era of one request.
 #[derive(Debug, Clone)]
-pub enum Era {
+pub(crate) enum Era {
     /// 2026-07-28 (and its draft): everything the request needs is in its
     /// `_meta`; input from the client comes by `InputRequiredResult` and a
     /// retry.
@@ -21,7 +21,7 @@ pub enum Era {
 
 impl Era {
     /// The legacy session, if the request is in one.
-    pub fn session(&self) -> Option<&SessionHandle> {
+    pub(crate) fn session(&self) -> Option<&SessionHandle> {
         match self {
             Era::Stateless => None,
             Era::Legacy(s) => Some(s),
@@ -29,7 +29,7 @@ impl Era {
     }
 
     /// The session as a request's context asks it for input.
-    pub fn peer(&self) -> Option<Arc<dyn SessionPeer>> {
+    pub(crate) fn peer(&self) -> Option<Arc<dyn SessionPeer>> {
         self.session().map(SessionHandle::peer)
     }
 }

@@ -44,10 +44,9 @@ impl SessionPeer for Peer {
 
 /// The address of one legacy session with what never changes about it.
 #[derive(Clone)]
-pub struct SessionHandle {
+pub(crate) struct SessionHandle {
     id: Arc<str>,
     version: ProtocolVersion,
-    input_timeout: Duration,
     addr: Addr<Session>,
     shared: Arc<SessionShared>,
     /// The key ([`Identity::key`](crate::facts::identity::Identity::key): issuer and subject)
@@ -68,16 +67,16 @@ fn gone(_: MailboxError) -> ErrorData {
 
 impl SessionHandle {
     /// Starts `session` on the current arbiter.
-    pub fn start(session: Session, id: &str, version: ProtocolVersion, input_timeout: Duration) -> Self {
+    pub(crate) fn start(session: Session, id: &str, version: ProtocolVersion, input_timeout: Duration) -> Self {
         let shared = session.shared();
         let addr = session.start();
         let peer = Arc::new(Peer { addr: addr.clone(), input_timeout });
-        SessionHandle { id: id.into(), version, input_timeout, addr, shared, owner: None, peer }
+        SessionHandle { id: id.into(), version, addr, shared, owner: None, peer }
     }
 
     /// This handle for a session only `owner` may use.
     #[must_use]
-    pub fn with_owner(mut self, owner: Option<Arc<str>>) -> Self {
+    pub(crate) fn with_owner(mut self, owner: Option<Arc<str>>) -> Self {
         self.owner = owner;
         self
     }
@@ -85,7 +84,7 @@ impl SessionHandle {
     /// Whether a request by the caller with key `caller` (`None`:
     /// unauthenticated) may use the session: a session opened with
     /// credentials is its caller's alone.
-    pub fn usable_by(&self, caller: Option<&str>) -> bool {
+    pub(crate) fn usable_by(&self, caller: Option<&str>) -> bool {
         match &self.owner {
             None => true,
             Some(owner) => caller == Some(&**owner),
@@ -93,32 +92,27 @@ impl SessionHandle {
     }
 
     /// The session id (`Mcp-Session-Id` on HTTP).
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         &self.id
     }
 
     /// The negotiated protocol version.
-    pub fn version(&self) -> ProtocolVersion {
+    pub(crate) fn version(&self) -> ProtocolVersion {
         self.version
     }
 
-    /// How long a handler waits for the client to answer a server-to-client request.
-    pub fn input_timeout(&self) -> Duration {
-        self.input_timeout
-    }
-
     /// The session as a request's context asks it for input.
-    pub fn peer(&self) -> Arc<dyn SessionPeer> {
+    pub(crate) fn peer(&self) -> Arc<dyn SessionPeer> {
         self.peer.clone()
     }
 
     /// Whether the session is still open.
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         self.addr.connected()
     }
 
     /// Decides one request of the session's client.
-    pub async fn request(&self, r: Request) -> Result<Reply, ErrorData> {
+    pub(crate) async fn request(&self, r: Request) -> Result<Reply, ErrorData> {
         if !self.is_open() {
             return Err(gone(MailboxError::Closed));
         }
@@ -131,17 +125,17 @@ impl SessionHandle {
     }
 
     /// A client notification other than a cancellation: marks the session used.
-    pub fn touch(&self) {
+    pub(crate) fn touch(&self) {
         self.shared.touch();
     }
 
     /// When the session's client last spoke.
-    pub fn last_seen(&self) -> std::time::Instant {
+    pub(crate) fn last_seen(&self) -> std::time::Instant {
         self.shared.last_seen()
     }
 
     /// `notifications/cancelled` for a request running in the session.
-    pub fn cancel(&self, id: RequestId, reason: Option<String>) {
+    pub(crate) fn cancel(&self, id: RequestId, reason: Option<String>) {
         self.shared.touch();
         if let Some(cancel) = self.shared.untrack(&id) {
             let _ = cancel.try_send(Cancel { reason });
@@ -150,32 +144,32 @@ impl SessionHandle {
 
     /// Hands the client's answer to the handler waiting for it; false when
     /// none was (unknown id, answered already, or given up).
-    pub async fn answer(&self, r: Response) -> bool {
+    pub(crate) async fn answer(&self, r: Response) -> bool {
         self.addr.send(ClientAnswer(r)).await.unwrap_or(false)
     }
 
     /// Registers a request started in the session.
-    pub fn track(&self, id: RequestId, cancel: Recipient<Cancel>) {
+    pub(crate) fn track(&self, id: RequestId, cancel: Recipient<Cancel>) {
         self.shared.track(id, cancel);
     }
 
     /// A request registered with [`SessionHandle::track`] ended.
-    pub fn finished(&self, id: &RequestId, cancel: &Recipient<Cancel>) {
+    pub(crate) fn finished(&self, id: &RequestId, cancel: &Recipient<Cancel>) {
         self.shared.finished(id, cancel);
     }
 
     /// The filter of a new notification stream.
-    pub async fn stream_filter(&self) -> Result<SubscriptionFilter, ErrorData> {
+    pub(crate) async fn stream_filter(&self) -> Result<SubscriptionFilter, ErrorData> {
         self.addr.send(StreamFilter).await.map_err(gone)
     }
 
     /// Sets the listener behind the notification stream.
-    pub fn set_stream(&self, close: Recipient<Close>, update: Recipient<UpdateFilter>) {
+    pub(crate) fn set_stream(&self, close: Recipient<Close>, update: Recipient<UpdateFilter>) {
         self.addr.do_send(SetStream { close, update });
     }
 
     /// Ends the session: its stream closes and its requests are cancelled.
-    pub fn end(&self) {
+    pub(crate) fn end(&self) {
         self.addr.do_send(End);
     }
 }

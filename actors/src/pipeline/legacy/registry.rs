@@ -21,7 +21,7 @@ use super::session::Session;
 
 /// Why a session could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionsFull {
+pub(crate) struct SessionsFull {
     /// The cap.
     pub max: usize,
 }

@@ -31,7 +31,7 @@ pub(crate) type Answer = crate::catalog::context::ClientAnswer;
 type OnEnd = Box<dyn FnOnce(&str)>;
 
 /// One legacy session.
-pub struct Session {
+pub(crate) struct Session {
     id: String,
     /// The state, when the client last spoke, the requests running.
     shared: Arc<SessionShared>,
@@ -50,7 +50,7 @@ pub struct Session {
 impl Session {
     /// A session with its state after `initialize`, expiring after `idle`
     /// without messages (never if `None`).
-    pub fn new(id: String, state: SessionState, idle: Option<Duration>, log: Logger) -> Self {
+    pub(crate) fn new(id: String, state: SessionState, idle: Option<Duration>, log: Logger) -> Self {
         Session {
             id,
             shared: Arc::new(SessionShared::new(state)),
@@ -70,7 +70,7 @@ impl Session {
 
     /// Calls `f` with the session id when the session ends.
     #[must_use]
-    pub fn on_end(mut self, f: impl FnOnce(&str) + 'static) -> Self {
+    pub(crate) fn on_end(mut self, f: impl FnOnce(&str) + 'static) -> Self {
         self.on_end = Some(Box::new(f));
         self
     }
@@ -128,7 +128,7 @@ impl Actor for Session {
 /// `resources/subscribe`, `resources/unsubscribe`), as its handle decided it.
 #[derive(Message)]
 #[rtype(result = "Reply")]
-pub struct Change(pub StateChange);
+pub(crate) struct Change(pub StateChange);
 
 impl Handler<Change> for Session {
     type Result = ResponseActFuture<Self, Reply>;
@@ -166,7 +166,7 @@ impl Handler<Change> for Session {
 /// client's answer will arrive.
 #[derive(Message)]
 #[rtype(result = "(RequestId, oneshot::Receiver<Answer>)")]
-pub struct Ask;
+pub(crate) struct Ask;
 
 impl Handler<Ask> for Session {
     type Result = MessageResult<Ask>;
@@ -183,7 +183,7 @@ impl Handler<Ask> for Session {
 /// A server-to-client request whose handler stopped waiting.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct ForgetAsk(pub RequestId);
+pub(crate) struct ForgetAsk(pub RequestId);
 
 impl Handler<ForgetAsk> for Session {
     type Result = ();
@@ -197,7 +197,7 @@ impl Handler<ForgetAsk> for Session {
 /// handler was waiting for it.
 #[derive(Message)]
 #[rtype(result = "bool")]
-pub struct ClientAnswer(pub Response);
+pub(crate) struct ClientAnswer(pub Response);
 
 impl Handler<ClientAnswer> for Session {
     type Result = bool;
@@ -216,7 +216,7 @@ impl Handler<ClientAnswer> for Session {
 /// The filter a new notification stream of the session starts with.
 #[derive(Message)]
 #[rtype(result = "SubscriptionFilter")]
-pub struct StreamFilter;
+pub(crate) struct StreamFilter;
 
 impl Handler<StreamFilter> for Session {
     type Result = MessageResult<StreamFilter>;
@@ -231,7 +231,7 @@ impl Handler<StreamFilter> for Session {
 /// closing) an earlier one.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct SetStream {
+pub(crate) struct SetStream {
     /// Closes it.
     pub close: Recipient<Close>,
     /// Changes its filter.
@@ -251,7 +251,7 @@ impl Handler<SetStream> for Session {
 /// Ends the session (DELETE, or the end of stdin).
 #[derive(Message)]
 #[rtype(result = "()")]
-pub struct End;
+pub(crate) struct End;
 
 impl Handler<End> for Session {
     type Result = ();

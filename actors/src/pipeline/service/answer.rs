@@ -12,7 +12,7 @@ use super::McpService;
 
 /// A request's result, ready to encode.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// A result built as a tree (complete, or an `InputRequiredResult`).
     Tree(Value),
     /// A tool's result as its handler returned it, not yet finished.
@@ -40,7 +40,7 @@ impl ToolMembers {
 impl McpService {
     /// The encoded response to request `id`; `legacy`: for a legacy session
     /// (whose results have no `resultType`).
-    pub fn encode_answer(&self, id: &RequestId, answer: &Answer, legacy: bool) -> Vec<u8> {
+    pub(crate) fn encode_answer(&self, id: &RequestId, answer: &Answer, legacy: bool) -> Vec<u8> {
         match answer {
             Answer::Tree(v) => encode_result(id, v),
             Answer::Tool(r) => {

@@ -11,7 +11,7 @@ use super::McpService;
 
 impl McpService {
     /// Answers `initialize`: the new session's state and the result, or the error.
-    pub fn initialize(&self, r: &Request) -> Result<(SessionState, Value), ErrorData> {
+    pub(crate) fn initialize(&self, r: &Request) -> Result<(SessionState, Value), ErrorData> {
         initialize(self, r)
     }
 }

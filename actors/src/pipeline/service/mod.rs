@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use mcp_protocol::meta::SERVER_INFO_KEY;
 use mcp_protocol::model::capabilities::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
-use mcp_protocol::model::{CacheHints, CacheScope, Implementation};
+use mcp_protocol::model::{CacheHints, Implementation};
 use mcp_protocol::request::ClientRequest;
 use mcp_protocol::subscription::SubscriptionFilter;
 use mcp_protocol::ProtocolVersion;
@@ -52,7 +52,7 @@ fn task_service(
     #[cfg(not(feature = "redis"))]
     let _ = log;
     #[cfg(feature = "redis")]
-    if t.in_redis(&config.hub.backend) {
+    if t.in_redis(config.hub.backend) {
         let prefix = &config.hub.redis_channel_prefix;
         let store = crate::tasks::RedisStore::new(&config.hub.redis_url, prefix, t.max_tasks, clock.clone())
             .map(|s| s.with_share(t.max_tasks_per_subject));
@@ -66,7 +66,7 @@ fn task_service(
 
 /// Stateless request semantics over a shared [`Catalog`].
 #[derive(Debug)]
-pub struct McpService {
+pub(crate) struct McpService {
     catalog: Arc<Catalog>,
     info: Implementation,
     instructions: Option<String>,
@@ -90,10 +90,10 @@ pub struct McpService {
 }
 
 impl McpService {
-    /// A service for `catalog` configured by `config`. A malformed
-    /// `mrtr.key` (which [`Config::validate`] refuses) falls back to a
-    /// generated key.
-    pub fn new(catalog: Arc<Catalog>, config: &Config) -> Self {
+    /// A service for `catalog` configured by `config`, on the system clock
+    /// (the server builds its own with [`McpService::with_clock`]).
+    #[cfg(test)]
+    pub(crate) fn new(catalog: Arc<Catalog>, config: &Config) -> Self {
         Self::with_clock(
             catalog,
             config,
@@ -105,13 +105,13 @@ impl McpService {
     /// A service whose `requestState` expiry reads time from `clock`; `log`
     /// hears, once, that the `requestState` key was generated for this
     /// process when a multi round-trip request first needs it.
-    pub fn with_clock(
+    pub(crate) fn with_clock(
         catalog: Arc<Catalog>,
         config: &Config,
         clock: Arc<dyn crate::facts::clock::Clock>,
         log: &slog::Logger,
     ) -> Self {
-        let scope = if config.cache.scope == "private" { CacheScope::Private } else { CacheScope::Public };
+        let scope = config.cache.scope;
         let info = Implementation::new(config.server.name.clone(), config.server.version.clone());
         let result_meta = json!({ SERVER_INFO_KEY: info });
         let sealer =
@@ -140,7 +140,7 @@ impl McpService {
     /// The `gen_ai_tool_name` label of a `tools/call` of `name`, when
     /// `metrics.tool_labels` is on: the name if the catalog has the tool,
     /// else `_other` (label values stay bounded by the catalog).
-    pub fn tool_label(&self, name: &str) -> Option<Arc<str>> {
+    pub(crate) fn tool_label(&self, name: &str) -> Option<Arc<str>> {
         if !self.tool_labels {
             return None;
         }
@@ -171,43 +171,38 @@ impl McpService {
     }
 
     /// The Tasks extension's service (`tasks.enabled`).
-    pub fn tasks(&self) -> Option<&Arc<crate::tasks::TaskService>> {
+    pub(crate) fn tasks(&self) -> Option<&Arc<crate::tasks::TaskService>> {
         self.tasks.as_ref()
     }
 
     /// The catalog served.
-    pub fn catalog(&self) -> &Arc<Catalog> {
+    pub(crate) fn catalog(&self) -> &Arc<Catalog> {
         &self.catalog
     }
 
     /// The protocol versions served, newest first.
-    pub fn versions(&self) -> &[ProtocolVersion] {
+    pub(crate) fn versions(&self) -> &[ProtocolVersion] {
         &self.versions
     }
 
     /// The stateless versions served (those a request may name in `_meta`).
-    pub fn stateless_versions(&self) -> &[ProtocolVersion] {
+    pub(crate) fn stateless_versions(&self) -> &[ProtocolVersion] {
         &self.stateless
     }
 
     /// The server's identity.
-    pub fn info(&self) -> &Implementation {
+    pub(crate) fn info(&self) -> &Implementation {
         &self.info
     }
 
     /// The `instructions` of `server/discover` and `initialize`.
-    pub fn instructions(&self) -> Option<&str> {
+    pub(crate) fn instructions(&self) -> Option<&str> {
         self.instructions.as_deref()
-    }
-
-    /// The `requestState` sealer.
-    pub fn sealer(&self) -> &StateSealer {
-        &self.sealer
     }
 
     /// What `server/discover` declares. Every method this service answers is
     /// declared, so clients can rely on discover instead of probing.
-    pub fn capabilities(&self) -> ServerCapabilities {
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
         ServerCapabilities {
             tools: Some(ListChangedCapability { list_changed: Some(true) }),
             resources: Some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
@@ -236,7 +231,7 @@ impl McpService {
     }
 
     /// The notification types `subscriptions/listen` can deliver.
-    pub fn supported_filter(&self) -> SubscriptionFilter {
+    pub(crate) fn supported_filter(&self) -> SubscriptionFilter {
         SubscriptionFilter {
             tools_list_changed: true,
             prompts_list_changed: true,
@@ -249,7 +244,7 @@ impl McpService {
 
     /// Answers one request. Legacy-era results lose the fields that era does
     /// not know (`resultType`, `ttlMs`, `cacheScope`).
-    pub async fn handle(&self, request: ClientRequest, ctx: RequestContext) -> Result<Answer, HandlerError> {
+    pub(crate) async fn handle(&self, request: ClientRequest, ctx: RequestContext) -> Result<Answer, HandlerError> {
         let legacy = ctx.in_session();
         match self.answer(request, ctx).await? {
             Answer::Tree(mut result) if legacy => {

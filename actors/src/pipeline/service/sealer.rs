@@ -13,7 +13,7 @@ use crate::config::{ConfigError, MrtrConfig};
 use crate::facts::clock::{Clock, SystemClock};
 
 /// Seals and opens `requestState` tokens.
-pub struct StateSealer {
+pub(crate) struct StateSealer {
     key: StateKey,
     ttl_ms: u64,
     generated: bool,
@@ -32,7 +32,7 @@ impl std::fmt::Debug for StateSealer {
 impl StateSealer {
     /// The sealer `config` describes; a malformed key is an error, a missing
     /// one is generated.
-    pub fn from_config(config: &MrtrConfig) -> Result<Self, ConfigError> {
+    pub(crate) fn from_config(config: &MrtrConfig) -> Result<Self, ConfigError> {
         match config.decoded_key()? {
             None => Ok(Self::generate(config.state_ttl_ms)),
             Some(key) => {
@@ -43,7 +43,7 @@ impl StateSealer {
     }
 
     /// A sealer with a random key of this process.
-    pub fn generate(ttl_ms: u64) -> Self {
+    pub(crate) fn generate(ttl_ms: u64) -> Self {
         let mut k = uuid::Uuid::new_v4().as_bytes().to_vec();
         k.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
         let key = StateKey::new(k).expect("32 random bytes are a valid key");
@@ -64,30 +64,30 @@ impl StateSealer {
     /// This sealer warning `log`, at its first sealing, when its key was
     /// generated (multi round-trip requests then work against this process
     /// only). Servers that never ask for input never see the warning.
-    pub fn with_logger(mut self, log: slog::Logger) -> Self {
+    pub(crate) fn with_logger(mut self, log: slog::Logger) -> Self {
         self.log = log;
         self
     }
 
     /// This sealer reading time from `clock` (expiry of the tokens it seals
     /// and opens).
-    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+    pub(crate) fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self
     }
 
     /// Opens and verifies a token bound to `binding`.
-    pub fn open(&self, token: &str, binding: &Binding) -> Result<StatePayload, ProtocolError> {
+    pub(crate) fn open(&self, token: &str, binding: &Binding) -> Result<StatePayload, ProtocolError> {
         request_state::open(token, &self.key, binding, self.clock.now_ms()).map_err(ProtocolError::from)
     }
 
     /// A fresh payload for `binding`, valid for the configured time.
-    pub fn payload(&self, binding: &Binding) -> StatePayload {
+    pub(crate) fn payload(&self, binding: &Binding) -> StatePayload {
         StatePayload::new(binding, self.ttl_ms, self.clock.now_ms(), uuid::Uuid::new_v4().simple().to_string())
     }
 
     /// Seals a payload into a token.
-    pub fn seal(&self, payload: &StatePayload) -> String {
+    pub(crate) fn seal(&self, payload: &StatePayload) -> String {
         if self.generated {
             self.warned.call_once(|| {
                 slog::warn!(

@@ -34,7 +34,7 @@ impl HttpError {
     }
 
     /// A message the intake refused, with its status and challenge.
-    pub fn refused(r: Refusal) -> Self {
+    pub(crate) fn refused(r: Refusal) -> Self {
         let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         HttpError { status, id: r.id, error: r.error, allow: false, challenge: r.challenge }
     }

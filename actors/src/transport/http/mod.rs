@@ -145,7 +145,7 @@ async fn drain(server: &McpServer, signal: Signal) {
 /// log's (`{"msg":"listening on http://…","url":"http://…","level":"INFO"}`),
 /// so that every line a log collector reads is JSON.
 fn announce(server: &McpServer, what: &str, url: &str) {
-    let line = if server.config().log.format == "json" {
+    let line = if server.config().log.format == crate::config::LogFormat::Json {
         let record = serde_json::json!({"msg": format!("{what} {url}"), "url": url, "level": "INFO",
             "service": server.service().info().name});
         format!("{record}\n")
@@ -171,12 +171,12 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
     }
     let c = server.config();
     info!(server.logger(), "serving Streamable HTTP"; "addrs" => format!("{addrs:?}"), "path" => &path,
-        "server" => &server.service().info().name, "serves" => server.service().catalog().summary(), "versions" => c.server.versions.join(","), "backend" => &c.hub.backend,
-        "auth" => &c.auth.mode, "tls" => c.http.tls.enabled(), "metrics" => c.metrics.enabled,
+        "server" => &server.service().info().name, "serves" => server.service().catalog().summary(), "versions" => c.server.versions.join(","), "backend" => c.hub.backend.as_str(),
+        "auth" => c.auth.mode.as_str(), "tls" => c.http.tls.enabled(), "metrics" => c.metrics.enabled,
         "otel" => crate::telemetry::spans_exported(),
         "version" => env!("CARGO_PKG_VERSION"));
     if c.auth.enabled() {
-        info!(server.logger(), "authorization"; "mode" => &c.auth.mode, "resource" => c.canonical_resource(),
+        info!(server.logger(), "authorization"; "mode" => c.auth.mode.as_str(), "resource" => c.canonical_resource(),
             "issuers" => c.auth.issuers.join(","));
     }
     if crate::telemetry::spans_exported() {

@@ -62,7 +62,7 @@ pub(super) async fn data(req: HttpRequest, server: web::Data<McpServer>) -> Http
 /// Authorization as the page shows it: the mode and, for OAuth, each
 /// issuer's key set (keys held, age, failures in a row, the last error).
 fn auth_status(server: &McpServer) -> Value {
-    let mode = &server.config().auth.mode;
+    let mode = server.config().auth.mode.as_str();
     match server.authorizer() {
         None => json!({"mode": mode}),
         Some(a) => json!({"mode": mode, "issuers": a.health().unwrap_or(Value::Null)}),

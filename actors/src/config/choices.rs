@@ -1,0 +1,133 @@
+//! Settings that take one of a few words. Each is an enum, so that the
+//! TOML parser, an `ACTIX_MCP_*` variable and a command-line flag all refuse
+//! a word outside the list, naming the valid ones.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::ConfigError;
+
+/// Defines a setting enum: its variants with their words, `as_str`,
+/// `Display`, `FromStr` (an error naming the setting and the valid words)
+/// and `WORDS`.
+macro_rules! choice {
+    ($(#[$doc:meta])* $name:ident, $setting:literal, { $($(#[$vdoc:meta])* $variant:ident = $word:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$vdoc])* #[serde(rename = $word)] $variant,)+
+        }
+
+        impl $name {
+            /// The words this setting accepts, in order.
+            pub const WORDS: &'static [&'static str] = &[$($word),+];
+
+            /// The word of this value, as written in the configuration.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $word,)+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = ConfigError;
+
+            fn from_str(word: &str) -> Result<Self, ConfigError> {
+                match word {
+                    $($word => Ok($name::$variant),)+
+                    other => Err(not_one_of($setting, other, Self::WORDS)),
+                }
+            }
+        }
+    };
+}
+
+/// The error for `word`, which is not one of `words` for `setting`.
+fn not_one_of(setting: &str, word: &str, words: &[&str]) -> ConfigError {
+    let list: Vec<String> = words.iter().map(|w| format!("{w:?}")).collect();
+    ConfigError(format!("{setting} must be one of {}, not {word:?}", list.join(", ")))
+}
+
+choice!(
+    /// `auth.mode`: how HTTP requests are authorized.
+    AuthMode, "auth.mode", {
+        /// Every request is served (as on loopback). The default.
+        #[default]
+        None = "none",
+        /// Bearer tokens from the trusted issuers (OAuth 2.1 resource server).
+        Oauth = "oauth",
+        /// Bearer keys listed in `auth.api_keys`.
+        ApiKey = "api_key",
+    }
+);
+
+choice!(
+    /// `hub.backend`: where events travel between instances.
+    HubBackend, "hub.backend", {
+        /// This process only. The default.
+        #[default]
+        Memory = "memory",
+        /// Redis pub/sub, for several instances.
+        Redis = "redis",
+    }
+);
+
+choice!(
+    /// `log.format`: how log records are written on stderr.
+    LogFormat, "log.format", {
+        /// One human-readable line per record. The default.
+        #[default]
+        Term = "term",
+        /// One JSON object per line.
+        Json = "json",
+    }
+);
+
+choice!(
+    /// `tasks.store`: where tasks live.
+    TasksStore, "tasks.store", {
+        /// `redis` when `hub.backend = "redis"`, else `memory`. The default (`""`).
+        #[default]
+        Auto = "",
+        /// This process.
+        Memory = "memory",
+        /// Redis: every instance answers for every task.
+        Redis = "redis",
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip_and_a_wrong_one_lists_the_valid_ones() {
+        for word in AuthMode::WORDS {
+            assert_eq!(word.parse::<AuthMode>().unwrap().as_str(), *word);
+        }
+        let e = "oath".parse::<AuthMode>().unwrap_err().0;
+        assert_eq!(e, r#"auth.mode must be one of "none", "oauth", "api_key", not "oath""#);
+        assert_eq!("".parse::<TasksStore>().unwrap(), TasksStore::Auto);
+        assert_eq!(HubBackend::default(), HubBackend::Memory);
+    }
+
+    #[test]
+    fn serde_uses_the_words() {
+        #[derive(Deserialize)]
+        struct Section {
+            backend: HubBackend,
+        }
+        let s: Section = serde_json::from_str(r#"{"backend": "redis"}"#).unwrap();
+        assert_eq!(s.backend, HubBackend::Redis);
+        let e = serde_json::from_str::<Section>(r#"{"backend": "redsi"}"#).err().unwrap().to_string();
+        assert!(e.contains("`memory`") && e.contains("`redis`"), "{e}");
+        assert_eq!(serde_json::to_string(&LogFormat::Json).unwrap(), r#""json""#);
+    }
+}
