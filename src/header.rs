@@ -10,6 +10,7 @@ const SUFFIX: &str = "?=";
 
 /// Why a header value could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HeaderValueError {
     /// The sentinel wrapped something that is not Base64 of UTF-8.
     BadBase64,

@@ -47,6 +47,7 @@ pub mod header;
 pub mod header_params;
 pub mod jsonrpc;
 pub mod legacy;
+pub mod limits;
 pub mod meta;
 pub mod model;
 pub mod pagination;

@@ -72,6 +72,7 @@ macro_rules! client_requests {
 /// for the scopes it needs and the attributes of its span; its name or URI
 /// is the value `Mcp-Name` mirrors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ItemKind {
     /// A tool, by name.
     Tool,

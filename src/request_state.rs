@@ -140,6 +140,7 @@ impl StatePayload {
 
 /// Why a state was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StateError {
     /// Not of the form `payload.tag`, or undecodable.
     Malformed,

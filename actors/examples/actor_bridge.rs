@@ -29,6 +29,8 @@ impl Handler<HubEvent> for Auditor {
             HubEvent::Event(Event::ResourceUpdated { uri }) => format!("updated {uri}"),
             HubEvent::Event(e) => format!("{e:?}"),
             HubEvent::Ended(why) => format!("ended: {why}"),
+            // `HubEvent` may gain variants.
+            other => format!("{other:?}"),
         };
         println!("auditor: {line}");
         self.heard.push(line);

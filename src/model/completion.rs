@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 /// What is being completed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum CompletionRef {
     /// A prompt argument.
     #[serde(rename = "ref/prompt")]

@@ -69,6 +69,7 @@ impl ResourceContents {
 /// One content block of a tool result or prompt message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Content {
     /// Plain text.
     Text {

@@ -16,6 +16,7 @@ pub fn deserialize_present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Opt
 /// One request for client input (`InputRequest`): elicitation, sampling or roots.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", content = "params")]
+#[non_exhaustive]
 pub enum InputRequest {
     /// `elicitation/create`.
     #[serde(rename = "elicitation/create")]

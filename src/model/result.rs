@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// `resultType`: how the client should read the result.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ResultType {
     /// The request completed.
     #[default]

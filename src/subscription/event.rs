@@ -11,6 +11,7 @@ use crate::trace::TraceContext;
 /// A change a server publishes to its listeners.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Event {
     /// The tool list changed.
     ToolsListChanged,

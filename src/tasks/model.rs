@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 /// A task's status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum TaskStatus {
     /// Being processed.
     Working,

@@ -160,8 +160,8 @@
 //! ```
 //!
 //! `Skill::from_files` takes `(path, bytes)` pairs (`include_str!`,
-//! `include_bytes!`, or generated), [`Skill::from_dir`](crate::catalog::Skill::from_dir)
-//! (or the builder's `skill_dir`) reads a directory once — a relative path
+//! `include_bytes!`, or generated), `Skill::from_dir`
+//! (feature `fs`; or the builder's `skill_dir`) reads a directory once — a relative path
 //! is relative to the working directory the program runs in, so a skill
 //! shipped with a crate is named from `env!("CARGO_MANIFEST_DIR")` or
 //! embedded — and

@@ -14,8 +14,8 @@
 //! | [`scaling_out`] | several instances behind a load balancer, over Redis |
 //! | [`operating`] | health, metrics, the status page, trace context, OpenTelemetry, logs |
 //! | [`embedding`] | mounting the endpoint in your own actix-web app, your actors and the hub |
-//! | [`client`] | calling any MCP server (HTTP or stdio, either era) from your code or the command line |
-//! | [`gateway`] | putting existing MCP servers (stdio or HTTP, either era) behind this one |
+//! | `client` (feature `client`) | calling any MCP server (HTTP or stdio, either era) from your code or the command line |
+//! | `gateway` (feature `gateway`) | putting existing MCP servers (stdio or HTTP, either era) behind this one |
 //!
 //! Performance figures, the load harness, fuzzing and the soak are in the
 //! repository's `benches/README.md`; how to work on the project (the CI
@@ -23,10 +23,14 @@
 //! `CONTRIBUTING.md`.
 
 pub mod authorization;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 pub mod configuration;
 pub mod embedding;
 pub mod extensions;
+#[cfg(feature = "gateway")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gateway")))]
 pub mod gateway;
 pub mod handlers;
 pub mod legacy_clients;

@@ -3,6 +3,7 @@
 
 /// Why an authenticator refused a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AuthError {
     /// No credentials were presented: 401 with a bare challenge.
     Missing,

@@ -49,7 +49,7 @@ use crate::facts::identity::Identity;
 /// not. The head is the transport's, in no transport's types: headers (none
 /// on stdio), the query, the peer's address and a TLS client certificate
 /// when the connection presented one.
-/// The server's built-ins are [`OAuthAuthenticator`] (`auth.mode = "oauth"`)
+/// The server's built-ins are `OAuthAuthenticator` (`auth.mode = "oauth"`, feature `oauth`)
 /// and [`ApiKeyAuthenticator`] (`"api_key"`); an embedder supplies its own
 /// with [`McpServerBuilder::authenticator`](crate::builder::McpServerBuilder::authenticator).
 ///

@@ -12,6 +12,7 @@ use crate::transport;
 
 /// Which transport a program serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Transport {
     /// Streamable HTTP on `http.bind`, until SIGINT/SIGTERM.
     Http,

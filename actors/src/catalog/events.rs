@@ -13,6 +13,7 @@ pub type Watcher = std::sync::Arc<dyn Fn(&Event, Origin<'_>) + Send + Sync>;
 /// Where a catalog event comes from, which decides who hears it when
 /// several instances share a hub backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Origin<'a> {
     /// A change this instance made: the listeners of every instance hear it.
     Made,

@@ -36,7 +36,7 @@ impl Catalog {
             ItemKind::Tool => self.tool(name).map(|t| t.scopes.clone()).unwrap_or_default(),
             ItemKind::Prompt => self.prompt(name).map(|p| p.scopes.clone()).unwrap_or_default(),
             ItemKind::Resource => self.read_scopes(name),
-            ItemKind::Task => Vec::new(),
+            _ => Vec::new(),
         }
     }
 

@@ -53,6 +53,7 @@ pub struct Tool {
 
 /// Whether a tool's calls may become tasks (the Tasks extension).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TaskSupport {
     /// Always answered in the call (default).
     #[default]

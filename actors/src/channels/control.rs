@@ -8,6 +8,7 @@ use mcp_protocol::subscription::SubscriptionFilter;
 
 /// Why a listener is told to close.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CloseReason {
     /// Server shutdown: send the completion result, then close.
     Graceful,

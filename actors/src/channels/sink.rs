@@ -9,6 +9,7 @@ use crate::channels::outbound::Outbound;
 
 /// Why a push failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SinkError {
     /// The buffer is full: the client is not keeping up.
     Full,

@@ -34,6 +34,7 @@ pub(crate) type InputHandler = Arc<dyn Fn(String, Value) -> BoxFuture<'static, R
 
 /// Which protocol version a client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum VersionChoice {
     /// `server/discover` first (the newest stateless version), falling back
     /// to the `initialize` handshake when the server does not know it.
@@ -65,7 +66,7 @@ pub struct ClientOptions {
     pub(crate) max_list_items: usize,
 }
 
-pub use crate::config::{DEFAULT_MAX_LIST_ITEMS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_MESSAGE_BYTES};
+pub use mcp_protocol::limits::{DEFAULT_MAX_LIST_ITEMS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_MESSAGE_BYTES};
 
 impl ClientOptions {
     /// Options for a client with this name and version; version by

@@ -73,6 +73,9 @@ impl Inner {
                     guard.id = None;
                     return Err(ClientError::Cancelled);
                 }
+                other => {
+                    return Err(ClientError::Transport(format!("task status {other:?} is not one this client knows")))
+                }
             }
         }
     }

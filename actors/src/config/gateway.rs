@@ -8,12 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::ConfigError;
 
-/// The largest message a client reads by default: 64 MiB.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
-/// The most pages one listing follows by default.
-pub const DEFAULT_MAX_LIST_PAGES: usize = 10_000;
-/// The most items one listing collects by default.
-pub const DEFAULT_MAX_LIST_ITEMS: usize = 100_000;
+use mcp_protocol::limits::{DEFAULT_MAX_LIST_ITEMS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_MESSAGE_BYTES};
 
 /// `[gateway]`: what applies to every upstream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

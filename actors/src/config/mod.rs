@@ -32,9 +32,7 @@ pub use choices::{AuthMode, HubBackend, LogFormat, TasksStore};
 pub use error::ConfigError;
 pub use features::{built_with, needs_feature, FEATURES};
 pub use fs::FsConfig;
-pub use gateway::{
-    GatewayConfig, UpstreamConfig, DEFAULT_MAX_LIST_ITEMS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_MESSAGE_BYTES,
-};
+pub use gateway::{GatewayConfig, UpstreamConfig};
 pub use health::HealthConfig;
 pub use hub::HubConfig;
 pub use log::{parse_level, LogConfig};

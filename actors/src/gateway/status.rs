@@ -4,6 +4,7 @@ use std::time::{Duration, SystemTime};
 
 /// Where an upstream stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum UpstreamState {
     /// Being started or connected to.
     Starting,

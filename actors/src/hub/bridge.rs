@@ -17,6 +17,7 @@ use crate::hub::listener::ListenerActor;
 /// What a bridged actor receives.
 #[derive(Debug, Clone, PartialEq, Message)]
 #[rtype(result = "()")]
+#[non_exhaustive]
 pub enum HubEvent {
     /// A change the filter asked for.
     Event(Event),

@@ -30,6 +30,7 @@ use crate::hub::{ListenerHandle, Subscribe, SubscriptionHub, Unsubscribe};
 
 /// What a listener serves.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ListenerKind {
     /// A `subscriptions/listen` stream: acknowledged first, every event
     /// tagged with the listen request's id, a completion result at shutdown.

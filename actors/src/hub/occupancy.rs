@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 /// Why a subscription was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HubError {
     /// `hub.max_listeners` reached.
     Full {

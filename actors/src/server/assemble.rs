@@ -97,7 +97,7 @@ impl McpServer {
     pub fn with_authenticator(mut self, authenticator: Arc<dyn Authenticator>) -> Result<Self, BuildError> {
         let auth = Arc::new(Authorizer::new(authenticator, &self.inner.config));
         let inner = Arc::get_mut(&mut self.inner).ok_or_else(|| {
-            BuildError::Config(crate::config::ConfigError("with_authenticator: the server is already shared".into()))
+            BuildError::Config(ConfigError("with_authenticator: the server is already shared".into()))
         })?;
         inner.auth = Some(auth);
         Ok(self)

@@ -9,6 +9,7 @@ use super::record::TaskRecord;
 
 /// Why the store could not do something.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StoreError {
     /// `tasks.max_tasks` unexpired tasks exist already.
     Full(usize),

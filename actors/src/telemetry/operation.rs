@@ -26,6 +26,7 @@ use super::{handles, status, OPERATION_DURATION};
 
 /// How an operation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// A result.
     Ok,

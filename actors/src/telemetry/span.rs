@@ -17,6 +17,7 @@ use super::Outcome;
 
 /// How the request arrived (`network.transport`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Transport {
     /// Streamable HTTP.
     Tcp,
@@ -133,7 +134,7 @@ mod traced {
                 attrs.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
                 method.to_owned()
             }
-            Some((ItemKind::Task, _)) | None => method.to_owned(),
+            Some(_) | None => method.to_owned(),
         }
     }
 

@@ -40,6 +40,7 @@ impl TestClient {
                 TaskStatus::Completed => return Ok(task.result.unwrap_or(Value::Null)),
                 TaskStatus::Failed => return Err(failed(task.error)),
                 TaskStatus::Cancelled => return Err(ClientError::Protocol(format!("task {id} was cancelled"))),
+                other => return Err(ClientError::Protocol(format!("task {id}: unknown status {other:?}"))),
             }
         }
         Err(ClientError::Protocol(format!("task {id} did not end within {MAX_POLLS} polls")))

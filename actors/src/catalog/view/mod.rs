@@ -36,6 +36,7 @@ use crate::catalog::error::HandlerError;
 
 /// A browser permission a view asks the host for (`_meta.ui.permissions`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Permission {
     /// The camera.
     Camera,

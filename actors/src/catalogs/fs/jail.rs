@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Why a path was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum JailError {
     /// The path would leave the served root.
     Escapes(String),

@@ -22,6 +22,7 @@ impl McpService {
                 .ok_or_else(|| HandlerError::invalid_params(format!("Unknown resource template: {uri}")))?
                 .completer
                 .clone(),
+            other => return Err(HandlerError::invalid_params(format!("Unknown completion reference {other:?}"))),
         };
         let completion = match completer {
             Some(c) => c.complete(p, ctx).await?,

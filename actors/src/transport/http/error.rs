@@ -10,7 +10,7 @@ use mcp_protocol::{ErrorCode, ErrorData, RequestId};
 use crate::pipeline::intake::Refusal;
 
 /// The HTTP status for a JSON-RPC error code in the stateless era (`None`:
-/// success; [`intake::status_for`](crate::pipeline::intake::status_for)).
+/// success; the intake's mapping).
 /// The legacy era answers JSON-RPC errors with 200.
 pub fn status_for(code: Option<i32>) -> StatusCode {
     StatusCode::from_u16(crate::pipeline::intake::status_for(code)).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
