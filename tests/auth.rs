@@ -204,12 +204,16 @@ async fn rotated_keys_are_fetched_and_unknown_key_ids_are_rate_limited() {
     let keys = auth.hook("keys").await;
     let pem = keys["private_pem"].as_str().unwrap();
     let claims = json!({"iss": auth.issuer, "sub": "m", "aud": RESOURCE, "scope": "mcp", "exp": now() + 60});
+    let flood = std::time::Instant::now();
     for i in 0..30 {
         let r = post_as(&s.url, &mint(pem, &format!("made-up-{i}"), claims.clone()), &body).await;
         assert_eq!(r.status, 401);
     }
     let after_flood = auth.hook("stats").await["jwks"].as_u64().unwrap();
-    assert!(after_flood <= fetched + 1, "{after_flood} key-set fetches after 30 unknown key ids");
+    // One refetch per started second of the flood (a loaded machine may
+    // take longer than a second over 30 requests).
+    let seconds = flood.elapsed().as_secs() + 1;
+    assert!(after_flood <= fetched + seconds, "{after_flood} key-set fetches after 30 unknown key ids in {seconds} s");
 
     // The issuer rotates its key: a token signed with the new key is
     // accepted once the refresh interval allows a refetch, without restart.

@@ -23,6 +23,7 @@
 mod assemble;
 pub mod build_error;
 mod listen;
+mod observe;
 mod sessions;
 mod shutdown;
 
@@ -168,7 +169,7 @@ impl McpServer {
     /// server's service, hub limits and occupancy, and authorization.
     pub(crate) fn intake(&self) -> crate::pipeline::intake::Intake<'_> {
         let i = &self.inner;
-        crate::pipeline::intake::Intake::new(&i.service, &i.config.hub, &i.occupancy, i.auth.as_deref(), &i.log)
+        crate::pipeline::intake::Intake::new(&i.service, &i.config.hub, &i.occupancy, i.auth.as_deref())
     }
 
     /// Whether the hub would accept a subscription now (no round trip).

@@ -29,9 +29,7 @@ impl Intake<'_> {
     /// may not read a resource it names.
     pub(super) fn admit_listen(&self, admitted: &Admitted) -> Result<ListenAdmission, Refusal> {
         let id = || Some(admitted.id.clone());
-        self.occupancy
-            .check()
-            .map_err(|full| Refusal::with_status(503, id(), ErrorData::internal(full.to_string())))?;
+        self.occupancy.check().map_err(|full| Refusal::full(id(), ErrorData::internal(full.to_string())))?;
         let filter = self.listen_filter(admitted).map_err(|e| Refusal::of(id(), e))?;
         let mut expires_in = None;
         if let (Some(auth), Some(identity)) = (self.authorizer, admitted.facts.identity.as_deref()) {
@@ -39,8 +37,7 @@ impl Intake<'_> {
             for uri in &filter.resource_subscriptions {
                 let scopes = catalog.read_scopes(uri);
                 if !scopes.is_empty() {
-                    auth.permit(identity, &scopes)
-                        .map_err(|e| Refusal::unauthorized(auth, self.log, id(), &e, None, Some(identity)))?;
+                    auth.permit(identity, &scopes).map_err(|e| Refusal::auth(id(), e))?;
                 }
             }
             expires_in = identity.expires_in();

@@ -4,10 +4,14 @@
 //! caller, facts); the intake decodes it, decides its era, checks the
 //! caller's scopes, admits it and returns what to do — a [`Route`] on a
 //! connection without a legacy session, a [`SessionRoute`] on one with a
-//! session. Refusals come with their bytes and their HTTP status
-//! ([`Refusal`]), listen streams with their admission (hub room, filter,
-//! read scopes). The driver only carries out the result: start a request
-//! actor, a listener, a session, or write the refusal.
+//! session. Refusals come with their error, their cause and the labels
+//! they are counted under ([`Refusal`]), listen streams with their
+//! admission (hub room, filter, read scopes). The driver carries out the
+//! result — start a request actor, a listener, a session, or answer the
+//! refusal as its transport does (HTTP with a status and, for an
+//! authorization refusal, a challenge) — and reports what happened to the
+//! server's observer ([`McpServer::refused`](crate::McpServer)): the intake
+//! reads no clock, logs nothing and counts nothing.
 //!
 //! The era is decided here: a message goes to the connection's legacy
 //! session unless it claims the stateless era by naming a protocol version
@@ -25,8 +29,6 @@ use mcp_protocol::decode::OnePass;
 use mcp_protocol::jsonrpc::{DecodeError, Incoming, Notification, Request, Response};
 use mcp_protocol::request::{ClientNotification, ClientRequest};
 use mcp_protocol::{ErrorCode, ErrorData, Expect, Message, ProtocolVersion, RequestId, RequestMeta};
-use slog::Logger;
-use std::time::Duration;
 
 use crate::auth::Authorizer;
 use crate::catalog::Catalog;
@@ -36,8 +38,6 @@ use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
 use crate::hub::Occupancy;
 use crate::pipeline::service::McpService;
-use crate::telemetry::span::Transport;
-use crate::telemetry::Operation;
 
 mod admit;
 mod listen;
@@ -45,7 +45,7 @@ mod refusal;
 
 use admit::{admit, check, claims, Parsed};
 pub(crate) use listen::ListenAdmission;
-pub(crate) use refusal::{status_for, Refusal};
+pub(crate) use refusal::{Cause, Refusal};
 
 /// What a transport knows of one message besides its bytes. HTTP, stdio,
 /// a WebSocket and the test client are drivers: each implements this and
@@ -77,7 +77,6 @@ pub(crate) struct Intake<'a> {
     hub: &'a HubConfig,
     occupancy: &'a Occupancy,
     authorizer: Option<&'a Authorizer>,
-    log: &'a Logger,
 }
 
 /// A request that passed admission.
@@ -115,8 +114,7 @@ pub(crate) enum SessionRoute {
 /// What to do with a message of the stateless era, or one that needs no era.
 #[derive(Debug)]
 pub(crate) enum Action {
-    /// Refused before any handler ran: write its bytes (HTTP: with its
-    /// status and challenge).
+    /// Refused before any handler ran: answer it, and report it.
     Refuse(Refusal),
     /// A stateless request for a request actor (boxed: it is large and
     /// moves from the transport to the actor).
@@ -221,17 +219,15 @@ fn unsupported() -> Refusal {
 }
 
 impl<'a> Intake<'a> {
-    /// An intake over `service`, with the hub's limits and occupancy, the
-    /// server's authorization (if on) and the log that hears of
-    /// authorization refusals.
+    /// An intake over `service`, with the hub's limits and occupancy and
+    /// the server's authorization (if on).
     pub(crate) fn new(
         service: &'a McpService,
         hub: &'a HubConfig,
         occupancy: &'a Occupancy,
         authorizer: Option<&'a Authorizer>,
-        log: &'a Logger,
     ) -> Self {
-        Intake { service, hub, occupancy, authorizer, log }
+        Intake { service, hub, occupancy, authorizer }
     }
 
     /// What to do with one message on a connection without a legacy
@@ -287,12 +283,9 @@ impl<'a> Intake<'a> {
         if scopes.is_empty() {
             return Ok(());
         }
-        let started = std::time::Instant::now();
         auth.permit(caller, &scopes).map_err(|e| {
-            let refusal = Refusal::unauthorized(auth, self.log, message.request_id().cloned(), &e, None, Some(caller));
             let method = message.method().map_or(OTHER, method_label);
-            self.record_refusal(driver, method, "", started.elapsed(), &refusal);
-            refusal
+            Refusal::auth(message.request_id().cloned(), e).labelled(method, None)
         })
     }
 
@@ -308,39 +301,18 @@ impl<'a> Intake<'a> {
         match self.admit_listen(&admitted) {
             Ok(admission) => Action::Listen(admitted, admission),
             Err(refusal) => {
-                // Admitting a listen takes no time worth measuring.
-                let (method, version) = (admitted.request.method(), admitted.meta.version.as_str());
-                self.record_refusal(driver, method, version, Duration::ZERO, &refusal);
-                Action::Refuse(refusal)
+                let (method, version) = (admitted.request.method(), Some(admitted.meta.version));
+                Action::Refuse(refusal.labelled(method, version))
             }
         }
     }
 
-    /// Records a refusal in the operation metrics, as the conventions ask
-    /// (`error.type` and `rpc.response.status_code` its code).
-    fn record_refusal(
-        &self,
-        driver: &dyn Driver,
-        method: &'static str,
-        version: &'static str,
-        elapsed: Duration,
-        refusal: &Refusal,
-    ) {
-        let op =
-            Operation { method, version, transport: Transport::with_headers(driver.headers().is_some()), tool: None };
-        crate::telemetry::refused(op, refusal.error.code.0, elapsed);
-    }
-
     /// [`route_as`](Self::route_as) of a message decoded the general way.
     fn route_general<E: Era>(&self, driver: &dyn Driver, decoded: Result<Incoming, DecodeError>) -> E::Route {
-        // Messages read the general way are the rarer ones: their refusals
-        // are timed from here.
-        let started = std::time::Instant::now();
         let message = match decoded {
             Ok(m) => m,
             Err(e) => {
                 let refusal = Refusal::new(e.id, &e.error, ProtocolVersion::V2026_07_28.profile());
-                self.record_refusal(driver, OTHER, "", started.elapsed(), &refusal);
                 return E::act(Action::Refuse(refusal));
             }
         };
@@ -372,13 +344,9 @@ impl<'a> Intake<'a> {
             return E::own(Incoming::Request(r));
         }
         let version = keys.as_ref().ok().and_then(|k| k.version_str()).and_then(|v| ProtocolVersion::parse(&v));
-        let version = version.map_or("", ProtocolVersion::as_str);
         E::act(match admit(&self.checks(driver), &r, keys, parsed) {
             Ok((meta, request)) => self.admitted(driver, r.id, meta, request),
-            Err(refusal) => {
-                self.record_refusal(driver, method_label(&r.method), version, started.elapsed(), &refusal);
-                Action::Refuse(refusal)
-            }
+            Err(refusal) => Action::Refuse(refusal.labelled(method_label(&r.method), version)),
         })
     }
 }

@@ -1,27 +1,25 @@
-//! [`Refusal`]: a message refused before any handler ran, with everything a
-//! transport needs to answer it — the encoded error, the HTTP status the
-//! stateless binding gives it and, for an authorization refusal, its
-//! `WWW-Authenticate` challenge. A transport without statuses (stdio, a
-//! WebSocket) writes the bytes and ignores the rest.
+//! [`Refusal`]: a message refused before any handler ran — the id to echo,
+//! the error, why it was refused ([`Cause`]) and the labels an observer
+//! counts it under. How a transport answers it is the transport's own
+//! business: HTTP gives each cause its status (and an authorization
+//! refusal its `WWW-Authenticate` challenge), stdio writes the bytes.
 
 use mcp_protocol::jsonrpc::encode_error;
-use mcp_protocol::{ErrorCode, ErrorData, ErrorProfile, ProtocolError, RequestId};
-use slog::Logger;
+use mcp_protocol::{ErrorCode, ErrorData, ErrorProfile, ProtocolError, ProtocolVersion, RequestId};
 
-use crate::auth::{AuthError, Authorizer};
-use crate::facts::identity::Identity;
+use super::OTHER;
+use crate::auth::AuthError;
 
-/// The HTTP status for a JSON-RPC error code in the stateless era (`None`:
-/// success). The legacy era answers JSON-RPC errors with 200.
-pub(crate) fn status_for(code: Option<i32>) -> u16 {
-    match code {
-        None => 200,
-        Some(-32601) => 404,
-        Some(-32603) => 500,
-        Some(-32000) => 429,
-        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022 | -32001 | -32003) => 400,
-        Some(_) => 200,
-    }
+/// Why a message was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Cause {
+    /// The message itself: its error code says what was wrong.
+    Protocol,
+    /// The server is at capacity (the hub's listener limit).
+    Full,
+    /// The caller's credentials do not allow it (boxed: rare, and a
+    /// refusal travels in every intake result).
+    Auth(Box<AuthError>),
 }
 
 /// A message refused before any handler ran.
@@ -31,51 +29,48 @@ pub(crate) struct Refusal {
     pub id: Option<RequestId>,
     /// The error.
     pub error: ErrorData,
-    /// The HTTP status of the answer.
-    pub status: u16,
-    /// The `WWW-Authenticate` challenge of an authorization refusal.
-    pub challenge: Option<String>,
+    /// Why.
+    pub cause: Cause,
+    /// The method it is counted under (`_OTHER` when unknown or unread).
+    pub method: &'static str,
+    /// The protocol version it named, if one this server knows.
+    pub version: Option<ProtocolVersion>,
 }
 
 impl Refusal {
-    /// Renders a protocol error with `profile`'s codes, with the status of
-    /// its code.
+    /// Renders a protocol error with `profile`'s codes.
     pub(crate) fn new(id: Option<RequestId>, error: &ProtocolError, profile: ErrorProfile) -> Self {
         Self::of(id, error.to_error_data(profile))
     }
 
-    /// An error, with the status of its code.
+    /// An error in the message.
     pub(crate) fn of(id: Option<RequestId>, error: ErrorData) -> Self {
-        Refusal { status: status_for(Some(error.code.0)), id, error, challenge: None }
+        Refusal { id, error, cause: Cause::Protocol, method: OTHER, version: None }
     }
 
-    /// An error with an explicit status (503 for a full hub).
-    pub(crate) fn with_status(status: u16, id: Option<RequestId>, error: ErrorData) -> Self {
-        Refusal { status, id, error, challenge: None }
+    /// The server is at capacity.
+    pub(crate) fn full(id: Option<RequestId>, error: ErrorData) -> Self {
+        Refusal { cause: Cause::Full, ..Self::of(id, error) }
     }
 
-    /// An authorization refusal (401, 400, 403 or 503, with its
-    /// challenge), reported to the operator first ([`Authorizer::report`]:
-    /// the presented `token` or the known `caller` who was refused; an
-    /// unreachable issuer's detail stays in the log).
-    pub(crate) fn unauthorized(
-        auth: &Authorizer,
-        log: &Logger,
-        id: Option<RequestId>,
-        e: &AuthError,
-        token: Option<&str>,
-        caller: Option<&Identity>,
-    ) -> Self {
-        auth.report(log, e, token, caller);
-        let (status, prefix) = match e {
-            AuthError::Missing | AuthError::InvalidToken(_) => (401, "Unauthorized"),
-            AuthError::InvalidRequest(_) => (400, "Bad request"),
-            AuthError::InsufficientScope(_) => (403, "Forbidden"),
-            AuthError::Unavailable(_) => (503, "Unavailable"),
+    /// An authorization refusal: -32600, or -32603 when the authorization
+    /// server could not be asked; the error names the kind of refusal and
+    /// what the client may know of it (the detail stays with the operator).
+    pub(crate) fn auth(id: Option<RequestId>, e: AuthError) -> Self {
+        let prefix = match e {
+            AuthError::Missing | AuthError::InvalidToken(_) => "Unauthorized",
+            AuthError::InvalidRequest(_) => "Bad request",
+            AuthError::InsufficientScope(_) => "Forbidden",
+            AuthError::Unavailable(_) => "Unavailable",
         };
-        let code = if status == 503 { ErrorCode::INTERNAL_ERROR } else { ErrorCode::INVALID_REQUEST };
+        let code = if prefix == "Unavailable" { ErrorCode::INTERNAL_ERROR } else { ErrorCode::INVALID_REQUEST };
         let error = ErrorData::new(code, format!("{prefix}: {}", e.for_client()));
-        Refusal { status, id, error, challenge: Some(auth.challenge(e)) }
+        Refusal { cause: Cause::Auth(Box::new(e)), ..Self::of(id, error) }
+    }
+
+    /// The same refusal, counted under `method` and `version`.
+    pub(crate) fn labelled(self, method: &'static str, version: Option<ProtocolVersion>) -> Self {
+        Refusal { method, version, ..self }
     }
 
     /// The encoded error response.
@@ -89,18 +84,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn statuses_of_codes() {
-        assert_eq!(status_for(None), 200);
-        assert_eq!(status_for(Some(-32601)), 404);
-        assert_eq!(status_for(Some(-32020)), 400);
-        assert_eq!(status_for(Some(-32001)), 400);
-        assert_eq!(status_for(Some(-32603)), 500);
-        assert_eq!(status_for(Some(-32000)), 429);
-        assert_eq!(status_for(Some(1234)), 200);
+    fn refusals_encode_and_name_their_cause() {
         let r = Refusal::of(Some(RequestId::number(3)), ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "no"));
-        assert_eq!(r.status, 404);
+        assert_eq!((r.cause.clone(), r.method, r.version), (Cause::Protocol, OTHER, None));
         let v: serde_json::Value = serde_json::from_slice(&r.encode()).unwrap();
         assert_eq!(v["id"], 3);
         assert_eq!(v["error"]["code"], -32601);
+        let r = Refusal::auth(None, AuthError::Missing).labelled("tools/call", Some(ProtocolVersion::V2026_07_28));
+        assert_eq!(r.error.code, ErrorCode::INVALID_REQUEST);
+        assert!(r.error.message.starts_with("Unauthorized: "), "{}", r.error.message);
+        assert_eq!((r.cause, r.method), (Cause::Auth(Box::new(AuthError::Missing)), "tools/call"));
+        let r = Refusal::auth(None, AuthError::Unavailable("down".into()));
+        assert_eq!(r.error.code, ErrorCode::INTERNAL_ERROR);
+        assert!(!r.error.message.contains("down"), "{}", r.error.message);
     }
 }

@@ -11,7 +11,6 @@ struct Fixture {
     service: McpService,
     config: Config,
     occupancy: Arc<Occupancy>,
-    log: Logger,
 }
 
 use std::sync::Arc;
@@ -20,11 +19,11 @@ impl Fixture {
     fn new(room: usize) -> Self {
         let config = Config::default();
         let service = McpService::new(Arc::new(Catalog::new()), &config);
-        Fixture { service, config, occupancy: Occupancy::new(room), log: crate::telemetry::logging::discard() }
+        Fixture { service, config, occupancy: Occupancy::new(room) }
     }
 
     fn intake(&self) -> Intake<'_> {
-        Intake::new(&self.service, &self.config.hub, &self.occupancy, None, &self.log)
+        Intake::new(&self.service, &self.config.hub, &self.occupancy, None)
     }
 }
 
@@ -74,7 +73,10 @@ fn the_era_is_decided_once() {
     match outside(&f, &stateless(4, "initialize")) {
         Route::Act(Action::Refuse(r)) => {
             assert_eq!(r.error.code, ErrorCode::METHOD_NOT_FOUND);
-            assert_eq!(r.status, 404);
+            assert_eq!(
+                (r.cause, r.method, r.version),
+                (Cause::Protocol, "initialize", Some(ProtocolVersion::V2026_07_28))
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -131,7 +133,7 @@ fn a_listen_is_admitted_only_with_room_in_the_hub_and_within_the_limits() {
     let full = Fixture::new(0);
     match outside(&full, &listen(1)) {
         Route::Act(Action::Refuse(r)) => {
-            assert_eq!(r.status, 503);
+            assert_eq!((r.cause, r.method), (Cause::Full, "subscriptions/listen"));
             assert_eq!(r.id, Some(RequestId::number(1)));
             assert_eq!(r.error.code, ErrorCode::INTERNAL_ERROR);
         }
@@ -143,7 +145,7 @@ fn a_listen_is_admitted_only_with_room_in_the_hub_and_within_the_limits() {
     many["params"]["notifications"] = json!({"resourceSubscriptions": uris});
     match outside(&f, &many) {
         Route::Act(Action::Refuse(r)) => {
-            assert_eq!((r.status, r.error.code), (400, ErrorCode::INVALID_PARAMS));
+            assert_eq!((r.cause.clone(), r.error.code), (Cause::Protocol, ErrorCode::INVALID_PARAMS));
             let v: serde_json::Value = serde_json::from_slice(&r.encode()).unwrap();
             assert_eq!(v["id"], 2);
         }
@@ -164,7 +166,7 @@ fn notifications_responses_and_garbage() {
     assert!(matches!(outside(&f, &response), Route::Act(Action::Unexpected(_))));
     assert!(matches!(inside(&f, &response), SessionRoute::Session(Incoming::Response(_))));
     match f.intake().route(&Bare, b"{not json") {
-        Route::Act(Action::Refuse(r)) => assert_eq!((r.error.code, r.status), (ErrorCode::PARSE_ERROR, 400)),
+        Route::Act(Action::Refuse(r)) => assert_eq!((r.error.code, r.method), (ErrorCode::PARSE_ERROR, OTHER)),
         other => panic!("{other:?}"),
     }
 }

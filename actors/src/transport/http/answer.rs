@@ -7,7 +7,7 @@
 //! else an SSE stream of its notifications and then the response.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_web::http::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use actix_web::http::StatusCode;
@@ -26,6 +26,7 @@ use crate::facts::RequestFacts;
 use crate::pipeline::intake::{Action, Admitted, Driver, ListenAdmission};
 use crate::pipeline::legacy::era::Era;
 use crate::server::McpServer;
+use crate::telemetry::span::Transport;
 use crate::transport::sse;
 
 /// One POSTed message, as the intake sees it: its headers, and the caller
@@ -96,10 +97,15 @@ fn trace_of(req: &HttpRequest) -> Option<mcp_protocol::trace::TraceContext> {
     mcp_protocol::trace::TraceContext::from_parts(Some(traceparent), text(&TRACESTATE), text(&BAGGAGE))
 }
 
-/// The HTTP answer to what the intake decided.
-pub(super) async fn act(server: &McpServer, action: Action) -> Result<HttpResponse, HttpError> {
+/// The HTTP answer to what the intake decided about the message `driver`
+/// had at `started`; a refusal is reported to the server's observer.
+pub(super) async fn act(driver: &HttpDriver<'_>, action: Action, started: Instant) -> Result<HttpResponse, HttpError> {
+    let server = driver.server;
     match action {
-        Action::Refuse(refusal) => Err(HttpError::refused(refusal)),
+        Action::Refuse(refusal) => {
+            server.refused(&refusal, driver.caller(), Transport::Tcp, started);
+            Err(HttpError::refused(refusal, server.authorizer().map(|a| &**a)))
+        }
         Action::Run(admitted) => run(server, admitted, Era::Stateless).await,
         Action::Listen(admitted, admission) => Ok(listen(server, *admitted, admission)),
         // Cancellation over HTTP is the client closing the response stream.

@@ -15,14 +15,13 @@ use crate::facts::identity::Identity;
 use crate::pipeline::intake::{self, Refusal};
 use crate::server::McpServer;
 use crate::telemetry::span::Transport;
-use crate::telemetry::Operation;
 
 /// The caller of a request when authorization is on (`Ok(None)` when it is
 /// off), from the request's head alone: a request without valid
 /// credentials is refused before a byte of its body is read, so its
 /// refusal carries no request id. Refusals are reported to the operator.
 pub(super) async fn caller(req: &HttpRequest, server: &McpServer) -> Result<Option<Arc<Identity>>, HttpError> {
-    authenticate(req, server).await.map_err(HttpError::refused)
+    authenticate(req, server).await.map_err(|r| HttpError::refused(r, server.authorizer().map(|a| &**a)))
 }
 
 /// [`caller`] of a POSTed message: a refusal is also an MCP operation
@@ -36,10 +35,9 @@ pub(super) async fn caller_of_message(
     authenticate(req, server).await.map_err(|refusal| {
         let headers = HttpHeaders(req);
         let method = headers.get(Header::Method).ok().flatten().and_then(|v| std::str::from_utf8(v).ok());
-        let method = method.map_or(intake::OTHER, intake::method_label);
-        let op = Operation { method, version: "", transport: Transport::Tcp, tool: None };
-        crate::telemetry::refused(op, refusal.error.code.0, started.elapsed());
-        HttpError::refused(refusal)
+        let refusal = refusal.labelled(method.map_or(intake::OTHER, intake::method_label), None);
+        server.count_refusal(&refusal, Transport::Tcp, started);
+        HttpError::refused(refusal, server.authorizer().map(|a| &**a))
     })
 }
 
@@ -49,7 +47,8 @@ async fn authenticate(req: &HttpRequest, server: &McpServer) -> Result<Option<Ar
     let head = headers.head();
     auth.authenticate(&head).await.map(Some).map_err(|e| {
         let token = crate::auth::bearer_token(&head).ok().flatten();
-        Refusal::unauthorized(auth, server.logger(), None, &e, token, None)
+        server.auth_refused(&e, token, None);
+        Refusal::auth(None, e)
     })
 }
 

@@ -1,19 +1,39 @@
 //! [`HttpError`]: every refusal of the HTTP transport, as a JSON-RPC error
 //! body with its HTTP status. Protocol error codes map to statuses in one
-//! place, [`status_for`].
+//! place, [`status_for`]; a refusal of the intake gets the status of its
+//! cause ([`HttpError::refused`]).
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
 use mcp_protocol::jsonrpc::encode_error;
 use mcp_protocol::{ErrorCode, ErrorData, RequestId};
 
-use crate::pipeline::intake::Refusal;
+use crate::auth::{AuthError, Authorizer};
+use crate::pipeline::intake::{Cause, Refusal};
 
 /// The HTTP status for a JSON-RPC error code in the stateless era (`None`:
-/// success; the intake's mapping).
-/// The legacy era answers JSON-RPC errors with 200.
+/// success). The legacy era answers JSON-RPC errors with 200.
 pub fn status_for(code: Option<i32>) -> StatusCode {
-    StatusCode::from_u16(crate::pipeline::intake::status_for(code)).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    match code {
+        None => StatusCode::OK,
+        Some(-32601) => StatusCode::NOT_FOUND,
+        Some(-32603) => StatusCode::INTERNAL_SERVER_ERROR,
+        Some(-32000) => StatusCode::TOO_MANY_REQUESTS,
+        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022 | -32001 | -32003) => StatusCode::BAD_REQUEST,
+        Some(_) => StatusCode::OK,
+    }
+}
+
+/// The status of an authorization refusal (OAuth 2.1 §5.3, RFC 6750 §3):
+/// 401 without valid credentials, 400 for credentials sent in a way not
+/// allowed, 403 for missing scopes, 503 when they cannot be checked now.
+fn auth_status(e: &AuthError) -> StatusCode {
+    match e {
+        AuthError::Missing | AuthError::InvalidToken(_) => StatusCode::UNAUTHORIZED,
+        AuthError::InvalidRequest(_) => StatusCode::BAD_REQUEST,
+        AuthError::InsufficientScope(_) => StatusCode::FORBIDDEN,
+        AuthError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+    }
 }
 
 /// A request the HTTP transport answers with an error.
@@ -33,10 +53,15 @@ impl HttpError {
         HttpError { status, id: id.cloned(), error: ErrorData::new(code, message), allow: false, challenge: None }
     }
 
-    /// A message the intake refused, with its status and challenge.
-    pub(crate) fn refused(r: Refusal) -> Self {
-        let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        HttpError { status, id: r.id, error: r.error, allow: false, challenge: r.challenge }
+    /// A refused message: the status of its code, 503 when the server is
+    /// full, an authorization refusal's status with `auth`'s challenge.
+    pub(crate) fn refused(r: Refusal, auth: Option<&Authorizer>) -> Self {
+        let (status, challenge) = match &r.cause {
+            Cause::Protocol => (status_for(Some(r.error.code.0)), None),
+            Cause::Full => (StatusCode::SERVICE_UNAVAILABLE, None),
+            Cause::Auth(e) => (auth_status(e), auth.map(|a| a.challenge(e))),
+        };
+        HttpError { status, id: r.id, error: r.error, allow: false, challenge }
     }
 
     /// An error with an explicit status (503 for a full hub, 400 for a refused `initialize`).
@@ -149,5 +174,20 @@ mod tests {
         let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(v["error"]["code"], -32600);
         assert_eq!(v["id"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn a_refusal_gets_the_status_of_its_cause() {
+        let status = |r: Refusal| HttpError::refused(r, None).status;
+        let e = ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "no");
+        assert_eq!(status(Refusal::of(None, e.clone())), StatusCode::NOT_FOUND);
+        assert_eq!(status(Refusal::full(None, e)), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(status(Refusal::auth(None, AuthError::Missing)), StatusCode::UNAUTHORIZED);
+        assert_eq!(status(Refusal::auth(None, AuthError::invalid("expired"))), StatusCode::UNAUTHORIZED);
+        assert_eq!(status(Refusal::auth(None, AuthError::InvalidRequest("two".into()))), StatusCode::BAD_REQUEST);
+        assert_eq!(status(Refusal::auth(None, AuthError::InsufficientScope(vec![]))), StatusCode::FORBIDDEN);
+        assert_eq!(status(Refusal::auth(None, AuthError::Unavailable("down".into()))), StatusCode::SERVICE_UNAVAILABLE);
+        // Without an authorizer there is no challenge to give.
+        assert_eq!(HttpError::refused(Refusal::auth(None, AuthError::Missing), None).challenge, None);
     }
 }

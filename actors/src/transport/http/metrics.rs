@@ -32,8 +32,10 @@ async fn scraper(req: &actix_web::HttpRequest, server: &McpServer) -> Result<(),
     let (Some(auth), false) = (server.authorizer(), server.config().metrics.public) else { return Ok(()) };
     let Some(identity) = super::auth::caller(req, server).await? else { return Ok(()) };
     let scope = [server.config().metrics.scope.clone()];
-    auth.permit(&identity, &scope)
-        .map_err(|e| HttpError::refused(Refusal::unauthorized(auth, server.logger(), None, &e, None, Some(&identity))))
+    auth.permit(&identity, &scope).map_err(|e| {
+        server.auth_refused(&e, None, Some(&identity));
+        HttpError::refused(Refusal::auth(None, e), Some(auth))
+    })
 }
 
 /// The exposition.

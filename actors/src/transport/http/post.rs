@@ -48,9 +48,10 @@ pub(super) async fn serve(
     if let Some(sid) = session_id(&req) {
         return Box::pin(session::post(&req, &server, sid, &body, identity.as_ref())).await;
     }
+    let started = std::time::Instant::now();
     let driver = HttpDriver::new(&req, &server, identity.as_ref());
     match server.intake().route(&driver, &body) {
-        Route::Act(action) => act(&server, action).await,
+        Route::Act(action) => act(&driver, action, started).await,
         Route::Initialize(r) => Box::pin(session::initialize(&server, r, identity.as_deref())).await,
     }
 }

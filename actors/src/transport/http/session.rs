@@ -55,6 +55,7 @@ pub(super) async fn post(
         let id = mcp_protocol::decode(body, mcp_protocol::Expect::Session).request_id().cloned();
         return Err(HttpError::no_session(id.as_ref()));
     };
+    let started = std::time::Instant::now();
     let driver = HttpDriver::new(req, server, identity);
     match server.intake().route_in_session(&driver, body) {
         SessionRoute::Session(message) => {
@@ -66,7 +67,7 @@ pub(super) async fn post(
             Ok(HttpResponse::Accepted().finish())
         }
         // A request that names a stateless version is served statelessly.
-        SessionRoute::Act(action) => act(server, action).await,
+        SessionRoute::Act(action) => act(&driver, action, started).await,
     }
 }
 

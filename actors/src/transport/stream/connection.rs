@@ -27,6 +27,7 @@ use crate::pipeline::legacy::era::Era;
 use crate::pipeline::legacy::{Session, SessionHandle};
 use crate::pipeline::request::RequestActor;
 use crate::server::McpServer;
+use crate::telemetry::span::Transport;
 
 /// One connection.
 pub struct StreamConnection {
@@ -118,23 +119,27 @@ impl StreamConnection {
     }
 
     fn message(&mut self, bytes: &[u8], ctx: &mut Context<Self>) {
+        let started = Instant::now();
         let intake = self.server.intake();
         if self.session.is_none() {
             match intake.route(&*self, bytes) {
-                Route::Act(action) => self.act(action, ctx),
+                Route::Act(action) => self.act(action, started, ctx),
                 Route::Initialize(r) => self.initialize(r, ctx),
             }
         } else {
             match intake.route_in_session(&*self, bytes) {
-                SessionRoute::Act(action) => self.act(action, ctx),
+                SessionRoute::Act(action) => self.act(action, started, ctx),
                 SessionRoute::Session(m) => self.in_session(m, ctx),
             }
         }
     }
 
-    fn act(&mut self, action: Action, ctx: &mut Context<Self>) {
+    fn act(&mut self, action: Action, started: Instant, ctx: &mut Context<Self>) {
         match action {
-            Action::Refuse(r) => self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx),
+            Action::Refuse(r) => {
+                self.server.refused(&r, None, Transport::Pipe, started);
+                self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx)
+            }
             Action::Run(a) => self.run(*a, ctx),
             Action::Listen(a, admission) => self.listen(*a, admission, ctx),
             Action::Cancel { id, reason } => self.cancel(id, reason),
