@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use crate::catalog::context::{ContextParts, RequestContext};
 use crate::catalog::error::panic_message;
 use crate::catalog::error::HandlerError;
+use crate::catalog::Tool;
 use crate::channels::control::{Abort, Cancel};
 use crate::channels::outbound::{Outbound, OutboundTx};
 use crate::pipeline::intake::Admitted;
@@ -214,7 +215,7 @@ impl Actor for RequestActor {
             // `notifications/cancelled` in the session reaches this actor.
             session.track(self.id.clone(), ctx.address().recipient());
         }
-        let Admitted { meta, request, facts, .. } = *work;
+        let Admitted { meta, request, facts, tool, .. } = *work;
         let rctx = RequestContext::new(ContextParts {
             id: self.id.clone(),
             meta,
@@ -229,7 +230,8 @@ impl Actor for RequestActor {
         // future would be copied at each step.
         // The timeout runs from the request's start, read once for both.
         let deadline = tokio::time::Instant::from_std(self.started_at) + self.timeout;
-        let work = Box::pin(run(self.service.clone(), request, rctx, Limit { timeout: self.timeout, deadline }));
+        let work =
+            Box::pin(run(self.service.clone(), (request, tool), rctx, Limit { timeout: self.timeout, deadline }));
         ctx.spawn(work.into_actor(self).map(|(ending, code, tool_error), act, ctx| {
             let ending = act.shutdown_answer(ending);
             act.record(match ending {
@@ -325,7 +327,7 @@ struct Limit {
 /// into this future would copy it once more per call.
 async fn run(
     service: Arc<McpService>,
-    request: ClientRequest,
+    (request, tool): (ClientRequest, Option<Arc<Tool>>),
     ctx: RequestContext,
     limit: Limit,
 ) -> (Ending, Option<i32>, bool) {
@@ -338,7 +340,7 @@ async fn run(
     // What the handler causes (catalog changes, so the hub's notifications)
     // carries its trace context.
     let trace = ctx.trace_context().cloned();
-    let handler = std::panic::AssertUnwindSafe(InTrace::new(trace, service.handle(request, ctx))).catch_unwind();
+    let handler = std::panic::AssertUnwindSafe(InTrace::new(trace, service.handle(request, tool, ctx))).catch_unwind();
     let mut handler = std::pin::pin!(handler);
     if cancel.is_cancelled() || outbound.is_closed() {
         return (Ending::Cancelled, None, false);

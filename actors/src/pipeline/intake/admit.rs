@@ -5,7 +5,8 @@
 //! version the request names. The `Mcp-*` headers of a transport that has
 //! them (HTTP) must mirror the body — `Mcp-Method` its method, `Mcp-Name`
 //! the item it names, `Mcp-Param-*` the called tool's arguments — and a
-//! repeated one is a mismatch.
+//! repeated one is a mismatch. The tool a checked `tools/call` names is
+//! found once, here, and travels with the request to the service.
 
 use mcp_protocol::header::{decode_value, matches_body};
 use mcp_protocol::jsonrpc::Request;
@@ -13,8 +14,10 @@ use mcp_protocol::meta::{MetaKeys, VersionHeader, PROTOCOL_VERSION_KEY};
 use mcp_protocol::request::ClientRequest;
 use mcp_protocol::{ErrorProfile, ProtocolError, ProtocolVersion, RequestMeta};
 
+use std::sync::Arc;
+
 use super::{Checks, Refusal};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Tool};
 use crate::facts::head::{Header, Headers, Repeated};
 
 /// Whether a request claims the stateless era (its `_meta` names a
@@ -42,15 +45,25 @@ fn profile_of(req: &Request) -> ErrorProfile {
     ProtocolVersion::profile_for(meta.as_ref().and_then(|m| m.get(PROTOCOL_VERSION_KEY)?.as_str()))
 }
 
+/// What admission found.
+pub(super) struct Checked {
+    /// The validated `_meta`.
+    pub meta: RequestMeta,
+    /// The parsed request.
+    pub request: ClientRequest,
+    /// The tool a `tools/call` names, when its headers were checked
+    /// against it (HTTP); the service looks it up otherwise.
+    pub tool: Option<Arc<Tool>>,
+}
+
 /// Admits a stateless request whose `_meta` keys were read (and its params,
-/// when they were read in the same pass): its validated `_meta` and the
-/// parsed request.
+/// when they were read in the same pass).
 pub(super) fn admit(
     conn: &Checks<'_>,
     request: &Request,
     keys: Result<MetaKeys<'_>, ProtocolError>,
     parsed: Option<ClientRequest>,
-) -> Result<(RequestMeta, ClientRequest), Refusal> {
+) -> Result<Checked, Refusal> {
     let checked = keys.map_err(Refused::Early).and_then(|keys| {
         let parsed = parsed.map_or_else(|| Parsed::Later(request.params.as_ref()), Parsed::Done);
         check(conn, &request.method, &keys, parsed)
@@ -83,7 +96,7 @@ pub(super) fn check(
     method: &str,
     keys: &MetaKeys<'_>,
     parsed: Parsed<'_>,
-) -> Result<(RequestMeta, ClientRequest), Refused> {
+) -> Result<Checked, Refused> {
     let version = keys.version_str();
     let header = match conn.headers.map(|h| header(h, Header::ProtocolVersion, version.as_deref().unwrap_or(""))) {
         None => VersionHeader::NotApplicable,
@@ -102,10 +115,11 @@ pub(super) fn check(
         Parsed::Done(parsed) => parsed,
         Parsed::Later(params) => ClientRequest::from_parts(method, params).map_err(refuse)?,
     };
-    if let Some(h) = conn.headers {
-        check_name_headers(h, conn.catalog, &parsed).map_err(refuse)?;
-    }
-    Ok((meta, parsed))
+    let tool = match conn.headers {
+        Some(h) => check_name_headers(h, conn.catalog, &parsed).map_err(refuse)?,
+        None => None,
+    };
+    Ok(Checked { meta, request: parsed, tool })
 }
 
 /// A header's value; a repeated one is a mismatch with whatever the body says.
@@ -126,8 +140,13 @@ fn check_method_header(h: &dyn Headers, method: &str) -> Result<(), ProtocolErro
 }
 
 /// `Mcp-Name` must mirror `params.name` / `params.uri` where the method has one,
-/// and each `Mcp-Param-*` of the called tool must mirror its argument.
-fn check_name_headers(h: &dyn Headers, catalog: &Catalog, request: &ClientRequest) -> Result<(), ProtocolError> {
+/// and each `Mcp-Param-*` of the called tool must mirror its argument; the
+/// called tool, when the catalog has it.
+fn check_name_headers(
+    h: &dyn Headers,
+    catalog: &Catalog,
+    request: &ClientRequest,
+) -> Result<Option<Arc<Tool>>, ProtocolError> {
     if let Some(body) = request.name_for_header() {
         match header(h, Header::Name, body)?.map(decode_value) {
             Some(Ok(v)) if v == body => {}
@@ -136,11 +155,11 @@ fn check_name_headers(h: &dyn Headers, catalog: &Catalog, request: &ClientReques
             None => return Err(mismatch("Mcp-Name", None, body.to_owned())),
         }
     }
-    let ClientRequest::CallTool(call) = request else { return Ok(()) };
-    let Some(tool) = catalog.tool(&call.name) else { return Ok(()) };
+    let ClientRequest::CallTool(call) = request else { return Ok(None) };
+    let Some(tool) = catalog.tool(&call.name) else { return Ok(None) };
     let params = tool.header_params();
     if params.is_empty() {
-        return Ok(());
+        return Ok(Some(tool));
     }
     let args = call.arguments.as_ref().map(mcp_protocol::RawObject::to_map).unwrap_or_default();
     for param in params {
@@ -156,7 +175,7 @@ fn check_name_headers(h: &dyn Headers, catalog: &Catalog, request: &ClientReques
             (None, Some(_)) => return Err(mismatch(&name, None, shown)),
         }
     }
-    Ok(())
+    Ok(Some(tool))
 }
 
 /// A server serving only legacy versions names them when it refuses a

@@ -29,9 +29,10 @@ use mcp_protocol::decode::OnePass;
 use mcp_protocol::jsonrpc::{DecodeError, Incoming, Notification, Request, Response};
 use mcp_protocol::request::{ClientNotification, ClientRequest};
 use mcp_protocol::{ErrorCode, ErrorData, Expect, Message, ProtocolVersion, RequestId, RequestMeta};
+use std::sync::Arc;
 
 use crate::auth::Authorizer;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Tool};
 use crate::config::HubConfig;
 use crate::facts::head::Headers;
 use crate::facts::identity::Identity;
@@ -43,7 +44,7 @@ mod admit;
 mod listen;
 mod refusal;
 
-use admit::{admit, check, claims, Parsed};
+use admit::{admit, check, claims, Checked, Parsed};
 pub(crate) use listen::ListenAdmission;
 pub(crate) use refusal::{Cause, Refusal};
 
@@ -90,6 +91,9 @@ pub(crate) struct Admitted {
     pub request: ClientRequest,
     /// What the transport knows besides the message (headers, extensions).
     pub facts: RequestFacts,
+    /// The tool a `tools/call` names, when admission looked it up (to
+    /// check its `Mcp-Param-*` headers): the service does not look again.
+    pub tool: Option<Arc<Tool>>,
 }
 
 /// What to do with a message on a connection without a legacy session.
@@ -261,7 +265,7 @@ impl<'a> Intake<'a> {
             Message::Stateless(one, bytes) => {
                 let OnePass { id, method, request, keys } = one;
                 match check(&self.checks(driver), method, &keys, Parsed::Done(request)) {
-                    Ok((meta, request)) => return E::act(self.admitted(driver, id, meta, request)),
+                    Ok(checked) => return E::act(self.admitted(driver, id, checked)),
                     Err(_) => mcp_protocol::jsonrpc::decode(bytes),
                 }
             }
@@ -292,9 +296,10 @@ impl<'a> Intake<'a> {
     /// The action of an admitted request, given the driver's facts: a
     /// listener for `subscriptions/listen` (when admitted), a request actor
     /// for anything else.
-    fn admitted(&self, driver: &dyn Driver, id: RequestId, meta: RequestMeta, request: ClientRequest) -> Action {
+    fn admitted(&self, driver: &dyn Driver, id: RequestId, checked: Checked) -> Action {
+        let Checked { meta, request, tool } = checked;
         let listen = matches!(request, ClientRequest::Listen(_));
-        let admitted = Box::new(Admitted { id, meta, request, facts: driver.facts() });
+        let admitted = Box::new(Admitted { id, meta, request, facts: driver.facts(), tool });
         if !listen {
             return Action::Run(admitted);
         }
@@ -345,7 +350,7 @@ impl<'a> Intake<'a> {
         }
         let version = keys.as_ref().ok().and_then(|k| k.version_str()).and_then(|v| ProtocolVersion::parse(&v));
         E::act(match admit(&self.checks(driver), &r, keys, parsed) {
-            Ok((meta, request)) => self.admitted(driver, r.id, meta, request),
+            Ok(checked) => self.admitted(driver, r.id, checked),
             Err(refusal) => Action::Refuse(refusal.labelled(method_label(&r.method), version)),
         })
     }

@@ -70,7 +70,13 @@ pub(crate) fn classify(state: &SessionState, r: Request) -> Action {
                 progress_token,
                 trace,
             };
-            Action::Reply(Reply::Run(Box::new(Admitted { id: r.id, meta, request, facts: Default::default() })))
+            Action::Reply(Reply::Run(Box::new(Admitted {
+                id: r.id,
+                meta,
+                request,
+                facts: Default::default(),
+                tool: None,
+            })))
         }
         Ok(_) => now(Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {}", r.method)))),
     }

@@ -34,7 +34,7 @@ use serde_json::{json, Map, Value};
 
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Tool};
 use crate::config::Config;
 use sealer::StateSealer;
 
@@ -242,11 +242,21 @@ impl McpService {
         }
     }
 
-    /// Answers one request. Legacy-era results lose the fields that era does
-    /// not know (`resultType`, `ttlMs`, `cacheScope`).
-    pub(crate) async fn handle(&self, request: ClientRequest, ctx: RequestContext) -> Result<Answer, HandlerError> {
+    /// Answers one request (`tool`: the one a `tools/call` names, when
+    /// admission found it already). Legacy-era results lose the fields that
+    /// era does not know (`resultType`, `ttlMs`, `cacheScope`).
+    pub(crate) async fn handle(
+        &self,
+        request: ClientRequest,
+        tool: Option<Arc<Tool>>,
+        ctx: RequestContext,
+    ) -> Result<Answer, HandlerError> {
         let legacy = ctx.in_session();
-        match self.answer(request, ctx).await? {
+        let answer = match (request, tool) {
+            (ClientRequest::CallTool(p), Some(tool)) => self.call_found_tool(tool, p, ctx).await,
+            (request, _) => self.answer(request, ctx).await,
+        };
+        match answer? {
             Answer::Tree(mut result) if legacy => {
                 mcp_protocol::legacy::strip_stateless_fields(&mut result);
                 Ok(Answer::Tree(result))

@@ -9,7 +9,8 @@ use mcp_protocol::request_state::Binding;
 use super::{Answer, McpService};
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
-use crate::catalog::TaskSupport;
+use crate::catalog::{TaskSupport, Tool};
+use std::sync::Arc;
 
 impl McpService {
     pub(super) async fn list_tools(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
@@ -22,6 +23,16 @@ impl McpService {
 
     pub(super) async fn call_tool(&self, p: CallToolParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         let tool = self.catalog.find_tool(&p.name)?;
+        self.call_found_tool(tool, p, ctx).await
+    }
+
+    /// `tools/call` of `tool`, which the catalog gave for `p.name`.
+    pub(super) async fn call_found_tool(
+        &self,
+        tool: Arc<Tool>,
+        p: CallToolParams,
+        ctx: RequestContext,
+    ) -> Result<Answer, HandlerError> {
         if tool.is_app_only() && !ctx.renders_views() {
             return Err(mcp_protocol::apps::app_only(&p.name).into());
         }
