@@ -50,6 +50,7 @@ pub mod legacy;
 pub mod limits;
 pub mod meta;
 pub mod model;
+pub mod outgoing;
 pub mod pagination;
 mod params_split;
 pub mod raw_object;

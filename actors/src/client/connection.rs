@@ -19,8 +19,9 @@ use super::input;
 use super::options::{ClientOptions, InputHandler, RequestOptions};
 use super::outgoing::{Inbound, Outgoing};
 use super::transport::Transport;
-use super::wire::{client_meta, stamp_meta, standard_headers};
+use super::wire::client_meta;
 use super::{Notification, ServerInfo};
+use mcp_protocol::outgoing::{stamp_meta, standard_headers};
 
 /// The era a connection speaks, with its version.
 #[derive(Debug, Clone, PartialEq, Eq)]

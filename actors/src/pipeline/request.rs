@@ -21,8 +21,7 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
 use crate::catalog::context::{ContextParts, RequestContext};
-use crate::catalog::error::panic_message;
-use crate::catalog::error::HandlerError;
+use crate::catalog::error::{panic_message, HandlerError};
 use crate::catalog::Tool;
 use crate::channels::control::{Abort, Cancel};
 use crate::channels::outbound::{Outbound, OutboundTx};

@@ -58,10 +58,10 @@
 // writes it; hidden lines run its body, since a doctest runs no `#[test]`.
 #![allow(clippy::test_attr_in_doctest)]
 
+mod exchange;
 mod input;
 mod listen;
 mod tasks;
-mod wire;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -71,11 +71,14 @@ use actix_web::body::BoxBody;
 use actix_web::dev::{Service, ServiceResponse};
 use actix_web::{test as web_test, App};
 use futures::future::LocalBoxFuture;
+use mcp_protocol::header_params::{header_params, HeaderParam};
+use mcp_protocol::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY};
 use mcp_protocol::model::content::ResourceContents;
 use mcp_protocol::model::discover::DiscoverResult;
 use mcp_protocol::model::prompts::{GetPromptResult, Prompt};
 use mcp_protocol::model::resources::{Resource, ResourceTemplate};
 use mcp_protocol::model::tools::{CallToolResult, Tool};
+use mcp_protocol::outgoing::standard_headers;
 use mcp_protocol::ErrorData;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
@@ -227,7 +230,10 @@ impl TestClient {
     /// `tools/list`, every page.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let tools: Vec<Tool> = self.all_pages("tools/list", "tools").await?;
-        let params = tools.iter().map(|t| (t.name.clone(), wire::header_params(&t.input_schema))).collect();
+        // A schema whose annotations break the spec's rules gets no headers
+        // (the server refuses to list such a tool; a foreign one may not).
+        let params = tools.iter().map(|t| (t.name.clone(), header_params(&t.input_schema).unwrap_or_default()));
+        let params = params.collect();
         *self.header_params.borrow_mut() = Some(params);
         Ok(tools)
     }
@@ -254,15 +260,9 @@ impl TestClient {
         if self.header_params.borrow().is_none() {
             self.list_tools().await?;
         }
-        let headers = self
-            .header_params
-            .borrow()
-            .as_ref()
-            .and_then(|m| m.get(name))
-            .map(|params| wire::param_headers(params, &arguments))
-            .unwrap_or_default();
+        let tool_params = self.header_params.borrow().as_ref().and_then(|m| m.get(name)).cloned().unwrap_or_default();
         let params = json!({"name": name, "arguments": arguments});
-        let result = self.rounds("tools/call", params, &headers).await?;
+        let result = self.rounds("tools/call", params, &tool_params).await?;
         decode(self.finished(result).await?)
     }
 
@@ -283,8 +283,10 @@ impl TestClient {
     /// the stream yields each notification.
     pub async fn listen(&self, notifications: Value) -> Result<Notifications, ClientError> {
         let id = self.id();
-        let body = wire::body(&id, "subscriptions/listen", json!({"notifications": notifications}), &self.capabilities);
-        let resp = (self.call)(wire::post(&self.path, "subscriptions/listen", None, &[], &body)).await;
+        let (method, params) = ("subscriptions/listen", json!({"notifications": notifications}));
+        let standard = standard_headers(method, &Map::new(), &[]);
+        let body = exchange::body(&id, method, params, &self.client_meta());
+        let resp = (self.call)(exchange::post(&self.path, &standard, &body)).await;
         Notifications::open(resp).await
     }
 
@@ -293,6 +295,15 @@ impl TestClient {
     /// result object as the server sent it (a task is not followed).
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
         self.rounds(method, params, &[]).await
+    }
+
+    /// The `_meta` entries of this client: its identity and capabilities.
+    fn client_meta(&self) -> Map<String, Value> {
+        let info = json!({"name": "actix-mcp-test", "version": env!("CARGO_PKG_VERSION")});
+        let mut meta = Map::new();
+        meta.insert(CLIENT_INFO_KEY.into(), info);
+        meta.insert(CLIENT_CAPABILITIES_KEY.into(), self.capabilities.clone());
+        meta
     }
 
     fn id(&self) -> Value {
@@ -321,19 +332,14 @@ impl TestClient {
     }
 
     /// Sends a request, answering `input_required` results (at most 16 rounds).
-    async fn rounds(
-        &self,
-        method: &str,
-        mut params: Value,
-        headers: &[(String, String)],
-    ) -> Result<Value, ClientError> {
-        let name = mcp_protocol::request::item_member(method)
-            .and_then(|(_, member)| params.get(member)?.as_str().map(str::to_owned));
+    async fn rounds(&self, method: &str, mut params: Value, tool_params: &[HeaderParam]) -> Result<Value, ClientError> {
+        let client = self.client_meta();
         for _ in 0..16 {
             let id = self.id();
-            let body = wire::body(&id, method, params.clone(), &self.capabilities);
-            let resp = (self.call)(wire::post(&self.path, method, name.as_deref(), headers, &body)).await;
-            let (result, notes) = wire::answer(resp, &id).await?;
+            let standard = standard_headers(method, params.as_object().unwrap_or(&Map::new()), tool_params);
+            let body = exchange::body(&id, method, params.clone(), &client);
+            let resp = (self.call)(exchange::post(&self.path, &standard, &body)).await;
+            let (result, notes) = exchange::answer(resp, &id).await?;
             self.notifications.borrow_mut().extend(notes);
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
@@ -357,8 +363,8 @@ fn decode<T: DeserializeOwned>(v: Value) -> Result<T, ClientError> {
     serde_json::from_value(v).map_err(|e| ClientError::Protocol(format!("unexpected result shape: {e}")))
 }
 
-/// `(argument, header name)` of each `Mcp-Param-*` header, by tool name.
-type ToolHeaders = HashMap<String, Vec<(String, String)>>;
+/// The `x-mcp-header` parameters of each tool, by name.
+type ToolHeaders = HashMap<String, Vec<HeaderParam>>;
 
 /// A map of `inputResponses`.
 type Responses = Map<String, Value>;

@@ -1,7 +1,7 @@
 //! [`HttpError`]: every refusal of the HTTP transport, as a JSON-RPC error
 //! body with its HTTP status. Protocol error codes map to statuses in one
 //! place, [`status_for`]; a refusal of the intake gets the status of its
-//! cause ([`HttpError::refused`]).
+//! cause (`HttpError::refused`).
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};

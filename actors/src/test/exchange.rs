@@ -1,76 +1,39 @@
-//! The test client's wire: request bodies and headers, and reading answers
-//! (JSON, or an SSE stream ending with the response).
+//! One exchange of the test client with the app in process: the request
+//! (its `_meta` stamp and standard headers are the protocol crate's, as
+//! for every client of this project) and reading its answer (JSON, or an
+//! SSE stream ending with the response).
 
 use actix_web::body::BoxBody;
 use actix_web::dev::ServiceResponse;
 use actix_web::test::TestRequest;
-use mcp_protocol::header::{encode_value, header_form};
-use mcp_protocol::ErrorData;
-use serde_json::{json, Value};
+use mcp_protocol::outgoing::stamp_meta;
+use mcp_protocol::{ErrorData, ProtocolVersion};
+use serde_json::{json, Map, Value};
 
 use super::ClientError;
 
-/// The body of a 2026-07-28 request with this client's `_meta`.
-pub(super) fn body(id: &Value, method: &str, mut params: Value, capabilities: &Value) -> Vec<u8> {
+/// The body of a 2026-07-28 request, its `_meta` stamped with this
+/// client's entries (`client`: identity and capabilities).
+pub(super) fn body(id: &Value, method: &str, mut params: Value, client: &Map<String, Value>) -> Vec<u8> {
     if let Some(p) = params.as_object_mut() {
-        let meta = p.entry("_meta").or_insert_with(|| json!({}));
-        if let Some(m) = meta.as_object_mut() {
-            m.insert("io.modelcontextprotocol/protocolVersion".into(), json!("2026-07-28"));
-            m.insert(
-                "io.modelcontextprotocol/clientInfo".into(),
-                json!({"name": "actix-mcp-test", "version": env!("CARGO_PKG_VERSION")}),
-            );
-            m.insert("io.modelcontextprotocol/clientCapabilities".into(), capabilities.clone());
-        }
+        stamp_meta(p, ProtocolVersion::V2026_07_28.as_str(), client);
     }
     serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).unwrap_or_default()
 }
 
-/// A POST with the headers the protocol asks for.
-pub(super) fn post(
-    path: &str,
-    method: &str,
-    name: Option<&str>,
-    extra: &[(String, String)],
-    body: &[u8],
-) -> actix_http::Request {
+/// A POST of `body` with the standard headers of its request (`standard`:
+/// [`standard_headers`](mcp_protocol::outgoing::standard_headers)).
+pub(super) fn post(path: &str, standard: &[(String, String)], body: &[u8]) -> actix_http::Request {
     let mut req = TestRequest::post()
         .uri(path)
         .insert_header(("Host", "localhost"))
         .insert_header(("Content-Type", "application/json"))
         .insert_header(("Accept", "application/json, text/event-stream"))
-        .insert_header(("MCP-Protocol-Version", "2026-07-28"))
-        .insert_header(("Mcp-Method", method));
-    if let Some(n) = name {
-        req = req.insert_header(("Mcp-Name", encode_value(n)));
-    }
-    for (k, v) in extra {
+        .insert_header(("MCP-Protocol-Version", ProtocolVersion::V2026_07_28.as_str()));
+    for (k, v) in standard {
         req = req.insert_header((k.as_str(), v.as_str()));
     }
     req.set_payload(body.to_vec()).to_request()
-}
-
-/// `(argument, header name)` of each `x-mcp-header` parameter of a schema.
-pub(super) fn header_params(schema: &Value) -> Vec<(String, String)> {
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return Vec::new() };
-    props
-        .iter()
-        .filter_map(|(arg, p)| {
-            let h = p.get("x-mcp-header")?.as_str()?;
-            Some((arg.clone(), format!("Mcp-Param-{h}")))
-        })
-        .collect()
-}
-
-/// The `Mcp-Param-*` headers for `arguments`.
-pub(super) fn param_headers(params: &[(String, String)], arguments: &Value) -> Vec<(String, String)> {
-    params
-        .iter()
-        .filter_map(|(arg, header)| {
-            let text = header_form(arguments.get(arg)?)?;
-            Some((header.clone(), encode_value(&text)))
-        })
-        .collect()
 }
 
 /// The result of the answer to request `id`, with the notifications that
