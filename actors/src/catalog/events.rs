@@ -42,7 +42,8 @@ impl Catalog {
     /// made the change; keep it cheap and non-blocking), and where it comes
     /// from.
     pub fn watch(&self, watcher: impl Fn(&Event, Origin<'_>) + Send + Sync + 'static) {
-        self.watchers.write().unwrap_or_else(|p| p.into_inner()).push(std::sync::Arc::new(watcher));
+        let watcher: Watcher = std::sync::Arc::new(watcher);
+        self.watchers.rcu(|all| all.iter().cloned().chain([watcher.clone()]).collect::<Vec<_>>());
     }
 
     pub(super) fn emit(&self, event: Event) {
@@ -57,8 +58,8 @@ impl Catalog {
         if origin == Origin::Made && self.held_back(&event) {
             return;
         }
-        let watchers = self.watchers.read().unwrap_or_else(|p| p.into_inner()).clone();
-        for w in watchers {
+        self.publish_batch_so_far();
+        for w in self.watchers.load().iter() {
             w(&event, origin);
         }
     }

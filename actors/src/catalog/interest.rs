@@ -15,14 +15,13 @@ pub type Interest = Arc<dyn Fn(&str, bool) + Send + Sync>;
 impl Catalog {
     /// Adds a function told when the set of subscribed URIs changes.
     pub fn on_interest(&self, interest: Interest) {
-        self.interest.write().unwrap_or_else(|p| p.into_inner()).push(interest);
+        self.interest.rcu(|all| all.iter().cloned().chain([interest.clone()]).collect::<Vec<_>>());
     }
 
     /// `uri` is now wanted by some listener (`true`) or by none (`false`);
     /// called by the subscription hub.
     pub fn interest(&self, uri: &str, wanted: bool) {
-        let told = self.interest.read().unwrap_or_else(|p| p.into_inner()).clone();
-        for f in told {
+        for f in self.interest.load().iter() {
             f(uri, wanted);
         }
     }

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use super::{Prompt, Resource, ResourceTemplate, ScopeRules, Skill, Tool};
 
-/// Items are shared (`Arc`): a lookup copies a pointer, never a definition.
-#[derive(Default)]
+/// Items are shared (`Arc`): a lookup copies a pointer, never a definition,
+/// and a copy of the whole (a change's draft) copies pointers only.
+#[derive(Default, Clone)]
 pub(super) struct State {
     pub(super) tools: BTreeMap<String, Arc<Tool>>,
     pub(super) resources: BTreeMap<String, Arc<Resource>>,

@@ -36,18 +36,21 @@ mod scope_rules;
 mod scopes;
 mod skill;
 mod skills;
+mod snapshot;
 mod state;
 mod template;
 mod tool;
 mod view;
 
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+
+use arc_swap::{ArcSwap, ArcSwapOption};
 
 pub use body::ResourceBody;
 pub use completing::Completer;
 pub use events::{Origin, Watcher};
 pub use interest::Interest;
-use items::State;
 pub use listing::Listing;
 pub use mcp_protocol::header_params::HeaderParam;
 use names::{check_name, check_tool, check_uri};
@@ -77,8 +80,9 @@ impl std::fmt::Display for CatalogError {
 impl std::error::Error for CatalogError {}
 
 /// What a server offers. Shared between workers behind an `Arc`; every
-/// method takes `&self`. Locks are held only to copy out a definition or a
-/// handler `Arc`, never across a handler call.
+/// method takes `&self`. Readers take no lock: the items are one snapshot,
+/// replaced whole by each change (or batch of changes), and a lookup copies
+/// out an `Arc`.
 ///
 /// Changes to listed items are published as events to the watchers (a
 /// server forwards them to its subscription hub): tools → `tools/list_changed`,
@@ -87,11 +91,18 @@ impl std::error::Error for CatalogError {}
 /// `resources/updated`.
 #[derive(Default)]
 pub struct Catalog {
-    state: RwLock<State>,
-    watchers: RwLock<Vec<Watcher>>,
-    resolver: RwLock<Option<ResourceResolver>>,
-    tool_resolver: RwLock<Option<ToolResolver>>,
-    interest: RwLock<Vec<Interest>>,
+    /// The items: one snapshot, read without a lock.
+    items: snapshot::Items,
+    /// How many batches of this catalog are open (on any thread).
+    batching: AtomicUsize,
+    /// Told of every change (events).
+    watchers: ArcSwap<Vec<Watcher>>,
+    /// Told when a URI gains its first subscriber or loses its last.
+    interest: ArcSwap<Vec<Interest>>,
+    /// Asked about what the catalog does not hold.
+    resolver: ArcSwapOption<ResourceResolver>,
+    tool_resolver: ArcSwapOption<ToolResolver>,
+    /// Shared application state, one value per type.
     states: state::StateMap,
     /// Whether any item ever added asks for scopes: until one does, a
     /// request needs no per-item scope lookup.
@@ -137,14 +148,6 @@ impl Catalog {
     /// The shared value of type `S`, if one was set.
     pub fn state<S: Send + Sync + 'static>(&self) -> Option<Arc<S>> {
         self.states.get()
-    }
-
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
-        self.state.read().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, State> {
-        self.state.write().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Publishes `resources/updated` for a change observed in an external

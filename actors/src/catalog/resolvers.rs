@@ -20,23 +20,22 @@ pub type ToolResolver = Arc<dyn Fn(&str) -> Option<Result<Tool, HandlerError>> +
 impl Catalog {
     /// Sets the resolver consulted for URIs that match no resource or template.
     pub fn set_resolver(&self, resolver: ResourceResolver) {
-        *self.resolver.write().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
+        self.resolver.store(Some(Arc::new(resolver)));
     }
 
     /// Asks the resolver about `uri` (see [`ResourceResolver`]).
     pub fn resolve(&self, uri: &str) -> Option<Result<Resource, HandlerError>> {
-        let resolver = self.resolver.read().unwrap_or_else(|p| p.into_inner()).clone();
-        resolver.and_then(|r| r(uri))
+        self.resolver.load().as_deref().and_then(|r| r(uri))
     }
 
     /// Sets the resolver consulted for tool names the catalog does not hold.
     pub fn set_tool_resolver(&self, resolver: ToolResolver) {
-        *self.tool_resolver.write().unwrap_or_else(|p| p.into_inner()) = Some(resolver);
+        self.tool_resolver.store(Some(Arc::new(resolver)));
     }
 
     /// Asks the tool resolver about `name`; what it finds is never listed.
     pub(super) fn resolve_tool(&self, name: &str) -> Option<Result<Arc<Tool>, HandlerError>> {
-        let resolver = self.tool_resolver.read().unwrap_or_else(|p| p.into_inner()).clone()?;
+        let resolver = self.tool_resolver.load_full()?;
         Some(resolver(name)?.map(|mut tool| {
             tool.listed = false;
             Arc::new(tool)

@@ -184,13 +184,16 @@ pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
     if found.truncated {
         warn!(log, "fs.max_files reached; later files are not served"; "max_files" => config.max_files);
     }
-    for file in &found.files {
-        if let Some(r) = resource_for(&shared, file) {
-            if let Err(e) = catalog.add_resource(r) {
-                warn!(log, "a file is not served"; "error" => %e);
+    // One batch: the files come in as one change (one copy of the items).
+    catalog.batch(|catalog| {
+        for file in &found.files {
+            if let Some(r) = resource_for(&shared, file) {
+                if let Err(e) = catalog.add_resource(r) {
+                    warn!(log, "a file is not served"; "error" => %e);
+                }
             }
         }
-    }
+    });
     tools::add(&catalog, &shared).map_err(|e| e.to_string())?;
     browser::add(&catalog, &shared).map_err(|e| e.to_string())?;
     if let Some(skills) = &shared.skills {
