@@ -33,12 +33,17 @@ fn run(config: Config, transport: Transport) -> Result<(), String> {
         let gateway = Gateway::start(&config, &catalog, &log);
         // Two upstreams serving one resource URI is a start-up error.
         #[cfg(feature = "gateway")]
+        let refused = gateway.clone();
+        #[cfg(feature = "gateway")]
         actix_rt::spawn(async move {
-            let why = gateway.refusal().await;
+            let why = refused.refusal().await;
             eprintln!("actix-mcp: {why}");
             std::process::exit(2);
         });
-        McpServer::new(catalog, config, log).map_err(|e| e.to_string())
+        let server = McpServer::new(catalog, config, log).map_err(|e| e.to_string())?;
+        #[cfg(feature = "gateway")]
+        let server = server.with_gateway(gateway).map_err(|e| e.to_string())?;
+        Ok::<_, String>(server)
     })
     .map_err(|e| e.to_string())
 }

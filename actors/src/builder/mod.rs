@@ -286,14 +286,18 @@ impl McpServerBuilder {
         // Upstreams serve into the catalog; an upstream refused at its
         // first start (a URI another serves) is logged and shown as down.
         #[cfg(feature = "gateway")]
-        if !self.config.upstreams.is_empty() && self.catalog.state::<crate::gateway::Gateway>().is_none() {
-            crate::gateway::Gateway::start(&self.config, &self.catalog, &log);
-        }
+        let gateway = (!self.config.upstreams.is_empty())
+            .then(|| crate::gateway::Gateway::start(&self.config, &self.catalog, &log));
         let backend = match self.backend {
             Some(backend) => backend,
             None => crate::server::backend_for(&self.config)?,
         };
         let server = McpServer::assemble(self.catalog, self.config, log, backend, self.clock)?;
+        #[cfg(feature = "gateway")]
+        let server = match gateway {
+            Some(gateway) => server.with_gateway(gateway)?,
+            None => server,
+        };
         match self.authenticator {
             Some(a) => server.with_authenticator(a),
             None => Ok(server),

@@ -95,10 +95,7 @@ impl Gateway {
                 }
             }));
         }
-        let gateway = Gateway { upstreams, refused };
-        // Readiness and the status page find it there.
-        catalog.set_state(gateway.clone());
-        gateway
+        Gateway { upstreams, refused }
     }
 
     /// Resolves when an upstream is refused at start-up — its first listing
@@ -163,6 +160,14 @@ impl Gateway {
         for (addr, _) in &self.upstreams {
             addr.do_send(Stop);
         }
+    }
+}
+
+/// A gateway holds its server's traffic back until every required upstream
+/// is up ([`crate::McpServer::with_gateway`] registers it).
+impl crate::server::ReadinessCheck for Gateway {
+    fn not_ready(&self) -> Option<&'static str> {
+        (!self.ready()).then_some("a required upstream is not up")
     }
 }
 

@@ -12,7 +12,9 @@ use super::build_error::BuildError;
 use super::{Inner, McpServer};
 use crate::auth::{Authenticator, Authorizer};
 use crate::catalog::{Catalog, Origin, ScopeRules};
-use crate::config::{Config, ConfigError};
+use crate::config::Config;
+#[cfg(feature = "redis")]
+use crate::config::ConfigError;
 use crate::facts::clock::{Clock, SystemClock};
 #[cfg(feature = "redis")]
 use crate::hub::redis::RedisBackend;
@@ -86,6 +88,9 @@ impl McpServer {
             auth,
             draining,
             backend_link,
+            checks: Vec::new(),
+            #[cfg(feature = "gateway")]
+            gateway: None,
         };
         Ok(McpServer { inner: Arc::new(inner) })
     }
@@ -96,10 +101,7 @@ impl McpServer {
     /// builder's [`authenticator`](crate::builder::McpServerBuilder::authenticator) does).
     pub fn with_authenticator(mut self, authenticator: Arc<dyn Authenticator>) -> Result<Self, BuildError> {
         let auth = Arc::new(Authorizer::new(authenticator, &self.inner.config));
-        let inner = Arc::get_mut(&mut self.inner).ok_or_else(|| {
-            BuildError::Config(ConfigError("with_authenticator: the server is already shared".into()))
-        })?;
-        inner.auth = Some(auth);
+        self.inner_mut("with_authenticator")?.auth = Some(auth);
         Ok(self)
     }
 }

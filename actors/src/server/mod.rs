@@ -24,10 +24,12 @@ mod assemble;
 pub mod build_error;
 mod listen;
 mod observe;
+mod readiness;
 mod sessions;
 mod shutdown;
 
 pub(crate) use assemble::backend_for;
+pub use readiness::ReadinessCheck;
 pub use shutdown::{shutdown_signal, Signal};
 
 use std::sync::Arc;
@@ -82,6 +84,11 @@ struct Inner {
     draining: std::sync::atomic::AtomicBool,
     /// The hub backend's link to other instances, when it has one.
     backend_link: Option<Arc<crate::hub::BackendStats>>,
+    /// The checks registered for readiness (a gateway's among them).
+    checks: Vec<Arc<dyn ReadinessCheck>>,
+    /// The gateway this server fronts.
+    #[cfg(feature = "gateway")]
+    gateway: Option<crate::gateway::Gateway>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -100,36 +107,6 @@ pub(crate) enum OpenError {
 }
 
 impl McpServer {
-    /// Whether this instance should get traffic, and if not, why: it is
-    /// draining at shutdown, its hub is at capacity, (with
-    /// `hub.require_backend`) its link to the other instances is down, or a
-    /// required upstream (a gateway's) is not up.
-    pub fn readiness(&self) -> Result<(), Vec<&'static str>> {
-        let mut why = Vec::new();
-        #[cfg(feature = "gateway")]
-        if self.catalog().state::<crate::gateway::Gateway>().is_some_and(|g| !g.ready()) {
-            why.push("a required upstream is not up");
-        }
-        if self.inner.draining.load(std::sync::atomic::Ordering::Acquire) {
-            why.push("draining: the server is shutting down");
-        }
-        if matches!(self.inner.occupancy.check(), Err(crate::hub::HubError::Full { .. })) {
-            why.push("the subscription hub is at capacity");
-        }
-        if self.inner.config.hub.require_backend {
-            if let Some(link) = &self.inner.backend_link {
-                if !link.connected.load(std::sync::atomic::Ordering::Acquire) {
-                    why.push("the hub backend (Redis) is unreachable");
-                }
-            }
-        }
-        if why.is_empty() {
-            Ok(())
-        } else {
-            Err(why)
-        }
-    }
-
     /// The hub backend's counters, when it links instances (Redis).
     pub fn backend_stats(&self) -> Option<&Arc<crate::hub::BackendStats>> {
         self.inner.backend_link.as_ref()

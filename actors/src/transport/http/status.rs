@@ -49,7 +49,7 @@ pub(super) async fn data(req: HttpRequest, server: web::Data<McpServer>) -> Http
         Some(mut v) => {
             v["auth"] = auth_status(&server);
             #[cfg(feature = "gateway")]
-            if let Some(gateway) = server.catalog().state::<crate::gateway::Gateway>() {
+            if let Some(gateway) = server.gateway() {
                 v["upstreams"] = gateway.status_json();
             }
             v["tls"] = json!(server.config().http.tls.enabled());

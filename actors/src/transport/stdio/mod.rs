@@ -67,7 +67,7 @@ where
 /// listing already has their items.
 pub async fn serve_std(server: McpServer) -> std::io::Result<()> {
     #[cfg(feature = "gateway")]
-    if let Some(gateway) = server.catalog().state::<crate::gateway::Gateway>() {
+    if let Some(gateway) = server.gateway() {
         gateway.started().await;
     }
     let input = tokio::io::BufReader::new(tokio::io::stdin());
