@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::connection::Era;
+use super::connection::Spoken;
 use super::error::{decode, ClientError};
 use super::options::RequestOptions;
 use super::tasks::{started, Started};
@@ -44,9 +44,9 @@ impl Client {
     /// Asks the server about itself again (`server/discover`); a legacy
     /// server's answer is what `initialize` said.
     pub async fn discover(&self) -> Result<ServerInfo, ClientError> {
-        if let Some(Era::Stateless(v)) = self.inner.era() {
+        if let Some(Spoken::Stateless(v)) = self.inner.era() {
             let result = self.request("server/discover", json!({})).await?;
-            *self.inner.server.lock().expect("server lock") = ServerInfo::from_result(&result, &v, true);
+            *self.inner.server.lock().expect("server lock") = ServerInfo::from_result(&result, v.as_str(), true);
         }
         Ok(self.server())
     }

@@ -22,21 +22,22 @@ use super::transport::Transport;
 use super::wire::client_meta;
 use super::{Notification, ServerInfo};
 use mcp_protocol::outgoing::{stamp_meta, standard_headers};
+use mcp_protocol::ProtocolVersion;
 
-/// The era a connection speaks, with its version.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Era {
+/// The protocol version a connection speaks, and so its era.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spoken {
     /// Every request carries the version and the client in `_meta`.
-    Stateless(String),
+    Stateless(ProtocolVersion),
     /// After an `initialize` handshake, in a session.
-    Legacy(String),
+    Legacy(ProtocolVersion),
 }
 
 /// A connection, shared by every handle and in-flight call.
 pub(crate) struct Inner {
     pub(crate) options: ClientOptions,
     pub(crate) transport: Transport,
-    pub(crate) era: Mutex<Option<Era>>,
+    pub(crate) era: Mutex<Option<Spoken>>,
     pub(crate) server: Mutex<ServerInfo>,
     next_id: AtomicI64,
     /// The `x-mcp-header` parameters of each tool listed so far.
@@ -70,7 +71,7 @@ impl Inner {
         }
     }
 
-    pub(crate) fn era(&self) -> Option<Era> {
+    pub(crate) fn era(&self) -> Option<Spoken> {
         self.era.lock().expect("era lock").clone()
     }
 
@@ -103,7 +104,7 @@ impl Inner {
     /// `requestState`, up to the configured number of rounds.
     pub(crate) async fn with_input_rounds(
         self: &Arc<Self>,
-        era: Option<&Era>,
+        era: Option<&Spoken>,
         method: &str,
         mut params: Map<String, Value>,
         ropts: &RequestOptions,
@@ -129,7 +130,7 @@ impl Inner {
     /// One request and its answer.
     pub(crate) async fn round(
         self: &Arc<Self>,
-        era: Option<&Era>,
+        era: Option<&Spoken>,
         method: &str,
         params: &mut Map<String, Value>,
         ropts: &RequestOptions,
@@ -150,14 +151,14 @@ impl Inner {
         // they do): those that answer input themselves go one at a time,
         // so that one is whose.
         let _lane = match (&self.transport, era, &ropts.input) {
-            (Transport::Stdio(_), Some(Era::Legacy(_)), Some(_)) if !self.names_related() => {
+            (Transport::Stdio(_), Some(Spoken::Legacy(_)), Some(_)) if !self.names_related() => {
                 Some(self.input_lane.lock().await)
             }
             _ => None,
         };
         let _asking = ropts.input.as_ref().map(|h| Asking::new(self, id, h.clone()));
         let inbound = self.open(era, id, method, params).await?;
-        let stateless = matches!(era, Some(Era::Stateless(_)));
+        let stateless = matches!(era, Some(Spoken::Stateless(_)));
         let mut guard = Cancel::new(self, id, stateless);
         let outcome = self.answer_of(inbound, id, method, ropts).await;
         guard.armed = false;
@@ -169,14 +170,14 @@ impl Inner {
     /// answer come on the returned channel.
     pub(crate) async fn open(
         &self,
-        era: Option<&Era>,
+        era: Option<&Spoken>,
         id: i64,
         method: &str,
         params: &mut Map<String, Value>,
     ) -> Result<Inbound, ClientError> {
         let mut headers = Vec::new();
-        if let Some(Era::Stateless(v)) = era {
-            stamp_meta(params, v, &self.meta);
+        if let Some(Spoken::Stateless(v)) = era {
+            stamp_meta(params, v.as_str(), &self.meta);
             let tool_params = match method {
                 "tools/call" => {
                     let tool = params.get("name").and_then(Value::as_str).unwrap_or_default();
@@ -186,7 +187,7 @@ impl Inner {
             };
             let tool_params = tool_params.as_deref().unwrap_or_default();
             headers = standard_headers(method, params, tool_params);
-            headers.push(("MCP-Protocol-Version".into(), v.clone()));
+            headers.push(("MCP-Protocol-Version".into(), v.as_str().to_owned()));
         }
         let body = RequestBody { jsonrpc: "2.0", id, method, params };
         let out = Outgoing { body: serde_json::to_vec(&body).expect("JSON").into(), headers, id: Some(json!(id)) };
@@ -251,8 +252,8 @@ impl Inner {
     /// Sends a notification or a response (no answer expected).
     pub(crate) async fn send_message(&self, message: &Value) {
         let mut headers = Vec::new();
-        if let Some(Era::Stateless(v)) = self.era() {
-            headers.push(("MCP-Protocol-Version".into(), v));
+        if let Some(Spoken::Stateless(v)) = self.era() {
+            headers.push(("MCP-Protocol-Version".into(), v.as_str().to_owned()));
             if let Some(m) = message.get("method").and_then(Value::as_str) {
                 headers.push(("Mcp-Method".into(), m.to_owned()));
             }

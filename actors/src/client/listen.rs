@@ -12,7 +12,7 @@ use mcp_protocol::subscription::{SubscriptionFilter, ACKNOWLEDGED_METHOD, LISTEN
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
-use super::connection::{spawn_detached, Cancel, Era, Inner};
+use super::connection::{spawn_detached, Cancel, Inner, Spoken};
 use super::error::ClientError;
 use super::options::RequestOptions;
 use super::outgoing::Inbound;
@@ -46,13 +46,13 @@ impl Client {
     /// acknowledged it, so every change after this call is delivered.
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Listen, ClientError> {
         match self.inner.era() {
-            Some(Era::Legacy(_)) => legacy(&self.inner, filter).await,
+            Some(Spoken::Legacy(_)) => legacy(&self.inner, filter).await,
             era => stateless(&self.inner, era, filter).await,
         }
     }
 }
 
-async fn stateless(inner: &Arc<Inner>, era: Option<Era>, filter: SubscriptionFilter) -> Result<Listen, ClientError> {
+async fn stateless(inner: &Arc<Inner>, era: Option<Spoken>, filter: SubscriptionFilter) -> Result<Listen, ClientError> {
     let id = inner.next_id();
     let mut params = json!({ "notifications": filter }).as_object().cloned().unwrap_or_default();
     let mut inbound = inner.open(era.as_ref(), id, LISTEN_METHOD, &mut params).await?;

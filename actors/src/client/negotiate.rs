@@ -7,7 +7,7 @@ use std::sync::Arc;
 use mcp_protocol::ProtocolVersion;
 use serde_json::{json, Map, Value};
 
-use super::connection::{Era, Inner};
+use super::connection::{Inner, Spoken};
 use super::error::ClientError;
 use super::options::{RequestOptions, VersionChoice};
 use super::transport::Transport;
@@ -65,12 +65,12 @@ async fn discover(inner: &Arc<Inner>, version: ProtocolVersion, pinned: bool) ->
         )));
     };
     *inner.server.lock().expect("server lock") = ServerInfo::from_result(&result, chosen.as_str(), true);
-    *inner.era.lock().expect("era lock") = Some(Era::Stateless(chosen.as_str().to_owned()));
+    *inner.era.lock().expect("era lock") = Some(Spoken::Stateless(chosen));
     Ok(())
 }
 
 async fn ask_discover(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<Value, ClientError> {
-    let era = Era::Stateless(version.as_str().to_owned());
+    let era = Spoken::Stateless(version);
     inner.round(Some(&era), "server/discover", &mut Map::new(), &RequestOptions::default()).await
 }
 
@@ -85,14 +85,13 @@ async fn initialize(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<(), 
     let mut params = params.as_object().cloned().unwrap_or_default();
     let result = inner.round(None, "initialize", &mut params, &RequestOptions::default()).await?;
     let answered = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
-    let known = ProtocolVersion::parse(&answered).filter(|v| !v.is_stateless());
-    if known.is_none() {
+    let Some(known) = ProtocolVersion::parse(&answered).filter(|v| !v.is_stateless()) else {
         return Err(ClientError::transport(format!(
             "the server answered initialize with version {answered:?}, which this client does not speak"
         )));
-    }
+    };
     *inner.server.lock().expect("server lock") = ServerInfo::from_result(&result, &answered, false);
-    *inner.era.lock().expect("era lock") = Some(Era::Legacy(answered.clone()));
+    *inner.era.lock().expect("era lock") = Some(Spoken::Legacy(known));
     if let Transport::Http(h) = &inner.transport {
         h.set_version(&answered);
     }

@@ -28,7 +28,7 @@ use crate::channels::outbound::{Outbound, OutboundTx};
 use crate::pipeline::intake::Admitted;
 use crate::pipeline::legacy::era::Era;
 use crate::pipeline::service::{Answer, McpService};
-use crate::telemetry::span::{RequestSpan, Transport};
+use crate::telemetry::span::{NetworkTransport, RequestSpan};
 use crate::telemetry::trace_scope::InTrace;
 use crate::telemetry::{self, Outcome};
 
@@ -71,7 +71,7 @@ pub(crate) struct RequestActor {
     /// The protocol version, for metrics.
     version: &'static str,
     /// How it arrived (`network.transport`).
-    transport: Transport,
+    transport: NetworkTransport,
     /// Its span (with the `otel` feature and a collector).
     span: RequestSpan,
     /// The tool's name as a metrics label (`metrics.tool_labels`).
@@ -112,11 +112,6 @@ pub(crate) struct RequestSpec {
 }
 
 impl RequestActor {
-    /// Starts the actor on the current arbiter.
-    pub(crate) fn start_with(service: Arc<McpService>, spec: RequestSpec, log: &Logger) -> Addr<RequestActor> {
-        Self::new(service, spec, log).start()
-    }
-
     /// Starts the actor in the calling task: it runs there until it first
     /// waits, and from then on as a task of its own on the current arbiter.
     /// A request whose handler answers at once is served whole within the
@@ -129,7 +124,7 @@ impl RequestActor {
     pub(crate) fn new(service: Arc<McpService>, mut spec: RequestSpec, log: &Logger) -> RequestActor {
         let w = &mut *spec.work;
         let version = w.meta.version.as_str();
-        let transport = Transport::with_headers(w.facts.headers.is_some());
+        let transport = NetworkTransport::with_headers(w.facts.headers.is_some());
         let parent = w.meta.trace.as_ref().or(w.facts.trace.as_ref());
         let span = RequestSpan::start(&w.request, &w.id, version, transport, parent);
         // Exported: what the handler sends on names this request's span as

@@ -51,7 +51,7 @@ use crate::pipeline::intake::Admitted;
 use crate::pipeline::legacy::era::Era;
 use crate::pipeline::legacy::registry::SessionIndex;
 use crate::pipeline::legacy::{SessionRegistry, SessionsFull};
-use crate::pipeline::request::{RequestActor, RequestSpec, StartHere};
+use crate::pipeline::request::{RequestActor, RequestSpec};
 use crate::pipeline::service::McpService;
 
 /// An MCP server: cheap to clone, shared by every worker.
@@ -166,52 +166,22 @@ impl McpServer {
     }
 }
 
-// Starting the request actor of an admitted request: on the current
-// arbiter, in a slot of its connection's in-flight cap, or run right here
-// by the transport's own task.
+// The one way a request becomes an actor; the caller starts it on the
+// current arbiter (`Actor::start`) or runs it in its own task
+// (`RequestActor::start_here`).
 impl McpServer {
-    /// Starts a request actor for an admitted request on the current
-    /// arbiter, holding `slot` (a place in its connection's in-flight cap)
-    /// until the request ends; its notifications and response go to `outbound`.
-    pub(crate) fn start_request_in_slot(
-        &self,
-        admitted: Admitted,
-        era: Era,
-        outbound: OutboundTx,
-        slot: Option<OwnedSemaphorePermit>,
-    ) -> Addr<RequestActor> {
-        self.start_boxed_in_slot(Box::new(admitted), era, outbound, slot)
-    }
-
-    /// [`McpServer::start_request_in_slot`] of a boxed request.
-    pub(super) fn start_boxed_in_slot(
+    /// The request actor of an admitted request, not started: its
+    /// notifications and response go to `outbound`, and it holds `slot` (a
+    /// place in its connection's in-flight cap) until the request ends.
+    pub(crate) fn request_actor(
         &self,
         admitted: Box<Admitted>,
         era: Era,
         outbound: OutboundTx,
         slot: Option<OwnedSemaphorePermit>,
-    ) -> Addr<RequestActor> {
-        let spec = self.request_spec(admitted, era, outbound, slot);
-        RequestActor::start_with(self.inner.service.clone(), spec, &self.inner.log)
-    }
-
-    /// A request actor for an admitted request, started in the task that
-    /// polls the returned future ([`RequestActor::start_here`]).
-    pub(crate) fn start_request_here(&self, admitted: Box<Admitted>, era: Era, outbound: OutboundTx) -> StartHere {
-        RequestActor::new(self.inner.service.clone(), self.request_spec(admitted, era, outbound, None), &self.inner.log)
-            .start_here()
-    }
-
-    /// What a request actor for `admitted` starts with.
-    pub(super) fn request_spec(
-        &self,
-        admitted: Box<Admitted>,
-        era: Era,
-        outbound: OutboundTx,
-        slot: Option<OwnedSemaphorePermit>,
-    ) -> RequestSpec {
+    ) -> RequestActor {
         let c = &self.inner.config.request;
-        RequestSpec {
+        let spec = RequestSpec {
             work: admitted,
             outbound,
             timeout: Duration::from_millis(c.timeout_ms),
@@ -221,6 +191,7 @@ impl McpServer {
             cancel: self.inner.stopping.child_token(),
             stopping: self.inner.stopping.clone(),
             slot,
-        }
+        };
+        RequestActor::new(self.inner.service.clone(), spec, &self.inner.log)
     }
 }

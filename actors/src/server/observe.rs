@@ -12,7 +12,7 @@ use mcp_protocol::ProtocolVersion;
 use crate::auth::AuthError;
 use crate::facts::identity::Identity;
 use crate::pipeline::intake::{Cause, Refusal};
-use crate::telemetry::span::Transport;
+use crate::telemetry::span::NetworkTransport;
 use crate::telemetry::Operation;
 
 use super::McpServer;
@@ -20,7 +20,13 @@ use super::McpServer;
 impl McpServer {
     /// A message refused before any handler ran, on `transport`, by
     /// `caller` (when known), `started` when the driver had it.
-    pub(crate) fn refused(&self, r: &Refusal, caller: Option<&Identity>, transport: Transport, started: Instant) {
+    pub(crate) fn refused(
+        &self,
+        r: &Refusal,
+        caller: Option<&Identity>,
+        transport: NetworkTransport,
+        started: Instant,
+    ) {
         if let Cause::Auth(e) = &r.cause {
             self.auth_refused(e, None, caller);
         }
@@ -28,7 +34,7 @@ impl McpServer {
     }
 
     /// Counts a refusal as an operation that ended in its error code.
-    pub(crate) fn count_refusal(&self, r: &Refusal, transport: Transport, started: Instant) {
+    pub(crate) fn count_refusal(&self, r: &Refusal, transport: NetworkTransport, started: Instant) {
         let version = r.version.map_or("", ProtocolVersion::as_str);
         let op = Operation { method: r.method, version, transport, tool: None };
         crate::telemetry::refused(op, r.error.code.0, started.elapsed());

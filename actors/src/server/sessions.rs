@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use actix::Addr;
+use actix::{Actor, Addr};
 use mcp_protocol::jsonrpc::{encode_error, encode_result, Request};
 use mcp_protocol::ErrorData;
 use tokio::sync::OwnedSemaphorePermit;
@@ -69,7 +69,7 @@ impl McpServer {
             Ok(Reply::Run(mut admitted)) => {
                 admitted.facts = facts;
                 let era = Era::Legacy(session.clone());
-                Some(self.start_boxed_in_slot(admitted, era, outbound, slot))
+                Some(self.request_actor(admitted, era, outbound, slot).start())
             }
             Ok(Reply::Now(result)) => {
                 answer_now(&id, result, &outbound).await;
@@ -96,7 +96,7 @@ impl McpServer {
         match session.request(r).await {
             Ok(Reply::Run(mut admitted)) => {
                 admitted.facts = facts;
-                self.start_request_here(admitted, Era::Legacy(session.clone()), outbound).await;
+                self.request_actor(admitted, Era::Legacy(session.clone()), outbound, None).start_here().await;
             }
             Ok(Reply::Now(result)) => answer_now(&id, result, &outbound).await,
             Err(e) => answer_now(&id, Err(e), &outbound).await,

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use metrics::{histogram, Histogram};
 
-use super::span::Transport;
+use super::span::NetworkTransport;
 use super::{handles, status, OPERATION_DURATION};
 
 /// How an operation ended.
@@ -95,7 +95,7 @@ pub struct Operation<'a> {
     /// The protocol version, or `""` when the request named no valid one.
     pub version: &'static str,
     /// How it arrived.
-    pub transport: Transport,
+    pub transport: NetworkTransport,
     /// The tool of a `tools/call`, with `metrics.tool_labels`.
     pub tool: Option<&'a Arc<str>>,
 }
@@ -146,7 +146,7 @@ fn record(op: Operation<'_>, outcome: Outcome, elapsed: Duration) {
     let error = outcome.error_type().unwrap_or("");
     let code = outcome.status_code().unwrap_or("");
     let addr = |s: &'static str| s.as_ptr() as usize;
-    let tcp = op.transport == Transport::Tcp;
+    let tcp = op.transport == NetworkTransport::Tcp;
     let key = (addr(op.method), addr(op.version), addr(error), addr(code), tcp, op.tool.cloned());
     // `try_with`: an actor may stop while its thread is being torn down.
     let _ = DURATIONS.try_with(|d| {

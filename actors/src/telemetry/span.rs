@@ -18,21 +18,21 @@ use super::Outcome;
 /// How the request arrived (`network.transport`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Transport {
+pub enum NetworkTransport {
     /// Streamable HTTP.
     Tcp,
     /// stdio.
     Pipe,
 }
 
-impl Transport {
+impl NetworkTransport {
     /// The transport of a request that came with headers (HTTP) or
     /// without (stdio and other message streams).
     pub fn with_headers(headers: bool) -> Self {
         if headers {
-            Transport::Tcp
+            NetworkTransport::Tcp
         } else {
-            Transport::Pipe
+            NetworkTransport::Pipe
         }
     }
 }
@@ -58,7 +58,7 @@ impl RequestSpan {
         _request: &ClientRequest,
         _id: &RequestId,
         _version: &'static str,
-        _transport: Transport,
+        _transport: NetworkTransport,
         _parent: Option<&TraceContext>,
     ) -> Self {
         RequestSpan {}
@@ -145,7 +145,7 @@ mod traced {
             request: &ClientRequest,
             id: &RequestId,
             version: &'static str,
-            transport: Transport,
+            transport: NetworkTransport,
             parent: Option<&TraceContext>,
         ) -> Self {
             let Some(tracer) = super::super::otel::tracer() else { return RequestSpan { inner: None } };
@@ -156,8 +156,8 @@ mod traced {
                 KeyValue::new(
                     "network.transport",
                     match transport {
-                        Transport::Tcp => "tcp",
-                        Transport::Pipe => "pipe",
+                        NetworkTransport::Tcp => "tcp",
+                        NetworkTransport::Pipe => "pipe",
                     },
                 ),
             ];

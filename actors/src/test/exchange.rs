@@ -10,7 +10,7 @@ use mcp_protocol::outgoing::stamp_meta;
 use mcp_protocol::{ErrorData, ProtocolVersion};
 use serde_json::{json, Map, Value};
 
-use super::ClientError;
+use super::CallError;
 
 /// The body of a 2026-07-28 request, its `_meta` stamped with this
 /// client's entries (`client`: identity and capabilities).
@@ -38,7 +38,7 @@ pub(super) fn post(path: &str, standard: &[(String, String)], body: &[u8]) -> ac
 
 /// The result of the answer to request `id`, with the notifications that
 /// came before it on its stream.
-pub(super) async fn answer(resp: ServiceResponse<BoxBody>, id: &Value) -> Result<(Value, Vec<Value>), ClientError> {
+pub(super) async fn answer(resp: ServiceResponse<BoxBody>, id: &Value) -> Result<(Value, Vec<Value>), CallError> {
     let status = resp.status().as_u16();
     let sse = resp
         .headers()
@@ -47,14 +47,14 @@ pub(super) async fn answer(resp: ServiceResponse<BoxBody>, id: &Value) -> Result
         .is_some_and(|c| c.starts_with("text/event-stream"));
     let bytes = actix_web::body::to_bytes(resp.into_body())
         .await
-        .map_err(|e| ClientError::Protocol(format!("HTTP {status}: unreadable body: {e}")))?;
+        .map_err(|e| CallError::Protocol(format!("HTTP {status}: unreadable body: {e}")))?;
     let mut notes = Vec::new();
     let messages: Vec<Value> = if sse {
         super::listen::sse_messages(&String::from_utf8_lossy(&bytes))
     } else if bytes.is_empty() {
         Vec::new()
     } else {
-        vec![serde_json::from_slice(&bytes).map_err(|e| ClientError::Protocol(format!("HTTP {status}: {e}")))?]
+        vec![serde_json::from_slice(&bytes).map_err(|e| CallError::Protocol(format!("HTTP {status}: {e}")))?]
     };
     for m in messages {
         // An error about the request as a whole (refused before it was
@@ -66,10 +66,10 @@ pub(super) async fn answer(resp: ServiceResponse<BoxBody>, id: &Value) -> Result
         }
         if let Some(e) = m.get("error") {
             let error: ErrorData =
-                serde_json::from_value(e.clone()).map_err(|e| ClientError::Protocol(format!("bad error: {e}")))?;
-            return Err(ClientError::Rpc { status, error });
+                serde_json::from_value(e.clone()).map_err(|e| CallError::Protocol(format!("bad error: {e}")))?;
+            return Err(CallError::Rpc { status, error });
         }
         return Ok((m.get("result").cloned().unwrap_or(Value::Null), notes));
     }
-    Err(ClientError::Protocol(format!("HTTP {status}: no response to request {id}")))
+    Err(CallError::Protocol(format!("HTTP {status}: no response to request {id}")))
 }

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use serde_json::{json, Value};
 
-use super::{ClientError, Responses};
+use super::{CallError, Responses};
 
 /// The client's answer to one input request (an elicitation, a sampling
 /// request, a roots listing): the result object the client would send.
@@ -30,11 +30,11 @@ impl InputAnswer {
 pub(super) type Answerer = Rc<dyn Fn(&str, &Value) -> InputAnswer>;
 
 /// Answers every request of an `InputRequiredResult`.
-pub(super) fn answer_all(answer: &Answerer, result: &Value) -> Result<Responses, ClientError> {
+pub(super) fn answer_all(answer: &Answerer, result: &Value) -> Result<Responses, CallError> {
     let requests = result
         .get("inputRequests")
         .and_then(Value::as_object)
-        .ok_or_else(|| ClientError::Protocol("an input_required result without inputRequests".into()))?;
+        .ok_or_else(|| CallError::Protocol("an input_required result without inputRequests".into()))?;
     let mut out = Responses::new();
     for (key, request) in requests {
         let method = request.get("method").and_then(Value::as_str).unwrap_or_default();

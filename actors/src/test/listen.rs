@@ -7,7 +7,7 @@ use actix_web::dev::ServiceResponse;
 use futures::Stream;
 use serde_json::Value;
 
-use super::ClientError;
+use super::CallError;
 
 /// The JSON messages of complete SSE events in `text`.
 pub(super) fn sse_messages(text: &str) -> Vec<Value> {
@@ -34,7 +34,7 @@ impl std::fmt::Debug for Notifications {
 }
 
 impl Notifications {
-    pub(super) async fn open(resp: ServiceResponse<BoxBody>) -> Result<Self, ClientError> {
+    pub(super) async fn open(resp: ServiceResponse<BoxBody>) -> Result<Self, CallError> {
         let status = resp.status().as_u16();
         let mut n = Notifications { body: Box::pin(resp.into_body()), buf: String::new(), acknowledged: Value::Null };
         let first = n.next_message().await;
@@ -43,12 +43,12 @@ impl Notifications {
                 n.acknowledged = m["params"].clone();
                 Ok(n)
             }
-            Some(m) if m.get("error").is_some() => Err(ClientError::Rpc {
+            Some(m) if m.get("error").is_some() => Err(CallError::Rpc {
                 status,
                 error: serde_json::from_value(m["error"].clone())
-                    .map_err(|e| ClientError::Protocol(format!("bad error: {e}")))?,
+                    .map_err(|e| CallError::Protocol(format!("bad error: {e}")))?,
             }),
-            other => Err(ClientError::Protocol(format!("HTTP {status}: no acknowledgement, got {other:?}"))),
+            other => Err(CallError::Protocol(format!("HTTP {status}: no acknowledgement, got {other:?}"))),
         }
     }
 

@@ -102,7 +102,7 @@ type Call = Rc<dyn Fn(actix_http::Request) -> LocalBoxFuture<'static, ServiceRes
 
 /// Why a test client call failed.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ClientError {
+pub enum CallError {
     /// The server answered a JSON-RPC error (with the HTTP status).
     Rpc {
         /// The HTTP status of the answer.
@@ -114,23 +114,23 @@ pub enum ClientError {
     Protocol(String),
 }
 
-impl std::fmt::Display for ClientError {
+impl std::fmt::Display for CallError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ClientError::Rpc { status, error } => write!(f, "HTTP {status}: {} ({})", error.message, error.code.0),
-            ClientError::Protocol(m) => f.write_str(m),
+            CallError::Rpc { status, error } => write!(f, "HTTP {status}: {} ({})", error.message, error.code.0),
+            CallError::Protocol(m) => f.write_str(m),
         }
     }
 }
 
-impl std::error::Error for ClientError {}
+impl std::error::Error for CallError {}
 
-impl ClientError {
+impl CallError {
     /// The JSON-RPC error code, if the server answered one.
     pub fn code(&self) -> Option<i32> {
         match self {
-            ClientError::Rpc { error, .. } => Some(error.code.0),
-            ClientError::Protocol(_) => None,
+            CallError::Rpc { error, .. } => Some(error.code.0),
+            CallError::Protocol(_) => None,
         }
     }
 }
@@ -223,12 +223,12 @@ impl TestClient {
     }
 
     /// `server/discover`.
-    pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
+    pub async fn discover(&self) -> Result<DiscoverResult, CallError> {
         self.typed("server/discover", json!({})).await
     }
 
     /// `tools/list`, every page.
-    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, CallError> {
         let tools: Vec<Tool> = self.all_pages("tools/list", "tools").await?;
         // A schema whose annotations break the spec's rules gets no headers
         // (the server refuses to list such a tool; a foreign one may not).
@@ -239,24 +239,24 @@ impl TestClient {
     }
 
     /// `resources/list`, every page.
-    pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, CallError> {
         self.all_pages("resources/list", "resources").await
     }
 
     /// `resources/templates/list`, every page.
-    pub async fn list_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+    pub async fn list_templates(&self) -> Result<Vec<ResourceTemplate>, CallError> {
         self.all_pages("resources/templates/list", "resourceTemplates").await
     }
 
     /// `prompts/list`, every page.
-    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, CallError> {
         self.all_pages("prompts/list", "prompts").await
     }
 
     /// `tools/call` of `name` with `arguments`, input rounds answered by the
     /// callback given to [`TestClient::answering`]; a call the server makes
     /// a task is followed to its end (see [`TestClient::with_tasks`]).
-    pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
+    pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, CallError> {
         if self.header_params.borrow().is_none() {
             self.list_tools().await?;
         }
@@ -267,13 +267,13 @@ impl TestClient {
     }
 
     /// `resources/read` of `uri`.
-    pub async fn read(&self, uri: &str) -> Result<Vec<ResourceContents>, ClientError> {
+    pub async fn read(&self, uri: &str) -> Result<Vec<ResourceContents>, CallError> {
         let result = self.rounds("resources/read", json!({"uri": uri}), &[]).await?;
         decode(result.get("contents").cloned().unwrap_or(Value::Null))
     }
 
     /// `prompts/get` of `name` with string `arguments`.
-    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, ClientError> {
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, CallError> {
         let result = self.rounds("prompts/get", json!({"name": name, "arguments": arguments}), &[]).await?;
         decode(result)
     }
@@ -281,7 +281,7 @@ impl TestClient {
     /// `subscriptions/listen` with `notifications` (e.g.
     /// `{"toolsListChanged": true}`): the acknowledgement is checked, then
     /// the stream yields each notification.
-    pub async fn listen(&self, notifications: Value) -> Result<Notifications, ClientError> {
+    pub async fn listen(&self, notifications: Value) -> Result<Notifications, CallError> {
         let id = self.id();
         let (method, params) = ("subscriptions/listen", json!({"notifications": notifications}));
         let standard = standard_headers(method, &Map::new(), &[]);
@@ -293,7 +293,7 @@ impl TestClient {
     /// Any request, with the headers the protocol asks for (`Mcp-Name`
     /// from the item the params name), its input rounds answered; the
     /// result object as the server sent it (a task is not followed).
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, CallError> {
         self.rounds(method, params, &[]).await
     }
 
@@ -312,11 +312,11 @@ impl TestClient {
         json!(*n)
     }
 
-    async fn typed<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, ClientError> {
+    async fn typed<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, CallError> {
         decode(self.rounds(method, params, &[]).await?)
     }
 
-    async fn all_pages<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, ClientError> {
+    async fn all_pages<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, CallError> {
         let mut out = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..10_000 {
@@ -328,11 +328,11 @@ impl TestClient {
                 None => return Ok(out),
             }
         }
-        Err(ClientError::Protocol(format!("{method}: more than 10,000 pages")))
+        Err(CallError::Protocol(format!("{method}: more than 10,000 pages")))
     }
 
     /// Sends a request, answering `input_required` results (at most 16 rounds).
-    async fn rounds(&self, method: &str, mut params: Value, tool_params: &[HeaderParam]) -> Result<Value, ClientError> {
+    async fn rounds(&self, method: &str, mut params: Value, tool_params: &[HeaderParam]) -> Result<Value, CallError> {
         let client = self.client_meta();
         for _ in 0..16 {
             let id = self.id();
@@ -345,22 +345,22 @@ impl TestClient {
                 return Ok(result);
             }
             let Some(answer) = &self.answer else {
-                return Err(ClientError::Protocol(format!("{method}: the server asked for input; use answering()")));
+                return Err(CallError::Protocol(format!("{method}: the server asked for input; use answering()")));
             };
             let responses = input::answer_all(answer, &result)?;
-            let p = params.as_object_mut().ok_or_else(|| ClientError::Protocol("params are not an object".into()))?;
+            let p = params.as_object_mut().ok_or_else(|| CallError::Protocol("params are not an object".into()))?;
             p.insert("inputResponses".into(), Value::Object(responses));
             match result.get("requestState") {
                 Some(state) => p.insert("requestState".into(), state.clone()),
                 None => p.remove("requestState"),
             };
         }
-        Err(ClientError::Protocol(format!("{method}: more than 16 input rounds")))
+        Err(CallError::Protocol(format!("{method}: more than 16 input rounds")))
     }
 }
 
-fn decode<T: DeserializeOwned>(v: Value) -> Result<T, ClientError> {
-    serde_json::from_value(v).map_err(|e| ClientError::Protocol(format!("unexpected result shape: {e}")))
+fn decode<T: DeserializeOwned>(v: Value) -> Result<T, CallError> {
+    serde_json::from_value(v).map_err(|e| CallError::Protocol(format!("unexpected result shape: {e}")))
 }
 
 /// The `x-mcp-header` parameters of each tool, by name.

@@ -7,7 +7,7 @@ use mcp_protocol::tasks::{DetailedTask, TaskStatus};
 use mcp_protocol::ErrorData;
 use serde_json::{json, Value};
 
-use super::{decode, input, ClientError, TestClient};
+use super::{decode, input, CallError, TestClient};
 
 /// How often a task is asked after, when it suggests no interval (and the
 /// most a suggestion is honoured: a test waits no longer than this between
@@ -22,12 +22,12 @@ const MAX_POLLS: usize = 6_000;
 impl TestClient {
     /// `result` itself, or — when the server made the call a task
     /// (`resultType: "task"`) — the task's result once it ended.
-    pub(super) async fn finished(&self, result: Value) -> Result<Value, ClientError> {
+    pub(super) async fn finished(&self, result: Value) -> Result<Value, CallError> {
         if result.get("resultType").and_then(Value::as_str) != Some("task") {
             return Ok(result);
         }
         let id = result.get("taskId").and_then(Value::as_str).map(str::to_owned);
-        let id = id.ok_or_else(|| ClientError::Protocol("a task result without taskId".into()))?;
+        let id = id.ok_or_else(|| CallError::Protocol("a task result without taskId".into()))?;
         let mut poll = interval(&result);
         for _ in 0..MAX_POLLS {
             actix_rt::time::sleep(poll).await;
@@ -39,17 +39,17 @@ impl TestClient {
                 TaskStatus::InputRequired => self.update(&id, &raw).await?,
                 TaskStatus::Completed => return Ok(task.result.unwrap_or(Value::Null)),
                 TaskStatus::Failed => return Err(failed(task.error)),
-                TaskStatus::Cancelled => return Err(ClientError::Protocol(format!("task {id} was cancelled"))),
-                other => return Err(ClientError::Protocol(format!("task {id}: unknown status {other:?}"))),
+                TaskStatus::Cancelled => return Err(CallError::Protocol(format!("task {id} was cancelled"))),
+                other => return Err(CallError::Protocol(format!("task {id}: unknown status {other:?}"))),
             }
         }
-        Err(ClientError::Protocol(format!("task {id} did not end within {MAX_POLLS} polls")))
+        Err(CallError::Protocol(format!("task {id} did not end within {MAX_POLLS} polls")))
     }
 
     /// Answers a task's `inputRequests` by the `answering` callback.
-    async fn update(&self, id: &str, task: &Value) -> Result<(), ClientError> {
+    async fn update(&self, id: &str, task: &Value) -> Result<(), CallError> {
         let Some(answer) = &self.answer else {
-            return Err(ClientError::Protocol(format!("task {id} asked for input; use answering()")));
+            return Err(CallError::Protocol(format!("task {id} asked for input; use answering()")));
         };
         let responses = input::answer_all(answer, task)?;
         self.request("tasks/update", json!({"taskId": id, "inputResponses": responses})).await.map(drop)
@@ -63,8 +63,8 @@ fn interval(task: &Value) -> Duration {
 }
 
 /// A failed task's error as the call's.
-fn failed(error: Option<Value>) -> ClientError {
+fn failed(error: Option<Value>) -> CallError {
     let error = error.and_then(|e| serde_json::from_value::<ErrorData>(e).ok());
     let error = error.unwrap_or_else(|| ErrorData::new(mcp_protocol::ErrorCode::INTERNAL_ERROR, "the task failed"));
-    ClientError::Rpc { status: 200, error }
+    CallError::Rpc { status: 200, error }
 }

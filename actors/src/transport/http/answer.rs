@@ -26,7 +26,7 @@ use crate::facts::RequestFacts;
 use crate::pipeline::intake::{Action, Admitted, Driver, ListenAdmission};
 use crate::pipeline::legacy::era::Era;
 use crate::server::McpServer;
-use crate::telemetry::span::Transport;
+use crate::telemetry::span::NetworkTransport;
 use crate::transport::sse;
 
 /// One POSTed message, as the intake sees it: its headers, and the caller
@@ -103,7 +103,7 @@ pub(super) async fn act(driver: &HttpDriver<'_>, action: Action, started: Instan
     let server = driver.server;
     match action {
         Action::Refuse(refusal) => {
-            server.refused(&refusal, driver.caller(), Transport::Tcp, started);
+            server.refused(&refusal, driver.caller(), NetworkTransport::Tcp, started);
             Err(HttpError::refused(refusal, server.authorizer().map(|a| &**a)))
         }
         Action::Run(admitted) => run(server, admitted, Era::Stateless).await,
@@ -127,7 +127,7 @@ fn listen(server: &McpServer, admitted: Admitted, admission: ListenAdmission) ->
 }
 
 /// Runs an admitted request in a request actor and replies. The actor
-/// starts in this task ([`McpServer::start_request_here`]): a handler that
+/// starts in this task ([`RequestActor::start_here`](crate::pipeline::request::RequestActor::start_here)): a handler that
 /// answers at once is answered within this poll. The returned future holds
 /// only the reply's channel and the boxed actor, not the request.
 pub(super) fn run(
@@ -138,7 +138,7 @@ pub(super) fn run(
     let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
     let id = admitted.id.clone();
     let statuses = Statuses::of(&era);
-    let actor = server.start_request_here(admitted, era, tx);
+    let actor = server.request_actor(admitted, era, tx, None).start_here();
     async move {
         actor.await;
         reply(server.config(), id, rx, statuses).await

@@ -14,7 +14,7 @@ use crate::facts::head::{Header, Headers};
 use crate::facts::identity::Identity;
 use crate::pipeline::intake::{self, Refusal};
 use crate::server::McpServer;
-use crate::telemetry::span::Transport;
+use crate::telemetry::span::NetworkTransport;
 
 /// The caller of a request when authorization is on (`Ok(None)` when it is
 /// off), from the request's head alone: a request without valid
@@ -36,7 +36,7 @@ pub(super) async fn caller_of_message(
         let headers = HttpHeaders(req);
         let method = headers.get(Header::Method).ok().flatten().and_then(|v| std::str::from_utf8(v).ok());
         let refusal = refusal.labelled(method.map_or(intake::OTHER, intake::method_label), None);
-        server.count_refusal(&refusal, Transport::Tcp, started);
+        server.count_refusal(&refusal, NetworkTransport::Tcp, started);
         HttpError::refused(refusal, server.authorizer().map(|a| &**a))
     })
 }

@@ -27,7 +27,7 @@ use crate::pipeline::legacy::era::Era;
 use crate::pipeline::legacy::{Session, SessionHandle};
 use crate::pipeline::request::RequestActor;
 use crate::server::McpServer;
-use crate::telemetry::span::Transport;
+use crate::telemetry::span::NetworkTransport;
 
 /// One connection.
 pub struct StreamConnection {
@@ -137,7 +137,7 @@ impl StreamConnection {
     fn act(&mut self, action: Action, started: Instant, ctx: &mut Context<Self>) {
         match action {
             Action::Refuse(r) => {
-                self.server.refused(&r, None, Transport::Pipe, started);
+                self.server.refused(&r, None, NetworkTransport::Pipe, started);
                 self.write(Outbound::answer(r.encode(), Some(r.error.code.0)), ctx)
             }
             Action::Run(a) => self.run(*a, ctx),
@@ -152,7 +152,8 @@ impl StreamConnection {
         if self.claim(&a.id, ctx) {
             self.with_slot(ctx, move |act, slot, _| {
                 let id = a.id.clone();
-                let addr = act.server.start_request_in_slot(a, Era::Stateless, act.writer.clone(), Some(slot));
+                let addr =
+                    act.server.request_actor(Box::new(a), Era::Stateless, act.writer.clone(), Some(slot)).start();
                 act.in_flight.insert(id, addr);
             });
         }
