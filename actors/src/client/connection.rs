@@ -18,7 +18,7 @@ use super::error::ClientError;
 use super::input;
 use super::options::{ClientOptions, InputHandler, RequestOptions};
 use super::outgoing::{Inbound, Outgoing};
-use super::transport::Transport;
+use super::transport::Conduit;
 use super::wire::client_meta;
 use super::{Notification, ServerInfo};
 use mcp_protocol::outgoing::{stamp_meta, standard_headers};
@@ -36,7 +36,7 @@ pub(crate) enum Spoken {
 /// A connection, shared by every handle and in-flight call.
 pub(crate) struct Inner {
     pub(crate) options: ClientOptions,
-    pub(crate) transport: Transport,
+    pub(crate) transport: Conduit,
     pub(crate) era: Mutex<Option<Spoken>>,
     pub(crate) server: Mutex<ServerInfo>,
     next_id: AtomicI64,
@@ -55,7 +55,7 @@ pub(crate) struct Inner {
 }
 
 impl Inner {
-    pub(crate) fn new(options: ClientOptions, transport: Transport) -> Self {
+    pub(crate) fn new(options: ClientOptions, transport: Conduit) -> Self {
         Inner {
             meta: client_meta(&options),
             options,
@@ -151,7 +151,7 @@ impl Inner {
         // they do): those that answer input themselves go one at a time,
         // so that one is whose.
         let _lane = match (&self.transport, era, &ropts.input) {
-            (Transport::Stdio(_), Some(Spoken::Legacy(_)), Some(_)) if !self.names_related() => {
+            (Conduit::Stdio(_), Some(Spoken::Legacy(_)), Some(_)) if !self.names_related() => {
                 Some(self.input_lane.lock().await)
             }
             _ => None,
@@ -291,7 +291,7 @@ impl Cancel {
 impl Drop for Cancel {
     fn drop(&mut self) {
         let Some(inner) = self.inner.upgrade() else { return };
-        if let super::transport::Transport::Stdio(s) = &inner.transport {
+        if let super::transport::Conduit::Stdio(s) = &inner.transport {
             s.forget(&json!(self.id));
         }
         if !self.armed || !self.notify {

@@ -58,7 +58,7 @@ pub use tasks::Started;
 
 use connection::Inner;
 use outgoing::{inbound, Inbound};
-use transport::Transport;
+use transport::Conduit;
 
 /// A notification from the server.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,7 +132,7 @@ impl Client {
     pub async fn connect(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
         let (tx, rx) = inbound();
         let http = http::Http::new(url, options.clone(), tx)?;
-        Self::open(Transport::Http(Arc::new(http)), options, rx).await
+        Self::open(Conduit::Http(Arc::new(http)), options, rx).await
     }
 
     /// Starts `command` as a child process speaking MCP on stdin/stdout
@@ -143,7 +143,7 @@ impl Client {
     pub async fn spawn(command: tokio::process::Command, options: ClientOptions) -> Result<Self, ClientError> {
         let (tx, rx) = inbound();
         let stdio = stdio::Stdio::spawn(command, tx, options.max_message_bytes)?;
-        Self::open(Transport::Stdio(Arc::new(stdio)), options, rx).await
+        Self::open(Conduit::Stdio(Arc::new(stdio)), options, rx).await
     }
 
     /// Starts a shell command line (`sh -c LINE`) as a stdio server.
@@ -153,7 +153,7 @@ impl Client {
         Self::spawn(command, options).await
     }
 
-    async fn open(transport: Transport, options: ClientOptions, unrouted: Inbound) -> Result<Self, ClientError> {
+    async fn open(transport: Conduit, options: ClientOptions, unrouted: Inbound) -> Result<Self, ClientError> {
         let limit = options.timeout;
         let inner = Arc::new(Inner::new(options, transport));
         tokio::spawn(connection::serve_unrouted(Arc::downgrade(&inner), unrouted));
@@ -183,8 +183,8 @@ impl Client {
     /// with an error is still there).
     pub async fn closed(&self) -> String {
         match &self.inner.transport {
-            Transport::Stdio(s) => s.ended().await,
-            Transport::Http(h) => h.unreachable().await,
+            Conduit::Stdio(s) => s.ended().await,
+            Conduit::Http(h) => h.unreachable().await,
         }
     }
 

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::connection::{Inner, Spoken};
 use super::error::ClientError;
 use super::options::{RequestOptions, VersionChoice};
-use super::transport::Transport;
+use super::transport::Conduit;
 use super::ServerInfo;
 
 /// The newest legacy version, offered in `initialize`.
@@ -92,11 +92,11 @@ async fn initialize(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<(), 
     };
     *inner.server.lock().expect("server lock") = ServerInfo::from_result(&result, &answered, false);
     *inner.era.lock().expect("era lock") = Some(Spoken::Legacy(known));
-    if let Transport::Http(h) = &inner.transport {
+    if let Conduit::Http(h) = &inner.transport {
         h.set_version(&answered);
     }
     inner.send_message(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-    if let Transport::Http(h) = &inner.transport {
+    if let Conduit::Http(h) = &inner.transport {
         h.open_get_stream().await?;
     }
     // Only a server that declares logging is asked (others may refuse the method).

@@ -10,19 +10,19 @@ use super::stdio::Stdio;
 
 /// A connection's transport.
 #[derive(Clone)]
-pub(crate) enum Transport {
+pub(crate) enum Conduit {
     /// Streamable HTTP.
     Http(Arc<Http>),
     /// A child process's stdin and stdout.
     Stdio(Arc<Stdio>),
 }
 
-impl Transport {
+impl Conduit {
     /// Sends a message; for a request, its answer's messages.
     pub(crate) async fn send(&self, out: &Outgoing, what: &str) -> Result<Inbound, ClientError> {
         match self {
-            Transport::Http(h) => h.post(out, what).await,
-            Transport::Stdio(s) => s.send(out),
+            Conduit::Http(h) => h.post(out, what).await,
+            Conduit::Stdio(s) => s.send(out),
         }
     }
 
@@ -30,15 +30,15 @@ impl Transport {
     /// the stream is the request's lifetime); otherwise a
     /// `notifications/cancelled` is sent.
     pub(crate) fn closing_cancels(&self, stateless: bool) -> bool {
-        matches!(self, Transport::Http(_)) && stateless
+        matches!(self, Conduit::Http(_)) && stateless
     }
 
     /// Closes the connection: a legacy HTTP session is deleted, a child
     /// process is ended.
     pub(crate) async fn close(&self) {
         match self {
-            Transport::Http(h) => h.close().await,
-            Transport::Stdio(s) => s.close().await,
+            Conduit::Http(h) => h.close().await,
+            Conduit::Stdio(s) => s.close().await,
         }
     }
 }

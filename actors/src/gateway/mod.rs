@@ -87,11 +87,10 @@ impl Gateway {
         if !config.upstreams.is_empty() {
             routes::install(catalog, routes);
             // Each upstream subscribes to the URIs it serves while a listener wants them.
-            let told: Vec<Recipient<upstream::Interest>> =
-                upstreams.iter().map(|(a, _)| a.clone().recipient()).collect();
+            let told: Vec<Recipient<upstream::Wanted>> = upstreams.iter().map(|(a, _)| a.clone().recipient()).collect();
             catalog.on_interest(Arc::new(move |uri, wanted| {
                 for upstream in &told {
-                    upstream.do_send(upstream::Interest { uri: uri.to_owned(), wanted });
+                    upstream.do_send(upstream::Wanted { uri: uri.to_owned(), wanted });
                 }
             }));
         }

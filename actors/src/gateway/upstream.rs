@@ -402,17 +402,17 @@ impl StreamHandler<Changed> for Upstream {
 /// (`wanted`), or none does any more.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub(crate) struct Interest {
+pub(crate) struct Wanted {
     pub(crate) uri: String,
     pub(crate) wanted: bool,
 }
 
-impl Handler<Interest> for Upstream {
+impl Handler<Wanted> for Upstream {
     type Result = ();
 
     /// Only `uri` changes: its subscription is opened (if this upstream
     /// serves it) or closed.
-    fn handle(&mut self, Interest { uri, wanted }: Interest, ctx: &mut Context<Self>) {
+    fn handle(&mut self, Wanted { uri, wanted }: Wanted, ctx: &mut Context<Self>) {
         if wanted {
             self.wanted.insert(uri.clone());
             if self.mirror.owns_uri(&self.catalog, &uri) {

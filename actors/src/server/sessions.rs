@@ -12,7 +12,7 @@ use super::{McpServer, OpenError};
 use crate::channels::outbound::{Outbound, OutboundTx};
 use crate::facts::RequestFacts;
 use crate::pipeline::legacy::era::Era;
-use crate::pipeline::legacy::registry::{Close as EndSession, Count, Open};
+use crate::pipeline::legacy::registry::{Count, EndSession, Open};
 use crate::pipeline::legacy::{Reply, SessionHandle};
 use crate::pipeline::request::RequestActor;
 

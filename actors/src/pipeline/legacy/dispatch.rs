@@ -1,7 +1,7 @@
 //! What a legacy session does with one request, decided from its state
 //! alone: session methods change the state or are answered at once, shared
 //! methods become an admitted request for a request actor. The session actor
-//! applies the [`Action`].
+//! applies the [`SessionAction`].
 
 use mcp_protocol::jsonrpc::Request;
 use mcp_protocol::legacy::{LegacyRequest, SessionState};
@@ -23,7 +23,7 @@ pub(crate) enum Reply {
 
 /// What the session must do for one request.
 #[derive(Debug)]
-pub(crate) enum Action {
+pub(crate) enum SessionAction {
     /// Reply without changing anything (decided where the request arrived).
     Reply(Reply),
     /// Change the session's state (its actor does).
@@ -40,21 +40,21 @@ pub(crate) enum StateChange {
 }
 
 /// Decides what a session in `state` does with `r`.
-pub(crate) fn classify(state: &SessionState, r: Request) -> Action {
+pub(crate) fn classify(state: &SessionState, r: Request) -> SessionAction {
     let profile = state.version.profile();
     // A `_meta` that cannot be read for its keys carries neither.
     let keys = MetaKeys::of(r.params.as_ref()).unwrap_or_default();
     let (progress_token, trace) = (keys.progress_token(), keys.trace());
-    let now = |result| Action::Reply(Reply::Now(result));
+    let now = |result| SessionAction::Reply(Reply::Now(result));
     match LegacyRequest::from_parts(&r.method, r.params.as_ref()) {
         Err(e) => now(Err(e.to_error_data(profile))),
         Ok(LegacyRequest::Initialize(_)) => {
             now(Err(ErrorData::new(ErrorCode::INVALID_REQUEST, "The session is already initialized")))
         }
         Ok(LegacyRequest::Ping) => now(Ok(json!({}))),
-        Ok(LegacyRequest::SetLevel(level)) => Action::Change(StateChange::SetLevel(level)),
-        Ok(LegacyRequest::Subscribe(uri)) => Action::Change(StateChange::Subscribe(uri, true)),
-        Ok(LegacyRequest::Unsubscribe(uri)) => Action::Change(StateChange::Subscribe(uri, false)),
+        Ok(LegacyRequest::SetLevel(level)) => SessionAction::Change(StateChange::SetLevel(level)),
+        Ok(LegacyRequest::Subscribe(uri)) => SessionAction::Change(StateChange::Subscribe(uri, true)),
+        Ok(LegacyRequest::Unsubscribe(uri)) => SessionAction::Change(StateChange::Subscribe(uri, false)),
         Ok(LegacyRequest::Shared(request)) => {
             // A request may narrow the session's capabilities for itself (a
             // gateway passing on its own caller's), never widen them.
@@ -70,7 +70,7 @@ pub(crate) fn classify(state: &SessionState, r: Request) -> Action {
                 progress_token,
                 trace,
             };
-            Action::Reply(Reply::Run(Box::new(Admitted {
+            SessionAction::Reply(Reply::Run(Box::new(Admitted {
                 id: r.id,
                 meta,
                 request,
@@ -103,17 +103,17 @@ mod tests {
     #[test]
     fn session_methods_and_shared_methods() {
         let s = state();
-        assert!(matches!(classify(&s, req("ping", json!({}))), Action::Reply(Reply::Now(Ok(_)))));
+        assert!(matches!(classify(&s, req("ping", json!({}))), SessionAction::Reply(Reply::Now(Ok(_)))));
         assert!(matches!(
             classify(&s, req("logging/setLevel", json!({"level": "info"}))),
-            Action::Change(StateChange::SetLevel(_))
+            SessionAction::Change(StateChange::SetLevel(_))
         ));
         assert!(matches!(
             classify(&s, req("resources/unsubscribe", json!({"uri": "x://a"}))),
-            Action::Change(StateChange::Subscribe(u, false)) if u == "x://a"
+            SessionAction::Change(StateChange::Subscribe(u, false)) if u == "x://a"
         ));
         match classify(&s, req("tools/list", json!({"_meta": {"progressToken": 7}}))) {
-            Action::Reply(Reply::Run(a)) => {
+            SessionAction::Reply(Reply::Run(a)) => {
                 assert_eq!(a.meta.version, ProtocolVersion::V2025_11_25);
                 assert_eq!(a.meta.progress_token, Some(json!(7)));
             }
@@ -121,10 +121,10 @@ mod tests {
         }
         let again = classify(&s, req("initialize", json!({})));
         // Params that do not parse as initialize's: invalid params.
-        assert!(matches!(again, Action::Reply(Reply::Now(Err(e))) if e.code == ErrorCode::INVALID_PARAMS));
+        assert!(matches!(again, SessionAction::Reply(Reply::Now(Err(e))) if e.code == ErrorCode::INVALID_PARAMS));
         assert!(matches!(
             classify(&s, req("server/discover", json!({}))),
-            Action::Reply(Reply::Now(Err(e))) if e.code == ErrorCode::METHOD_NOT_FOUND
+            SessionAction::Reply(Reply::Now(Err(e))) if e.code == ErrorCode::METHOD_NOT_FOUND
         ));
     }
 }

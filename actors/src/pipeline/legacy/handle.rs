@@ -13,7 +13,7 @@ use mcp_protocol::subscription::SubscriptionFilter;
 use mcp_protocol::{ProtocolVersion, RequestId};
 use tokio::sync::oneshot;
 
-use super::dispatch::{self, Action, Reply};
+use super::dispatch::{self, Reply, SessionAction};
 use super::session::{Ask, Change, ClientAnswer, End, ForgetAsk, Session, SetStream, StreamFilter};
 use super::shared::SessionShared;
 use crate::catalog::context::SessionPeer;
@@ -119,8 +119,8 @@ impl SessionHandle {
         self.shared.touch();
         let action = dispatch::classify(&self.shared.state(), r);
         match action {
-            Action::Reply(reply) => Ok(reply),
-            Action::Change(change) => self.addr.send(Change(change)).await.map_err(gone),
+            SessionAction::Reply(reply) => Ok(reply),
+            SessionAction::Change(change) => self.addr.send(Change(change)).await.map_err(gone),
         }
     }
 

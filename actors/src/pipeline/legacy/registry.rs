@@ -203,12 +203,12 @@ impl Handler<Forget> for SessionRegistry {
 /// Ends a session and forgets it; answers whether it was open.
 #[derive(Message)]
 #[rtype(result = "bool")]
-pub(crate) struct Close(pub String);
+pub(crate) struct EndSession(pub String);
 
-impl Handler<Close> for SessionRegistry {
+impl Handler<EndSession> for SessionRegistry {
     type Result = bool;
 
-    fn handle(&mut self, Close(id): Close, _ctx: &mut Self::Context) -> bool {
+    fn handle(&mut self, EndSession(id): EndSession, _ctx: &mut Self::Context) -> bool {
         let removed = self.sessions.remove(&id);
         match removed {
             Some(s) => {
