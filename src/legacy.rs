@@ -70,6 +70,8 @@ pub mod method {
     pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
     /// `resources/unsubscribe`.
     pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+    /// `notifications/initialized`: the client's end of the handshake.
+    pub const INITIALIZED: &str = "notifications/initialized";
     /// Every method of the legacy era's own.
     pub const ALL: [&str; 5] = [INITIALIZE, PING, LOGGING_SET_LEVEL, RESOURCES_SUBSCRIBE, RESOURCES_UNSUBSCRIBE];
 }

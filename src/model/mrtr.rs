@@ -13,6 +13,16 @@ pub fn deserialize_present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Opt
     Value::deserialize(d).map(Some)
 }
 
+/// Method names of the requests a server sends a client.
+pub mod method {
+    /// `elicitation/create`.
+    pub const ELICITATION_CREATE: &str = "elicitation/create";
+    /// `sampling/createMessage`.
+    pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+    /// `roots/list`.
+    pub const ROOTS_LIST: &str = "roots/list";
+}
+
 /// One request for client input (`InputRequest`): elicitation, sampling or roots.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", content = "params")]
@@ -33,9 +43,9 @@ impl InputRequest {
     /// The method of this request.
     pub fn method(&self) -> &'static str {
         match self {
-            InputRequest::Elicit(_) => "elicitation/create",
-            InputRequest::Sample(_) => "sampling/createMessage",
-            InputRequest::ListRoots(_) => "roots/list",
+            InputRequest::Elicit(_) => method::ELICITATION_CREATE,
+            InputRequest::Sample(_) => method::SAMPLING_CREATE_MESSAGE,
+            InputRequest::ListRoots(_) => method::ROOTS_LIST,
         }
     }
 

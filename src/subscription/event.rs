@@ -38,14 +38,26 @@ pub enum Event {
     },
 }
 
+/// Method names of the change notifications.
+pub mod notification {
+    /// `notifications/tools/list_changed`.
+    pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+    /// `notifications/prompts/list_changed`.
+    pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+    /// `notifications/resources/list_changed`.
+    pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+    /// `notifications/resources/updated`.
+    pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+}
+
 impl Event {
     /// The notification method for this event.
     pub fn method(&self) -> &'static str {
         match self {
-            Event::ToolsListChanged => "notifications/tools/list_changed",
-            Event::PromptsListChanged => "notifications/prompts/list_changed",
-            Event::ResourcesListChanged => "notifications/resources/list_changed",
-            Event::ResourceUpdated { .. } => "notifications/resources/updated",
+            Event::ToolsListChanged => notification::TOOLS_LIST_CHANGED,
+            Event::PromptsListChanged => notification::PROMPTS_LIST_CHANGED,
+            Event::ResourcesListChanged => notification::RESOURCES_LIST_CHANGED,
+            Event::ResourceUpdated { .. } => notification::RESOURCES_UPDATED,
             Event::TaskStatus { .. } => crate::tasks::NOTIFICATION,
         }
     }

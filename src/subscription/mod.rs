@@ -20,7 +20,7 @@ mod filter;
 mod table;
 
 pub use encode::{encode_completion, encode_tagged_notification};
-pub use event::{Event, EventTemplate, WireEvent, WIRE_VERSION};
+pub use event::{notification, Event, EventTemplate, WireEvent, WIRE_VERSION};
 pub use filter::{encode_ack, ListenParams, SubscriptionFilter, ACKNOWLEDGED_METHOD, LISTEN_METHOD};
 pub use table::{ListenerId, SubscriptionTable};
 

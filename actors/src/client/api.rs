@@ -18,6 +18,7 @@ use super::options::RequestOptions;
 use super::tasks::{started, Started};
 use super::wire::object;
 use super::{Client, ServerInfo};
+use mcp_protocol::request::method;
 
 impl Client {
     /// Any request, by method and params (an object); input rounds are
@@ -45,7 +46,7 @@ impl Client {
     /// server's answer is what `initialize` said.
     pub async fn discover(&self) -> Result<ServerInfo, ClientError> {
         if let Some(Spoken::Stateless(v)) = self.inner.era() {
-            let result = self.request("server/discover", json!({})).await?;
+            let result = self.request(method::DISCOVER, json!({})).await?;
             *self.inner.server.lock().expect("server lock") = ServerInfo::from_result(&result, v.as_str(), true);
         }
         Ok(self.server())
@@ -108,10 +109,10 @@ impl Client {
     /// are remembered for the headers of their calls.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools = Vec::new();
-        for raw in self.list_all("tools/list", "tools").await? {
+        for raw in self.list_all(method::TOOLS_LIST, "tools").await? {
             let schema = raw.get("inputSchema").cloned().unwrap_or(Value::Null);
             let Ok(params) = header_params(&schema) else { continue };
-            let tool: Tool = decode("tools/list", raw)?;
+            let tool: Tool = decode(method::TOOLS_LIST, raw)?;
             self.inner.tool_headers.lock().expect("headers lock").insert(tool.name.clone(), params.into());
             tools.push(tool);
         }
@@ -120,20 +121,20 @@ impl Client {
 
     /// Every resource.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        let raw = self.list_all("resources/list", "resources").await?;
-        decode("resources/list", Value::Array(raw))
+        let raw = self.list_all(method::RESOURCES_LIST, "resources").await?;
+        decode(method::RESOURCES_LIST, Value::Array(raw))
     }
 
     /// Every resource template.
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
-        let raw = self.list_all("resources/templates/list", "resourceTemplates").await?;
-        decode("resources/templates/list", Value::Array(raw))
+        let raw = self.list_all(method::RESOURCES_TEMPLATES_LIST, "resourceTemplates").await?;
+        decode(method::RESOURCES_TEMPLATES_LIST, Value::Array(raw))
     }
 
     /// Every prompt.
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        let raw = self.list_all("prompts/list", "prompts").await?;
-        decode("prompts/list", Value::Array(raw))
+        let raw = self.list_all(method::PROMPTS_LIST, "prompts").await?;
+        decode(method::PROMPTS_LIST, Value::Array(raw))
     }
 
     /// Calls a tool; a result with `isError` is [`ClientError::Tool`].
@@ -151,8 +152,8 @@ impl Client {
         let arguments = serde_json::to_value(arguments)
             .map_err(|e| ClientError::Input(format!("the arguments of {name} do not serialize: {e}")))?;
         let params = json!({ "name": name, "arguments": arguments });
-        let result = self.request_with("tools/call", params, options).await?;
-        let result: CallToolResult = decode("tools/call", result)?;
+        let result = self.request_with(method::TOOLS_CALL, params, options).await?;
+        let result: CallToolResult = decode(method::TOOLS_CALL, result)?;
         if result.is_error == Some(true) {
             return Err(ClientError::Tool(result));
         }
@@ -175,8 +176,8 @@ impl Client {
 
     /// Reads a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, ClientError> {
-        let mut result = self.request("resources/read", json!({ "uri": uri })).await?;
-        decode("resources/read", result.get_mut("contents").map(Value::take).unwrap_or(Value::Null))
+        let mut result = self.request(method::RESOURCES_READ, json!({ "uri": uri })).await?;
+        decode(method::RESOURCES_READ, result.get_mut("contents").map(Value::take).unwrap_or(Value::Null))
     }
 
     /// Gets a prompt with its arguments.
@@ -184,14 +185,14 @@ impl Client {
         let arguments = serde_json::to_value(arguments)
             .map_err(|e| ClientError::Input(format!("the arguments of {name} do not serialize: {e}")))?;
         let params = json!({ "name": name, "arguments": arguments });
-        decode("prompts/get", self.request("prompts/get", params).await?)
+        decode(method::PROMPTS_GET, self.request(method::PROMPTS_GET, params).await?)
     }
 
     /// Completes an argument of a prompt (`{"type": "ref/prompt", "name"}`)
     /// or resource template (`{"type": "ref/resource", "uri"}`).
     pub async fn complete(&self, reference: Value, argument: &str, value: &str) -> Result<Completion, ClientError> {
         let params = json!({ "ref": reference, "argument": { "name": argument, "value": value } });
-        let mut result = self.request("completion/complete", params).await?;
-        decode("completion/complete", result.get_mut("completion").map(Value::take).unwrap_or(Value::Null))
+        let mut result = self.request(method::COMPLETION_COMPLETE, params).await?;
+        decode(method::COMPLETION_COMPLETE, result.get_mut("completion").map(Value::take).unwrap_or(Value::Null))
     }
 }

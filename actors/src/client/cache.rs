@@ -9,6 +9,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mcp_protocol::model::{CacheHints, CacheScope};
+use mcp_protocol::request::method;
+use mcp_protocol::subscription::notification;
 use serde_json::Value;
 
 /// A page's `ttlMs` and `cacheScope`, when it had them.
@@ -69,9 +71,9 @@ impl ListCache {
     /// Forgets what a notification says changed.
     pub(crate) fn saw(&self, notification: &str) {
         let methods: &[&str] = match notification {
-            "notifications/tools/list_changed" => &["tools/list"],
-            "notifications/prompts/list_changed" => &["prompts/list"],
-            "notifications/resources/list_changed" => &["resources/list", "resources/templates/list"],
+            notification::TOOLS_LIST_CHANGED => &[method::TOOLS_LIST],
+            notification::PROMPTS_LIST_CHANGED => &[method::PROMPTS_LIST],
+            notification::RESOURCES_LIST_CHANGED => &[method::RESOURCES_LIST, method::RESOURCES_TEMPLATES_LIST],
             _ => return,
         };
         let mut lists = self.lists.lock().expect("cache lock");

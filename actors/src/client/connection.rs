@@ -21,7 +21,10 @@ use super::outgoing::{Inbound, Outgoing};
 use super::transport::Conduit;
 use super::wire::client_meta;
 use super::{Notification, ServerInfo};
+use mcp_protocol::model::logging::LOG_MESSAGE_METHOD;
+use mcp_protocol::model::progress::PROGRESS_METHOD;
 use mcp_protocol::outgoing::{stamp_meta, standard_headers};
+use mcp_protocol::request::method;
 use mcp_protocol::ProtocolVersion;
 
 /// The protocol version a connection speaks, and so its era.
@@ -179,7 +182,7 @@ impl Inner {
         if let Some(Spoken::Stateless(v)) = era {
             stamp_meta(params, v.as_str(), &self.meta);
             let tool_params = match method {
-                "tools/call" => {
+                method::TOOLS_CALL => {
                     let tool = params.get("name").and_then(Value::as_str).unwrap_or_default();
                     self.tool_headers.lock().expect("headers lock").get(tool).cloned()
                 }
@@ -234,12 +237,12 @@ impl Inner {
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
         self.lists.saw(&method);
         match method.as_str() {
-            "notifications/progress" => {
+            PROGRESS_METHOD => {
                 if let (Some(cb), Ok(p)) = (&ropts.progress, serde_json::from_value::<ProgressParams>(params.clone())) {
                     cb(p);
                 }
             }
-            "notifications/message" => {
+            LOG_MESSAGE_METHOD => {
                 if let Some(cb) = ropts.log.as_ref().or(self.options.on_log.as_ref()) {
                     cb(params.clone());
                 }
@@ -299,7 +302,7 @@ impl Drop for Cancel {
         }
         let id = self.id;
         spawn_detached(async move {
-            let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            let note = json!({"jsonrpc": "2.0", "method": method::CANCELLED,
                 "params": {"requestId": id, "reason": "the client gave the request up"}});
             inner.send_message(&note).await;
         });

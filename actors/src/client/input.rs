@@ -7,6 +7,8 @@ use serde_json::{json, Map, Value};
 
 use super::error::ClientError;
 use super::options::{ClientOptions, InputHandler};
+use mcp_protocol::legacy::method as legacy;
+use mcp_protocol::model::mrtr::method as asks;
 
 /// The answer to one input request `{method, params}`: from `own` (the
 /// request's own handler) if given, else the connection's handlers.
@@ -18,26 +20,26 @@ pub(crate) async fn answer(
 ) -> Result<Value, ClientError> {
     let missing = || ClientError::Input(format!("no handler for {method}"));
     let failed = |e: String| ClientError::Input(format!("the {method} handler failed: {e}"));
-    if let ("elicitation/create" | "sampling/createMessage" | "roots/list", Some(h)) = (method, own) {
+    if let (asks::ELICITATION_CREATE | asks::SAMPLING_CREATE_MESSAGE | asks::ROOTS_LIST, Some(h)) = (method, own) {
         return h(method.to_owned(), params).await.map_err(failed);
     }
     match method {
-        "elicitation/create" => {
+        asks::ELICITATION_CREATE => {
             let h = options.elicit.as_ref().ok_or_else(missing)?;
             let r = h(params).await.map_err(failed)?;
             Ok(serde_json::to_value(r).unwrap_or(Value::Null))
         }
-        "sampling/createMessage" => {
+        asks::SAMPLING_CREATE_MESSAGE => {
             let h = options.sample.as_ref().ok_or_else(missing)?;
             let r = h(params).await.map_err(failed)?;
             Ok(serde_json::to_value(r).unwrap_or(Value::Null))
         }
-        "roots/list" => {
+        asks::ROOTS_LIST => {
             let h = options.roots.as_ref().ok_or_else(missing)?;
             let roots = h().await.map_err(failed)?;
             Ok(json!({ "roots": roots }))
         }
-        "ping" => Ok(json!({})),
+        legacy::PING => Ok(json!({})),
         other => Err(ClientError::Input(format!("unknown method {other}"))),
     }
 }

@@ -17,6 +17,8 @@ use super::error::ClientError;
 use super::options::RequestOptions;
 use super::outgoing::Inbound;
 use super::{Client, Notification};
+use mcp_protocol::legacy::method as legacy;
+use mcp_protocol::subscription::notification;
 
 /// A listen stream: the notifications the filter opted into, until the
 /// server ends it or the connection closes.
@@ -108,7 +110,7 @@ impl Drop for Unsubscribe {
         spawn_detached(async move {
             for uri in uris {
                 let params = json!({ "uri": uri }).as_object().cloned().unwrap_or_default();
-                let _ = inner.request("resources/unsubscribe", params, &RequestOptions::default()).await;
+                let _ = inner.request(legacy::RESOURCES_UNSUBSCRIBE, params, &RequestOptions::default()).await;
             }
         });
     }
@@ -118,7 +120,7 @@ async fn legacy(inner: &Arc<Inner>, filter: SubscriptionFilter) -> Result<Listen
     let events = inner.events.subscribe();
     for uri in &filter.resource_subscriptions {
         let params = json!({ "uri": uri }).as_object().cloned().unwrap_or_default();
-        inner.request("resources/subscribe", params, &RequestOptions::default()).await?;
+        inner.request(legacy::RESOURCES_SUBSCRIBE, params, &RequestOptions::default()).await?;
     }
     let guard = Unsubscribe { inner: inner.clone(), uris: filter.resource_subscriptions.clone() };
     let wanted = filter.clone();
@@ -141,10 +143,10 @@ async fn legacy(inner: &Arc<Inner>, filter: SubscriptionFilter) -> Result<Listen
 /// Whether a legacy session's notification is one the filter opted into.
 fn wants(filter: &SubscriptionFilter, n: &Notification) -> bool {
     match n.method.as_str() {
-        "notifications/tools/list_changed" => filter.tools_list_changed,
-        "notifications/prompts/list_changed" => filter.prompts_list_changed,
-        "notifications/resources/list_changed" => filter.resources_list_changed,
-        "notifications/resources/updated" => {
+        notification::TOOLS_LIST_CHANGED => filter.tools_list_changed,
+        notification::PROMPTS_LIST_CHANGED => filter.prompts_list_changed,
+        notification::RESOURCES_LIST_CHANGED => filter.resources_list_changed,
+        notification::RESOURCES_UPDATED => {
             let uri = n.params.get("uri").and_then(Value::as_str).unwrap_or_default();
             filter.resource_subscriptions.iter().any(|u| u == uri)
         }

@@ -12,6 +12,8 @@ use super::error::ClientError;
 use super::options::{RequestOptions, VersionChoice};
 use super::transport::Conduit;
 use super::ServerInfo;
+use mcp_protocol::legacy::method as legacy;
+use mcp_protocol::request::method;
 
 /// The newest legacy version, offered in `initialize`.
 const NEWEST_LEGACY: ProtocolVersion = ProtocolVersion::V2025_11_25;
@@ -71,7 +73,7 @@ async fn discover(inner: &Arc<Inner>, version: ProtocolVersion, pinned: bool) ->
 
 async fn ask_discover(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<Value, ClientError> {
     let era = Spoken::Stateless(version);
-    inner.round(Some(&era), "server/discover", &mut Map::new(), &RequestOptions::default()).await
+    inner.round(Some(&era), method::DISCOVER, &mut Map::new(), &RequestOptions::default()).await
 }
 
 /// The `initialize` handshake offering `version`; the server's answer
@@ -83,7 +85,7 @@ async fn initialize(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<(), 
         "clientInfo": inner.options.info,
     });
     let mut params = params.as_object().cloned().unwrap_or_default();
-    let result = inner.round(None, "initialize", &mut params, &RequestOptions::default()).await?;
+    let result = inner.round(None, legacy::INITIALIZE, &mut params, &RequestOptions::default()).await?;
     let answered = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_owned();
     let Some(known) = ProtocolVersion::parse(&answered).filter(|v| !v.is_stateless()) else {
         return Err(ClientError::transport(format!(
@@ -95,7 +97,7 @@ async fn initialize(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<(), 
     if let Conduit::Http(h) = &inner.transport {
         h.set_version(&answered);
     }
-    inner.send_message(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    inner.send_message(&json!({"jsonrpc": "2.0", "method": legacy::INITIALIZED})).await;
     if let Conduit::Http(h) = &inner.transport {
         h.open_get_stream().await?;
     }
@@ -104,7 +106,7 @@ async fn initialize(inner: &Arc<Inner>, version: ProtocolVersion) -> Result<(), 
     if let Some(level) = inner.options.log_level.filter(|_| logs) {
         let mut params = json!({"level": level}).as_object().cloned().unwrap_or_default();
         let era = inner.era();
-        inner.round(era.as_ref(), "logging/setLevel", &mut params, &RequestOptions::default()).await?;
+        inner.round(era.as_ref(), legacy::LOGGING_SET_LEVEL, &mut params, &RequestOptions::default()).await?;
     }
     Ok(())
 }

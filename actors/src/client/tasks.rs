@@ -20,6 +20,7 @@ use super::input;
 use super::options::RequestOptions;
 use super::wire::object;
 use super::Client;
+use mcp_protocol::request::method;
 
 /// The polling interval when the server suggests none.
 const DEFAULT_POLL: Duration = Duration::from_millis(1000);
@@ -40,7 +41,7 @@ pub(super) fn started(method: &str, result: Value) -> Result<Started, ClientErro
 
 impl Inner {
     pub(crate) async fn get_task(self: &Arc<Self>, id: &str) -> Result<DetailedTask, ClientError> {
-        decode("tasks/get", self.request("tasks/get", task_params(id), &RequestOptions::default()).await?)
+        decode(method::TASKS_GET, self.request(method::TASKS_GET, task_params(id), &RequestOptions::default()).await?)
     }
 
     /// Follows a task until it ends: its result, or its error.
@@ -58,7 +59,7 @@ impl Inner {
                     let responses = input::answer_all(&self.options, None, &requests).await?;
                     let mut params = task_params(&task.task_id);
                     params.insert("inputResponses".into(), responses);
-                    self.request("tasks/update", params, &RequestOptions::default()).await?;
+                    self.request(method::TASKS_UPDATE, params, &RequestOptions::default()).await?;
                 }
                 TaskStatus::Completed => {
                     guard.id = None;
@@ -91,7 +92,7 @@ impl Drop for CancelTask {
     fn drop(&mut self) {
         let (Some(id), Some(inner)) = (self.id.take(), self.inner.upgrade()) else { return };
         spawn_detached(async move {
-            let _ = inner.request("tasks/cancel", task_params(&id), &RequestOptions::default()).await;
+            let _ = inner.request(method::TASKS_CANCEL, task_params(&id), &RequestOptions::default()).await;
         });
     }
 }
@@ -121,12 +122,12 @@ impl Client {
     pub async fn update_task(&self, id: &str, responses: Map<String, Value>) -> Result<(), ClientError> {
         let mut params = task_params(id);
         params.insert("inputResponses".into(), Value::Object(responses));
-        self.inner.request("tasks/update", params, &RequestOptions::default()).await.map(|_| ())
+        self.inner.request(method::TASKS_UPDATE, params, &RequestOptions::default()).await.map(|_| ())
     }
 
     /// `tasks/cancel`.
     pub async fn cancel_task(&self, id: &str) -> Result<(), ClientError> {
-        self.inner.request("tasks/cancel", task_params(id), &RequestOptions::default()).await.map(|_| ())
+        self.inner.request(method::TASKS_CANCEL, task_params(id), &RequestOptions::default()).await.map(|_| ())
     }
 
     /// Follows a task to its end (polling, answering its questions); the
