@@ -1,14 +1,16 @@
 //! [`SessionShared`]: what the handles of one legacy session read without a
 //! message to its actor — the state a request is decided against, when the
-//! client last spoke, and the requests running in the session. No lock: the
+//! client last spoke, and the requests running in the session. The
 //! session's actor is the only writer of its state and publishes each
-//! change as a new immutable snapshot that readers load; the clock is an
-//! atomic; the running requests are an immutable list each request swaps
-//! its own entry into and out of. A request of the session's client so
-//! costs no round trip to the session's arbiter, whatever thread serves it.
+//! change as a new immutable snapshot that readers load without a lock; the
+//! clock is an atomic; the running requests are a short list under a mutex
+//! held only to add or take out one entry (each request does both, so a
+//! copy-on-write list would copy and allocate twice per request). A request
+//! of the session's client so costs no round trip to the session's arbiter,
+//! whatever thread serves it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use actix::Recipient;
@@ -18,9 +20,9 @@ use mcp_protocol::RequestId;
 
 use crate::channels::control::Cancel;
 
-/// The running requests of a session: small, swapped whole. Each request
-/// removes itself when it ends; entries of requests that ended without
-/// doing so (their arbiter stopped) are swept when one is added.
+/// The running requests of a session: small. Each request removes itself
+/// when it ends; entries of requests that ended without doing so (their
+/// arbiter stopped) are swept when one is added.
 type InFlight = Vec<(RequestId, Recipient<Cancel>)>;
 
 /// The shared part of one legacy session.
@@ -32,7 +34,7 @@ pub(crate) struct SessionShared {
     /// Milliseconds from `began` to the client's last message.
     last_seen: AtomicU64,
     /// Requests running in this session, for `notifications/cancelled`.
-    in_flight: ArcSwap<InFlight>,
+    in_flight: Mutex<InFlight>,
 }
 
 impl SessionShared {
@@ -42,7 +44,7 @@ impl SessionShared {
             state: ArcSwap::from_pointee(state),
             began: Instant::now(),
             last_seen: AtomicU64::new(0),
-            in_flight: ArcSwap::from_pointee(Vec::new()),
+            in_flight: Mutex::new(Vec::new()),
         }
     }
 
@@ -71,45 +73,44 @@ impl SessionShared {
         self.began + Duration::from_millis(self.last_seen.load(Ordering::Relaxed))
     }
 
+    fn in_flight(&self) -> MutexGuard<'_, InFlight> {
+        self.in_flight.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Registers a request started in the session (sweeping the entries of
     /// requests that ended without leaving).
     pub(crate) fn track(&self, id: RequestId, cancel: Recipient<Cancel>) {
-        self.in_flight.rcu(|running| {
-            let mut next: InFlight = running.iter().filter(|(_, r)| r.connected()).cloned().collect();
-            next.push((id.clone(), cancel.clone()));
-            next
-        });
+        let mut running = self.in_flight();
+        running.retain(|(_, r)| r.connected());
+        running.push((id, cancel));
     }
 
     /// The request `id` ended: its entry goes, unless the id is already
     /// another request's (the client may reuse an id once answered).
     pub(crate) fn finished(&self, id: &RequestId, cancel: &Recipient<Cancel>) {
-        if !self.in_flight.load().iter().any(|(i, r)| i == id && r == cancel) {
-            return;
+        let mut running = self.in_flight();
+        if let Some(at) = running.iter().position(|(i, r)| i == id && r == cancel) {
+            running.swap_remove(at);
         }
-        self.in_flight
-            .rcu(|running| running.iter().filter(|(i, r)| !(i == id && r == cancel)).cloned().collect::<InFlight>());
     }
 
     /// Takes the request `id` out, to cancel it; `None` if it is not running.
     pub(crate) fn untrack(&self, id: &RequestId) -> Option<Recipient<Cancel>> {
-        let mut taken = None;
-        self.in_flight.rcu(|running| {
-            taken = running.iter().find(|(i, _)| i == id).map(|(_, r)| r.clone());
-            running.iter().filter(|(i, _)| i != id).cloned().collect::<InFlight>()
-        });
+        let mut running = self.in_flight();
+        let taken = running.iter().find(|(i, _)| i == id).map(|(_, r)| r.clone());
+        running.retain(|(i, _)| i != id);
         taken
     }
 
     /// How many requests are registered as running.
     #[cfg(test)]
     fn running(&self) -> usize {
-        self.in_flight.load().len()
+        self.in_flight().len()
     }
 
     /// Takes every running request out (the session ended).
     pub(crate) fn drain(&self) -> Vec<Recipient<Cancel>> {
-        self.in_flight.swap(Arc::new(Vec::new())).iter().map(|(_, r)| r.clone()).collect()
+        std::mem::take(&mut *self.in_flight()).into_iter().map(|(_, r)| r).collect()
     }
 }
 
