@@ -75,7 +75,7 @@ impl Inner {
     }
 
     pub(crate) fn era(&self) -> Option<Spoken> {
-        self.era.lock().expect("era lock").clone()
+        *self.era.lock().expect("era lock")
     }
 
     /// Whether the server names, in its requests, the request they are

@@ -162,14 +162,6 @@ impl Gateway {
     }
 }
 
-/// A gateway holds its server's traffic back until every required upstream
-/// is up ([`crate::McpServer::with_gateway`] registers it).
-impl crate::server::ReadinessCheck for Gateway {
-    fn not_ready(&self) -> Option<&'static str> {
-        (!self.ready()).then_some("a required upstream is not up")
-    }
-}
-
 /// Stops an upstream actor.
 #[derive(actix::Message)]
 #[rtype(result = "()")]

@@ -23,6 +23,15 @@ impl<F: Fn() -> Option<&'static str> + Send + Sync + 'static> ReadinessCheck for
     }
 }
 
+/// A gateway holds its server's traffic back until every required upstream
+/// is up ([`McpServer::with_gateway`] registers it).
+#[cfg(feature = "gateway")]
+impl ReadinessCheck for crate::gateway::Gateway {
+    fn not_ready(&self) -> Option<&'static str> {
+        (!self.ready()).then_some("a required upstream is not up")
+    }
+}
+
 impl McpServer {
     /// Whether this instance should get traffic, and if not, why: it is
     /// draining at shutdown, its hub is at capacity, (with
