@@ -29,22 +29,10 @@ WORK="$(mktemp -d)"
 trap 'kill "$SERVER" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 SERVER=""
 
+. benches/lib.sh
 # Starts the server under callgrind on a free port; sets SERVER and URL.
 start() {
-  local out="$WORK/cg.$1"
-  ACTIX_MCP_WORKERS=1 ACTIX_MCP_LOG_LEVEL=warning valgrind --tool=callgrind --separate-threads=yes \
-    --callgrind-out-file="$out" \
-    "$BIN" serve --catalog everything --bind 127.0.0.1:0 2>"$WORK/server.log" &
-  SERVER=$!
-  URL=""
-  for _ in $(seq 1 600); do
-    URL="$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$WORK/server.log" | head -n 1)"
-    [ -n "$URL" ] && return 0
-    sleep 0.1
-  done
-  echo "the server did not start:" >&2
-  cat "$WORK/server.log" >&2
-  exit 1
+  callgrind_start "$WORK/cg.$1" "$WORK/server.log" yes "$BIN" --catalog everything
 }
 
 # Stops the server; sets TOTAL to the instructions its threads ran, all

@@ -40,3 +40,24 @@ if not m or m.group("errors") != "0":
 print(*[v for k, v in m.groupdict().items() if k != "errors"], r.ru_utime + r.ru_stime)
 PY
 }
+
+# callgrind_start OUT LOG THREADS BIN ARGS…: BIN's `serve` on a free
+# port under callgrind (one worker, warnings only; THREADS is callgrind's
+# --separate-threads, yes or no), its profile to OUT and its log to LOG;
+# sets SERVER (the pid) and URL once it listens, or exits showing the log.
+callgrind_start() {
+  local out=$1 log=$2 threads=$3 bin=$4
+  shift 4
+  ACTIX_MCP_WORKERS=1 ACTIX_MCP_LOG_LEVEL=warning valgrind --tool=callgrind --separate-threads="$threads" \
+    --callgrind-out-file="$out" "$bin" serve --bind 127.0.0.1:0 "$@" 2>"$log" &
+  SERVER=$!
+  URL=""
+  for _ in $(seq 1 1200); do
+    URL="$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$log" | head -n 1)"
+    [ -n "$URL" ] && return 0
+    sleep 0.1
+  done
+  echo "the server did not start:" >&2
+  cat "$log" >&2
+  exit 1
+}

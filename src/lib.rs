@@ -24,6 +24,7 @@
 //! - [`model`]: wire types by spec chapter.
 //! - [`request_state`]: the integrity-protected `requestState` of multi round-trip requests.
 //! - [`subscription`]: listen filters, events, the routing table and listen-stream encoders.
+//! - [`client`]: the client side: era negotiation, one decode of what a server sends, requests encoded per era.
 //!
 //! ```
 //! use mcp_protocol::{jsonrpc, ClientRequest, RequestMeta, ProtocolVersion};
@@ -41,6 +42,7 @@
 #![forbid(unsafe_code)]
 
 pub mod apps;
+pub mod client;
 pub mod decode;
 pub mod error;
 pub mod header;

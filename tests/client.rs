@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix_mcp::client::{Call, Client, ClientError, ClientOptions, RequestOptions, SubscriptionFilter};
+use actix_mcp::protocol::model::completion::CompletionRef;
 use actix_mcp::protocol::ProtocolVersion;
 use common::*;
 use futures::StreamExt;
@@ -31,7 +32,7 @@ async fn every_method(client: &Client) {
         other => panic!("a tool error, not {other:?}"),
     }
     match client.call_tool("no_such_tool", json!({})).await {
-        Err(e @ ClientError::Protocol { .. }) => assert_eq!(e.code(), Some(-32602), "{e}"),
+        Err(e @ ClientError::Protocol(_)) => assert_eq!(e.code(), Some(-32602), "{e}"),
         other => panic!("a protocol error, not {other:?}"),
     }
     let resources = client.list_resources().await.unwrap();
@@ -43,8 +44,8 @@ async fn every_method(client: &Client) {
     assert!(prompts.iter().any(|p| p.name == "test_simple_prompt"));
     let prompt = client.get_prompt("test_prompt_with_arguments", json!({"arg1": "a", "arg2": "b"})).await.unwrap();
     assert!(!prompt.messages.is_empty());
-    let done =
-        client.complete(json!({"type": "ref/prompt", "name": "test_prompt_with_arguments"}), "arg1", "").await.unwrap();
+    let prompt = CompletionRef::Prompt { name: "test_prompt_with_arguments".into() };
+    let done = client.complete(prompt, "arg1", "").await.unwrap();
     let _ = done.values;
     // Progress, to the request's own callback.
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -185,7 +186,7 @@ async fn a_legacy_only_server_is_reached_by_falling_back() {
     child.stderr_until("legacy session opened").await;
     // Pinned to the stateless era, the client says why it cannot connect.
     let pinned = Client::connect(&child.url, answering().pin(ProtocolVersion::V2026_07_28)).await;
-    assert!(matches!(pinned, Err(ClientError::Protocol { code: -32022, .. })), "{:?}", pinned.err());
+    assert!(matches!(&pinned, Err(ClientError::Protocol(e)) if e.code.0 == -32022), "{:?}", pinned.err());
     let _ = child.child.kill().await;
 }
 
@@ -258,7 +259,7 @@ async fn tasks_are_followed_to_their_end() {
     assert!(text_of(&r).contains("Ada"), "{}", text_of(&r));
     // A failed task is the error it failed with.
     let err = client.call_tool("protocol_error_job", json!({})).await.unwrap_err();
-    assert!(matches!(err, ClientError::Protocol { .. }), "{err}");
+    assert!(matches!(err, ClientError::Protocol(_)), "{err}");
     // One step at a time: the task, its notifications on a listen stream, cancel.
     let params = json!({"name": "slow_compute", "arguments": {"seconds": 30}});
     let Started::Task(task) = client.request_task("tools/call", params).await.unwrap() else {

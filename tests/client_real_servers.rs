@@ -84,7 +84,7 @@ async fn everything_server(client: &Client) {
     let sum = client.call_tool("get-sum", json!({"a": 2, "b": 3})).await.unwrap();
     assert_eq!(texts(&sum.content), "The sum of 2 and 3 is 5.");
     match client.call_tool("no-such-tool", json!({})).await {
-        Err(ClientError::Protocol { .. } | ClientError::Tool(_)) => {}
+        Err(ClientError::Protocol(_) | ClientError::Tool(_)) => {}
         other => panic!("an error naming the unknown tool, not {other:?}"),
     }
     let resources = client.list_resources().await.unwrap();

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix_mcp::client::{Client, ClientError, RequestOptions, SubscriptionFilter};
+use actix_mcp::protocol::model::completion::CompletionRef;
 use actix_mcp::protocol::ProtocolVersion;
 use common::*;
 use futures::StreamExt;
@@ -70,11 +71,11 @@ async fn upstream_items_are_served_and_follow_their_upstream_down_and_back() {
     // Completion goes to the upstream that owns the prompt or template,
     // under its own name there (a prompt of each upstream, one template).
     for prompt in ["test_prompt_with_arguments", "two__test_prompt_with_arguments"] {
-        let done = client.complete(json!({"type": "ref/prompt", "name": prompt}), "arg1", "tes").await.unwrap();
+        let done = client.complete(CompletionRef::Prompt { name: prompt.into() }, "arg1", "tes").await.unwrap();
         assert_eq!(done.values, ["test", "testing", "tested"], "{prompt}");
     }
     for uri in ["test://template/{id}/data", "ev+test://template/{id}/data"] {
-        let template = json!({"type": "ref/resource", "uri": uri});
+        let template = CompletionRef::Resource { uri: uri.into() };
         assert_eq!(client.complete(template, "id", "1").await.unwrap().values, ["1", "123"], "{uri}");
     }
 

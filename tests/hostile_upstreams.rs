@@ -30,7 +30,7 @@ fn config(dir: &Path, toml: &str) -> String {
 /// A JSON-RPC error's message.
 fn message(e: &ClientError) -> String {
     match e {
-        ClientError::Protocol { message, .. } => message.clone(),
+        ClientError::Protocol(e) => e.message.clone(),
         other => panic!("a JSON-RPC error, not {other:?}"),
     }
 }

@@ -18,7 +18,7 @@ pub mod role;
 pub mod tools;
 
 pub use annotations::Annotations;
-pub use capabilities::{ClientCapabilities, ServerCapabilities};
+pub use capabilities::{ClientCapabilities, JsonObject, ServerCapabilities};
 pub use content::{Content, ResourceContents};
 pub use discover::{DiscoverResult, Implementation};
 pub use logging::LoggingLevel;

@@ -60,7 +60,22 @@
 //! gives up naming the bound; `timeout` bounds every request, the
 //! handshake (`server/discover` or `initialize`) included. A stdio line that
 //! is not JSON, invalid UTF-8 included, is skipped. SSE is parsed in one
-//! pass, whatever an event's size.
+//! pass, whatever an event's size. Every queue is bounded by
+//! `max_queued_messages` (1,024): the messages of one request's answer
+//! waiting to be read (an HTTP stream is read no faster than they are; over
+//! stdio, whose one reader serves every request, a request that leaves that
+//! many unread for its time limit fails naming the limit), the connection's
+//! own messages, and the lines waiting for a stdio server's stdin.
+//!
+//! The protocol itself is the protocol crate's, without I/O
+//! ([`mcp_protocol::client`](crate::protocol::client)): choosing the era is
+//! a state machine ([`Negotiation`](crate::protocol::client::Negotiation))
+//! fed the server's answers, every message a server sends is decoded once
+//! into a [`ServerMessage`](crate::protocol::client::ServerMessage),
+//! requests are stamped and encoded by a [`Session`](crate::protocol::client::Session),
+//! and an [`Answer`](crate::protocol::client::Answer) says whether a result
+//! is complete, needs input or became a task. This module is its drivers:
+//! HTTP and stdio, the handlers, time limits and the actor.
 //!
 //! ## Calls
 //!
@@ -87,8 +102,8 @@
 //! ## Errors
 //!
 //! [`ClientError`](crate::client::ClientError) has one variant per thing a
-//! program would do differently: `Transport`, `Protocol` (the JSON-RPC code
-//! and data), `Tool`, `Auth` (the status and the `WWW-Authenticate`
+//! program would do differently: `Transport`, `Protocol` (the server's
+//! [`ErrorData`](crate::protocol::ErrorData): code, message and data), `Tool`, `Auth` (the status and the `WWW-Authenticate`
 //! challenge), `Input`, `Timeout`, `Cancelled`. Each displays as a sentence.
 //!
 //! ## Tasks

@@ -156,7 +156,10 @@ impl Catalog {
 
     /// Publishes the changes a batch of this catalog open on this thread
     /// has made so far, so that an event not held back (an observation's)
-    /// is never heard before the change it reports.
+    /// is never heard before the change it reports. The published copy is
+    /// the readers' from then on, so the batch's next change copies it
+    /// again: one copy per such event, which only an observation made
+    /// inside a batch pays.
     pub(super) fn publish_batch_so_far(&self) {
         if let Some(draft) = self.batch_draft() {
             self.items.publish(draft);

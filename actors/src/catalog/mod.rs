@@ -165,13 +165,33 @@ impl Catalog {
     }
 
     fn insert_resource(&self, resource: Resource, key: Option<&str>) -> Option<Arc<Resource>> {
+        self.put_resource(resource, key, false).unwrap_or_default()
+    }
+
+    /// Adds a resource, or (unless `only_new`) replaces the one with its
+    /// URI; the check and the change in one draft.
+    fn put_resource(
+        &self,
+        resource: Resource,
+        key: Option<&str>,
+        only_new: bool,
+    ) -> Result<Option<Arc<Resource>>, CatalogError> {
         let listed = resource.listed;
-        self.note_scopes(&resource.scopes);
-        let old = self.write().put_resource(resource);
+        let old = {
+            let mut state = self.write();
+            if only_new && state.resources.contains_key(resource.uri()) {
+                return Err(CatalogError(format!(
+                    "a resource {:?} is already there (replace_resource replaces it)",
+                    resource.uri()
+                )));
+            }
+            self.note_scopes(&resource.scopes);
+            state.put_resource(resource)
+        };
         if listed || old.as_ref().is_some_and(|r| r.listed) {
             self.emit_keyed(Event::ResourcesListChanged, key);
         }
-        old
+        Ok(old)
     }
 
     /// Removes a resource gone from an external source (see
@@ -265,14 +285,7 @@ impl Catalog {
     /// (use [`Catalog::replace_resource`]) or the URI is empty.
     pub fn add_resource(&self, resource: Resource) -> Result<(), CatalogError> {
         check_uri(resource.uri())?;
-        if self.read().resources.contains_key(resource.uri()) {
-            return Err(CatalogError(format!(
-                "a resource {:?} is already there (replace_resource replaces it)",
-                resource.uri()
-            )));
-        }
-        self.insert_resource(resource, None);
-        Ok(())
+        self.put_resource(resource, None, true).map(drop)
     }
 
     /// Adds a resource or replaces the one with the same URI (returned).

@@ -64,24 +64,30 @@ impl Catalog {
     /// Skills extension. Refused when a skill with that URI is already there
     /// (use [`Catalog::replace_skill`]).
     pub fn add_skill(&self, skill: Skill) -> Result<(), CatalogError> {
-        if self.read().skills.contains_key(&skill.uri()) {
-            return Err(CatalogError(format!(
-                "a skill {:?} is already there (replace_skill replaces it)",
-                skill.uri()
-            )));
-        }
-        self.replace_skill(skill);
-        Ok(())
+        self.put_skill(skill, true).map(drop)
     }
 
     /// Adds a skill or replaces the one with the same URI (returned). Files
     /// gone are removed and new ones added (`resources/list_changed`); a
     /// file whose digest changed publishes `resources/updated`.
-    pub fn replace_skill(&self, mut skill: Skill) -> Option<Arc<Skill>> {
-        self.note_scopes(&skill.scopes);
+    pub fn replace_skill(&self, skill: Skill) -> Option<Arc<Skill>> {
+        self.put_skill(skill, false).unwrap_or_default()
+    }
+
+    /// Adds a skill, or (unless `only_new`) replaces the one with its URI;
+    /// the check and the change in one draft, so that two adds of one URI
+    /// cannot both succeed.
+    fn put_skill(&self, mut skill: Skill, only_new: bool) -> Result<Option<Arc<Skill>>, CatalogError> {
         let new = digests(&skill);
         let (old, changed) = {
             let mut state = self.write();
+            if only_new && state.skills.contains_key(&skill.uri()) {
+                return Err(CatalogError(format!(
+                    "a skill {:?} is already there (replace_skill replaces it)",
+                    skill.uri()
+                )));
+            }
+            self.note_scopes(&skill.scopes);
             state.serves_skills = true;
             let old = state.skills.get(&skill.uri()).cloned();
             let before = old.as_deref().map(digests).unwrap_or_default();
@@ -113,7 +119,7 @@ impl Catalog {
             // same files publish one change once.
             self.emit_keyed(Event::ResourceUpdated { uri }, Some(&digest));
         }
-        old
+        Ok(old)
     }
 
     /// Removes a skill and its files' resources.

@@ -3,21 +3,20 @@
 //! prompts, completion.
 
 use mcp_protocol::header_params::header_params;
-use mcp_protocol::model::completion::Completion;
+use mcp_protocol::model::completion::{Completion, CompletionArgument, CompletionRef};
 use mcp_protocol::model::prompts::{GetPromptResult, Prompt};
 use mcp_protocol::model::resources::{Resource, ResourceTemplate};
 use mcp_protocol::model::tools::{CallToolResult, Tool};
-use mcp_protocol::model::ResourceContents;
+use mcp_protocol::model::{CacheScope, JsonObject, ResourceContents};
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::connection::Spoken;
-use super::error::{decode, ClientError};
+use super::error::{decode, lenient, ClientError};
 use super::options::RequestOptions;
-use super::tasks::{started, Started};
-use super::wire::object;
+use super::started::Started;
 use super::{Client, ServerInfo};
+use mcp_protocol::client::Spoken;
 use mcp_protocol::request::method;
 
 impl Client {
@@ -35,8 +34,7 @@ impl Client {
         params: Value,
         options: RequestOptions,
     ) -> Result<Value, ClientError> {
-        let result = self.inner.request(method, object(params)?, &options).await?;
-        match started(method, result)? {
+        match self.inner.request(method, object(params)?, &options).await? {
             Started::Done(result) => Ok(result),
             Started::Task(task) => self.inner.follow(task).await,
         }
@@ -47,7 +45,7 @@ impl Client {
     pub async fn discover(&self) -> Result<ServerInfo, ClientError> {
         if let Some(Spoken::Stateless(v)) = self.inner.era() {
             let result = self.request(method::DISCOVER, json!({})).await?;
-            *self.inner.server.lock().expect("server lock") = ServerInfo::from_result(&result, v.as_str(), true);
+            *self.inner.server.lock().expect("server lock") = ServerInfo::from_discover(&result, v.as_str());
         }
         Ok(self.server())
     }
@@ -62,29 +60,27 @@ impl Client {
         let mut items = Vec::new();
         // Each page's ttlMs and cacheScope.
         let mut hints = Vec::new();
-        let mut cursor: Option<Value> = None;
+        let mut cursor: Option<String> = None;
         let (max_pages, max_items) = (self.inner.options.max_list_pages, self.inner.options.max_list_items);
         for _ in 0..max_pages {
-            let params = match cursor.take() {
-                Some(c) => json!({ "cursor": c }),
-                None => json!({}),
-            };
-            let mut page = self.request(method, params).await?;
-            hints.push((
-                page.get("ttlMs").and_then(Value::as_u64),
-                page.get("cacheScope").and_then(|s| serde_json::from_value(s.clone()).ok()),
-            ));
-            if let Some(Value::Array(a)) = page.get_mut(key).map(Value::take) {
-                if items.len() + a.len() > max_items {
+            let mut params = JsonObject::new();
+            if let Some(c) = cursor.take() {
+                params.insert("cursor".into(), c.into());
+            }
+            let mut page: Page = self.typed(method, params).await?;
+            hints.push((page.ttl_ms, page.cache_scope));
+            if let Some(listed) = page.rest.remove(key) {
+                let listed: Vec<Value> = decode(method, listed)?;
+                if items.len() + listed.len() > max_items {
                     return Err(ClientError::transport(format!(
                         "{method} listed more than {max_items} items (max_list_items); given up"
                     )));
                 }
-                items.extend(a);
+                items.extend(listed);
             }
-            match page.get("nextCursor") {
-                Some(c) if !c.is_null() => cursor = Some(c.clone()),
-                _ => {
+            match page.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => {
                     self.inner.lists.note_hints(method, &hints);
                     if cache {
                         self.inner.lists.put(method, &hints, &items);
@@ -94,6 +90,11 @@ impl Client {
             }
         }
         Err(ClientError::transport(format!("{method} returned more than {max_pages} pages (max_list_pages); given up")))
+    }
+
+    /// A request whose result is read as `T`.
+    async fn typed<T: DeserializeOwned>(&self, method: &str, params: JsonObject) -> Result<T, ClientError> {
+        decode(method, self.request_with(method, params.into(), RequestOptions::default()).await?)
     }
 
     /// The caching hints (`ttlMs`, `cacheScope`) of the last complete
@@ -110,31 +111,32 @@ impl Client {
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools = Vec::new();
         for raw in self.list_all(method::TOOLS_LIST, "tools").await? {
-            let schema = raw.get("inputSchema").cloned().unwrap_or(Value::Null);
-            let Ok(params) = header_params(&schema) else { continue };
             let tool: Tool = decode(method::TOOLS_LIST, raw)?;
+            let Ok(params) = header_params(&tool.input_schema) else { continue };
             self.inner.tool_headers.lock().expect("headers lock").insert(tool.name.clone(), params.into());
             tools.push(tool);
         }
         Ok(tools)
     }
 
+    /// Every item of a list method, read as `T`.
+    async fn list_of<T: DeserializeOwned>(&self, method: &str, key: &str) -> Result<Vec<T>, ClientError> {
+        self.list_all(method, key).await?.into_iter().map(|item| decode(method, item)).collect()
+    }
+
     /// Every resource.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, ClientError> {
-        let raw = self.list_all(method::RESOURCES_LIST, "resources").await?;
-        decode(method::RESOURCES_LIST, Value::Array(raw))
+        self.list_of(method::RESOURCES_LIST, "resources").await
     }
 
     /// Every resource template.
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
-        let raw = self.list_all(method::RESOURCES_TEMPLATES_LIST, "resourceTemplates").await?;
-        decode(method::RESOURCES_TEMPLATES_LIST, Value::Array(raw))
+        self.list_of(method::RESOURCES_TEMPLATES_LIST, "resourceTemplates").await
     }
 
     /// Every prompt.
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
-        let raw = self.list_all(method::PROMPTS_LIST, "prompts").await?;
-        decode(method::PROMPTS_LIST, Value::Array(raw))
+        self.list_of(method::PROMPTS_LIST, "prompts").await
     }
 
     /// Calls a tool; a result with `isError` is [`ClientError::Tool`].
@@ -176,23 +178,67 @@ impl Client {
 
     /// Reads a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContents>, ClientError> {
-        let mut result = self.request(method::RESOURCES_READ, json!({ "uri": uri })).await?;
-        decode(method::RESOURCES_READ, result.get_mut("contents").map(Value::take).unwrap_or(Value::Null))
+        let params = JsonObject::from_iter([("uri".to_owned(), uri.into())]);
+        let read: Read = self.typed(method::RESOURCES_READ, params).await?;
+        Ok(read.contents)
     }
 
     /// Gets a prompt with its arguments.
     pub async fn get_prompt(&self, name: &str, arguments: impl Serialize) -> Result<GetPromptResult, ClientError> {
         let arguments = serde_json::to_value(arguments)
             .map_err(|e| ClientError::Input(format!("the arguments of {name} do not serialize: {e}")))?;
-        let params = json!({ "name": name, "arguments": arguments });
-        decode(method::PROMPTS_GET, self.request(method::PROMPTS_GET, params).await?)
+        let params = JsonObject::from_iter([("name".to_owned(), name.into()), ("arguments".to_owned(), arguments)]);
+        self.typed(method::PROMPTS_GET, params).await
     }
 
-    /// Completes an argument of a prompt (`{"type": "ref/prompt", "name"}`)
-    /// or resource template (`{"type": "ref/resource", "uri"}`).
-    pub async fn complete(&self, reference: Value, argument: &str, value: &str) -> Result<Completion, ClientError> {
-        let params = json!({ "ref": reference, "argument": { "name": argument, "value": value } });
-        let mut result = self.request(method::COMPLETION_COMPLETE, params).await?;
-        decode(method::COMPLETION_COMPLETE, result.get_mut("completion").map(Value::take).unwrap_or(Value::Null))
+    /// Completes an argument of a prompt ([`CompletionRef::Prompt`]) or a
+    /// resource template ([`CompletionRef::Resource`]).
+    pub async fn complete(
+        &self,
+        reference: CompletionRef,
+        argument: &str,
+        value: &str,
+    ) -> Result<Completion, ClientError> {
+        let argument = CompletionArgument { name: argument.to_owned(), value: value.to_owned() };
+        let params = json!({ "ref": reference, "argument": argument });
+        let completed: Completed =
+            decode(method::COMPLETION_COMPLETE, self.request(method::COMPLETION_COMPLETE, params).await?)?;
+        Ok(completed.completion)
+    }
+}
+
+/// One page of a listing: its cursor and caching hints, its items under
+/// the method's key among the rest.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Page {
+    #[serde(default)]
+    next_cursor: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    ttl_ms: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
+    cache_scope: Option<CacheScope>,
+    #[serde(flatten)]
+    rest: JsonObject,
+}
+
+/// The result of `resources/read`.
+#[derive(Deserialize)]
+struct Read {
+    contents: Vec<ResourceContents>,
+}
+
+/// The result of `completion/complete`.
+#[derive(Deserialize)]
+struct Completed {
+    completion: Completion,
+}
+
+/// Request params as a caller gives them: an object (`null` reads as `{}`).
+pub(super) fn object(v: Value) -> Result<JsonObject, ClientError> {
+    match v {
+        Value::Object(m) => Ok(m),
+        Value::Null => Ok(JsonObject::new()),
+        other => Err(ClientError::Input(format!("params must be a JSON object, not {other}"))),
     }
 }

@@ -92,32 +92,32 @@ mod tests {
     fn a_listing_s_hints_are_its_shortest_ttl_and_narrowest_scope() {
         let cache = ListCache::default();
         cache.note_hints(
-            "tools/list",
+            method::TOOLS_LIST,
             &[(Some(60_000), Some(CacheScope::Public)), (Some(5_000), Some(CacheScope::Private))],
         );
-        assert_eq!(cache.hints("tools/list"), Some(CacheHints::new(5_000, CacheScope::Private)));
-        cache.note_hints("tools/list", &[(Some(60_000), None), (None, None)]);
+        assert_eq!(cache.hints(method::TOOLS_LIST), Some(CacheHints::new(5_000, CacheScope::Private)));
+        cache.note_hints(method::TOOLS_LIST, &[(Some(60_000), None), (None, None)]);
         assert_eq!(
-            cache.hints("tools/list"),
+            cache.hints(method::TOOLS_LIST),
             Some(CacheHints::new(0, CacheScope::Public)),
             "a page without ttlMs counts as 0"
         );
-        cache.note_hints("tools/list", &[(None, None)]);
-        assert_eq!(cache.hints("tools/list"), None);
+        cache.note_hints(method::TOOLS_LIST, &[(None, None)]);
+        assert_eq!(cache.hints(method::TOOLS_LIST), None);
     }
 
     #[test]
     fn kept_for_the_shortest_page_and_forgotten_on_change() {
         let cache = ListCache::default();
-        cache.put("tools/list", &[(Some(60_000), None), (Some(30_000), None)], &[json!({"name": "a"})]);
-        assert_eq!(cache.get("tools/list").unwrap().len(), 1);
-        cache.saw("notifications/prompts/list_changed");
-        assert!(cache.get("tools/list").is_some());
-        cache.saw("notifications/tools/list_changed");
-        assert!(cache.get("tools/list").is_none());
-        cache.put("prompts/list", &[(Some(60_000), None), (None, None)], &[]);
-        assert!(cache.get("prompts/list").is_none(), "a page without ttlMs is not cached");
-        cache.put("resources/list", &[(Some(0), None)], &[]);
-        assert!(cache.get("resources/list").is_none(), "ttlMs 0 means do not cache");
+        cache.put(method::TOOLS_LIST, &[(Some(60_000), None), (Some(30_000), None)], &[json!({"name": "a"})]);
+        assert_eq!(cache.get(method::TOOLS_LIST).unwrap().len(), 1);
+        cache.saw(notification::PROMPTS_LIST_CHANGED);
+        assert!(cache.get(method::TOOLS_LIST).is_some());
+        cache.saw(notification::TOOLS_LIST_CHANGED);
+        assert!(cache.get(method::TOOLS_LIST).is_none());
+        cache.put(method::PROMPTS_LIST, &[(Some(60_000), None), (None, None)], &[]);
+        assert!(cache.get(method::PROMPTS_LIST).is_none(), "a page without ttlMs is not cached");
+        cache.put(method::RESOURCES_LIST, &[(Some(0), None)], &[]);
+        assert!(cache.get(method::RESOURCES_LIST).is_none(), "ttlMs 0 means do not cache");
     }
 }

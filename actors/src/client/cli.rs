@@ -200,5 +200,5 @@ async fn act(client: &Client, action: &ClientAction) -> Result<(), ClientError> 
 
 /// Any serializable answer as JSON.
 fn to_json<T: serde::Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
+    serde_json::to_value(v).unwrap_or_default()
 }

@@ -7,10 +7,12 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
+use mcp_protocol::client::{Answer, Encoded, ServerInfo, ServerMessage, Session, Spoken};
 use mcp_protocol::header_params::HeaderParam;
-use mcp_protocol::meta::{CLIENT_CAPABILITIES_KEY, PROGRESS_TOKEN_KEY};
 use mcp_protocol::model::progress::ProgressParams;
-use serde_json::{json, Map, Value};
+use mcp_protocol::model::JsonObject;
+use mcp_protocol::{ErrorData, RequestId};
+use serde::Deserialize;
 use tokio::sync::broadcast;
 
 use super::cache::ListCache;
@@ -18,23 +20,12 @@ use super::error::ClientError;
 use super::input;
 use super::options::{ClientOptions, InputHandler, RequestOptions};
 use super::outgoing::{Inbound, Outgoing};
+use super::started::Started;
 use super::transport::Conduit;
-use super::wire::client_meta;
-use super::{Notification, ServerInfo};
-use mcp_protocol::model::logging::LOG_MESSAGE_METHOD;
+use super::Notification;
+use mcp_protocol::model::logging::{LogMessage, LOG_MESSAGE_METHOD};
 use mcp_protocol::model::progress::PROGRESS_METHOD;
-use mcp_protocol::outgoing::{stamp_meta, standard_headers};
 use mcp_protocol::request::method;
-use mcp_protocol::ProtocolVersion;
-
-/// The protocol version a connection speaks, and so its era.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Spoken {
-    /// Every request carries the version and the client in `_meta`.
-    Stateless(ProtocolVersion),
-    /// After an `initialize` handshake, in a session.
-    Legacy(ProtocolVersion),
-}
 
 /// A connection, shared by every handle and in-flight call.
 pub(crate) struct Inner {
@@ -49,8 +40,8 @@ pub(crate) struct Inner {
     pub(crate) events: broadcast::Sender<Notification>,
     /// Lists kept for their `ttlMs` (when the options ask for it).
     pub(crate) lists: ListCache,
-    /// The client's own `_meta` entries, built once.
-    meta: Map<String, Value>,
+    /// Who the client is, as its requests say it.
+    pub(crate) session: Session,
     /// The requests in flight with their own input handler, by id.
     pub(crate) asking: Mutex<Vec<(i64, InputHandler)>>,
     /// Held by such a request over a legacy stdio session.
@@ -60,14 +51,14 @@ pub(crate) struct Inner {
 impl Inner {
     pub(crate) fn new(options: ClientOptions, transport: Conduit) -> Self {
         Inner {
-            meta: client_meta(&options),
+            session: Session::new(options.info.clone(), options.capabilities(), options.log_level),
+            events: broadcast::channel(options.max_queued_messages.max(1)).0,
             options,
             transport,
             era: Mutex::new(None),
             server: Mutex::new(ServerInfo::default()),
             next_id: AtomicI64::new(1),
             tool_headers: Mutex::new(HashMap::new()),
-            events: broadcast::channel(1024).0,
             lists: ListCache::default(),
             asking: Mutex::new(Vec::new()),
             input_lane: tokio::sync::Mutex::new(()),
@@ -78,28 +69,22 @@ impl Inner {
         *self.era.lock().expect("era lock")
     }
 
-    /// Whether the server names, in its requests, the request they are
-    /// part of (declared as an experimental capability).
-    fn names_related(&self) -> bool {
-        let server = self.server.lock().expect("server lock");
-        server.capabilities.get("experimental").and_then(|e| e.get(mcp_protocol::meta::RELATED_REQUEST_KEY)).is_some()
-    }
-
     /// A fresh request id.
     pub(crate) fn next_id(&self) -> i64 {
         self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// A request in the connection's era, its input rounds answered.
+    /// A request in the connection's era, its input rounds answered: its
+    /// result, or the task the server made it.
     pub(crate) async fn request(
         self: &Arc<Self>,
         method: &str,
-        params: Map<String, Value>,
+        params: JsonObject,
         ropts: &RequestOptions,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Started, ClientError> {
         let era = self.era();
         let limit = ropts.timeout.unwrap_or(self.options.timeout);
-        let work = self.with_input_rounds(era.as_ref(), method, params, ropts);
+        let work = self.with_input_rounds(era, method, params, ropts);
         tokio::time::timeout(limit, work).await.map_err(|_| ClientError::Timeout(limit))?
     }
 
@@ -107,25 +92,22 @@ impl Inner {
     /// `requestState`, up to the configured number of rounds.
     pub(crate) async fn with_input_rounds(
         self: &Arc<Self>,
-        era: Option<&Spoken>,
+        era: Option<Spoken>,
         method: &str,
-        mut params: Map<String, Value>,
+        mut params: JsonObject,
         ropts: &RequestOptions,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Started, ClientError> {
         for _ in 0..=self.options.max_input_rounds {
             let result = self.round(era, method, &mut params, ropts).await?;
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-                return Ok(result);
-            }
-            let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
-            params.insert(
-                "inputResponses".into(),
-                input::answer_all(&self.options, ropts.input.as_ref(), &requests).await?,
-            );
-            match result.get("requestState") {
-                Some(state) => params.insert("requestState".into(), state.clone()),
-                None => params.remove("requestState"),
+            let answer = Answer::of(result)
+                .map_err(|e| ClientError::transport(format!("the answer to {method} is malformed: {e}")))?;
+            let (requests, state) = match answer {
+                Answer::InputRequired { requests, state } => (requests, state),
+                Answer::Task(task) => return Ok(Started::Task(task)),
+                Answer::Complete(result) => return Ok(Started::Done(result)),
             };
+            let responses = input::answer_all(&self.options, ropts.input.as_ref(), &requests).await?;
+            Answer::retry(&mut params, responses, state);
         }
         Err(ClientError::Input(format!("{method} still needed input after {} rounds", self.options.max_input_rounds)))
     }
@@ -133,28 +115,20 @@ impl Inner {
     /// One request and its answer.
     pub(crate) async fn round(
         self: &Arc<Self>,
-        era: Option<&Spoken>,
+        era: Option<Spoken>,
         method: &str,
-        params: &mut Map<String, Value>,
+        params: &mut JsonObject,
         ropts: &RequestOptions,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<serde_json::Value, ClientError> {
         let id = self.next_id();
-        if ropts.progress.is_some() || ropts.capabilities.is_some() {
-            let meta = params.entry("_meta").or_insert_with(|| json!({}));
-            if let Some(m) = meta.as_object_mut() {
-                if ropts.progress.is_some() {
-                    m.insert(PROGRESS_TOKEN_KEY.into(), json!(id));
-                }
-                if let Some(caps) = &ropts.capabilities {
-                    m.insert(CLIENT_CAPABILITIES_KEY.into(), caps.clone());
-                }
-            }
-        }
+        Session::mark(params, id, ropts.progress.is_some(), ropts.capabilities.as_ref());
         // A legacy stdio server's requests name no request (unless it says
         // they do): those that answer input themselves go one at a time,
         // so that one is whose.
         let _lane = match (&self.transport, era, &ropts.input) {
-            (Conduit::Stdio(_), Some(Spoken::Legacy(_)), Some(_)) if !self.names_related() => {
+            (Conduit::Stdio(_), Some(Spoken::Legacy(_)), Some(_))
+                if !self.server.lock().expect("server lock").names_related_requests() =>
+            {
                 Some(self.input_lane.lock().await)
             }
             _ => None,
@@ -173,29 +147,20 @@ impl Inner {
     /// answer come on the returned channel.
     pub(crate) async fn open(
         &self,
-        era: Option<&Spoken>,
+        era: Option<Spoken>,
         id: i64,
         method: &str,
-        params: &mut Map<String, Value>,
+        params: &mut JsonObject,
     ) -> Result<Inbound, ClientError> {
-        let mut headers = Vec::new();
-        if let Some(Spoken::Stateless(v)) = era {
-            stamp_meta(params, v.as_str(), &self.meta);
-            let tool_params = match method {
-                method::TOOLS_CALL => {
-                    let tool = params.get("name").and_then(Value::as_str).unwrap_or_default();
-                    self.tool_headers.lock().expect("headers lock").get(tool).cloned()
-                }
-                _ => None,
-            };
-            let tool_params = tool_params.as_deref().unwrap_or_default();
-            headers = standard_headers(method, params, tool_params);
-            headers.push(("MCP-Protocol-Version".into(), v.as_str().to_owned()));
-        }
-        let body = RequestBody { jsonrpc: "2.0", id, method, params };
-        let out = Outgoing { body: serde_json::to_vec(&body).expect("JSON").into(), headers, id: Some(json!(id)) };
-        let inbound = self.transport.send(&out, method).await?;
-        Ok(inbound)
+        let tool_params = match (era, method) {
+            (Some(Spoken::Stateless(_)), method::TOOLS_CALL) => {
+                let tool = params.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+                self.tool_headers.lock().expect("headers lock").get(tool).cloned()
+            }
+            _ => None,
+        };
+        let encoded = self.session.request(era, id, method, params, tool_params.as_deref().unwrap_or_default());
+        self.transport.send(&outgoing(encoded, Some(RequestId::number(id))), method).await
     }
 
     /// Reads an answer's messages until the response.
@@ -205,46 +170,45 @@ impl Inner {
         id: i64,
         method: &str,
         ropts: &RequestOptions,
-    ) -> Result<Value, ClientError> {
-        let id = json!(id);
-        while let Some(mut msg) = inbound.recv().await {
-            if msg.get("method").is_some() {
-                self.incoming(msg, ropts);
-                continue;
+    ) -> Result<serde_json::Value, ClientError> {
+        let id = RequestId::number(id);
+        while let Some(msg) = inbound.recv().await {
+            match msg {
+                ServerMessage::Response { id: Some(answered), outcome } if answered == id => {
+                    return outcome.map_err(ClientError::from);
+                }
+                ServerMessage::Response { .. } => {}
+                other => self.incoming(other, ropts),
             }
-            if msg.get("id") != Some(&id) {
-                continue;
-            }
-            if let Some(e) = msg.get("error") {
-                return Err(ClientError::from_error_object(e));
-            }
-            return Ok(msg.get_mut("result").map(Value::take).unwrap_or(Value::Null));
         }
         Err(inbound.stopped(|| ClientError::transport(format!("the answer to {method} ended before its response"))))
     }
 
     /// A message from the server inside a request's answer, or of none.
-    pub(crate) fn incoming(self: &Arc<Self>, msg: Value, ropts: &RequestOptions) {
-        let method = msg.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
-        if msg.get("id").is_some() {
-            let (inner, own) = (self.clone(), ropts.input.clone());
-            tokio::spawn(async move {
-                let response = input::respond(&inner.options, own.as_ref(), &msg).await;
-                inner.send_message(&response).await;
-            });
-            return;
-        }
-        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+    pub(crate) fn incoming(self: &Arc<Self>, msg: ServerMessage, ropts: &RequestOptions) {
+        let (method, params) = match msg {
+            ServerMessage::Request { id, method, params } => {
+                let (inner, own) = (self.clone(), ropts.input.clone());
+                tokio::spawn(async move {
+                    let outcome = input::respond(&inner.options, own.as_ref(), &method, params).await;
+                    inner.send_message(Session::response(inner.era(), &id, outcome)).await;
+                });
+                return;
+            }
+            ServerMessage::Notification { method, params } => (method, params),
+            _ => return,
+        };
         self.lists.saw(&method);
         match method.as_str() {
             PROGRESS_METHOD => {
-                if let (Some(cb), Ok(p)) = (&ropts.progress, serde_json::from_value::<ProgressParams>(params.clone())) {
+                if let (Some(cb), Ok(p)) = (&ropts.progress, ProgressParams::deserialize(&params)) {
                     cb(p);
                 }
             }
             LOG_MESSAGE_METHOD => {
-                if let Some(cb) = ropts.log.as_ref().or(self.options.on_log.as_ref()) {
-                    cb(params.clone());
+                let cb = ropts.log.as_ref().or(self.options.on_log.as_ref());
+                if let (Some(cb), Ok(m)) = (cb, LogMessage::deserialize(&params)) {
+                    cb(m);
                 }
             }
             _ => {}
@@ -253,26 +217,14 @@ impl Inner {
     }
 
     /// Sends a notification or a response (no answer expected).
-    pub(crate) async fn send_message(&self, message: &Value) {
-        let mut headers = Vec::new();
-        if let Some(Spoken::Stateless(v)) = self.era() {
-            headers.push(("MCP-Protocol-Version".into(), v.as_str().to_owned()));
-            if let Some(m) = message.get("method").and_then(Value::as_str) {
-                headers.push(("Mcp-Method".into(), m.to_owned()));
-            }
-        }
-        let out = Outgoing { body: serde_json::to_vec(message).expect("JSON").into(), headers, id: None };
-        let _ = self.transport.send(&out, "a message").await;
+    pub(crate) async fn send_message(&self, message: Encoded) {
+        let _ = self.transport.send(&outgoing(message, None), "a message").await;
     }
 }
 
-/// A request as it goes on the wire, its params borrowed.
-#[derive(serde::Serialize)]
-struct RequestBody<'a> {
-    jsonrpc: &'static str,
-    id: i64,
-    method: &'a str,
-    params: &'a Map<String, Value>,
+/// An encoded message as the transports take it.
+fn outgoing(encoded: Encoded, id: Option<RequestId>) -> Outgoing {
+    Outgoing { body: encoded.body.into(), headers: encoded.headers, id }
 }
 
 /// Gives a request up when its future is dropped before the answer:
@@ -295,16 +247,15 @@ impl Drop for Cancel {
     fn drop(&mut self) {
         let Some(inner) = self.inner.upgrade() else { return };
         if let super::transport::Conduit::Stdio(s) = &inner.transport {
-            s.forget(&json!(self.id));
+            s.forget(&RequestId::number(self.id));
         }
         if !self.armed || !self.notify {
             return;
         }
         let id = self.id;
         spawn_detached(async move {
-            let note = json!({"jsonrpc": "2.0", "method": method::CANCELLED,
-                "params": {"requestId": id, "reason": "the client gave the request up"}});
-            inner.send_message(&note).await;
+            let note = Session::cancelled(inner.era(), id, "the client gave the request up");
+            inner.send_message(note).await;
         });
     }
 }
@@ -322,21 +273,23 @@ pub(crate) fn spawn_detached(work: impl std::future::Future<Output = ()> + Send 
 pub(crate) async fn serve_unrouted(inner: Weak<Inner>, mut rx: Inbound) {
     while let Some(msg) = rx.recv().await {
         let Some(inner) = inner.upgrade() else { break };
-        if msg.get("method").is_none() {
-            continue;
-        }
-        let asking: Vec<InputHandler> = match msg.get("id") {
-            Some(_) => inner.asking.lock().expect("asking lock").iter().map(|(_, h)| h.clone()).collect(),
-            None => Vec::new(),
+        let asking: Vec<InputHandler> = match &msg {
+            ServerMessage::Request { .. } => {
+                inner.asking.lock().expect("asking lock").iter().map(|(_, h)| h.clone()).collect()
+            }
+            ServerMessage::Notification { .. } => Vec::new(),
+            _ => continue,
         };
         match asking.as_slice() {
             [] => inner.incoming(msg, &RequestOptions::default()),
             [one] => inner.incoming(msg, &RequestOptions { input: Some(one.clone()), ..Default::default() }),
             several => {
-                let refusal = json!({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32603, "message": format!(
+                let ServerMessage::Request { id, .. } = &msg else { continue };
+                let why = format!(
                     "{} requests that answer input themselves are in flight; this request names none of them",
-                    several.len())}});
-                inner.send_message(&refusal).await;
+                    several.len()
+                );
+                inner.send_message(Session::response(inner.era(), id, Err(ErrorData::internal(why)))).await;
             }
         }
     }

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use mcp_protocol::model::tools::CallToolResult;
+use mcp_protocol::ErrorData;
 use serde_json::Value;
 
 /// An error of a client call.
@@ -14,15 +15,10 @@ pub enum ClientError {
     /// refused connection, an unexpected HTTP status, a malformed message, a
     /// server process that exited.
     Transport(String),
-    /// The server answered with a JSON-RPC error.
-    Protocol {
-        /// The JSON-RPC error code (e.g. -32602 for invalid params).
-        code: i64,
-        /// The server's message.
-        message: String,
-        /// Structured detail, typed per code by the specification.
-        data: Option<Value>,
-    },
+    /// The server answered with a JSON-RPC error: its code (e.g. -32602
+    /// for invalid params), message and data (typed per code by the
+    /// specification).
+    Protocol(ErrorData),
     /// The tool ran and reported a failure (`isError: true`); the result is
     /// kept whole, for the model to read.
     Tool(CallToolResult),
@@ -51,21 +47,28 @@ impl ClientError {
         ClientError::Transport(message.into())
     }
 
-    /// The error of a JSON-RPC error object.
-    pub(crate) fn from_error_object(error: &Value) -> Self {
-        ClientError::Protocol {
-            code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-            message: error.get("message").and_then(Value::as_str).unwrap_or("").to_owned(),
-            data: error.get("data").cloned(),
-        }
+    /// The error of a JSON-RPC error object of the wrong shape too (a
+    /// failed task's `error`).
+    pub(crate) fn from_error_value(error: Value) -> Self {
+        let data = match serde_json::from_value::<ErrorData>(error.clone()) {
+            Ok(e) => e,
+            Err(_) => ErrorData::internal(format!("a malformed error: {error}")),
+        };
+        data.into()
     }
 
     /// The JSON-RPC code, for a protocol error.
     pub fn code(&self) -> Option<i64> {
         match self {
-            ClientError::Protocol { code, .. } => Some(*code),
+            ClientError::Protocol(e) => Some(i64::from(e.code.0)),
             _ => None,
         }
+    }
+}
+
+impl From<ErrorData> for ClientError {
+    fn from(e: ErrorData) -> Self {
+        ClientError::Protocol(e)
     }
 }
 
@@ -75,12 +78,22 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(what: &str, v: Value) -> Re
     serde_json::from_value(v).map_err(|e| ClientError::transport(format!("the answer to {what} is malformed: {e}")))
 }
 
+/// A member of the wrong type reads as absent (with `#[serde(default,
+/// deserialize_with = "lenient")]`): one odd member of what a server
+/// sends does not cost the whole message.
+pub(crate) fn lenient<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    use serde::Deserialize;
+    Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+}
+
 impl std::fmt::Display for ClientError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ClientError::Transport(m) => write!(f, "The connection to the MCP server failed: {m}."),
-            ClientError::Protocol { code, message, data } => {
-                write!(f, "The MCP server answered with error {code}: {message}")?;
+            ClientError::Protocol(ErrorData { code, message, data }) => {
+                write!(f, "The MCP server answered with error {}: {message}", code.0)?;
                 match data {
                     Some(d) => write!(f, " ({d})."),
                     None => write!(f, "."),
@@ -122,7 +135,7 @@ mod tests {
     fn each_variant_reads_as_a_sentence() {
         let errors = [
             ClientError::transport("connection refused"),
-            ClientError::from_error_object(&json!({"code": -32602, "message": "Unknown tool: x"})),
+            ClientError::from_error_value(json!({"code": -32602, "message": "Unknown tool: x"})),
             ClientError::Tool(CallToolResult::error("division by zero")),
             ClientError::Auth { status: 401, challenge: Some("Bearer".into()), message: "calling tools/list".into() },
             ClientError::Input("no handler for elicitation/create".into()),

@@ -14,9 +14,10 @@ use bytes::Bytes;
 use futures::StreamExt;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyDataStream, BodyExt, Full};
+use mcp_protocol::client::ServerMessage;
+use mcp_protocol::RequestId;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use reqwest::Method;
-use serde_json::Value;
 use tokio::sync::watch;
 
 use super::auth::{Refusal, TokenProvider};
@@ -203,9 +204,9 @@ impl Http {
     }
 
     /// Reads the answer of a POST or of a resuming GET.
-    async fn answer(&self, resp: Reply, id: Option<Value>, what: &str) -> Result<Inbound, ClientError> {
+    async fn answer(&self, resp: Reply, id: Option<RequestId>, what: &str) -> Result<Inbound, ClientError> {
         let status = resp.status().as_u16();
-        let (tx, rx) = inbound();
+        let (tx, rx) = inbound(self.options.max_queued_messages);
         if status == 202 || (id.is_none() && (200..300).contains(&status)) {
             return Ok(rx);
         }
@@ -230,10 +231,10 @@ impl Http {
             }
             Err(Some(e)) => return Err(ClientError::transport(format!("sending {what}: {e}"))),
         };
-        match serde_json::from_slice::<Value>(&bytes) {
+        match ServerMessage::decode(&bytes) {
             // A JSON-RPC answer, whatever the status (a 400 carries its error).
-            Ok(v) if v.get("jsonrpc").is_some() => {
-                tx.send(v);
+            Ok(msg) => {
+                tx.send(msg).await;
                 Ok(rx)
             }
             _ => Err(ClientError::transport(format!(
@@ -338,7 +339,7 @@ struct ResumeTarget {
 struct Resume {
     http: ResumeTarget,
     /// The request whose response ends the stream (`None`: a GET stream).
-    id: Option<Value>,
+    id: Option<RequestId>,
     /// The largest event read.
     max: usize,
 }
@@ -360,21 +361,27 @@ async fn pump_sse(mut resp: Reply, tx: InboundTx, resume: Resume) {
                 next = body.next() => next,
             };
             let Some(Ok(chunk)) = next else { break };
+            let mut messages = Vec::new();
             let fed = decoder.feed(&chunk, |event| {
-                if done {
-                    return;
-                }
                 if let Some(id) = event.id.filter(|id| !id.is_empty()) {
                     last_id = Some(id);
                 }
                 if let Some(r) = event.retry {
                     retry = r;
                 }
-                let Ok(msg) = serde_json::from_str::<Value>(&event.data) else { return };
-                let response =
-                    resume.id.is_some() && msg.get("method").is_none() && msg.get("id") == resume.id.as_ref();
-                done = !tx.send(msg) || response;
+                // An event that is not a JSON-RPC message (a comment, a priming event) is skipped.
+                if let Ok(msg) = ServerMessage::decode(event.data.as_bytes()) {
+                    messages.push(msg);
+                }
             });
+            for msg in messages {
+                let response = resume.id.as_ref().is_some_and(|id| msg.answers(id));
+                // The reader is waited for: the stream is read no faster than its messages are.
+                if !tx.send(msg).await || response {
+                    done = true;
+                    break;
+                }
+            }
             if let Err(too_large) = fed {
                 let why = format!(
                     "the server sent an event of more than {} bytes (max_message_bytes; {} read); \

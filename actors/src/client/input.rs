@@ -3,7 +3,10 @@
 //! eras: inside an `InputRequiredResult` (stateless) or as a server request
 //! (a legacy session, or stdio).
 
-use serde_json::{json, Map, Value};
+use mcp_protocol::client::Answer;
+use mcp_protocol::model::JsonObject;
+use mcp_protocol::{ErrorCode, ErrorData};
+use serde_json::{json, Value};
 
 use super::error::ClientError;
 use super::options::{ClientOptions, InputHandler};
@@ -27,12 +30,12 @@ pub(crate) async fn answer(
         asks::ELICITATION_CREATE => {
             let h = options.elicit.as_ref().ok_or_else(missing)?;
             let r = h(params).await.map_err(failed)?;
-            Ok(serde_json::to_value(r).unwrap_or(Value::Null))
+            Ok(serde_json::to_value(r).unwrap_or_default())
         }
         asks::SAMPLING_CREATE_MESSAGE => {
             let h = options.sample.as_ref().ok_or_else(missing)?;
             let r = h(params).await.map_err(failed)?;
-            Ok(serde_json::to_value(r).unwrap_or(Value::Null))
+            Ok(serde_json::to_value(r).unwrap_or_default())
         }
         asks::ROOTS_LIST => {
             let h = options.roots.as_ref().ok_or_else(missing)?;
@@ -49,29 +52,29 @@ pub(crate) async fn answer(
 pub(crate) async fn answer_all(
     options: &ClientOptions,
     own: Option<&InputHandler>,
-    requests: &Map<String, Value>,
-) -> Result<Value, ClientError> {
-    let mut responses = Map::new();
-    for (key, req) in requests {
-        let method = req.get("method").and_then(Value::as_str).unwrap_or_default();
-        let params = req.get("params").cloned().unwrap_or_else(|| json!({}));
-        responses.insert(key.clone(), answer(options, own, method, params).await?);
+    requests: &JsonObject,
+) -> Result<JsonObject, ClientError> {
+    let mut responses = JsonObject::new();
+    for asked in Answer::asked(requests) {
+        responses.insert(asked.key, answer(options, own, &asked.method, asked.params).await?);
     }
-    Ok(Value::Object(responses))
+    Ok(responses)
 }
 
-/// The JSON-RPC response to a server's request (a legacy session's
-/// elicitation, sampling, roots or ping).
-pub(crate) async fn respond(options: &ClientOptions, own: Option<&InputHandler>, request: &Value) -> Value {
-    let id = request.get("id").cloned().unwrap_or(Value::Null);
-    let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
-    let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-    match answer(options, own, method, params).await {
-        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+/// The answer to a server's request (a legacy session's elicitation,
+/// sampling, roots or ping): its result, or the error to send back.
+pub(crate) async fn respond(
+    options: &ClientOptions,
+    own: Option<&InputHandler>,
+    method: &str,
+    params: JsonObject,
+) -> Result<Value, ErrorData> {
+    match answer(options, own, method, params.into()).await {
+        Ok(result) => Ok(result),
         Err(ClientError::Input(m)) if m.starts_with("unknown method") || m.starts_with("no handler") => {
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("Method not found: {method}")}})
+            Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}")))
         }
-        Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": e.to_string()}}),
+        Err(e) => Err(ErrorData::internal(e.to_string())),
     }
 }
 
@@ -82,25 +85,24 @@ mod tests {
 
     #[actix_rt::test]
     async fn handlers_answer_and_missing_ones_are_named() {
-        let options = ClientOptions::new("c", "1").on_elicit(|p: Value| async move {
-            let mut content = Map::new();
+        let options = ClientOptions::new("c", "1").on_elicit(|p| async move {
+            let mut content = JsonObject::new();
             content.insert("name".into(), p["message"].clone());
             Ok(ElicitResult { action: ElicitAction::Accept, content: Some(content) })
         });
-        let reqs = json!({"a": {"method": "elicitation/create", "params": {"message": "hi"}}});
+        let reqs = json!({"a": {"method": asks::ELICITATION_CREATE, "params": {"message": "hi"}}});
         let out = answer_all(&options, None, reqs.as_object().unwrap()).await.unwrap();
         assert_eq!(out["a"], json!({"action": "accept", "content": {"name": "hi"}}));
-        let reqs = json!({"b": {"method": "roots/list"}});
+        let reqs = json!({"b": {"method": asks::ROOTS_LIST}});
         let err = answer_all(&options, None, reqs.as_object().unwrap()).await.unwrap_err();
         assert!(err.to_string().contains("no handler for roots/list"), "{err}");
-        let r = respond(&options, None, &json!({"jsonrpc": "2.0", "id": 4, "method": "sampling/createMessage"})).await;
-        assert_eq!(r["error"]["code"], -32601);
-        let r = respond(&options, None, &json!({"jsonrpc": "2.0", "id": 5, "method": "ping"})).await;
-        assert_eq!(r["result"], json!({}));
+        let r = respond(&options, None, asks::SAMPLING_CREATE_MESSAGE, JsonObject::new()).await;
+        assert_eq!(r.unwrap_err().code, ErrorCode::METHOD_NOT_FOUND);
+        let r = respond(&options, None, legacy::PING, JsonObject::new()).await;
+        assert_eq!(r.unwrap(), json!({}));
         // A request's own handler answers before the connection's.
         let own: InputHandler = std::sync::Arc::new(|m, _| Box::pin(async move { Ok(json!({"by": m})) }));
-        let r =
-            respond(&options, Some(&own), &json!({"jsonrpc": "2.0", "id": 6, "method": "elicitation/create"})).await;
-        assert_eq!(r["result"], json!({"by": "elicitation/create"}));
+        let r = respond(&options, Some(&own), asks::ELICITATION_CREATE, JsonObject::new()).await;
+        assert_eq!(r.unwrap(), json!({"by": asks::ELICITATION_CREATE}));
     }
 }

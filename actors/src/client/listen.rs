@@ -8,11 +8,13 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::stream::{BoxStream, Stream, StreamExt};
-use mcp_protocol::subscription::{SubscriptionFilter, ACKNOWLEDGED_METHOD, LISTEN_METHOD};
-use serde_json::{json, Value};
+use mcp_protocol::client::{ServerMessage, Spoken};
+use mcp_protocol::model::JsonObject;
+use mcp_protocol::subscription::{ListenParams, SubscriptionFilter, ACKNOWLEDGED_METHOD, LISTEN_METHOD};
+use serde::Deserialize;
 use tokio::sync::broadcast;
 
-use super::connection::{spawn_detached, Cancel, Inner, Spoken};
+use super::connection::{spawn_detached, Cancel, Inner};
 use super::error::ClientError;
 use super::options::RequestOptions;
 use super::outgoing::Inbound;
@@ -56,8 +58,9 @@ impl Client {
 
 async fn stateless(inner: &Arc<Inner>, era: Option<Spoken>, filter: SubscriptionFilter) -> Result<Listen, ClientError> {
     let id = inner.next_id();
-    let mut params = json!({ "notifications": filter }).as_object().cloned().unwrap_or_default();
-    let mut inbound = inner.open(era.as_ref(), id, LISTEN_METHOD, &mut params).await?;
+    let mut params = JsonObject::new();
+    params.insert("notifications".into(), serde_json::to_value(&filter).unwrap_or_default());
+    let mut inbound = inner.open(era, id, LISTEN_METHOD, &mut params).await?;
     let guard = Cancel::new(inner, id, true);
     let limit = inner.options.timeout;
     let first = tokio::time::timeout(limit, next_message(inner, &mut inbound))
@@ -65,7 +68,7 @@ async fn stateless(inner: &Arc<Inner>, era: Option<Spoken>, filter: Subscription
         .map_err(|_| ClientError::Timeout(limit))?;
     let honored = match first {
         Some(Ok(n)) if n.method == ACKNOWLEDGED_METHOD => {
-            serde_json::from_value(n.params.get("notifications").cloned().unwrap_or(Value::Null)).unwrap_or_default()
+            ListenParams::deserialize(&n.params).map(|p| p.notifications).unwrap_or_default()
         }
         Some(Err(e)) => return Err(e),
         _ => return Err(ClientError::transport("the listen stream did not begin with its acknowledgement")),
@@ -84,14 +87,13 @@ async fn stateless(inner: &Arc<Inner>, era: Option<Spoken>, filter: Subscription
 /// ends it, and a server request inside it is answered.
 async fn next_message(inner: &Arc<Inner>, inbound: &mut Inbound) -> Option<Result<Notification, ClientError>> {
     while let Some(msg) = inbound.recv().await {
-        match (msg.get("method").and_then(Value::as_str), msg.get("id")) {
-            (Some(_), Some(_)) => inner.incoming(msg, &RequestOptions::default()),
-            (Some(m), None) => {
-                inner.lists.saw(m);
-                let params = msg.get("params").cloned().unwrap_or(Value::Null);
-                return Some(Ok(Notification { method: m.to_owned(), params }));
+        match msg {
+            ServerMessage::Notification { method, params } => {
+                inner.lists.saw(&method);
+                return Some(Ok(Notification { method, params }));
             }
-            (None, _) => return msg.get("error").map(|e| Err(ClientError::from_error_object(e))),
+            ServerMessage::Response { outcome, .. } => return outcome.err().map(|e| Err(e.into())),
+            request => inner.incoming(request, &RequestOptions::default()),
         }
     }
     None
@@ -109,7 +111,7 @@ impl Drop for Unsubscribe {
         let (inner, uris) = (self.inner.clone(), std::mem::take(&mut self.uris));
         spawn_detached(async move {
             for uri in uris {
-                let params = json!({ "uri": uri }).as_object().cloned().unwrap_or_default();
+                let params = JsonObject::from_iter([("uri".to_owned(), uri.into())]);
                 let _ = inner.request(legacy::RESOURCES_UNSUBSCRIBE, params, &RequestOptions::default()).await;
             }
         });
@@ -119,7 +121,7 @@ impl Drop for Unsubscribe {
 async fn legacy(inner: &Arc<Inner>, filter: SubscriptionFilter) -> Result<Listen, ClientError> {
     let events = inner.events.subscribe();
     for uri in &filter.resource_subscriptions {
-        let params = json!({ "uri": uri }).as_object().cloned().unwrap_or_default();
+        let params = JsonObject::from_iter([("uri".to_owned(), uri.as_str().into())]);
         inner.request(legacy::RESOURCES_SUBSCRIBE, params, &RequestOptions::default()).await?;
     }
     let guard = Unsubscribe { inner: inner.clone(), uris: filter.resource_subscriptions.clone() };
@@ -147,7 +149,7 @@ fn wants(filter: &SubscriptionFilter, n: &Notification) -> bool {
         notification::PROMPTS_LIST_CHANGED => filter.prompts_list_changed,
         notification::RESOURCES_LIST_CHANGED => filter.resources_list_changed,
         notification::RESOURCES_UPDATED => {
-            let uri = n.params.get("uri").and_then(Value::as_str).unwrap_or_default();
+            let uri = n.params.get("uri").and_then(|u| u.as_str()).unwrap_or_default();
             filter.resource_subscriptions.iter().any(|u| u == uri)
         }
         _ => false,

@@ -37,10 +37,10 @@ pub mod oauth;
 mod options;
 mod outgoing;
 mod sse;
+mod started;
 mod stdio;
 mod tasks;
 mod transport;
-mod wire;
 
 use std::sync::Arc;
 
@@ -49,12 +49,13 @@ use serde_json::Value;
 pub use actor::{Call, ClientActor};
 pub use error::ClientError;
 pub use listen::Listen;
+pub use mcp_protocol::client::ServerInfo;
 pub use mcp_protocol::subscription::SubscriptionFilter;
 pub use options::{
     ClientOptions, RequestOptions, VersionChoice, DEFAULT_MAX_LIST_ITEMS, DEFAULT_MAX_LIST_PAGES,
-    DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_QUEUED_MESSAGES,
 };
-pub use tasks::Started;
+pub use started::Started;
 
 use connection::Inner;
 use outgoing::{inbound, Inbound};
@@ -69,56 +70,6 @@ pub struct Notification {
     pub params: Value,
 }
 
-/// What a server said about itself when the connection began.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ServerInfo {
-    /// The protocol version spoken.
-    pub version: String,
-    /// Whether the connection is stateless (2026-07-28) or a legacy session.
-    pub stateless: bool,
-    /// `serverInfo` (name, version, …).
-    pub info: Option<Value>,
-    /// The server's capabilities.
-    pub capabilities: Value,
-    /// Guidance for models, if given.
-    pub instructions: Option<String>,
-    /// The versions `server/discover` listed (empty for a legacy server).
-    pub supported_versions: Vec<String>,
-}
-
-impl ServerInfo {
-    /// What a `server/discover` result (stateless: `serverInfo` in its
-    /// `_meta`) or an `initialize` result (`serverInfo` in the result) says.
-    fn from_result(result: &Value, version: &str, stateless: bool) -> Self {
-        let info = match stateless {
-            true => result.get("_meta").and_then(|m| m.get(mcp_protocol::meta::SERVER_INFO_KEY)),
-            false => result.get("serverInfo"),
-        };
-        ServerInfo {
-            version: version.to_owned(),
-            stateless,
-            info: info.cloned(),
-            capabilities: result.get("capabilities").cloned().unwrap_or_else(|| serde_json::json!({})),
-            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
-            supported_versions: result
-                .get("supportedVersions")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-                .unwrap_or_default(),
-        }
-    }
-
-    /// The server's name from `serverInfo`, if it gave one.
-    pub fn name(&self) -> Option<&str> {
-        self.info.as_ref()?.get("name")?.as_str()
-    }
-
-    /// Whether the server declared this extension in its capabilities.
-    pub fn has_extension(&self, name: &str) -> bool {
-        self.capabilities.get("extensions").and_then(|e| e.get(name)).is_some()
-    }
-}
-
 /// A connection to one MCP server. Cloning shares it; it closes when the
 /// last clone is dropped or [`close`](Client::close) is called.
 #[derive(Clone)]
@@ -130,7 +81,7 @@ impl Client {
     /// Connects to a Streamable HTTP endpoint and learns its era (within
     /// the options' time limit).
     pub async fn connect(url: &str, options: ClientOptions) -> Result<Self, ClientError> {
-        let (tx, rx) = inbound();
+        let (tx, rx) = inbound(options.max_queued_messages);
         let http = http::Http::new(url, options.clone(), tx)?;
         Self::open(Conduit::Http(Arc::new(http)), options, rx).await
     }
@@ -141,8 +92,9 @@ impl Client {
     /// options' time limit). The child and its process group are ended when
     /// the client closes.
     pub async fn spawn(command: tokio::process::Command, options: ClientOptions) -> Result<Self, ClientError> {
-        let (tx, rx) = inbound();
-        let stdio = stdio::Stdio::spawn(command, tx, options.max_message_bytes)?;
+        let (tx, rx) = inbound(options.max_queued_messages);
+        let (line, bound) = (options.max_message_bytes, options.max_queued_messages);
+        let stdio = stdio::Stdio::spawn(command, tx, line, bound, options.timeout)?;
         Self::open(Conduit::Stdio(Arc::new(stdio)), options, rx).await
     }
 
@@ -168,6 +120,11 @@ impl Client {
             return Err(e);
         }
         Ok(Client { inner })
+    }
+
+    /// How many messages wait unread at most ([`ClientOptions::max_queued_messages`]).
+    pub fn max_queued_messages(&self) -> usize {
+        self.inner.options.max_queued_messages
     }
 
     /// What the server said about itself.

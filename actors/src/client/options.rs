@@ -6,11 +6,12 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_protocol::model::logging::LogMessage;
 use mcp_protocol::model::mrtr::{CreateMessageResult, ElicitResult, Root};
 use mcp_protocol::model::progress::ProgressParams;
-use mcp_protocol::model::{Implementation, LoggingLevel};
+use mcp_protocol::model::{ClientCapabilities, Implementation, JsonObject, LoggingLevel};
 use mcp_protocol::ProtocolVersion;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use futures::future::BoxFuture;
 
@@ -26,8 +27,8 @@ pub(crate) type SampleHandler =
 pub(crate) type RootsHandler = Arc<dyn Fn() -> BoxFuture<'static, Result<Vec<Root>, String>> + Send + Sync>;
 /// Called with each progress notification of a request.
 pub(crate) type ProgressCallback = Arc<dyn Fn(ProgressParams) + Send + Sync>;
-/// Called with the params of each `notifications/message` of a request.
-pub(crate) type LogCallback = Arc<dyn Fn(Value) + Send + Sync>;
+/// Called with each `notifications/message` of a request.
+pub(crate) type LogCallback = Arc<dyn Fn(LogMessage) + Send + Sync>;
 /// Answers the input one request needs: a method (`elicitation/create`,
 /// `sampling/createMessage`, `roots/list`) and its params in, the result out.
 pub(crate) type InputHandler = Arc<dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, String>> + Send + Sync>;
@@ -55,7 +56,7 @@ pub struct ClientOptions {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) token: Option<Arc<dyn TokenProvider>>,
     pub(crate) log_level: Option<LoggingLevel>,
-    pub(crate) extensions: Map<String, Value>,
+    pub(crate) extensions: JsonObject,
     pub(crate) elicit: Option<ElicitHandler>,
     pub(crate) sample: Option<SampleHandler>,
     pub(crate) roots: Option<RootsHandler>,
@@ -64,15 +65,20 @@ pub struct ClientOptions {
     pub(crate) max_message_bytes: usize,
     pub(crate) max_list_pages: usize,
     pub(crate) max_list_items: usize,
+    pub(crate) max_queued_messages: usize,
 }
 
 pub use mcp_protocol::limits::{DEFAULT_MAX_LIST_ITEMS, DEFAULT_MAX_LIST_PAGES, DEFAULT_MAX_MESSAGE_BYTES};
+
+/// The most messages from a server that wait unread, per request and for
+/// the connection, and the most lines waiting for a stdio server's stdin.
+pub const DEFAULT_MAX_QUEUED_MESSAGES: usize = 1024;
 
 impl ClientOptions {
     /// Options for a client with this name and version; version by
     /// discovery, 60 s per request (the handshake too), 8 input rounds, no
     /// handlers; messages of at most 64 MiB, listings of at most 10,000
-    /// pages and 100,000 items.
+    /// pages and 100,000 items, at most 1,024 messages queued.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         ClientOptions {
             info: Implementation::new(name, version),
@@ -82,7 +88,7 @@ impl ClientOptions {
             headers: Vec::new(),
             token: None,
             log_level: None,
-            extensions: Map::new(),
+            extensions: JsonObject::new(),
             elicit: None,
             sample: None,
             roots: None,
@@ -91,6 +97,7 @@ impl ClientOptions {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
             max_list_items: DEFAULT_MAX_LIST_ITEMS,
+            max_queued_messages: DEFAULT_MAX_QUEUED_MESSAGES,
         }
     }
 
@@ -100,6 +107,17 @@ impl ClientOptions {
     #[must_use]
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.max_message_bytes = bytes;
+        self
+    }
+
+    /// The most messages from the server that wait unread: per request
+    /// (its progress, logs, deliveries; an HTTP stream is read no faster; a
+    /// stdio request's reader that stays this far behind for the time limit
+    /// fails its request, naming this limit) and for the connection; and
+    /// the most lines waiting for a stdio server's stdin (senders wait).
+    #[must_use]
+    pub fn max_queued_messages(mut self, messages: usize) -> Self {
+        self.max_queued_messages = messages.max(1);
         self
     }
 
@@ -222,28 +240,22 @@ impl ClientOptions {
     /// Called with log messages not tied to one request (stdio, a legacy
     /// session's stream).
     #[must_use]
-    pub fn on_log(mut self, f: impl Fn(Value) + Send + Sync + 'static) -> Self {
+    pub fn on_log(mut self, f: impl Fn(LogMessage) + Send + Sync + 'static) -> Self {
         self.on_log = Some(Arc::new(f));
         self
     }
 
     /// The client capabilities these options declare: one per handler, and
     /// the extensions.
-    pub fn capabilities(&self) -> Value {
-        let mut caps = Map::new();
-        if self.elicit.is_some() {
-            caps.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+    pub fn capabilities(&self) -> ClientCapabilities {
+        let both_modes = || JsonObject::from_iter([("form".into(), json!({})), ("url".into(), json!({}))]);
+        ClientCapabilities {
+            elicitation: self.elicit.as_ref().map(|_| both_modes()),
+            sampling: self.sample.as_ref().map(|_| JsonObject::new()),
+            roots: self.roots.as_ref().map(|_| JsonObject::new()),
+            experimental: None,
+            extensions: Some(self.extensions.clone()).filter(|e| !e.is_empty()),
         }
-        if self.sample.is_some() {
-            caps.insert("sampling".into(), json!({}));
-        }
-        if self.roots.is_some() {
-            caps.insert("roots".into(), json!({}));
-        }
-        if !self.extensions.is_empty() {
-            caps.insert("extensions".into(), Value::Object(self.extensions.clone()));
-        }
-        Value::Object(caps)
     }
 }
 
@@ -255,7 +267,7 @@ pub struct RequestOptions {
     pub(crate) log: Option<LogCallback>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) input: Option<InputHandler>,
-    pub(crate) capabilities: Option<Value>,
+    pub(crate) capabilities: Option<ClientCapabilities>,
 }
 
 impl RequestOptions {
@@ -271,9 +283,9 @@ impl RequestOptions {
         self
     }
 
-    /// Calls `f` with the params of each log message sent for this request.
+    /// Calls `f` with each log message sent for this request.
     #[must_use]
-    pub fn on_log(mut self, f: impl Fn(Value) + Send + Sync + 'static) -> Self {
+    pub fn on_log(mut self, f: impl Fn(LogMessage) + Send + Sync + 'static) -> Self {
         self.log = Some(Arc::new(f));
         self
     }
@@ -291,7 +303,7 @@ impl RequestOptions {
     /// server may use to narrow that set for the request (this project's
     /// server does) and may ignore.
     #[must_use]
-    pub fn capabilities(mut self, capabilities: Value) -> Self {
+    pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.capabilities = Some(capabilities);
         self
     }
@@ -320,15 +332,14 @@ mod tests {
     #[test]
     fn capabilities_follow_the_handlers() {
         let bare = ClientOptions::new("c", "1");
-        assert_eq!(bare.capabilities(), json!({}));
+        assert_eq!(bare.capabilities(), ClientCapabilities::default());
         let full = bare
             .on_elicit(|_| async { Err("no".to_owned()) })
             .on_roots(|| async { Ok(vec![]) })
             .extension("io.modelcontextprotocol/ui", json!({"mimeTypes": ["text/html;profile=mcp-app"]}));
         let caps = full.capabilities();
-        assert!(caps.get("elicitation").is_some());
-        assert!(caps.get("roots").is_some());
-        assert!(caps.get("sampling").is_none());
-        assert_eq!(caps["extensions"]["io.modelcontextprotocol/ui"]["mimeTypes"][0], "text/html;profile=mcp-app");
+        assert!(caps.elicitation.is_some() && caps.roots.is_some() && caps.sampling.is_none());
+        let ui = &caps.extensions.unwrap()["io.modelcontextprotocol/ui"];
+        assert_eq!(ui["mimeTypes"][0], "text/html;profile=mcp-app");
     }
 }

@@ -9,19 +9,27 @@
 //! line is read whole), and a line that is not JSON — invalid UTF-8
 //! included — is skipped. The child runs in a process group of its own,
 //! which is ended with it: a shell's children (`sh -c "server …; …"`) too.
+//!
+//! Both directions are bounded by `max_queued_messages`: a child that stops
+//! reading its stdin makes senders wait (within their time limits), and a
+//! request whose reader leaves that many messages unread is waited for at
+//! most its connection's time limit, then fails naming the limit, rather
+//! than stalling every other request behind it for longer.
 
 use std::collections::HashMap;
 use std::process::Stdio as Piped;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use bytes::Bytes;
-use serde_json::Value;
+use mcp_protocol::client::ServerMessage;
+use mcp_protocol::RequestId;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, watch};
 
 use super::error::ClientError;
-use super::outgoing::{inbound_sharing, Broken, Inbound, InboundTx, Outgoing};
+use super::outgoing::{inbound_sharing, Broken, Inbound, InboundTx, Outgoing, Refused};
 
 /// Requests awaiting their answers, by the id's JSON text.
 type Pending = Arc<Mutex<HashMap<String, InboundTx>>>;
@@ -29,7 +37,9 @@ type Pending = Arc<Mutex<HashMap<String, InboundTx>>>;
 /// A child process speaking MCP on stdin/stdout.
 pub(crate) struct Stdio {
     /// Lines for the child's stdin; taken at close, which closes it.
-    writer: Mutex<Option<mpsc::UnboundedSender<Bytes>>>,
+    writer: Mutex<Option<mpsc::Sender<Bytes>>>,
+    /// How many messages a queue holds (each way).
+    bound: usize,
     pending: Pending,
     child: tokio::sync::Mutex<Option<Child>>,
     /// The child's process group (its own id), ended with it.
@@ -77,8 +87,14 @@ impl Stdio {
     /// Spawns `command` (stdin and stdout piped, stderr inherited unless
     /// the command says otherwise, a process group of its own); messages of
     /// no request go to `unrouted`; a line over `max_line` bytes ends the
-    /// connection.
-    pub(crate) fn spawn(mut command: Command, unrouted: InboundTx, max_line: usize) -> Result<Self, ClientError> {
+    /// connection; `bound` messages at most wait in each direction.
+    pub(crate) fn spawn(
+        mut command: Command,
+        unrouted: InboundTx,
+        max_line: usize,
+        bound: usize,
+        patience: Duration,
+    ) -> Result<Self, ClientError> {
         command.stdin(Piped::piped()).stdout(Piped::piped()).kill_on_drop(true);
         #[cfg(unix)]
         command.process_group(0);
@@ -87,7 +103,7 @@ impl Stdio {
             command.spawn().map_err(|e| ClientError::transport(format!("starting the server {program}: {e}")))?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        let (writer, mut lines) = mpsc::unbounded_channel::<Bytes>();
+        let (writer, mut lines) = mpsc::channel::<Bytes>(bound.max(1));
         let pending: Pending = Arc::default();
         let ended = Arc::new(watch::Sender::new(None));
         let broken = Broken::default();
@@ -111,8 +127,8 @@ impl Stdio {
             let why = loop {
                 match read_line(&mut reader, &mut line, max_line).await {
                     // Not JSON (invalid UTF-8 included): skipped.
-                    Ok(Line::Read) => match serde_json::from_slice::<Value>(&line) {
-                        Ok(msg) => route(&p, msg, &unrouted),
+                    Ok(Line::Read) => match ServerMessage::decode(&line) {
+                        Ok(msg) => route(&p, msg, &unrouted, patience).await,
                         Err(_) => continue,
                     },
                     Ok(Line::TooLong) => {
@@ -132,20 +148,22 @@ impl Stdio {
         });
         let group = child.id();
         let child = tokio::sync::Mutex::new(Some(child));
-        Ok(Stdio { writer: Mutex::new(Some(writer)), pending, child, group, ended, broken })
+        Ok(Stdio { writer: Mutex::new(Some(writer)), bound, pending, child, group, ended, broken })
     }
 
-    /// Writes a message; a request's answer comes on the returned channel.
-    pub(crate) fn send(&self, out: &Outgoing) -> Result<Inbound, ClientError> {
+    /// Writes a message (waiting while `bound` lines wait for the child);
+    /// a request's answer comes on the returned channel.
+    pub(crate) async fn send(&self, out: &Outgoing) -> Result<Inbound, ClientError> {
         if let Some(why) = self.ended.borrow().clone() {
             return Err(ClientError::Transport(why));
         }
-        let (tx, rx) = inbound_sharing(self.broken.clone());
+        let (tx, rx) = inbound_sharing(self.broken.clone(), self.bound);
         if let Some(id) = &out.id {
-            self.pending.lock().expect("pending lock").insert(id.to_string(), tx);
+            self.pending.lock().expect("pending lock").insert(id.as_json().to_owned(), tx);
         }
-        let sent = match self.writer.lock().expect("writer lock").as_ref() {
-            Some(w) => w.send(out.body.clone()).is_ok(),
+        let writer = self.writer.lock().expect("writer lock").clone();
+        let sent = match writer {
+            Some(w) => w.send(out.body.clone()).await.is_ok(),
             None => false,
         };
         if !sent {
@@ -163,8 +181,8 @@ impl Stdio {
     }
 
     /// Forgets a request (its answer was given up).
-    pub(crate) fn forget(&self, id: &Value) {
-        self.pending.lock().expect("pending lock").remove(&id.to_string());
+    pub(crate) fn forget(&self, id: &RequestId) {
+        self.pending.lock().expect("pending lock").remove(id.as_json());
     }
 
     /// Ends the child: its stdin is closed, then its process group is
@@ -206,49 +224,35 @@ impl Drop for Stdio {
 }
 
 /// Sends a message from the server to the request it belongs to, or to
-/// the connection.
-fn route(pending: &Pending, msg: Value, unrouted: &InboundTx) {
-    let key = if msg.get("method").is_none() {
-        // A response: its id, and the request is done.
-        let key = msg.get("id").map(Value::to_string);
-        if let Some(tx) = key.and_then(|k| pending.lock().expect("pending lock").remove(&k)) {
-            tx.send(msg);
-            return;
+/// the connection. A request whose reader stays `bound` messages behind
+/// for `patience` fails (naming the limit) instead of stalling the one
+/// reader longer; the connection's own queue is waited for (its reader
+/// never stops).
+async fn route(pending: &Pending, msg: ServerMessage, unrouted: &InboundTx, patience: Duration) {
+    let response = matches!(msg, ServerMessage::Response { .. });
+    let target = msg.belongs_to().and_then(|key| {
+        let mut pending = pending.lock().expect("pending lock");
+        // A response ends its request.
+        match response {
+            true => pending.remove(&key),
+            false => pending.get(&key).cloned(),
         }
-        None
-    } else if msg.get("id").is_none() {
-        notification_key(&msg)
-    } else {
-        // A server request that names the request it is part of.
-        let related = msg.get("params").and_then(|p| p.get("_meta")?.get(mcp_protocol::meta::RELATED_REQUEST_KEY));
-        related.map(Value::to_string)
+        .map(|tx| (key, tx))
+    });
+    let Some((key, tx)) = target else {
+        if !response {
+            unrouted.send(msg).await;
+        }
+        return;
     };
-    let target = key.and_then(|k| pending.lock().expect("pending lock").get(&k).cloned());
-    match target {
-        Some(tx) => {
-            tx.send(msg);
-        }
-        None => {
-            unrouted.send(msg);
-        }
+    if let Err(Refused::Full) = tx.send_within(msg, patience).await {
+        pending.lock().expect("pending lock").remove(&key);
+        let bound = tx.bound();
+        tx.give_up(ClientError::Transport(format!(
+            "the server sent more than {bound} messages for one request that the client did not read \
+             in time (max_queued_messages); the request is given up"
+        )));
     }
-}
-
-/// The request a notification belongs to: a progress token, a
-/// subscription id or a related request id names it (this client uses the
-/// request id for all three).
-fn notification_key(msg: &Value) -> Option<String> {
-    let params = msg.get("params")?;
-    let meta = |k: &str| params.get("_meta")?.get(k);
-    let named = params
-        .get("progressToken")
-        .or_else(|| meta(mcp_protocol::meta::SUBSCRIPTION_ID_KEY))
-        .or_else(|| meta(mcp_protocol::meta::RELATED_REQUEST_KEY))?;
-    Some(match named {
-        // A string token that spells a number names the numeric id.
-        Value::String(s) if s.parse::<i64>().is_ok() => s.clone(),
-        other => other.to_string(),
-    })
 }
 
 #[cfg(test)]
@@ -256,39 +260,54 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn messages_find_their_request() {
+    const WAIT: Duration = Duration::from_secs(1);
+
+    #[tokio::test]
+    async fn messages_find_their_request() {
         let pending: Pending = Arc::default();
-        let (tx, mut rx) = super::super::outgoing::inbound();
+        let (tx, mut rx) = super::super::outgoing::inbound(16);
         pending.lock().unwrap().insert("7".into(), tx);
-        let (utx, mut urx) = super::super::outgoing::inbound();
+        let (utx, mut urx) = super::super::outgoing::inbound(16);
+        let msg = |v: serde_json::Value| ServerMessage::from_value(&v).unwrap();
+        route(&pending, msg(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 7, "progress": 1}})), &utx, WAIT).await;
+        route(&pending, msg(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "7"}}})), &utx, WAIT).await;
         route(
             &pending,
-            json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 7, "progress": 1}}),
+            msg(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": 1}})),
             &utx,
-        );
-        route(
-            &pending,
-            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "7"}}}),
-            &utx,
-        );
-        route(
-            &pending,
-            json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": 1}}),
-            &utx,
-        );
-        route(&pending, json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list"}), &utx);
+            WAIT,
+        )
+        .await;
+        route(&pending, msg(json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list"})), &utx, WAIT).await;
         let named = json!({"jsonrpc": "2.0", "id": 2, "method": "roots/list",
             "params": {"_meta": {mcp_protocol::meta::RELATED_REQUEST_KEY: 7}}});
-        route(&pending, named, &utx);
-        route(&pending, json!({"jsonrpc": "2.0", "id": 7, "result": {}}), &utx);
-        assert_eq!(rx.try_recv().unwrap()["method"], "notifications/progress");
-        assert_eq!(rx.try_recv().unwrap()["method"], "notifications/tools/list_changed");
-        assert_eq!(rx.try_recv().unwrap()["id"], 2, "a server request naming request 7 goes to it");
-        assert!(rx.try_recv().unwrap().get("result").is_some());
+        route(&pending, msg(named), &utx, WAIT).await;
+        route(&pending, msg(json!({"jsonrpc": "2.0", "id": 7, "result": {}})), &utx, WAIT).await;
+        let method = |m: Option<ServerMessage>| m.unwrap().method().map(str::to_owned);
+        assert_eq!(method(rx.try_recv()).as_deref(), Some("notifications/progress"));
+        assert_eq!(method(rx.try_recv()).as_deref(), Some("notifications/tools/list_changed"));
+        let named = rx.try_recv().unwrap();
+        assert!(matches!(&named, ServerMessage::Request { id, .. } if id.as_json() == "2"), "request 7's: {named:?}");
+        assert!(rx.try_recv().unwrap().answers(&RequestId::number(7)));
         assert!(pending.lock().unwrap().is_empty());
-        assert_eq!(urx.try_recv().unwrap()["method"], "notifications/message");
-        assert_eq!(urx.try_recv().unwrap()["method"], "roots/list");
+        assert_eq!(method(urx.try_recv()).as_deref(), Some("notifications/message"));
+        assert_eq!(method(urx.try_recv()).as_deref(), Some("roots/list"));
+    }
+
+    #[tokio::test]
+    async fn a_reader_that_falls_behind_fails_its_request_alone() {
+        let pending: Pending = Arc::default();
+        let (tx, mut rx) = super::super::outgoing::inbound(2);
+        pending.lock().unwrap().insert("7".into(), tx);
+        let (utx, _urx) = super::super::outgoing::inbound(2);
+        for n in 0..3 {
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 7, "progress": n}});
+            route(&pending, ServerMessage::from_value(&note).unwrap(), &utx, Duration::from_millis(20)).await;
+        }
+        assert!(pending.lock().unwrap().is_empty(), "the request is given up");
+        assert!(rx.try_recv().is_some() && rx.try_recv().is_some() && rx.try_recv().is_none());
+        let why = rx.stopped(|| ClientError::transport("none")).to_string();
+        assert!(why.contains("max_queued_messages"), "{why}");
     }
 
     #[tokio::test]

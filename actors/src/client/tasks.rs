@@ -11,14 +11,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_protocol::model::JsonObject;
 use mcp_protocol::tasks::{DetailedTask, Task, TaskStatus};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
+use super::api::object;
 use super::connection::{spawn_detached, Inner};
 use super::error::{decode, ClientError};
 use super::input;
 use super::options::RequestOptions;
-use super::wire::object;
+use super::started::Started;
 use super::Client;
 use mcp_protocol::request::method;
 
@@ -27,21 +29,14 @@ const DEFAULT_POLL: Duration = Duration::from_millis(1000);
 /// The shortest interval honoured (a server suggesting 0 is not hammered).
 const MIN_POLL: Duration = Duration::from_millis(20);
 
-fn task_params(id: &str) -> Map<String, Value> {
-    json!({ "taskId": id }).as_object().cloned().unwrap_or_default()
-}
-
-/// What a result says: complete, or a task (`resultType: "task"`).
-pub(super) fn started(method: &str, result: Value) -> Result<Started, ClientError> {
-    if result.get("resultType").and_then(Value::as_str) == Some("task") {
-        return Ok(Started::Task(decode(method, result)?));
-    }
-    Ok(Started::Done(result))
+fn task_params(id: &str) -> JsonObject {
+    JsonObject::from_iter([("taskId".to_owned(), id.into())])
 }
 
 impl Inner {
     pub(crate) async fn get_task(self: &Arc<Self>, id: &str) -> Result<DetailedTask, ClientError> {
-        decode(method::TASKS_GET, self.request(method::TASKS_GET, task_params(id), &RequestOptions::default()).await?)
+        let answer = self.request(method::TASKS_GET, task_params(id), &RequestOptions::default()).await?;
+        decode(method::TASKS_GET, answer.into_value())
     }
 
     /// Follows a task until it ends: its result, or its error.
@@ -58,17 +53,19 @@ impl Inner {
                     let requests = detailed.input_requests.unwrap_or_default();
                     let responses = input::answer_all(&self.options, None, &requests).await?;
                     let mut params = task_params(&task.task_id);
-                    params.insert("inputResponses".into(), responses);
+                    params.insert("inputResponses".into(), responses.into());
                     self.request(method::TASKS_UPDATE, params, &RequestOptions::default()).await?;
                 }
                 TaskStatus::Completed => {
                     guard.id = None;
-                    return Ok(detailed.result.unwrap_or(Value::Null));
+                    return Ok(detailed.result.unwrap_or_default());
                 }
                 TaskStatus::Failed => {
                     guard.id = None;
-                    let error = detailed.error.unwrap_or_else(|| json!({"code": -32603, "message": "the task failed"}));
-                    return Err(ClientError::from_error_object(&error));
+                    return Err(match detailed.error {
+                        Some(error) => ClientError::from_error_value(error),
+                        None => mcp_protocol::ErrorData::internal("the task failed").into(),
+                    });
                 }
                 TaskStatus::Cancelled => {
                     guard.id = None;
@@ -97,20 +94,10 @@ impl Drop for CancelTask {
     }
 }
 
-/// What a call answered: its result at once, or a task.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Started {
-    /// The result.
-    Done(Value),
-    /// The server made it a task.
-    Task(Task),
-}
-
 impl Client {
     /// Sends a request without following a task it becomes.
     pub async fn request_task(&self, method: &str, params: Value) -> Result<Started, ClientError> {
-        let result = self.inner.request(method, object(params)?, &RequestOptions::default()).await?;
-        started(method, result)
+        self.inner.request(method, object(params)?, &RequestOptions::default()).await
     }
 
     /// `tasks/get`: the task with its result, error or questions.
@@ -119,9 +106,9 @@ impl Client {
     }
 
     /// `tasks/update`: answers the task's questions, by key.
-    pub async fn update_task(&self, id: &str, responses: Map<String, Value>) -> Result<(), ClientError> {
+    pub async fn update_task(&self, id: &str, responses: JsonObject) -> Result<(), ClientError> {
         let mut params = task_params(id);
-        params.insert("inputResponses".into(), Value::Object(responses));
+        params.insert("inputResponses".into(), responses.into());
         self.inner.request(method::TASKS_UPDATE, params, &RequestOptions::default()).await.map(|_| ())
     }
 

@@ -22,7 +22,7 @@ impl Conduit {
     pub(crate) async fn send(&self, out: &Outgoing, what: &str) -> Result<Inbound, ClientError> {
         match self {
             Conduit::Http(h) => h.post(out, what).await,
-            Conduit::Stdio(s) => s.send(out),
+            Conduit::Stdio(s) => s.send(out).await,
         }
     }
 

@@ -18,6 +18,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mcp_protocol::meta::INPUT_KEY_KEY;
+use mcp_protocol::model::logging::LogMessage;
 use mcp_protocol::model::mrtr::InputRequest;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -29,7 +30,7 @@ pub(crate) enum Event {
     /// A progress notification.
     Progress(mcp_protocol::model::progress::ProgressParams),
     /// A log message's params.
-    Log(Value),
+    Log(LogMessage),
     /// The upstream wants input; its answer goes back on `reply`.
     Input { method: String, params: Value, reply: oneshot::Sender<Result<Value, String>> },
     /// The result.
@@ -57,7 +58,7 @@ const GATHER: Duration = Duration::from_millis(20);
 
 /// A forwarded request in flight.
 pub(crate) struct Flow {
-    events: mpsc::UnboundedReceiver<Event>,
+    events: mpsc::Receiver<Event>,
     /// Events read while gathering a round's questions, not handled yet.
     deferred: std::collections::VecDeque<Event>,
     pub(crate) outstanding: Vec<Outstanding>,
@@ -82,22 +83,27 @@ impl Flow {
         client: &Client,
         method: &str,
         params: Value,
-        caps: Option<Value>,
+        caps: Option<mcp_protocol::model::ClientCapabilities>,
         timeout: Duration,
         progress: bool,
     ) -> Self {
-        let (tx, events) = mpsc::unbounded_channel();
+        // As many events wait as the upstream connection queues messages;
+        // past that, progress and log messages (which the callbacks cannot
+        // wait to hand on) are dropped, while input requests and the
+        // result wait their turn.
+        let (tx, events) = mpsc::channel(client.max_queued_messages());
         let (log, input) = (tx.clone(), tx.clone());
         let mut options = RequestOptions::new()
             .timeout(timeout)
-            .on_log(move |v| {
-                let _ = log.send(Event::Log(v));
+            .on_log(move |m| {
+                let _ = log.try_send(Event::Log(m));
             })
             .on_input(move |method, params| {
                 let input = input.clone();
                 async move {
                     let (reply, answer) = oneshot::channel();
-                    input.send(Event::Input { method, params, reply }).map_err(|_| "the caller is gone".to_owned())?;
+                    let asked = input.send(Event::Input { method, params, reply }).await;
+                    asked.map_err(|_| "the caller is gone".to_owned())?;
                     answer.await.unwrap_or_else(|_| Err("the caller gave the request up".into()))
                 }
             });
@@ -107,13 +113,13 @@ impl Flow {
         if progress {
             let p = tx.clone();
             options = options.on_progress(move |n| {
-                let _ = p.send(Event::Progress(n));
+                let _ = p.try_send(Event::Progress(n));
             });
         }
         let (client, method) = (client.clone(), method.to_owned());
         let task = tokio::spawn(async move {
             let result = client.request_with(&method, params, options).await;
-            let _ = tx.send(Event::Done(result));
+            let _ = tx.send(Event::Done(result)).await;
         });
         let started = Instant::now();
         Flow { events, deferred: Default::default(), outstanding: Vec::new(), asked: 0, task, started }
@@ -200,7 +206,7 @@ mod tests {
     fn an_unknown_input_method_is_refused_upstream() {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
-            let (_tx, events) = mpsc::unbounded_channel();
+            let (_tx, events) = mpsc::channel(1);
             let mut flow = Flow {
                 events,
                 deferred: Default::default(),
@@ -229,7 +235,7 @@ mod tests {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
             let flow = || Flow {
-                events: mpsc::unbounded_channel().1,
+                events: mpsc::channel(1).1,
                 deferred: Default::default(),
                 outstanding: Vec::new(),
                 asked: 0,

@@ -11,11 +11,10 @@ use std::time::Duration;
 use futures::future::{select, Either};
 use mcp_protocol::error::{ErrorCode, ErrorData, ProtocolError};
 use mcp_protocol::model::completion::{CompleteParams, Completion, CompletionRef};
-use mcp_protocol::model::logging::LogMessage;
 use mcp_protocol::model::prompts::{self, GetPromptResult};
 use mcp_protocol::model::resources;
 use mcp_protocol::model::tools::{self, CallToolResult};
-use mcp_protocol::model::{CacheHints, CacheScope, ResourceContents};
+use mcp_protocol::model::{CacheHints, CacheScope, ClientCapabilities, ResourceContents};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
@@ -66,7 +65,7 @@ impl Link {
 
     /// Whether the upstream completes arguments (`completions`).
     fn completes(&self) -> bool {
-        self.client.server().capabilities.get("completions").is_some()
+        self.client.server().capabilities.completions.is_some()
     }
 
     /// The scopes a caller needs for every item of this upstream.
@@ -78,17 +77,14 @@ impl Link {
     /// ones of its own (the upstream connection declared them all, so that
     /// the upstream may ask; a stateless upstream, and a legacy one that
     /// reads them, sees what this caller can give).
-    fn caller_capabilities(ctx: &RequestContext) -> Value {
+    fn caller_capabilities(ctx: &RequestContext) -> ClientCapabilities {
         let declared = ctx.client_capabilities();
-        let mut own = Map::new();
-        for (k, v) in
-            [("elicitation", &declared.elicitation), ("sampling", &declared.sampling), ("roots", &declared.roots)]
-        {
-            if let Some(v) = v {
-                own.insert(k.into(), Value::Object(v.clone()));
-            }
+        ClientCapabilities {
+            elicitation: declared.elicitation.clone(),
+            sampling: declared.sampling.clone(),
+            roots: declared.roots.clone(),
+            ..Default::default()
         }
-        Value::Object(own)
     }
 
     /// `method` with `params` upstream (or, on a caller's retry, the flow
@@ -150,10 +146,8 @@ impl Link {
                 Some(Event::Progress(p)) => {
                     ctx.progress(p.progress, p.total, p.message.as_deref()).await;
                 }
-                Some(Event::Log(v)) => {
-                    if let Ok(m) = serde_json::from_value::<LogMessage>(v) {
-                        ctx.log(m.level, m.logger.as_deref(), m.data).await;
-                    }
+                Some(Event::Log(m)) => {
+                    ctx.log(m.level, m.logger.as_deref(), m.data).await;
                 }
                 Some(Event::Input { method, params, reply }) => {
                     flow.ask(method, params, reply);
@@ -187,26 +181,23 @@ impl Link {
     /// era's code) in the caller's era's code, other JSON-RPC errors as they
     /// were, anything else naming the upstream.
     fn error(&self, e: ClientError) -> HandlerError {
-        let data = |d: &Option<Value>, k: &str| d.as_ref().and_then(|d| d.get(k)).cloned();
+        let member = |e: &ErrorData, k: &str| e.data.as_ref().and_then(|d| d.get(k)).cloned();
         match e {
-            ClientError::Protocol { message, data: d, .. } if data(&d, "requiredCapabilities").is_some() => {
-                match serde_json::from_value(data(&d, "requiredCapabilities").unwrap_or_default()) {
-                    Ok(required) => ProtocolError::MissingCapability { required: Box::new(required), message }.into(),
-                    Err(_) => HandlerError::internal(message),
+            ClientError::Protocol(e) if member(&e, "requiredCapabilities").is_some() => {
+                match serde_json::from_value(member(&e, "requiredCapabilities").unwrap_or_default()) {
+                    Ok(required) => {
+                        ProtocolError::MissingCapability { required: Box::new(required), message: e.message }.into()
+                    }
+                    Err(_) => HandlerError::internal(e.message),
                 }
             }
-            ClientError::Protocol { code, data: d, .. }
-                if (code == -32002 || code == -32602) && data(&d, "uri").is_some_and(|u| u.is_string()) =>
+            ClientError::Protocol(e)
+                if matches!(e.code.0, -32002 | -32602) && member(&e, "uri").is_some_and(|u| u.is_string()) =>
             {
-                let uri = data(&d, "uri").and_then(|u| u.as_str().map(str::to_owned)).unwrap_or_default();
+                let uri = member(&e, "uri").and_then(|u| u.as_str().map(str::to_owned)).unwrap_or_default();
                 ProtocolError::ResourceNotFound { uri }.into()
             }
-            ClientError::Protocol { code, message, data } => {
-                let code = i32::try_from(code).unwrap_or(ErrorCode::INTERNAL_ERROR.0);
-                let mut d = ErrorData::new(ErrorCode(code), message);
-                d.data = data;
-                HandlerError::Rpc(d)
-            }
+            ClientError::Protocol(e) => HandlerError::Rpc(e),
             other => HandlerError::internal(format!("upstream {}: {other}", self.config.name)),
         }
     }
@@ -244,10 +235,12 @@ fn error_type(result: &Result<Value, ClientError>) -> Option<&'static str> {
     match result {
         Ok(v) if v.get("isError").and_then(Value::as_bool) == Some(true) => Some("tool_error"),
         Ok(_) => None,
-        Err(ClientError::Protocol { code: -32602, .. }) => Some("-32602"),
-        Err(ClientError::Protocol { code: -32601, .. }) => Some("-32601"),
-        Err(ClientError::Protocol { code: -32603, .. }) => Some("-32603"),
-        Err(ClientError::Protocol { .. }) => Some("protocol"),
+        Err(ClientError::Protocol(e)) => Some(match e.code {
+            ErrorCode::INVALID_PARAMS => "-32602",
+            ErrorCode::METHOD_NOT_FOUND => "-32601",
+            ErrorCode::INTERNAL_ERROR => "-32603",
+            _ => "protocol",
+        }),
         Err(ClientError::Timeout(_)) => Some("timeout"),
         Err(ClientError::Cancelled) => Some("cancelled"),
         Err(_) => Some("transport"),

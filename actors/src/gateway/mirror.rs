@@ -10,6 +10,7 @@ use mcp_protocol::model::prompts::Prompt;
 use mcp_protocol::model::resources::{Resource, ResourceTemplate};
 use mcp_protocol::model::tools::Tool;
 use mcp_protocol::model::CacheHints;
+use mcp_protocol::ErrorCode;
 use slog::{warn, Logger};
 
 use super::claims::Claims;
@@ -18,9 +19,6 @@ use super::names::Names;
 use crate::catalog::Catalog;
 use crate::client::{Client, ClientError};
 use crate::config::UpstreamConfig;
-
-/// JSON-RPC "method not found": the upstream does not offer that list.
-const METHOD_NOT_FOUND: i64 = -32601;
 
 /// Everything an upstream lists, with each list's caching hints.
 #[derive(Debug, Default)]
@@ -38,17 +36,17 @@ pub(crate) struct Lists {
 pub(crate) async fn list(client: &Client) -> Result<Lists, ClientError> {
     fn offered<T>(listed: Result<Vec<T>, ClientError>) -> Result<Vec<T>, ClientError> {
         match listed {
-            Err(ClientError::Protocol { code: METHOD_NOT_FOUND, .. }) => Ok(Vec::new()),
+            Err(ClientError::Protocol(e)) if e.code == ErrorCode::METHOD_NOT_FOUND => Ok(Vec::new()),
             other => other,
         }
     }
     let caps = client.server().capabilities;
-    let has = |k: &str| caps.get(k).is_some();
+    let (tools, prompts, resources) = (caps.tools.is_some(), caps.prompts.is_some(), caps.resources.is_some());
     let mut lists = Lists {
-        tools: if has("tools") { offered(client.list_tools().await)? } else { Vec::new() },
-        prompts: if has("prompts") { offered(client.list_prompts().await)? } else { Vec::new() },
-        resources: if has("resources") { offered(client.list_resources().await)? } else { Vec::new() },
-        templates: if has("resources") { offered(client.list_resource_templates().await)? } else { Vec::new() },
+        tools: if tools { offered(client.list_tools().await)? } else { Vec::new() },
+        prompts: if prompts { offered(client.list_prompts().await)? } else { Vec::new() },
+        resources: if resources { offered(client.list_resources().await)? } else { Vec::new() },
+        templates: if resources { offered(client.list_resource_templates().await)? } else { Vec::new() },
         hints: [None; 4],
     };
     let methods = ["tools/list", "prompts/list", "resources/list", "resources/templates/list"];

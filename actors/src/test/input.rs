@@ -2,9 +2,10 @@
 
 use std::rc::Rc;
 
+use mcp_protocol::client::{Answer, Asked};
 use serde_json::{json, Value};
 
-use super::{CallError, Responses};
+use super::Responses;
 
 /// The client's answer to one input request (an elicitation, a sampling
 /// request, a roots listing): the result object the client would send.
@@ -30,16 +31,7 @@ impl InputAnswer {
 pub(super) type Answerer = Rc<dyn Fn(&str, &Value) -> InputAnswer>;
 
 /// Answers every request of an `InputRequiredResult`.
-pub(super) fn answer_all(answer: &Answerer, result: &Value) -> Result<Responses, CallError> {
-    let requests = result
-        .get("inputRequests")
-        .and_then(Value::as_object)
-        .ok_or_else(|| CallError::Protocol("an input_required result without inputRequests".into()))?;
-    let mut out = Responses::new();
-    for (key, request) in requests {
-        let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
-        let params = request.get("params").cloned().unwrap_or(Value::Null);
-        out.insert(key.clone(), answer(method, &params).0);
-    }
-    Ok(out)
+pub(super) fn answer_all(answer: &Answerer, requests: &Responses) -> Responses {
+    let answered = |asked: Asked| (asked.key, answer(&asked.method, &asked.params).0);
+    Answer::asked(requests).into_iter().map(answered).collect()
 }

@@ -71,6 +71,7 @@ use actix_web::body::BoxBody;
 use actix_web::dev::{Service, ServiceResponse};
 use actix_web::{test as web_test, App};
 use futures::future::LocalBoxFuture;
+use mcp_protocol::client::Answer;
 use mcp_protocol::header_params::{header_params, HeaderParam};
 use mcp_protocol::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY};
 use mcp_protocol::model::content::ResourceContents;
@@ -341,19 +342,22 @@ impl TestClient {
             let resp = (self.call)(exchange::post(&self.path, &standard, &body)).await;
             let (result, notes) = exchange::answer(resp, &id).await?;
             self.notifications.borrow_mut().extend(notes);
+            // A task is the test's to follow, as it was sent.
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok(result);
+            }
+            let Ok(Answer::InputRequired { requests, state }) = Answer::of(result) else {
+                return Err(CallError::Protocol(format!("{method}: a malformed input_required result")));
+            };
+            if requests.is_empty() {
+                return Err(CallError::Protocol(format!("{method}: an input_required result without inputRequests")));
             }
             let Some(answer) = &self.answer else {
                 return Err(CallError::Protocol(format!("{method}: the server asked for input; use answering()")));
             };
-            let responses = input::answer_all(answer, &result)?;
+            let responses = input::answer_all(answer, &requests);
             let p = params.as_object_mut().ok_or_else(|| CallError::Protocol("params are not an object".into()))?;
-            p.insert("inputResponses".into(), Value::Object(responses));
-            match result.get("requestState") {
-                Some(state) => p.insert("requestState".into(), state.clone()),
-                None => p.remove("requestState"),
-            };
+            Answer::retry(p, responses, state);
         }
         Err(CallError::Protocol(format!("{method}: more than 16 input rounds")))
     }

@@ -51,7 +51,10 @@ impl TestClient {
         let Some(answer) = &self.answer else {
             return Err(CallError::Protocol(format!("task {id} asked for input; use answering()")));
         };
-        let responses = input::answer_all(answer, task)?;
+        let Some(requests) = task.get("inputRequests").and_then(Value::as_object) else {
+            return Err(CallError::Protocol(format!("task {id} is input_required without inputRequests")));
+        };
+        let responses = input::answer_all(answer, requests);
         self.request("tasks/update", json!({"taskId": id, "inputResponses": responses})).await.map(drop)
     }
 }

@@ -19,7 +19,16 @@ pub(crate) struct DpopKey {
     pair: EcdsaKeyPair,
     rng: SystemRandom,
     /// The public key as a JWK.
-    jwk: serde_json::Value,
+    jwk: Jwk,
+}
+
+/// A P-256 public key as a JWK (RFC 7517).
+#[derive(serde::Serialize)]
+struct Jwk {
+    kty: &'static str,
+    crv: &'static str,
+    x: String,
+    y: String,
 }
 
 impl DpopKey {
@@ -32,7 +41,7 @@ impl DpopKey {
             .map_err(|_| "loading the DPoP key failed".to_owned())?;
         // An uncompressed point: 0x04, then x and y, 32 bytes each.
         let point = pair.public_key().as_ref();
-        let jwk = json!({"kty": "EC", "crv": "P-256", "x": b64(&point[1..33]), "y": b64(&point[33..65])});
+        let jwk = Jwk { kty: "EC", crv: "P-256", x: b64(&point[1..33]), y: b64(&point[33..65]) };
         Ok(DpopKey { pair, rng, jwk })
     }
 
@@ -71,7 +80,7 @@ mod tests {
         let key = DpopKey::generate().unwrap();
         let proof = key.proof("POST", "https://r.example/mcp?x=1", Some("n1"), Some("tok")).unwrap();
         let parts: Vec<&str> = proof.split('.').collect();
-        let decode = |p: &str| -> serde_json::Value {
+        let decode = |p: &str| -> mcp_protocol::model::JsonObject {
             serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p).unwrap()).unwrap()
         };
         let (header, claims) = (decode(parts[0]), decode(parts[1]));

@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use base64::Engine;
 use hmac_sha256::Hash;
-use serde_json::{json, Value};
+use serde::de::DeserializeOwned;
 
 use super::challenge::Challenge;
 use super::discovery::{canonical_resource, origin_of, resource_covers, resource_metadata_urls, server_metadata_urls};
+use super::documents::{lists, read, ResourceMetadata, ServerMetadata};
 use super::dpop::DpopKey;
 use super::grant::{self, ClientAuth, Tokens};
 use super::{ClientSecret, Grant};
@@ -34,7 +35,7 @@ pub(super) struct State {
     /// resource metadata, whose origin is its authorization server).
     pub(super) issuer: String,
     /// Its metadata, if it publishes any.
-    pub(super) meta: Option<Value>,
+    pub(super) meta: Option<ServerMetadata>,
     /// The `resource` parameter (RFC 8707), when resource metadata was found.
     pub(super) resource: Option<String>,
     /// The scopes asked for so far.
@@ -147,7 +148,7 @@ impl Flow {
         let prm_scopes = self.discover(state, challenge).await?;
         let wanted = challenge.scope.clone().or(prm_scopes);
         let mut scope = if step_up { union(state.scope.as_deref(), wanted.as_deref()) } else { wanted };
-        let offers_offline = state.meta.as_ref().is_some_and(|m| supports(m, "scopes_supported", "offline_access"));
+        let offers_offline = state.meta.as_ref().is_some_and(|m| lists(&m.scopes_supported, "offline_access"));
         if let (Some(s), true, Grant::AuthorizationCode { .. }) = (&scope, offers_offline, &self.grant) {
             if !s.split(' ').any(|x| x == "offline_access") {
                 scope = Some(format!("{s} offline_access"));
@@ -186,8 +187,8 @@ impl Flow {
         let (issuer, prm_scopes) = self.resource_metadata(state, challenge).await?;
         state.meta = None;
         for url in server_metadata_urls(issuer.as_deref(), &self.server_url) {
-            let Some(meta) = self.get_json(&url).await? else { continue };
-            let named = meta.get("issuer").and_then(Value::as_str).unwrap_or_default();
+            let Some(meta) = self.get_json::<ServerMetadata>(&url).await? else { continue };
+            let named = meta.issuer.as_deref().unwrap_or_default();
             if let Some(expected) = &issuer {
                 if named != expected {
                     return Err(refused(format!(
@@ -205,8 +206,7 @@ impl Flow {
         if issuer.is_some() && state.meta.is_none() {
             return Err(refused(format!("no authorization server metadata for {}", state.issuer)));
         }
-        let offers_dpop =
-            state.meta.as_ref().is_some_and(|m| supports(m, "dpop_signing_alg_values_supported", "ES256"));
+        let offers_dpop = state.meta.as_ref().is_some_and(|m| lists(&m.dpop_signing_alg_values_supported, "ES256"));
         if offers_dpop && state.dpop.is_none() {
             state.dpop = Some(Arc::new(DpopKey::generate().map_err(refused)?));
         }
@@ -223,7 +223,7 @@ impl Flow {
     ) -> Result<(Option<String>, Option<String>), ClientError> {
         let mut prm = None;
         for url in resource_metadata_urls(challenge.resource_metadata.as_deref(), &self.server_url) {
-            if let Some(doc) = self.get_json(&url).await? {
+            if let Some(doc) = self.get_json::<ResourceMetadata>(&url).await? {
                 prm = Some(doc);
                 break;
             }
@@ -232,7 +232,7 @@ impl Flow {
             state.resource = None;
             return Ok((None, None));
         };
-        if let Some(resource) = doc.get("resource").and_then(Value::as_str) {
+        if let Some(resource) = doc.resource.as_deref() {
             if !resource_covers(resource, &self.server_url) {
                 return Err(refused(format!(
                     "the resource metadata names the resource {resource}, not {}",
@@ -243,35 +243,36 @@ impl Flow {
         } else {
             state.resource = Some(canonical_resource(&self.server_url));
         }
-        let scopes = doc
-            .get("scopes_supported")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "));
-        let first = doc.get("authorization_servers").and_then(|a| a.get(0)).and_then(Value::as_str);
+        let scopes = doc.scopes_supported.map(|s| s.join(" "));
+        let first = doc.authorization_servers.and_then(|a| a.into_iter().next());
         let issuer = first.ok_or_else(|| refused("the resource metadata names no authorization server"))?;
-        Ok((Some(issuer.to_owned()), scopes))
+        Ok((Some(issuer), scopes))
     }
 
     /// A JSON document by GET; `None` for a 4xx answer or a body that is
     /// not a JSON object.
-    async fn get_json(&self, url: &str) -> Result<Option<Value>, ClientError> {
+    async fn get_json<T: DeserializeOwned>(&self, url: &str) -> Result<Option<T>, ClientError> {
         let resp = self.http.get(url).header("Accept", "application/json").send().await;
         let Ok(resp) = resp else { return Ok(None) };
         if !resp.status().is_success() {
             return Ok(None);
         }
-        Ok(resp.json::<Value>().await.ok().filter(Value::is_object))
+        Ok(resp.bytes().await.ok().and_then(|body| read(&body)))
     }
 
     /// An endpoint from the metadata; without metadata (2025-03-26), the
     /// default path at the server's origin.
-    pub(super) fn endpoint(&self, state: &State, key: &str, default_path: &str) -> Result<String, ClientError> {
+    pub(super) fn endpoint(
+        &self,
+        state: &State,
+        key: fn(&ServerMetadata) -> &Option<String>,
+        name: &str,
+        default_path: &str,
+    ) -> Result<String, ClientError> {
         if let Some(meta) = &state.meta {
-            return meta
-                .get(key)
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-                .ok_or_else(|| refused(format!("the authorization server metadata has no {key}")));
+            return key(meta)
+                .clone()
+                .ok_or_else(|| refused(format!("the authorization server metadata has no {name}")));
         }
         let u = url::Url::parse(&self.server_url).map_err(|e| refused(e.to_string()))?;
         Ok(format!("{}{default_path}", origin_of(&u)))
@@ -294,7 +295,7 @@ impl Flow {
         auth: &ClientAuth,
         form: Vec<(String, String)>,
     ) -> Result<Tokens, ClientError> {
-        let endpoint = self.endpoint(state, "token_endpoint", "/token")?;
+        let endpoint = self.endpoint(state, |m| &m.token_endpoint, "token_endpoint", "/token")?;
         let key = state.dpop.clone();
         grant::request(&self.http, &endpoint, &state.issuer, auth, form, key.as_deref(), &mut state.as_nonce).await
     }
@@ -307,8 +308,13 @@ impl Flow {
         let verifier = format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple());
         let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Hash::hash(verifier.as_bytes()));
         let nonce = uuid::Uuid::new_v4().simple().to_string();
-        let mut url = url::Url::parse(&self.endpoint(state, "authorization_endpoint", "/authorize")?)
-            .map_err(|e| refused(format!("the authorization endpoint is not a URL: {e}")))?;
+        let mut url = url::Url::parse(&self.endpoint(
+            state,
+            |m| &m.authorization_endpoint,
+            "authorization_endpoint",
+            "/authorize",
+        )?)
+        .map_err(|e| refused(format!("the authorization endpoint is not a URL: {e}")))?;
         {
             let mut q = url.query_pairs_mut();
             q.append_pair("response_type", "code")
@@ -345,9 +351,9 @@ impl Flow {
     /// RFC 9207: an `iss` in the response must be the issuer's, exactly; a
     /// missing one is refused when the server said it sends it.
     fn check_iss(&self, state: &State, iss: Option<&str>) -> Result<(), ClientError> {
-        let expected = state.meta.as_ref().and_then(|m| m.get("issuer")).and_then(Value::as_str);
-        let advertised = state.meta.as_ref().and_then(|m| m.get("authorization_response_iss_parameter_supported"))
-            == Some(&json!(true));
+        let expected = state.meta.as_ref().and_then(|m| m.issuer.as_deref());
+        let advertised =
+            state.meta.as_ref().and_then(|m| m.authorization_response_iss_parameter_supported) == Some(true);
         match (iss, expected) {
             (Some(got), Some(want)) if got == want => Ok(()),
             (Some(got), want) => Err(refused(format!(
@@ -386,11 +392,6 @@ impl Flow {
         tokens.refresh = tokens.refresh.or(Some(refresh_token.to_owned()));
         Ok(tokens)
     }
-}
-
-/// Whether a metadata list names `value`.
-pub(super) fn supports(meta: &Value, key: &str, value: &str) -> bool {
-    meta.get(key).and_then(Value::as_array).is_some_and(|a| a.iter().any(|v| v == value))
 }
 
 /// Two scope strings merged, the first's order kept, no duplicates.

@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::documents::TokenResponse;
 use base64::Engine;
-use serde_json::Value;
 
 use super::dpop::DpopKey;
 use super::ClientSecret;
@@ -97,8 +97,8 @@ pub(crate) async fn request(
             .map_err(|e| refused(format!("requesting a token from {endpoint}: {e}")))?;
         let status = resp.status().as_u16();
         let fresh_nonce = resp.headers().get("dpop-nonce").and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let json: Value = resp.json().await.unwrap_or(Value::Null);
-        let error = json.get("error").and_then(Value::as_str).unwrap_or("no error code");
+        let answer: TokenResponse = resp.json().await.unwrap_or_default();
+        let error = answer.error.as_deref().unwrap_or("no error code");
         if dpop.is_some() && error == "use_dpop_nonce" && fresh_nonce.is_some() && attempts < 2 {
             *nonce = fresh_nonce;
             continue;
@@ -109,16 +109,15 @@ pub(crate) async fn request(
         if !(200..300).contains(&status) {
             return Err(refused(format!("the token endpoint {endpoint} answered HTTP {status} ({error})")));
         }
-        let access = json
-            .get("access_token")
-            .and_then(Value::as_str)
-            .ok_or_else(|| refused(format!("the token endpoint {endpoint} answered without an access_token")))?;
-        let token_type = json.get("token_type").and_then(Value::as_str).unwrap_or("Bearer");
+        let Some(access) = answer.access_token else {
+            return Err(refused(format!("the token endpoint {endpoint} answered without an access_token")));
+        };
+        let dpop_bound = answer.token_type.as_deref().unwrap_or("Bearer").eq_ignore_ascii_case("dpop");
         return Ok(Tokens {
-            access: access.to_owned(),
-            refresh: json.get("refresh_token").and_then(Value::as_str).map(str::to_owned),
-            expires: json.get("expires_in").and_then(Value::as_u64).map(|s| Instant::now() + Duration::from_secs(s)),
-            dpop: dpop.is_some() && token_type.eq_ignore_ascii_case("dpop"),
+            access,
+            refresh: answer.refresh_token,
+            expires: answer.expires_in.map(|s| Instant::now() + Duration::from_secs(s)),
+            dpop: dpop.is_some() && dpop_bound,
         });
     }
 }
@@ -203,12 +202,12 @@ pub(crate) async fn exchange_id_token(
         .await
         .map_err(|e| format!("the token exchange at {endpoint} failed: {e}"))?;
     let status = resp.status().as_u16();
-    let json: Value = resp.json().await.unwrap_or(Value::Null);
-    match json.get("access_token").and_then(Value::as_str) {
-        Some(t) if (200..300).contains(&status) => Ok(t.to_owned()),
+    let answer: TokenResponse = resp.json().await.unwrap_or_default();
+    match answer.access_token {
+        Some(t) if (200..300).contains(&status) => Ok(t),
         _ => Err(format!(
             "the identity provider {endpoint} answered the token exchange with HTTP {status} ({})",
-            json.get("error").and_then(Value::as_str).unwrap_or("no error code")
+            answer.error.as_deref().unwrap_or("no error code")
         )),
     }
 }

@@ -25,6 +25,7 @@
 
 mod challenge;
 mod discovery;
+mod documents;
 mod dpop;
 mod flow;
 mod grant;

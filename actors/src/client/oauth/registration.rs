@@ -2,7 +2,9 @@
 //! client ID metadata document, or dynamic registration (RFC 7591), and
 //! how it authenticates at the token endpoint.
 
-use serde_json::{json, Value};
+use serde_json::json;
+
+use super::documents::RegistrationResponse;
 
 use super::flow::{refused, Flow, Registration, State};
 use super::ClientSecret;
@@ -16,13 +18,11 @@ impl Flow {
     /// server supports of those this client can (RFC 8414's default is
     /// `client_secret_basic`).
     pub(super) fn method(&self, state: &State, has_secret: bool) -> String {
-        let supported: Vec<&str> = state
-            .meta
-            .as_ref()
-            .and_then(|m| m.get("token_endpoint_auth_methods_supported"))
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_else(|| vec!["client_secret_basic"]);
+        let listed = state.meta.as_ref().and_then(|m| m.token_endpoint_auth_methods_supported.as_ref());
+        let supported: Vec<&str> = match listed {
+            Some(l) => l.iter().map(String::as_str).collect(),
+            None => vec!["client_secret_basic"],
+        };
         METHODS
             .iter()
             .find(|m| supported.contains(m) && (has_secret || **m == "none"))
@@ -46,7 +46,7 @@ impl Flow {
             Registration { client_id: id.clone(), secret: secret.clone().map(ClientSecret::Secret), method }
         } else if let (Some(url), true) = (
             &self.metadata_url,
-            state.meta.as_ref().is_some_and(|m| m.get("client_id_metadata_document_supported") == Some(&json!(true))),
+            state.meta.as_ref().is_some_and(|m| m.client_id_metadata_document_supported == Some(true)),
         ) {
             Registration { client_id: url.clone(), secret: None, method: "none".into() }
         } else {
@@ -59,10 +59,10 @@ impl Flow {
     /// Dynamic client registration (RFC 7591).
     async fn register(&self, state: &State, redirect_uri: &str) -> Result<Registration, ClientError> {
         let endpoint = match &state.meta {
-            Some(m) => m.get("registration_endpoint").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
+            Some(m) => m.registration_endpoint.clone().ok_or_else(|| {
                 refused("the authorization server offers no registration, and no client was configured for it")
             })?,
-            None => self.endpoint(state, "registration_endpoint", "/register")?,
+            None => self.endpoint(state, |m| &m.registration_endpoint, "registration_endpoint", "/register")?,
         };
         let method = self.method(state, true);
         let mut body = json!({
@@ -79,14 +79,13 @@ impl Flow {
         let resp = self.http.post(&endpoint).json(&body).send().await;
         let resp = resp.map_err(|e| refused(format!("registering at {endpoint}: {e}")))?;
         let status = resp.status().as_u16();
-        let doc: Value = resp.json().await.unwrap_or(Value::Null);
-        let client_id = doc.get("client_id").and_then(Value::as_str);
-        let Some(client_id) = client_id.filter(|_| status == 200 || status == 201) else {
+        let doc: RegistrationResponse = resp.json().await.unwrap_or_default();
+        let Some(client_id) = doc.client_id.filter(|_| status == 200 || status == 201) else {
             return Err(refused(format!("registering at {endpoint} failed (HTTP {status})")));
         };
-        let secret = doc.get("client_secret").and_then(Value::as_str).map(|s| ClientSecret::Secret(s.to_owned()));
-        let method = doc.get("token_endpoint_auth_method").and_then(Value::as_str).map(str::to_owned).unwrap_or(method);
-        Ok(Registration { client_id: client_id.to_owned(), secret, method })
+        let secret = doc.client_secret.map(ClientSecret::Secret);
+        let method = doc.token_endpoint_auth_method.unwrap_or(method);
+        Ok(Registration { client_id, secret, method })
     }
 }
 

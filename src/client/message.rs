@@ -1,0 +1,213 @@
+//! One decode of what a server sends a client, beside the server's one
+//! decode of what a client sends ([`crate::jsonrpc::decode`]).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::error::{ErrorCode, ErrorData};
+use crate::jsonrpc::RequestId;
+use crate::meta::{RELATED_REQUEST_KEY, SUBSCRIPTION_ID_KEY};
+use crate::model::JsonObject;
+
+/// One message from a server.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ServerMessage {
+    /// A request of the server's (elicitation, sampling, roots, ping),
+    /// for the client to answer.
+    Request {
+        /// Its id, echoed in the answer.
+        id: RequestId,
+        /// Its method.
+        method: String,
+        /// Its params (`{}` when absent).
+        params: JsonObject,
+    },
+    /// A notification: progress, a log message, a change, a delivery.
+    Notification {
+        /// Its method.
+        method: String,
+        /// Its params (`null` when absent).
+        params: Value,
+    },
+    /// The answer to one of the client's requests.
+    Response {
+        /// The id of the request answered (`None`: the server could not
+        /// read it).
+        id: Option<RequestId>,
+        /// The result, or the error.
+        outcome: Result<Value, ErrorData>,
+    },
+}
+
+/// The members of a message, each optional: what it is follows from
+/// which are present.
+#[derive(Deserialize)]
+struct Envelope {
+    jsonrpc: Option<String>,
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<Value>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+impl ServerMessage {
+    /// Decodes one message (a stdio line, an HTTP body, an SSE event's
+    /// data); `Err` says why it is not a JSON-RPC message.
+    pub fn decode(bytes: &[u8]) -> Result<Self, String> {
+        let env: Envelope = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+        if env.jsonrpc.is_none() {
+            return Err("not a JSON-RPC message (no \"jsonrpc\" member)".into());
+        }
+        let id = env.id.filter(|v| !v.is_null()).map(|v| RequestId::from_value(&v)).transpose();
+        let id = id.map_err(|e| e.to_string())?;
+        Ok(match (env.method, id) {
+            (Some(method), Some(id)) => {
+                let params = match env.params {
+                    Some(Value::Object(m)) => m,
+                    _ => JsonObject::new(),
+                };
+                ServerMessage::Request { id, method, params }
+            }
+            (Some(method), None) => ServerMessage::Notification { method, params: env.params.unwrap_or(Value::Null) },
+            (None, id) => {
+                let outcome = match (env.result, env.error) {
+                    (_, Some(error)) => Err(error_data(error)),
+                    (result, None) => Ok(result.unwrap_or(Value::Null)),
+                };
+                ServerMessage::Response { id, outcome }
+            }
+        })
+    }
+
+    /// Decodes a message already parsed as JSON.
+    pub fn from_value(v: &Value) -> Result<Self, String> {
+        Self::decode(v.to_string().as_bytes())
+    }
+
+    /// The message as JSON, as the server sent it (less unknown members).
+    pub fn to_value(&self) -> Value {
+        let mut m = JsonObject::new();
+        m.insert("jsonrpc".into(), "2.0".into());
+        match self {
+            ServerMessage::Request { id, method, params } => {
+                m.insert("id".into(), id.to_value());
+                m.insert("method".into(), method.as_str().into());
+                m.insert("params".into(), Value::Object(params.clone()));
+            }
+            ServerMessage::Notification { method, params } => {
+                m.insert("method".into(), method.as_str().into());
+                if !params.is_null() {
+                    m.insert("params".into(), params.clone());
+                }
+            }
+            ServerMessage::Response { id, outcome } => {
+                m.insert("id".into(), id.as_ref().map(RequestId::to_value).unwrap_or(Value::Null));
+                match outcome {
+                    Ok(result) => m.insert("result".into(), result.clone()),
+                    Err(error) => m.insert("error".into(), serde_json::to_value(error).unwrap_or(Value::Null)),
+                };
+            }
+        }
+        Value::Object(m)
+    }
+
+    /// The method of a request or notification.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            ServerMessage::Request { method, .. } | ServerMessage::Notification { method, .. } => Some(method),
+            ServerMessage::Response { .. } => None,
+        }
+    }
+
+    /// Whether this is the response to request `id`.
+    pub fn answers(&self, id: &RequestId) -> bool {
+        matches!(self, ServerMessage::Response { id: Some(own), .. } if own == id)
+    }
+
+    /// The client request this message belongs to, as the JSON text of its
+    /// id: a response's id; a notification's progress token, subscription
+    /// id or related request (a client that uses its request ids for all
+    /// three finds the request by them; a string that spells a number names
+    /// the numeric id); a server request's related request.
+    pub fn belongs_to(&self) -> Option<String> {
+        let (params, notification) = match self {
+            ServerMessage::Response { id, .. } => return id.as_ref().map(|id| id.as_json().to_owned()),
+            ServerMessage::Request { params, .. } => (params.get("_meta"), false),
+            ServerMessage::Notification { params, .. } => (params.get("_meta"), true),
+        };
+        let meta = |k: &str| params.and_then(|m| m.get(k));
+        let named = match self {
+            ServerMessage::Notification { params, .. } if notification => {
+                params.get("progressToken").or_else(|| meta(SUBSCRIPTION_ID_KEY)).or_else(|| meta(RELATED_REQUEST_KEY))
+            }
+            _ => meta(RELATED_REQUEST_KEY),
+        }?;
+        Some(match named {
+            Value::String(s) if s.parse::<i64>().is_ok() => s.clone(),
+            other => other.to_string(),
+        })
+    }
+}
+
+/// A JSON-RPC error object; one of the wrong shape is kept as its text.
+fn error_data(error: Value) -> ErrorData {
+    match serde_json::from_value::<ErrorData>(error.clone()) {
+        Ok(e) => e,
+        Err(_) => {
+            let code = error.get("code").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok()).unwrap_or(0);
+            let message = match error.get("message").and_then(Value::as_str) {
+                Some(m) => m.to_owned(),
+                None => error.to_string(),
+            };
+            ErrorData { code: ErrorCode(code), message, data: error.get("data").cloned() }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn decode(v: Value) -> ServerMessage {
+        ServerMessage::from_value(&v).unwrap()
+    }
+
+    #[test]
+    fn each_kind_is_told_apart() {
+        let r = decode(json!({"jsonrpc": "2.0", "id": 3, "method": "roots/list"}));
+        assert!(
+            matches!(&r, ServerMessage::Request { method, params, .. } if method == "roots/list" && params.is_empty())
+        );
+        let n = decode(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "7"}}));
+        assert_eq!(n.method(), Some("notifications/progress"));
+        assert_eq!(n.belongs_to().as_deref(), Some("7"));
+        let ok = decode(json!({"jsonrpc": "2.0", "id": 7, "result": {"x": 1}}));
+        assert!(ok.answers(&RequestId::number(7)));
+        assert_eq!(ok.belongs_to().as_deref(), Some("7"));
+        let err = decode(json!({"jsonrpc": "2.0", "id": "a", "error": {"code": -32602, "message": "bad"}}));
+        let ServerMessage::Response { outcome: Err(e), .. } = err else { panic!() };
+        assert_eq!((e.code, e.message.as_str()), (ErrorCode::INVALID_PARAMS, "bad"));
+    }
+
+    #[test]
+    fn odd_shapes_are_read_or_refused() {
+        assert!(ServerMessage::decode(b"{\"id\": 1, \"result\": {}}").is_err());
+        assert!(ServerMessage::decode(b"not json").is_err());
+        let e = decode(json!({"jsonrpc": "2.0", "id": null, "error": {"code": "x"}}));
+        let ServerMessage::Response { id: None, outcome: Err(e) } = e else { panic!() };
+        assert_eq!(e.code, ErrorCode(0));
+        let related = decode(json!({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create",
+            "params": {"_meta": {RELATED_REQUEST_KEY: 12}}}));
+        assert_eq!(related.belongs_to().as_deref(), Some("12"));
+        let back = decode(related.to_value());
+        assert_eq!(back, related);
+    }
+}

@@ -1,0 +1,200 @@
+//! A client's requests as they go on the wire: stamped with what their era
+//! needs (a stateless request's `_meta` and standard headers), encoded once.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::era::Spoken;
+use crate::header_params::HeaderParam;
+use crate::legacy::method as legacy;
+use crate::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROGRESS_TOKEN_KEY};
+use crate::model::{ClientCapabilities, Implementation, JsonObject, LoggingLevel};
+use crate::outgoing::{stamp_meta, standard_headers};
+use crate::request::method;
+use crate::{ErrorData, ProtocolVersion, RequestId};
+
+/// One message encoded: its bytes and the HTTP headers it goes with
+/// (ignored over stdio).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Encoded {
+    /// The JSON-RPC message.
+    pub body: Vec<u8>,
+    /// Its headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`).
+    pub headers: Vec<(String, String)>,
+}
+
+/// Who the client is, as every request of its says it: the `_meta`
+/// entries of a stateless request and the params of `initialize`, built
+/// once.
+#[derive(Debug, Clone)]
+pub struct Session {
+    info: Implementation,
+    capabilities: ClientCapabilities,
+    /// `clientInfo`, `clientCapabilities` and the log level as `_meta` entries.
+    meta: JsonObject,
+}
+
+/// A request as it goes on the wire, its params borrowed.
+#[derive(Serialize)]
+struct RequestBody<'a> {
+    jsonrpc: &'static str,
+    id: i64,
+    method: &'a str,
+    params: &'a JsonObject,
+}
+
+impl Session {
+    /// The session of a client with this identity and these capabilities,
+    /// asking for `log_level` (statelessly in `_meta`).
+    pub fn new(info: Implementation, capabilities: ClientCapabilities, log_level: Option<LoggingLevel>) -> Self {
+        let mut meta = JsonObject::new();
+        meta.insert(CLIENT_INFO_KEY.into(), serde_json::to_value(&info).unwrap_or(Value::Null));
+        meta.insert(CLIENT_CAPABILITIES_KEY.into(), serde_json::to_value(&capabilities).unwrap_or(Value::Null));
+        if let Some(level) = log_level {
+            meta.insert(LOG_LEVEL_KEY.into(), serde_json::to_value(level).unwrap_or(Value::Null));
+        }
+        Session { info, capabilities, meta }
+    }
+
+    /// The capabilities the client declares.
+    pub fn capabilities(&self) -> &ClientCapabilities {
+        &self.capabilities
+    }
+
+    /// The params of `initialize` offering `version`.
+    pub fn initialize_params(&self, version: ProtocolVersion) -> JsonObject {
+        let mut params = JsonObject::new();
+        params.insert("protocolVersion".into(), version.as_str().into());
+        params.insert("capabilities".into(), serde_json::to_value(&self.capabilities).unwrap_or(Value::Null));
+        params.insert("clientInfo".into(), serde_json::to_value(&self.info).unwrap_or(Value::Null));
+        params
+    }
+
+    /// Marks request `id`'s params: a progress token (the id) when progress
+    /// is wanted, and the request's own capabilities instead of the session's.
+    pub fn mark(params: &mut JsonObject, id: i64, progress: bool, capabilities: Option<&ClientCapabilities>) {
+        if !progress && capabilities.is_none() {
+            return;
+        }
+        let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+        let Some(m) = meta.as_object_mut() else { return };
+        if progress {
+            m.insert(PROGRESS_TOKEN_KEY.into(), Value::from(id));
+        }
+        if let Some(caps) = capabilities {
+            m.insert(CLIENT_CAPABILITIES_KEY.into(), serde_json::to_value(caps).unwrap_or(Value::Null));
+        }
+    }
+
+    /// Request `id` in `era` (`None`: before one is chosen, as
+    /// `initialize`): a stateless request's `_meta` is stamped into
+    /// `params` (so that a retry sends it again as it is) and its standard
+    /// headers made, with the `x-mcp-header` arguments of its tool
+    /// (`tool_params`).
+    pub fn request(
+        &self,
+        era: Option<Spoken>,
+        id: i64,
+        method: &str,
+        params: &mut JsonObject,
+        tool_params: &[HeaderParam],
+    ) -> Encoded {
+        let mut headers = Vec::new();
+        if let Some(Spoken::Stateless(v)) = era {
+            stamp_meta(params, v.as_str(), &self.meta);
+            headers = standard_headers(method, params, tool_params);
+            headers.push(("MCP-Protocol-Version".into(), v.as_str().to_owned()));
+        }
+        let body = RequestBody { jsonrpc: "2.0", id, method, params };
+        Encoded { body: serde_json::to_vec(&body).expect("a request serializes"), headers }
+    }
+
+    /// A notification (`params` `None`: without params).
+    pub fn notification(era: Option<Spoken>, method: &str, params: Option<JsonObject>) -> Encoded {
+        let mut m = JsonObject::new();
+        m.insert("jsonrpc".into(), "2.0".into());
+        m.insert("method".into(), method.into());
+        if let Some(p) = params {
+            m.insert("params".into(), Value::Object(p));
+        }
+        Encoded {
+            body: serde_json::to_vec(&m).expect("a notification serializes"),
+            headers: message_headers(era, Some(method)),
+        }
+    }
+
+    /// `notifications/cancelled` for request `id`.
+    pub fn cancelled(era: Option<Spoken>, id: i64, reason: &str) -> Encoded {
+        let mut params = JsonObject::new();
+        params.insert("requestId".into(), Value::from(id));
+        params.insert("reason".into(), reason.into());
+        Self::notification(era, method::CANCELLED, Some(params))
+    }
+
+    /// The answer to a server's request `id`.
+    pub fn response(era: Option<Spoken>, id: &RequestId, outcome: Result<Value, ErrorData>) -> Encoded {
+        let body = match outcome {
+            Ok(result) => crate::jsonrpc::encode_result(id, &result),
+            Err(error) => crate::jsonrpc::encode_error(Some(id), &error),
+        };
+        Encoded { body, headers: message_headers(era, None) }
+    }
+
+    /// `notifications/initialized`, the end of the legacy handshake.
+    pub fn initialized() -> Encoded {
+        Self::notification(None, legacy::INITIALIZED, None)
+    }
+}
+
+/// The headers of a message that expects no answer.
+fn message_headers(era: Option<Spoken>, method: Option<&str>) -> Vec<(String, String)> {
+    let mut headers = Vec::new();
+    if let Some(Spoken::Stateless(v)) = era {
+        headers.push(("MCP-Protocol-Version".into(), v.as_str().to_owned()));
+        if let Some(m) = method {
+            headers.push(("Mcp-Method".into(), m.to_owned()));
+        }
+    }
+    headers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::meta::PROTOCOL_VERSION_KEY;
+    use serde_json::json;
+
+    #[test]
+    fn a_stateless_request_is_stamped_and_a_legacy_one_is_not() {
+        let session = Session::new(Implementation::new("c", "1"), ClientCapabilities::roots(), None);
+        let mut p = json!({"_meta": {"progressToken": 3}, "name": "x"}).as_object().unwrap().clone();
+        let era = Some(Spoken::Stateless(ProtocolVersion::V2026_07_28));
+        let out = session.request(era, 9, method::TOOLS_CALL, &mut p, &[]);
+        let sent: Value = serde_json::from_slice(&out.body).unwrap();
+        let meta = &sent["params"]["_meta"];
+        assert_eq!(
+            (meta["progressToken"].clone(), meta[PROTOCOL_VERSION_KEY].clone()),
+            (json!(3), json!("2026-07-28"))
+        );
+        assert_eq!(meta[CLIENT_INFO_KEY]["name"], "c");
+        assert_eq!(meta[CLIENT_CAPABILITIES_KEY], json!({"roots": {}}));
+        assert!(out.headers.contains(&("Mcp-Name".into(), "x".into())));
+        let mut p = JsonObject::new();
+        let legacy = session.request(Some(Spoken::Legacy(ProtocolVersion::V2025_11_25)), 1, "tools/list", &mut p, &[]);
+        assert!(legacy.headers.is_empty() && p.is_empty());
+    }
+
+    #[test]
+    fn marks_and_messages() {
+        let mut p = JsonObject::new();
+        Session::mark(&mut p, 4, true, Some(&ClientCapabilities::sampling()));
+        assert_eq!(json!(p), json!({"_meta": {PROGRESS_TOKEN_KEY: 4, CLIENT_CAPABILITIES_KEY: {"sampling": {}}}}));
+        let c = Session::cancelled(Some(Spoken::Stateless(ProtocolVersion::V2026_07_28)), 4, "gone");
+        let sent: Value = serde_json::from_slice(&c.body).unwrap();
+        assert_eq!(sent["params"], json!({"requestId": 4, "reason": "gone"}));
+        assert!(c.headers.contains(&("Mcp-Method".into(), "notifications/cancelled".into())));
+        let r = Session::response(None, &RequestId::number(2), Err(ErrorData::internal("no")));
+        let sent: Value = serde_json::from_slice(&r.body).unwrap();
+        assert_eq!(sent["error"]["code"], -32603);
+    }
+}
