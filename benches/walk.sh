@@ -11,11 +11,14 @@
 #   bash benches/walk.sh          # prints each path's files, calls and conversions
 #
 # BIN is the server (default target/debug/actix-mcp, built if missing);
-# CALLS the two sizes ("SMALL LARGE", default "20 120").
+# SRC the checkout it was built from (default this one); CALLS the two
+# sizes ("SMALL LARGE", default "20 120").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN="${BIN:-target/debug/actix-mcp}"
 [ -x "$BIN" ] || cargo build -q -p actix-mcp
+BIN="$(realpath "$BIN")"
+SRC="$(realpath "${SRC:-$PWD}")"
 for tool in valgrind curl python3; do
   command -v "$tool" >/dev/null 2>&1 || { echo "needs $tool" >&2; exit 1; }
 done
@@ -38,13 +41,19 @@ stop() {
   SERVER=""
 }
 
-# calls N TOOL: N stateless tools/call of TOOL over one connection, each answer checked.
-calls() {
+# calls_raw N TOOL: N stateless tools/call of TOOL over one connection, answers in $WORK/reply-*.
+calls_raw() {
   local n=$1 tool=$2
   local body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'"$tool"'","arguments":{"text":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"walk","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}'
   curl -s -X POST -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
     -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H "Mcp-Name: $tool" \
     --data "$body" -o "$WORK/reply-#1" "$URL?n=[1-$n]"
+}
+
+# calls N TOOL: the same, each answer checked.
+calls() {
+  rm -f "$WORK"/reply-*
+  calls_raw "$@"
   if grep -L '"text":"hello"' "$WORK"/reply-* | grep -q .; then
     echo "an answer without the echo:" >&2
     cat "$(grep -L '"text":"hello"' "$WORK"/reply-* | head -n 1)" >&2
@@ -53,18 +62,31 @@ calls() {
   rm -f "$WORK"/reply-*
 }
 
+# ready TOOL: waits until TOOL answers (a gateway's upstream starts after it listens).
+ready() {
+  for _ in $(seq 1 300); do
+    rm -f "$WORK"/reply-*
+    calls_raw 1 "$1"
+    grep -q '"text":"hello"' "$WORK/reply-1" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  echo "$1 never answered" >&2
+  exit 1
+}
+
 # walk LABEL TOOL ARGS…: the scenario at both sizes (after 10 warm-up calls), then the counts.
 walk() {
   local label=$1 tool=$2
   shift 2
   for n in "$SMALL" "$LARGE"; do
     start "$label-$n" "$@"
+    ready "$tool"
     calls 10 "$tool"
     calls "$n" "$tool"
     stop
   done
-  python3 benches/walk.py "$WORK/cg.$label-$SMALL" "$WORK/cg.$label-$LARGE" "$SMALL" "$LARGE" --label "$label"
+  python3 benches/walk.py "$WORK/cg.$label-$SMALL" "$WORK/cg.$label-$LARGE" "$SMALL" "$LARGE" --label "$label" --root "$SRC"
 }
 
 walk direct echo --catalog everything
-walk gateway stdio__echo --upstream "stdio=$PWD/$BIN stdio --catalog everything --log-level error"
+walk gateway stdio__echo --upstream "stdio=$BIN stdio --catalog everything --log-level error"
