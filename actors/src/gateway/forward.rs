@@ -286,7 +286,11 @@ pub(crate) fn tool(link: &Arc<Link>, def: tools::Tool, served: String) -> Tool {
     let mut tool = Tool::raw(served.clone(), def.description.clone(), def.input_schema.clone(), move |args, ctx| {
         let (link, own, name) = (link2.clone(), own.clone(), name.clone());
         async move {
-            let params = json!({ "name": own, "arguments": Value::Object(args) });
+            // Built by hand: `json!` would serialize the arguments again.
+            let params = Value::Object(Map::from_iter([
+                ("name".into(), own.as_str().into()),
+                ("arguments".into(), args.into()),
+            ]));
             let called = link.forward::<CallToolResult>("tools/call", params, &ctx).await;
             called.map_err(|e| as_served(e, &own, &name))
         }
@@ -305,7 +309,10 @@ pub(crate) fn prompt(link: &Arc<Link>, def: prompts::Prompt, served: String) -> 
         let (link, own, name) = (link2.clone(), own.clone(), name.clone());
         async move {
             let arguments: Map<String, Value> = args.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
-            let params = json!({ "name": own, "arguments": arguments });
+            let params = Value::Object(Map::from_iter([
+                ("name".into(), own.as_str().into()),
+                ("arguments".into(), arguments.into()),
+            ]));
             let got = link.forward::<GetPromptResult>("prompts/get", params, &ctx).await;
             got.map_err(|e| as_served(e, &own, &name))
         }
