@@ -25,7 +25,7 @@ use super::error::ClientError;
 use super::h1::Pool;
 use super::options::ClientOptions;
 use super::outgoing::{inbound, Inbound, InboundTx, Outgoing};
-use super::sse::SseDecoder;
+use super::sse::{SseDecoder, TooLarge};
 
 /// How many times a broken SSE answer is resumed before the call fails.
 const MAX_RESUMES: u32 = 5;
@@ -361,19 +361,7 @@ async fn pump_sse(mut resp: Reply, tx: InboundTx, resume: Resume) {
                 next = body.next() => next,
             };
             let Some(Ok(chunk)) = next else { break };
-            let mut messages = Vec::new();
-            let fed = decoder.feed(&chunk, |event| {
-                if let Some(id) = event.id.filter(|id| !id.is_empty()) {
-                    last_id = Some(id);
-                }
-                if let Some(r) = event.retry {
-                    retry = r;
-                }
-                // An event that is not a JSON-RPC message (a comment, a priming event) is skipped.
-                if let Ok(msg) = ServerMessage::decode(event.data.as_bytes()) {
-                    messages.push(msg);
-                }
-            });
+            let (messages, fed) = read_events(&mut decoder, &chunk, &mut last_id, &mut retry);
             for msg in messages {
                 let response = resume.id.as_ref().is_some_and(|id| msg.answers(id));
                 // The reader is waited for: the stream is read no faster than its messages are.
@@ -409,6 +397,30 @@ async fn pump_sse(mut resp: Reply, tx: InboundTx, resume: Resume) {
             None => return,
         }
     }
+}
+
+/// The messages of one chunk of an SSE stream, noting its last event id and
+/// retry interval; and whether an event was over the size limit.
+fn read_events(
+    decoder: &mut SseDecoder,
+    chunk: &[u8],
+    last_id: &mut Option<String>,
+    retry: &mut Duration,
+) -> (Vec<ServerMessage>, Result<(), TooLarge>) {
+    let mut messages = Vec::new();
+    let fed = decoder.feed(chunk, |event| {
+        if let Some(id) = event.id.filter(|id| !id.is_empty()) {
+            *last_id = Some(id);
+        }
+        if let Some(r) = event.retry {
+            *retry = r;
+        }
+        // An event that is not a JSON-RPC message (a comment, a priming event) is skipped.
+        if let Ok(msg) = ServerMessage::decode(event.data.as_bytes()) {
+            messages.push(msg);
+        }
+    });
+    (messages, fed)
 }
 
 /// Resumes a broken SSE stream with a GET naming the last event seen; the

@@ -103,23 +103,11 @@ impl Stdio {
             command.spawn().map_err(|e| ClientError::transport(format!("starting the server {program}: {e}")))?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        let (writer, mut lines) = mpsc::channel::<Bytes>(bound.max(1));
+        let (writer, lines) = mpsc::channel::<Bytes>(bound.max(1));
         let pending: Pending = Arc::default();
         let ended = Arc::new(watch::Sender::new(None));
         let broken = Broken::default();
-        tokio::spawn(async move {
-            let mut stdin = BufWriter::new(stdin);
-            while let Some(line) = lines.recv().await {
-                let written = async {
-                    stdin.write_all(&line).await?;
-                    stdin.write_all(b"\n").await?;
-                    stdin.flush().await
-                };
-                if written.await.is_err() {
-                    break;
-                }
-            }
-        });
+        tokio::spawn(write_lines(stdin, lines));
         let (p, e, b) = (pending.clone(), ended.clone(), broken.clone());
         tokio::spawn(async move {
             let mut reader = BufReader::new(stdout);
@@ -219,6 +207,22 @@ impl Drop for Stdio {
         };
         if running {
             self.kill_group();
+        }
+    }
+}
+
+/// Writes each line for the child's stdin, until the senders are gone
+/// (which closes it) or the child stops reading.
+async fn write_lines(stdin: tokio::process::ChildStdin, mut lines: mpsc::Receiver<Bytes>) {
+    let mut stdin = BufWriter::new(stdin);
+    while let Some(line) = lines.recv().await {
+        let written = async {
+            stdin.write_all(&line).await?;
+            stdin.write_all(b"\n").await?;
+            stdin.flush().await
+        };
+        if written.await.is_err() {
+            break;
         }
     }
 }
