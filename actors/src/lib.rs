@@ -97,7 +97,8 @@
 //! - [`facts`]: what a request is served with besides its message — the
 //!   caller's identity, its headers, middleware extensions — and the clock.
 //! - [`telemetry`]: metrics, spans, the status page and the slog root
-//!   logger; [`config`]: typed configuration and the command line.
+//!   logger; [`audit`]: the tamper-evident log of calls; [`config`]: typed
+//!   configuration and the command line.
 //!
 //! Dependencies point down only: transports → actors → `mcp_protocol`, and
 //! no module imports, directly or through others, a module that imports it
@@ -106,6 +107,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod _guide;
+pub mod audit;
 pub mod auth;
 pub mod builder;
 pub mod catalog;

@@ -16,7 +16,7 @@ static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
 
 use actix_mcp::builder::runner::{self, Transport};
-use actix_mcp::config::cli::{Cli, Command};
+use actix_mcp::config::cli::{AuditCommand, Cli, Command};
 use actix_mcp::config::Config;
 #[cfg(feature = "gateway")]
 use actix_mcp::gateway::Gateway;
@@ -54,11 +54,28 @@ fn main() -> ExitCode {
     let (loaded, transport) = match cli.command {
         #[cfg(feature = "client")]
         Some(Command::Client(args)) => return exit_code(actix_mcp::client::cli::run(args)),
+        Some(Command::Audit(AuditCommand::Verify { files })) => return verify_audit(&files),
         Some(Command::Stdio(args)) => (args.load(env), Transport::Stdio),
         Some(Command::Serve(args)) => (args.load(env), Transport::Http),
         None => (cli.serve.load(env), Transport::Http),
     };
     exit_code(loaded.map_err(|e| e.to_string()).and_then(|c| run(c, transport)))
+}
+
+/// `actix-mcp audit verify FILE…`: 0 when the chain holds, 1 naming the
+/// first line that breaks it.
+fn verify_audit(files: &[std::path::PathBuf]) -> ExitCode {
+    match actix_mcp::audit::verify(files) {
+        Ok(intact) => {
+            println!("{} records intact", intact.records);
+            println!("head: seq {} sha256 {}", intact.head_seq, intact.head_hash);
+            ExitCode::SUCCESS
+        }
+        Err(broken) => {
+            println!("altered: {broken}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Success, or the error on stderr and a failure.

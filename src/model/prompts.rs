@@ -1,10 +1,11 @@
 //! Prompts (spec: server/prompts).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::content::Content;
 pub use super::role::Role;
+use crate::raw_object::RawObject;
 
 /// An argument a prompt accepts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,9 +62,10 @@ impl PromptMessage {
 pub struct GetPromptParams {
     /// The prompt name.
     pub name: String,
-    /// String arguments.
+    /// String arguments, as their JSON text (read with
+    /// [`RawObject::to_map`]; kept as received for the audit log's digest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<Map<String, Value>>,
+    pub arguments: Option<RawObject>,
     /// MRTR: responses to earlier input requests.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::mrtr::deserialize_present")]
     pub input_responses: Option<Value>,

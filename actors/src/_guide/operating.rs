@@ -1,4 +1,4 @@
-//! # Operating it: health, metrics, status, traces, logs
+//! # Operating it: health, metrics, status, traces, logs, the audit log
 //!
 //! A whole deployment to operate — TLS at nginx, OAuth, two instances over
 //! Redis, Prometheus scraping each instance's metrics listener — is set up
@@ -55,6 +55,7 @@
 //! | `mcp_client_operation_duration_seconds` | histogram | a gateway's requests to its upstreams: `upstream`, `mcp_method_name`, `error_type` (empty on success; the JSON-RPC code, `tool_error`, `timeout`, `cancelled`, `transport`) |
 //! | `mcp_gateway_upstream_restarts_total` | counter | `upstream` |
 //! | `mcp_gateway_upstream_up` | gauge | `upstream` (1 up, 0 not) |
+//! | `mcp_server_audit_records_total`, `mcp_server_audit_dropped_total`, `mcp_server_audit_queue_full_total` | counter | (with `[audit]`: records written, lost, and those that found the queue full) |
 //!
 //! The duration histogram follows the OpenTelemetry MCP semantic conventions
 //! (`mcp.server.operation.duration` with `mcp.method.name`,
@@ -131,3 +132,56 @@
 //! auth, TLS, metrics); requests at DEBUG; cancellations and client
 //! disconnects at DEBUG; requests slower than `log.slow_ms` (1 s) at INFO with
 //! method, duration and outcome. Never a token, never an argument value.
+//!
+//! **Audit log.** `[audit] file = "/var/log/actix-mcp/audit.jsonl"` records
+//! every `tools/call`, `resources/read` and `prompts/get` (local or through
+//! the gateway, in both eras) as one JSON line, with nothing of the
+//! arguments but their digest:
+//!
+//! ```text
+//! {"seq":41,"time":"2026-12-05T10:00:00.123Z","caller":"anonymous","method":"tools/call","name":"git__log",
+//!  "upstream":"git","decision":"allow","outcome":"ok","duration_ms":12,
+//!  "arguments_sha256":"5f3c…","prev":"9a1e…"}
+//! ```
+//!
+//! `caller` is the caller's identity key (issuer and subject; `anonymous`
+//! with authorization off), `name` the tool or prompt name or the resource
+//! URI as called, `upstream` the upstream serving the item (`""` for local
+//! items), `decision` `allow` (`deny` and `quota` are for refusals by policy
+//! and quotas), `outcome` `ok`, `error`, `tool_error` or `cancelled`,
+//! `arguments_sha256` the SHA-256 of the `arguments` bytes as received (of
+//! `{}` when absent: the same arguments sent with other spacing digest
+//! differently), and `prev` the SHA-256 of the previous line's bytes (64
+//! zeros for `seq` 1). Each request hands its record to a bounded queue
+//! (`audit.queue`, 4096) that one thread writes: with `when_full = "block"`
+//! (the default) a call waits while the disk is that far behind, with
+//! `"drop"` it never waits and the record is counted as dropped. Lines are
+//! written as they come and fsync'd every `audit.sync_ms` (1000; 0: each
+//! line). Past `audit.max_bytes` (64 MiB) the file is renamed `FILE.SEQ`,
+//! `SEQ` being its first record, and a new `FILE` goes on with the chain; a
+//! restarted server continues the chain of the file it finds (and refuses
+//! to start on one whose last line is cut short or is not a record).
+//!
+//! `actix-mcp audit verify FILE…` walks the chain — rotated files first, by
+//! `SEQ`, the live file last — and exits 0 printing `N records intact` and
+//! the head (`head: seq S sha256 H`), or 1 printing the first line that was
+//! altered, inserted or removed:
+//!
+//! ```sh
+//! actix-mcp audit verify $(ls /var/log/actix-mcp/audit.jsonl.* | sort -t. -k3 -n) /var/log/actix-mcp/audit.jsonl
+//! # 1000 records intact
+//! # head: seq 1000 sha256 4c2d…
+//! ```
+//!
+//! A chain alone cannot see its *last* line changed or removed (nothing
+//! follows it). Anchor the head elsewhere: the server logs it at INFO when
+//! the log opens, at each rotation and when it closes (`audit log closed`,
+//! with `seq` and `head_sha256`), so a log shipper that keeps the server's
+//! log apart from the audit file keeps the anchors; or record `verify`'s
+//! head periodically in a system the writer of the audit file cannot
+//! change. The line of an anchored `seq` must still hash to the anchored
+//! value (`grep '^{"seq":S,' FILE | tr -d '\n' | sha256sum`); with the
+//! chain intact, nothing up to it changed.
+//! `tests/audit.rs` makes 1,000 calls against the binary, verifies the
+//! 1,000 records, flips bytes in one line and checks that `verify` names
+//! it, and rotates a log across files through the gateway.

@@ -4,7 +4,7 @@
 
 /// Implements the shared builder methods named in `{ … }` for an item type
 /// whose fields follow the catalog's shape (`def`, `scopes`, `cache`,
-/// `listed`). `$what` names the item in the docs; `$list` is its list
+/// `listed`, `upstream`). `$what` names the item in the docs; `$list` is its list
 /// method; the `cache` part takes the doc of what its hints apply to.
 macro_rules! item_builders {
     ($item:ident, $what:literal, $list:literal { $($part:ident $(($doc:literal))?),* $(,)? }) => {
@@ -81,6 +81,20 @@ macro_rules! item_builders {
             self
         }
     };
+    (@upstream $what:literal, $list:literal) => {
+        #[doc = concat!("Names the upstream server this ", $what, " forwards to (the gateway sets it): the ",
+            "`upstream` of its audit records.")]
+        #[must_use]
+        pub fn with_upstream(mut self, upstream: impl Into<std::sync::Arc<str>>) -> Self {
+            self.upstream = Some(upstream.into());
+            self
+        }
+
+        #[doc = concat!("The upstream server this ", $what, " forwards to, if it does.")]
+        pub fn upstream(&self) -> Option<&str> {
+            self.upstream.as_deref()
+        }
+    };
     (@unlisted $what:literal, $list:literal) => {
         #[doc = concat!("Keeps the ", $what, " usable but out of `", $list, "`.")]
         #[must_use]
@@ -92,17 +106,17 @@ macro_rules! item_builders {
 }
 
 item_builders!(Tool, "tool", "tools/list" {
-    title, meta, scopes, unlisted, cache("Caching hints for list pages that contain this tool.")
+    title, meta, scopes, unlisted, upstream, cache("Caching hints for list pages that contain this tool.")
 });
 item_builders!(Resource, "resource", "resources/list" {
-    title, meta, scopes, unlisted, cache("Caching hints for `resources/read` of this resource.")
+    title, meta, scopes, unlisted, upstream, cache("Caching hints for `resources/read` of this resource.")
 });
 item_builders!(ResourceTemplate, "template", "resources/templates/list" {
-    scopes, cache("Caching hints for reads of matching URIs."),
+    scopes, upstream, cache("Caching hints for reads of matching URIs."),
     completer("Completes template variables for `completion/complete` (`ref/resource`).")
 });
 item_builders!(Prompt, "prompt", "prompts/list" {
-    title, scopes, unlisted, cache("Caching hints for list pages that contain this prompt."),
+    title, scopes, unlisted, upstream, cache("Caching hints for list pages that contain this prompt."),
     completer("Completes argument values for `completion/complete` (`ref/prompt`).")
 });
 

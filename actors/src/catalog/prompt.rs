@@ -29,6 +29,8 @@ pub struct Prompt {
     pub(crate) cache: Option<mcp_protocol::model::CacheHints>,
     pub(crate) listed: bool,
     pub(crate) scopes: Vec<String>,
+    /// The upstream server it forwards to (the gateway's items).
+    pub(crate) upstream: Option<std::sync::Arc<str>>,
 }
 
 impl std::fmt::Debug for Prompt {
@@ -57,6 +59,7 @@ impl Prompt {
             cache: None,
             listed: true,
             scopes: Vec::new(),
+            upstream: None,
         }
     }
 

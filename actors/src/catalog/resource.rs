@@ -23,6 +23,8 @@ pub struct Resource {
     pub(crate) reader: Arc<ReadFn>,
     pub(crate) listed: bool,
     pub(crate) scopes: Vec<String>,
+    /// The upstream server it forwards to (the gateway's items).
+    pub(crate) upstream: Option<std::sync::Arc<str>>,
     pub(crate) cache: Option<CacheHints>,
 }
 
@@ -53,6 +55,7 @@ impl Resource {
             reader: Arc::new(move |uri, ctx| reader(uri, ctx).boxed_local()),
             listed: true,
             scopes: Vec::new(),
+            upstream: None,
             cache: None,
         }
     }

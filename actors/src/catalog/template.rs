@@ -102,6 +102,8 @@ pub struct ResourceTemplate {
     pub(crate) completer: Option<Completing>,
     pub(crate) cache: Option<CacheHints>,
     pub(crate) scopes: Vec<String>,
+    /// The upstream server it forwards to (the gateway's items).
+    pub(crate) upstream: Option<std::sync::Arc<str>>,
 }
 
 impl std::fmt::Debug for ResourceTemplate {
@@ -132,6 +134,7 @@ impl ResourceTemplate {
             completer: None,
             cache: None,
             scopes: Vec::new(),
+            upstream: None,
         })
     }
 

@@ -46,6 +46,8 @@ pub struct Tool {
     pub(crate) handler: Arc<ToolFn>,
     pub(crate) listed: bool,
     pub(crate) scopes: Vec<String>,
+    /// The upstream server it forwards to (the gateway's items).
+    pub(crate) upstream: Option<std::sync::Arc<str>>,
     pub(crate) cache: Option<CacheHints>,
     pub(crate) header_params: Result<Vec<HeaderParam>, String>,
     pub(crate) task_support: TaskSupport,
@@ -189,6 +191,7 @@ impl Tool {
             handler: Arc::new(handler),
             listed: true,
             scopes: Vec::new(),
+            upstream: None,
             cache: None,
             header_params,
             task_support: TaskSupport::Forbidden,

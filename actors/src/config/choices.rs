@@ -103,6 +103,19 @@ choice!(
     }
 );
 
+choice!(
+    /// `audit.when_full`: what a call does when the audit log's queue is full
+    /// (its writer is behind: a slow or full disk).
+    AuditWhenFull, "audit.when_full", {
+        /// Wait for room: no record is lost, calls slow down with the disk. The default.
+        #[default]
+        Block = "block",
+        /// Drop the record and count it (`mcp_server_audit_dropped_total`):
+        /// calls never wait, the log has gaps (its chain stays intact).
+        Drop = "drop",
+    }
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,22 @@ pub enum Command {
     /// Talk to any MCP server (HTTP URL or `--stdio CMD`) and print its answers as JSON.
     #[cfg(feature = "client")]
     Client(crate::client::cli::ClientArgs),
+    /// Work with the audit log (`[audit]`).
+    #[command(subcommand)]
+    Audit(AuditCommand),
+}
+
+/// `actix-mcp audit …`.
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Check the chain of an audit log: prints `N records intact` and the
+    /// head (exit 0), or names the first altered line (exit 1). Give rotated
+    /// files first, oldest first (`FILE.SEQ` by SEQ), the live file last.
+    Verify {
+        /// The log's files, in order.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
 }
 
 /// Options shared by every command.

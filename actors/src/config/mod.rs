@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 
 use serde::{Deserialize, Serialize};
 
+mod audit;
 mod auth;
 mod choices;
 #[cfg(feature = "cli")]
@@ -27,8 +28,9 @@ mod status;
 mod tasks;
 mod transport;
 
+pub use audit::AuditConfig;
 pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ItemScopesConfig, ASYMMETRIC_ALGORITHMS};
-pub use choices::{AuthMode, HubBackend, LogFormat, TasksStore};
+pub use choices::{AuditWhenFull, AuthMode, HubBackend, LogFormat, TasksStore};
 pub use error::ConfigError;
 pub use features::{built_with, needs_feature, FEATURES};
 pub use fs::FsConfig;
@@ -89,6 +91,8 @@ pub struct Config {
     pub gateway: GatewayConfig,
     /// Other MCP servers served through this one (`[[upstreams]]`).
     pub upstreams: Vec<UpstreamConfig>,
+    /// The audit log of calls (`[audit]`).
+    pub audit: AuditConfig,
 }
 
 impl Config {
@@ -188,6 +192,7 @@ impl Config {
                 .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
         }
         self.metrics.validate()?;
+        self.audit.validate()?;
         self.auth.validate()?;
         self.validate_transport_security()?;
         self.validate_resource()?;

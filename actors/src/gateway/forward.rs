@@ -296,6 +296,7 @@ pub(crate) fn tool(link: &Arc<Link>, def: tools::Tool, served: String) -> Tool {
         }
     });
     tool.def = tools::Tool { name: served, ..def };
+    let tool = tool.with_upstream(link.config.name.as_str());
     // A long upstream call becomes a task of this server for a caller that
     // declares the Tasks extension (after `tasks.task_after_ms`).
     tool.with_task_support(TaskSupport::Optional)
@@ -318,6 +319,7 @@ pub(crate) fn prompt(link: &Arc<Link>, def: prompts::Prompt, served: String) -> 
         }
     });
     prompt.def = prompts::Prompt { name: served, ..def };
+    let prompt = prompt.with_upstream(link.config.name.as_str());
     match link.completes() {
         true => prompt.with_completion(completer(link, CompletionRef::Prompt { name: own_name })),
         false => prompt,
@@ -375,10 +377,10 @@ async fn read(link: Arc<Link>, uri: String, ctx: RequestContext) -> Result<Vec<R
 /// The upstream's resource `def`, served under `served` (its URI, with the
 /// upstream's `uri_prefix`).
 pub(crate) fn resource(link: &Arc<Link>, def: resources::Resource, served: String) -> Resource {
-    let link = link.clone();
-    let mut resource = Resource::new(served.clone(), def.name.clone(), move |uri, ctx| read(link.clone(), uri, ctx));
+    let reads = link.clone();
+    let mut resource = Resource::new(served.clone(), def.name.clone(), move |uri, ctx| read(reads.clone(), uri, ctx));
     resource.def = resources::Resource { uri: served, ..def };
-    resource
+    resource.with_upstream(link.config.name.as_str())
 }
 
 /// The upstream's template `def`, served as `served` (its URI template,
@@ -390,6 +392,7 @@ pub(crate) fn template(link: &Arc<Link>, def: resources::ResourceTemplate, serve
         ResourceTemplate::new(served, def.name.clone(), move |uri, _vars, ctx| read(reads.clone(), uri, ctx)).ok()?;
     let own = CompletionRef::Resource { uri: def.uri_template.clone() };
     template.def = resources::ResourceTemplate { uri_template: served.to_owned(), ..def };
+    let template = template.with_upstream(link.config.name.as_str());
     match link.completes() {
         true => Some(template.with_completion(completer(link, own))),
         false => Some(template),

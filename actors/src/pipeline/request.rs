@@ -28,9 +28,9 @@ use crate::channels::outbound::{Outbound, OutboundTx};
 use crate::pipeline::intake::Admitted;
 use crate::pipeline::legacy::era::Era;
 use crate::pipeline::service::{Answer, McpService};
-use crate::telemetry::span::{NetworkTransport, RequestSpan};
+use crate::pipeline::watch::Watch;
 use crate::telemetry::trace_scope::InTrace;
-use crate::telemetry::{self, Outcome};
+use crate::telemetry::Outcome;
 
 /// How a request ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,21 +68,10 @@ pub(crate) struct RequestActor {
     mailbox: usize,
     era: Era,
     method: &'static str,
-    /// The protocol version, for metrics.
-    version: &'static str,
-    /// How it arrived (`network.transport`).
-    transport: NetworkTransport,
-    /// Its span (with the `otel` feature and a collector).
-    span: RequestSpan,
-    /// The tool's name as a metrics label (`metrics.tool_labels`).
-    tool_label: Option<Arc<str>>,
-    /// When the actor started, for the duration metric.
-    started_at: std::time::Instant,
-    /// Longer than this is a slow request.
-    slow: Duration,
-    /// Whether the request's ending was recorded (an actor stopped early
-    /// records a cancellation when it stops).
-    recorded: bool,
+    /// What is recorded of the request (metrics, span, slow log, audit),
+    /// told once how it ended (an actor stopped early records a
+    /// cancellation when it stops).
+    watch: Watch,
     log: Logger,
 }
 
@@ -123,15 +112,7 @@ impl RequestActor {
     /// The actor for `spec`, not started.
     pub(crate) fn new(service: Arc<McpService>, mut spec: RequestSpec, log: &Logger) -> RequestActor {
         let w = &mut *spec.work;
-        let version = w.meta.version.as_str();
-        let transport = NetworkTransport::with_headers(w.facts.headers.is_some());
-        let parent = w.meta.trace.as_ref().or(w.facts.trace.as_ref());
-        let span = RequestSpan::start(&w.request, &w.id, version, transport, parent);
-        // Exported: what the handler sends on names this request's span as
-        // its parent (`_meta` wins over the header, so it is set there).
-        if let Some(downstream) = span.downstream(parent) {
-            w.meta.trace = Some(downstream);
-        }
+        let watch = Watch::new(&service, w, spec.slow);
         // The parent logger: the actor's own lines carry request and method
         // inline, and the handler's child logger is built only if used.
         // A traced request's lines (its own and its handler's) carry the trace id.
@@ -140,11 +121,7 @@ impl RequestActor {
             Some(t) => log.new(slog::o!("trace_id" => t.trace_id().to_owned())),
             None => log.clone(),
         };
-        let method = w.request.method();
-        let tool_label = match &w.request {
-            ClientRequest::CallTool(p) => service.tool_label(&p.name),
-            _ => None,
-        };
+        let method = watch.method();
         RequestActor {
             service,
             id: w.id.clone(),
@@ -158,13 +135,7 @@ impl RequestActor {
             mailbox: spec.mailbox,
             era: spec.era,
             method,
-            version,
-            transport,
-            tool_label,
-            span,
-            started_at: std::time::Instant::now(),
-            slow: spec.slow,
-            recorded: false,
+            watch,
             log,
         }
     }
@@ -199,12 +170,12 @@ impl Actor for RequestActor {
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.set_mailbox_capacity(self.mailbox);
         let Some(work) = self.work.take() else {
-            self.recorded = true;
+            self.watch.dismiss();
             ctx.stop();
             return;
         };
         debug!(self.log, "request started"; "request" => %self.id, "method" => self.method);
-        telemetry::request_started();
+        self.watch.begin();
         if let Era::Legacy(session) = &self.era {
             // `notifications/cancelled` in the session reaches this actor.
             session.track(self.id.clone(), ctx.address().recipient());
@@ -223,7 +194,7 @@ impl Actor for RequestActor {
         // Built once into its box: wrapped and spawned by value, this large
         // future would be copied at each step.
         // The timeout runs from the request's start, read once for both.
-        let deadline = tokio::time::Instant::from_std(self.started_at) + self.timeout;
+        let deadline = tokio::time::Instant::from_std(self.watch.started_at()) + self.timeout;
         let work =
             Box::pin(run(self.service.clone(), (request, tool), rctx, Limit { timeout: self.timeout, deadline }));
         ctx.spawn(work.into_actor(self).map(|(ending, code, tool_error), act, ctx| {
@@ -263,23 +234,7 @@ impl Actor for RequestActor {
 impl RequestActor {
     /// Records how the request ended (once).
     fn record(&mut self, outcome: Outcome) {
-        if !std::mem::replace(&mut self.recorded, true) {
-            let elapsed = self.started_at.elapsed();
-            let op = telemetry::Operation {
-                method: self.method,
-                version: self.version,
-                transport: self.transport,
-                tool: self.tool_label.as_ref(),
-            };
-            telemetry::request_finished(op, outcome, elapsed);
-            self.span.end(outcome);
-            // A cancelled request is logged as such (at DEBUG, or at INFO when
-            // the shutdown ended it), not as slow.
-            if elapsed > self.slow && outcome != Outcome::Cancelled {
-                info!(self.log, "slow request"; "request" => %self.id, "method" => self.method,
-                    "duration_ms" => elapsed.as_millis() as u64, "outcome" => outcome.label());
-            }
-        }
+        self.watch.finish(outcome, &self.id, &self.log);
     }
 
     /// A request cancelled by the shutdown (or an [`Abort`]) still answers:

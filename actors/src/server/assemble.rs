@@ -63,7 +63,9 @@ impl McpServer {
                 here_only: origin == Origin::Mirrored,
             })
         });
-        let service = Arc::new(McpService::with_clock(catalog, &config, clock, &log));
+        let audit = crate::audit::AuditLog::open(&config.audit, &log)
+            .map_err(|e| BuildError::Config(crate::config::ConfigError(format!("audit.file: {e}"))))?;
+        let service = Arc::new(McpService::with_clock(catalog, &config, clock, &log).with_audit(audit));
         // Task status changes reach listen streams (of every instance) through the hub.
         if let Some(tasks) = service.tasks() {
             tasks.notify_through(hub.clone().recipient());

@@ -96,6 +96,14 @@ pub const AUTH_FAILURE_REASONS: [&str; 5] =
 /// Redis backend: second copies of one observation delivered once.
 pub const REDIS_DEDUPLICATED: &str = "mcp_server_redis_events_deduplicated_total";
 
+/// Audit log: records written.
+pub const AUDIT_RECORDS: &str = "mcp_server_audit_records_total";
+/// Audit log: records lost (the queue full with `audit.when_full = "drop"`,
+/// or a write that failed).
+pub const AUDIT_DROPPED: &str = "mcp_server_audit_dropped_total";
+/// Audit log: records that found the queue full (the writer behind).
+pub const AUDIT_QUEUE_FULL: &str = "mcp_server_audit_queue_full_total";
+
 /// Buckets of the duration histogram, in seconds: 50 µs to 60 s.
 pub const DURATION_BUCKETS: [f64; 18] = [
     0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0, 30.0,

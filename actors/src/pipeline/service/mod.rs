@@ -87,6 +87,8 @@ pub(crate) struct McpService {
     tool_labels: bool,
     /// The Tasks extension (`tasks.enabled`).
     tasks: Option<Arc<crate::tasks::TaskService>>,
+    /// The audit log of calls (`[audit]`).
+    audit: Option<Arc<crate::audit::AuditLog>>,
 }
 
 impl McpService {
@@ -134,7 +136,19 @@ impl McpService {
             result_meta,
             tool_labels: config.metrics.tool_labels,
             tasks,
+            audit: None,
         }
+    }
+
+    /// This service with its calls recorded in `audit`.
+    pub(crate) fn with_audit(mut self, audit: Option<crate::audit::AuditLog>) -> Self {
+        self.audit = audit.map(Arc::new);
+        self
+    }
+
+    /// The audit log of calls, when `[audit]` names one.
+    pub(crate) fn audit(&self) -> Option<&Arc<crate::audit::AuditLog>> {
+        self.audit.as_ref()
     }
 
     /// The `gen_ai_tool_name` label of a `tools/call` of `name`, when

@@ -22,7 +22,7 @@ impl McpService {
                 .catalog
                 .prompt(&p.name)
                 .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)))?;
-            let args = p.arguments;
+            let args = p.arguments.map(|a| a.to_map());
             let owner = ctx.auth().map(crate::facts::identity::Identity::key);
             let binding = || Binding::new("prompts/get", &p.name, args.as_ref()).for_subject(owner.as_deref());
             let run = || prompt.get(args.clone(), ctx.clone());

@@ -1,0 +1,145 @@
+//! The audit log's writer: a thread of its own that appends each record as
+//! one line, makes the file durable every `audit.sync_ms`, rotates it by
+//! size with the chain carried into the next file, and says where the
+//! chain's head stands when it rotates or stops.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use slog::{error, info, Logger};
+
+use super::chain::{Head, Record};
+use crate::config::AuditConfig;
+use crate::telemetry::{AUDIT_DROPPED, AUDIT_RECORDS};
+
+/// The open log file and where its chain stands.
+pub(super) struct Writer {
+    path: PathBuf,
+    file: File,
+    head: Head,
+    /// Bytes in the current file.
+    size: u64,
+    /// The `seq` of the current file's first record (its name once rotated).
+    first_seq: Option<u64>,
+    max_bytes: u64,
+    /// `None`: every record is synced.
+    sync_every: Option<Duration>,
+    last_sync: Instant,
+    /// Written since the last sync.
+    dirty: bool,
+    log: Logger,
+}
+
+impl Writer {
+    /// Opens (or continues) the log `config.file`.
+    pub(super) fn open(config: &AuditConfig, log: &Logger) -> Result<Writer, String> {
+        let path = PathBuf::from(&config.file);
+        let head = Head::of_file(&path)?;
+        let first_seq = first_seq(&path)?;
+        let file = append(&path)?;
+        let size = file.metadata().map_err(|e| format!("{}: {e}", path.display()))?.len();
+        info!(log, "audit log open"; "file" => %path.display(), "seq" => head.seq, "head_sha256" => &head.hash);
+        Ok(Writer {
+            path,
+            file,
+            head,
+            size,
+            first_seq,
+            max_bytes: config.max_bytes,
+            sync_every: (config.sync_ms > 0).then(|| Duration::from_millis(config.sync_ms)),
+            last_sync: Instant::now(),
+            dirty: false,
+            log: log.clone(),
+        })
+    }
+
+    /// Writes what arrives until every sender is gone, then syncs.
+    pub(super) fn run(mut self, records: Receiver<Record>) {
+        loop {
+            let wait = match (self.dirty, self.sync_every) {
+                (true, Some(every)) => every.saturating_sub(self.last_sync.elapsed()),
+                _ => Duration::from_secs(3600),
+            };
+            match records.recv_timeout(wait) {
+                Ok(record) => self.write(record),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            if self.dirty && self.sync_every.is_none_or(|every| self.last_sync.elapsed() >= every) {
+                self.sync();
+            }
+        }
+        self.sync();
+        info!(self.log, "audit log closed"; "file" => %self.path.display(), "seq" => self.head.seq,
+            "head_sha256" => &self.head.hash);
+    }
+
+    /// Appends `record` as the chain's next line.
+    fn write(&mut self, record: Record) {
+        let before = self.head.clone();
+        let mut line = self.head.append(record);
+        line.push('\n');
+        if let Err(e) = self.file.write_all(line.as_bytes()) {
+            // The record is lost; the chain stays where the file is.
+            self.head = before;
+            metrics::counter!(AUDIT_DROPPED).increment(1);
+            error!(self.log, "audit record not written"; "file" => %self.path.display(), "error" => %e);
+            return;
+        }
+        metrics::counter!(AUDIT_RECORDS).increment(1);
+        self.first_seq.get_or_insert(self.head.seq);
+        self.size += line.len() as u64;
+        self.dirty = true;
+        if self.max_bytes > 0 && self.size >= self.max_bytes {
+            self.rotate();
+        }
+    }
+
+    fn sync(&mut self) {
+        if let Err(e) = self.file.sync_data() {
+            error!(self.log, "audit log not synced"; "file" => %self.path.display(), "error" => %e);
+        }
+        self.dirty = false;
+        self.last_sync = Instant::now();
+    }
+
+    /// Renames the full file `FILE.SEQ` and goes on in a new `FILE`.
+    fn rotate(&mut self) {
+        self.sync();
+        let Some(first) = self.first_seq else { return };
+        let rotated = PathBuf::from(format!("{}.{first}", self.path.display()));
+        let renamed = std::fs::rename(&self.path, &rotated).map_err(|e| e.to_string());
+        match renamed.and_then(|()| append(&self.path)) {
+            Ok(file) => {
+                self.file = file;
+                self.size = 0;
+                self.first_seq = None;
+                info!(self.log, "audit log rotated"; "rotated" => %rotated.display(), "seq" => self.head.seq,
+                    "head_sha256" => &self.head.hash);
+            }
+            // Written on where it is (the rename may not have happened).
+            Err(e) => error!(self.log, "audit log not rotated"; "file" => %self.path.display(), "error" => e),
+        }
+    }
+}
+
+/// `path` opened for appending (created if missing).
+fn append(path: &Path) -> Result<File, String> {
+    OpenOptions::new().create(true).append(true).open(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The `seq` of the first record in `path` (`None`: no file, or empty).
+fn first_seq(path: &Path) -> Result<Option<u64>, String> {
+    let Ok(file) = File::open(path) else { return Ok(None) };
+    let mut line = String::new();
+    BufReader::new(file).read_line(&mut line).map_err(|e| format!("{}: {e}", path.display()))?;
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let record: Record = serde_json::from_str(line.trim_end())
+        .map_err(|e| format!("{}: the first line is not an audit record ({e})", path.display()))?;
+    Ok(Some(record.seq))
+}
