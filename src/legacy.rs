@@ -83,8 +83,8 @@ const STATELESS_ONLY: [&str; 2] = [crate::request::method::SUBSCRIPTIONS_LISTEN,
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum LegacyRequest {
-    /// `initialize`.
-    Initialize(InitializeParams),
+    /// `initialize` (boxed: it is large, and once per session).
+    Initialize(Box<InitializeParams>),
     /// `ping`.
     Ping,
     /// `logging/setLevel`.
@@ -112,7 +112,7 @@ impl LegacyRequest {
     /// belong to the stateless era and are not found here.
     pub fn from_parts(method: &str, params: Option<&RawObject>) -> Result<Self, ProtocolError> {
         Ok(match method {
-            method::INITIALIZE => LegacyRequest::Initialize(parse(method, params)?),
+            method::INITIALIZE => LegacyRequest::Initialize(Box::new(parse(method, params)?)),
             method::PING => LegacyRequest::Ping,
             method::LOGGING_SET_LEVEL => LegacyRequest::SetLevel(parse::<LevelParams>(method, params)?.level),
             method::RESOURCES_SUBSCRIBE => LegacyRequest::Subscribe(parse::<UriParams>(method, params)?.uri),
@@ -140,8 +140,8 @@ pub fn item_in(method: &str, params: Option<&RawObject>) -> Option<(ItemKind, St
 pub struct SessionState {
     /// The negotiated version.
     pub version: ProtocolVersion,
-    /// Capabilities declared at `initialize`.
-    pub client_capabilities: ClientCapabilities,
+    /// Capabilities declared at `initialize` (shared with each request's `_meta`).
+    pub client_capabilities: std::sync::Arc<ClientCapabilities>,
     /// The client's identity.
     pub client_info: Implementation,
     /// Set by `logging/setLevel`; `None`: no log notifications.
@@ -155,7 +155,7 @@ impl SessionState {
     pub fn new(version: ProtocolVersion, params: &InitializeParams) -> Self {
         SessionState {
             version,
-            client_capabilities: params.capabilities.clone(),
+            client_capabilities: std::sync::Arc::new(params.capabilities.clone()),
             client_info: params.client_info.clone(),
             log_level: None,
             subscriptions: BTreeSet::new(),

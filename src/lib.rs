@@ -23,6 +23,7 @@
 //! - [`raw_object`]: JSON objects kept as text until a typed parse (`params`, tool arguments).
 //! - [`model`]: wire types by spec chapter.
 //! - [`request_state`]: the integrity-protected `requestState` of multi round-trip requests.
+//! - [`digest`]: SHA-256 as lowercase hex (bindings, the audit log, pinned definitions).
 //! - [`subscription`]: listen filters, events, the routing table and listen-stream encoders.
 //! - [`client`]: the client side: era negotiation, one decode of what a server sends, requests encoded per era.
 //!
@@ -44,6 +45,7 @@
 pub mod apps;
 pub mod client;
 pub mod decode;
+pub mod digest;
 pub mod error;
 pub mod header;
 pub mod header_params;

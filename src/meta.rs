@@ -10,6 +10,7 @@
 //! Nothing is inferred from earlier requests or the connection.
 
 use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -57,6 +58,12 @@ pub enum VersionHeader<'a> {
     Present(&'a str),
 }
 
+/// The capabilities of a client that declares none (`{}`), shared.
+pub fn no_capabilities() -> Arc<ClientCapabilities> {
+    static NONE: OnceLock<Arc<ClientCapabilities>> = OnceLock::new();
+    NONE.get_or_init(|| Arc::new(ClientCapabilities::default())).clone()
+}
+
 /// The validated `_meta` of one request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestMeta {
@@ -64,8 +71,9 @@ pub struct RequestMeta {
     pub version: ProtocolVersion,
     /// The client identity, if sent.
     pub client_info: Option<Implementation>,
-    /// What the client can do for this request.
-    pub client_capabilities: ClientCapabilities,
+    /// What the client can do for this request (shared: it is large, the
+    /// request moves through several owners, and most clients declare `{}`).
+    pub client_capabilities: Arc<ClientCapabilities>,
     /// The log level the client opted into; `None`: no log notifications.
     pub log_level: Option<LoggingLevel>,
     /// The progress token, if progress notifications are wanted.
@@ -238,7 +246,8 @@ impl RequestMeta {
             None => return Err(ProtocolError::InvalidMeta(format!("{PROTOCOL_VERSION_KEY} is required"))),
         };
         let client_capabilities = match keys.client_capabilities {
-            Some(v) if is_object(v) => ClientCapabilities::deserialize_raw(v)?,
+            Some(v) if v.get() == "{}" => no_capabilities(),
+            Some(v) if is_object(v) => Arc::new(ClientCapabilities::deserialize_raw(v)?),
             Some(_) => return Err(ProtocolError::InvalidMeta(format!("{CLIENT_CAPABILITIES_KEY} must be an object"))),
             None => return Err(ProtocolError::InvalidMeta(format!("{CLIENT_CAPABILITIES_KEY} is required"))),
         };

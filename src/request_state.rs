@@ -67,7 +67,7 @@ impl Binding {
             None => "{}".to_owned(),
         };
         let digest = Hash::hash(canonical.as_bytes());
-        Binding { method: method.to_owned(), name: name.to_owned(), args_digest: hex(&digest) }
+        Binding { method: method.to_owned(), name: name.to_owned(), args_digest: crate::digest::hex(&digest) }
     }
 
     /// This binding, also bound to the authenticated `subject` (when there
@@ -80,20 +80,10 @@ impl Binding {
             h.update(self.args_digest.as_bytes());
             h.update([0u8]);
             h.update(subject.as_bytes());
-            self.args_digest = hex(&h.finalize());
+            self.args_digest = crate::digest::hex(&h.finalize());
         }
         self
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)] as char);
-        out.push(DIGITS[usize::from(b & 0xf)] as char);
-    }
-    out
 }
 
 /// The authenticated content of a state.

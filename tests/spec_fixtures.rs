@@ -71,7 +71,7 @@ enum Around {
 fn request_meta_back(meta: &RequestMeta) -> Value {
     let mut m = Map::new();
     m.insert(meta::PROTOCOL_VERSION_KEY.into(), json!(meta.version.as_str()));
-    m.insert(meta::CLIENT_CAPABILITIES_KEY.into(), serde_json::to_value(&meta.client_capabilities).unwrap());
+    m.insert(meta::CLIENT_CAPABILITIES_KEY.into(), serde_json::to_value(&*meta.client_capabilities).unwrap());
     if let Some(info) = &meta.client_info {
         m.insert(meta::CLIENT_INFO_KEY.into(), serde_json::to_value(info).unwrap());
     }

@@ -97,8 +97,9 @@
 //! - [`facts`]: what a request is served with besides its message — the
 //!   caller's identity, its headers, middleware extensions — and the clock.
 //! - [`telemetry`]: metrics, spans, the status page and the slog root
-//!   logger; [`audit`]: the tamper-evident log of calls; [`config`]: typed
-//!   configuration and the command line.
+//!   logger; [`audit`]: the tamper-evident log of calls; [`policy`]: which
+//!   calls a caller may make (Cedar); [`config`]: typed configuration and
+//!   the command line.
 //!
 //! Dependencies point down only: transports → actors → `mcp_protocol`, and
 //! no module imports, directly or through others, a module that imports it
@@ -123,6 +124,7 @@ pub mod facts;
 pub mod gateway;
 pub mod hub;
 mod pipeline;
+pub mod policy;
 pub mod prelude;
 pub mod server;
 pub mod tasks;

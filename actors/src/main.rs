@@ -16,6 +16,8 @@ static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
 
 use actix_mcp::builder::runner::{self, Transport};
+#[cfg(feature = "gateway")]
+use actix_mcp::config::cli::GatewayCommand;
 use actix_mcp::config::cli::{AuditCommand, Cli, Command};
 use actix_mcp::config::Config;
 #[cfg(feature = "gateway")]
@@ -55,6 +57,10 @@ fn main() -> ExitCode {
         #[cfg(feature = "client")]
         Some(Command::Client(args)) => return exit_code(actix_mcp::client::cli::run(args)),
         Some(Command::Audit(AuditCommand::Verify { files })) => return verify_audit(&files),
+        #[cfg(feature = "gateway")]
+        Some(Command::Gateway(GatewayCommand::Approve { pins, all, item })) => {
+            return exit_code(approve(&pins, all.as_deref(), item.as_deref()))
+        }
         Some(Command::Stdio(args)) => (args.load(env), Transport::Stdio),
         Some(Command::Serve(args)) => (args.load(env), Transport::Http),
         None => (cli.serve.load(env), Transport::Http),
@@ -76,6 +82,23 @@ fn verify_audit(files: &[std::path::PathBuf]) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `actix-mcp gateway approve`: the waiting definitions of `all` (an
+/// upstream) or of `item` (`UPSTREAM/NAME`) become pins.
+#[cfg(feature = "gateway")]
+fn approve(pins: &std::path::Path, all: Option<&str>, item: Option<&str>) -> Result<(), String> {
+    let (upstream, name) = match (all, item) {
+        (Some(upstream), _) => (upstream, None),
+        (None, Some(item)) => {
+            let (upstream, name) = item.split_once('/').ok_or("name the item as UPSTREAM/NAME")?;
+            (upstream, Some(name))
+        }
+        (None, None) => return Err("name an item (UPSTREAM/NAME) or --all UPSTREAM".into()),
+    };
+    let n = actix_mcp::gateway::approve_pins(pins, upstream, name)?;
+    println!("approved {n} definition(s) of upstream {upstream}; they are served after a restart");
+    Ok(())
 }
 
 /// Success, or the error on stderr and a failure.

@@ -53,11 +53,22 @@
 //! | `metrics` | the Prometheus exporter (`[metrics]`, `/metrics`)               | +17              |
 //! | `otel`    | one OTLP span per request and per listen stream (`[otel]`)      | +31              |
 //! | `h2c`     | HTTP/2 without TLS (`http.h2c`)                                 | +1               |
+//! | `policy`  | Cedar policies deciding which calls each caller may make (`[policy]`) | +43        |
 //! | `cli`     | what only the program needs: clap, TOML files, jemalloc         | +21              |
 //!
 //! ("crates it brings": `cargo tree -p actix-mcp --no-default-features
 //! --features F -e normal`, distinct crates, less the core's 160; `oauth`
 //! and `client` share most of theirs, reqwest and hyper.)
+//!
+//! `policy` brings `cedar-policy`, which turns on serde_json's
+//! `preserve_order` for the whole build: JSON objects keep the order they
+//! were read or built in (a gateway passes an upstream's key order on), and a
+//! `serde_json::Value` is larger (72 bytes instead of 32). The request path
+//! keeps what it moves small regardless (the client's capabilities travel
+//! behind an `Arc`), so a stateless `tools/call` runs in as many
+//! instructions with it as without (54,817 and 54,940 by
+//! `benches/instructions.sh`; a legacy one about 1 % more); compare JSON by
+//! value, not by its key order.
 //!
 //! An application that only wants MCP tools on its actix-web app takes the
 //! core alone:

@@ -166,6 +166,94 @@
 //!   legacy caller is asked in its session. A request nobody comes back for is
 //!   cancelled after `gateway.input_wait_ms`.
 //!
+//! ## Definitions it will not serve: hidden characters, pins
+//!
+//! An upstream's tool descriptions reach the model that decides what to
+//! call, so a server that changes them is changing the model's instructions
+//! ("tool poisoning"; a "rug pull" when it happens after the tool was
+//! approved). Two guards, both on every listing of the upstream:
+//!
+//! - **Hidden characters.** A definition with a character a reader does not
+//!   see — Unicode tag characters (U+E0000–U+E007F), bidirectional controls
+//!   (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), zero-width
+//!   characters (U+200B–U+200D, U+2060, U+FEFF, U+180E) — anywhere in it
+//!   (its description, its schemas' descriptions, its title) is never served,
+//!   whatever else is configured.
+//! - **Pins.** With `gateway.pins = "/var/lib/actix-mcp/pins.json"`, each
+//!   item's definition (every member: description, schemas, annotations…)
+//!   is pinned at its first sight, by the SHA-256 of each member (keys in
+//!   order, so a re-ordered schema is no change). A later definition that
+//!   differs is quarantined: the item is not listed, and the definition seen
+//!   waits in the file for approval. Approving makes what was seen the pin:
+//!
+//! ```sh
+//! actix-mcp gateway approve --pins /var/lib/actix-mcp/pins.json git/log   # one item (the upstream's own name or URI)
+//! actix-mcp gateway approve --pins /var/lib/actix-mcp/pins.json --all git # everything of git that waits
+//! ```
+//!
+//! and a restart serves it (the pins are read at start). Refused items are
+//! not listed; a call of a refused tool by name is answered -32602 with why
+//! (`Tool git__log is not served: upstream git: its description changed since
+//! it was pinned; approve it with …`) and never reaches the upstream; a
+//! refused prompt or resource is unknown. Each refusal is logged at WARN
+//! (`upstream item not served`, the item and why), counted in
+//! `mcp_gateway_items_refused_total{upstream}` at each listing that refuses
+//! it, and shown on the status page (the upstream's `refused`, with why). A
+//! pins file that is not JSON stops the server at start. `tests/pins.rs` runs
+//! an upstream whose tool's description asks for secrets after a call, and
+//! one whose description hides tag characters.
+//!
+//! ## Who may call what: policies
+//!
+//! `allow_tools`/`deny_tools` decide per upstream for everyone. To decide
+//! per caller, write [Cedar](https://www.cedarpolicy.com) policies
+//! (`[policy]`, cargo feature `policy`, in the default build). One decision
+//! serves the list and the call, for local items and upstream ones alike, in
+//! both eras: a caller is shown exactly the items it may call, read or get,
+//! and a call it may not make is answered as for an item that does not
+//! exist (`-32602 Unknown tool: …` or `Unknown prompt: …`, the era's
+//! resource-not-found for a read), so a policy cannot be probed.
+//!
+//! ```toml
+//! [policy]
+//! file = "/etc/actix-mcp/policy.cedar"
+//! mode = "enforce"        # or "shadow": refuse nothing, log and count each would-be denial
+//! schema = ""             # "": the built-in schema, config/policy.cedarschema
+//! ```
+//!
+//! ```text
+//! // Anyone may use read-only tools and the docs prompt; the ops scope may do everything.
+//! permit(principal, action == Action::"tools/call", resource) when { resource.read_only };
+//! permit(principal, action == Action::"prompts/get", resource == Prompt::"docs");
+//! permit(principal, action, resource) when { principal.scopes.contains("ops") };
+//! // Nothing of the scratch upstream for anonymous callers, and nothing destructive from it for anyone.
+//! forbid(principal, action, resource is Tool) when { resource.upstream == "scratch" && (principal.anonymous || resource.destructive) };
+//! ```
+//!
+//! | entity | id | attributes |
+//! |---|---|---|
+//! | principal `Caller` | the identity key (issuer and subject), `"anonymous"` with authorization off | `issuer`, `subject`, `client_id` (`""` when absent), `scopes` (a set), `anonymous` |
+//! | action | `"tools/call"`, `"resources/read"`, `"prompts/get"` | |
+//! | resource `Tool` | the name as served (`git__log`) | `upstream` (`""` for local tools), `read_only`, `destructive` (the annotations' hints, false when absent) |
+//! | resource `Resource` | the URI (a template is listed by its URI template) | `upstream` |
+//! | resource `Prompt` | the name as served | `upstream` |
+//!
+//! What no `permit` allows is denied; a `forbid` wins over any `permit`.
+//! Policies are validated against the schema at start, strictly: a policy
+//! naming an attribute or type the schema lacks (`resource.owner`, or
+//! `resource.read_only` where the resource may be a `Prompt` — scope such a
+//! rule with `action == Action::"tools/call"` or `resource is Tool`) stops the
+//! server with the validator's message, as does a file that is not Cedar.
+//! Each call's decision is counted in
+//! `mcp_server_policy_decisions_total{decision}` (`allow`, `deny`,
+//! `shadow_deny`; lists are not counted), and recorded as the audit log's
+//! `decision` (see the operating guide). In shadow mode each call the policy
+//! would deny is logged at WARN (`policy: shadow`, the action, the name) and
+//! served. `tests/policy.rs` checks a table of callers, actions and items
+//! through the local catalog and a stdio upstream in both eras, shadow mode,
+//! the schema check, and, for random policies and catalogs, that a tool is
+//! listed exactly when its call is let through.
+//!
 //! ## Operations
 //!
 //! `/readyz` answers 503 ("a required upstream is not up") while an upstream

@@ -7,6 +7,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub use mcp_protocol::digest::sha256_hex;
+
 /// The `prev` of the first record of a log: 64 zeros.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -37,22 +39,6 @@ pub struct Record {
     /// Lowercase hex SHA-256 of the previous line (without its newline);
     /// [`GENESIS`] for the first.
     pub prev: String,
-}
-
-/// Lowercase hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&hmac_sha256::Hash::hash(bytes))
-}
-
-/// Lowercase hex of `bytes`.
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)] as char);
-        out.push(DIGITS[usize::from(b & 0xf)] as char);
-    }
-    out
 }
 
 /// Whether `text` is a SHA-256 as the log writes it (64 lowercase hex digits).

@@ -10,7 +10,7 @@
 //! ```
 //!
 //! A request hands its record to a bounded queue ([`AuditLog::record`]);
-//! one thread writes the lines ([`writer`]): calls wait for a disk that
+//! one thread writes the lines: calls wait for a disk that
 //! is behind only as `audit.when_full` says.
 
 mod chain;

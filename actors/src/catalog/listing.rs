@@ -89,17 +89,17 @@ impl Catalog {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<Listing<resources::Resource>, ProtocolError> {
-        self.list_resources_for(cursor, page_size, &|_| true)
+        self.list_resources_where(cursor, page_size, &|_| true)
     }
 
-    /// A page of the listed resources whose scopes pass `visible`.
-    pub fn list_resources_for(
+    /// A page of the listed resources that `keep` keeps.
+    pub fn list_resources_where(
         &self,
         cursor: Option<&str>,
         page_size: usize,
-        visible: &dyn Fn(&[String]) -> bool,
+        keep: &dyn Fn(&super::Resource) -> bool,
     ) -> Result<Listing<resources::Resource>, ProtocolError> {
-        page_of(&self.read().resources, cursor, page_size, |r| r.listed && visible(&r.scopes), |r| &r.def, |r| r.cache)
+        page_of(&self.read().resources, cursor, page_size, |r| r.listed && keep(r), |r| &r.def, |r| r.cache)
     }
 
     /// A page of resource templates.
@@ -108,17 +108,17 @@ impl Catalog {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<Listing<resources::ResourceTemplate>, ProtocolError> {
-        self.list_templates_for(cursor, page_size, &|_| true)
+        self.list_templates_where(cursor, page_size, &|_| true)
     }
 
-    /// A page of the resource templates whose scopes pass `visible`.
-    pub fn list_templates_for(
+    /// A page of the resource templates that `keep` keeps.
+    pub fn list_templates_where(
         &self,
         cursor: Option<&str>,
         page_size: usize,
-        visible: &dyn Fn(&[String]) -> bool,
+        keep: &dyn Fn(&super::ResourceTemplate) -> bool,
     ) -> Result<Listing<resources::ResourceTemplate>, ProtocolError> {
-        page_of(&self.read().templates, cursor, page_size, |t| visible(&t.scopes), |t| &t.def, |t| t.cache)
+        page_of(&self.read().templates, cursor, page_size, |t| keep(t), |t| &t.def, |t| t.cache)
     }
 
     /// A page of listed prompts.
@@ -127,16 +127,16 @@ impl Catalog {
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<Listing<prompts::Prompt>, ProtocolError> {
-        self.list_prompts_for(cursor, page_size, &|_| true)
+        self.list_prompts_where(cursor, page_size, &|_| true)
     }
 
-    /// A page of the listed prompts whose scopes pass `visible`.
-    pub fn list_prompts_for(
+    /// A page of the listed prompts that `keep` keeps.
+    pub fn list_prompts_where(
         &self,
         cursor: Option<&str>,
         page_size: usize,
-        visible: &dyn Fn(&[String]) -> bool,
+        keep: &dyn Fn(&super::Prompt) -> bool,
     ) -> Result<Listing<prompts::Prompt>, ProtocolError> {
-        page_of(&self.read().prompts, cursor, page_size, |p| p.listed && visible(&p.scopes), |p| &p.def, |p| p.cache)
+        page_of(&self.read().prompts, cursor, page_size, |p| p.listed && keep(p), |p| &p.def, |p| p.cache)
     }
 }

@@ -116,6 +116,19 @@ choice!(
     }
 );
 
+choice!(
+    /// `policy.mode`: what a policy's denial does.
+    PolicyMode, "policy.mode", {
+        /// A denied call is refused (as for an unknown item) and a denied
+        /// item left out of its list. The default.
+        #[default]
+        Enforce = "enforce",
+        /// Nothing is refused; each call the policy would deny is logged at
+        /// WARN and counted as `shadow_deny`. For trying a policy on live traffic.
+        Shadow = "shadow",
+    }
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

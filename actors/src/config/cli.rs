@@ -32,6 +32,29 @@ pub enum Command {
     /// Work with the audit log (`[audit]`).
     #[command(subcommand)]
     Audit(AuditCommand),
+    /// Work with the gateway's pinned upstream definitions (`gateway.pins`).
+    #[cfg(feature = "gateway")]
+    #[command(subcommand)]
+    Gateway(GatewayCommand),
+}
+
+/// `actix-mcp gateway …`.
+#[cfg(feature = "gateway")]
+#[derive(Debug, Subcommand)]
+pub enum GatewayCommand {
+    /// Approve upstream definitions that changed since they were pinned:
+    /// the ones seen become the pins (served after a restart).
+    Approve {
+        /// The pins file (`gateway.pins`).
+        #[arg(long, value_name = "FILE")]
+        pins: PathBuf,
+        /// Every waiting definition of this upstream.
+        #[arg(long, value_name = "UPSTREAM", conflicts_with = "item")]
+        all: Option<String>,
+        /// `UPSTREAM/NAME`: the upstream's own name (or URI) of the item.
+        #[arg(value_name = "UPSTREAM/NAME", required_unless_present = "all")]
+        item: Option<String>,
+    },
 }
 
 /// `actix-mcp audit …`.

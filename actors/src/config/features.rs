@@ -23,11 +23,12 @@ fn needed(config: &Config) -> Vec<(&'static str, &'static str, bool)> {
         ("http.tls", "tls", config.http.tls.enabled()),
         ("http.h2c", "h2c", config.http.h2c),
         ("metrics.enabled = true", "metrics", config.metrics.enabled),
+        ("policy.file", "policy", config.policy.enabled()),
     ]
 }
 
 /// Each cargo feature of actix-mcp and whether this build has it.
-pub const FEATURES: [(&str, bool); 10] = [
+pub const FEATURES: [(&str, bool); 11] = [
     ("fs", cfg!(feature = "fs")),
     ("redis", cfg!(feature = "redis")),
     ("oauth", cfg!(feature = "oauth")),
@@ -38,6 +39,7 @@ pub const FEATURES: [(&str, bool); 10] = [
     ("otel", cfg!(feature = "otel")),
     ("h2c", cfg!(feature = "h2c")),
     ("cli", cfg!(feature = "cli")),
+    ("policy", cfg!(feature = "policy")),
 ];
 
 /// Whether this build has the cargo feature `name`.

@@ -25,6 +25,11 @@ pub struct GatewayConfig {
     /// How long an upstream request that asked for input waits for its
     /// caller's retry (it is cancelled after). Default 300 000 ms.
     pub input_wait_ms: u64,
+    /// A JSON file pinning each upstream item's definition at first sight:
+    /// a later definition that differs is not served until approved
+    /// (`actix-mcp gateway approve`). Default `""`: no pins (a definition
+    /// with hidden characters is refused all the same).
+    pub pins: String,
 }
 
 impl Default for GatewayConfig {
@@ -34,6 +39,7 @@ impl Default for GatewayConfig {
             restart_initial_ms: 500,
             restart_max_ms: 30_000,
             input_wait_ms: 300_000,
+            pins: String::new(),
         }
     }
 }

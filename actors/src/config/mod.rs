@@ -21,6 +21,7 @@ mod hub;
 mod log;
 mod metrics;
 mod otel;
+mod policy;
 mod server;
 mod session;
 mod shutdown;
@@ -30,7 +31,7 @@ mod transport;
 
 pub use audit::AuditConfig;
 pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ItemScopesConfig, ASYMMETRIC_ALGORITHMS};
-pub use choices::{AuditWhenFull, AuthMode, HubBackend, LogFormat, TasksStore};
+pub use choices::{AuditWhenFull, AuthMode, HubBackend, LogFormat, PolicyMode, TasksStore};
 pub use error::ConfigError;
 pub use features::{built_with, needs_feature, FEATURES};
 pub use fs::FsConfig;
@@ -40,6 +41,7 @@ pub use hub::HubConfig;
 pub use log::{parse_level, LogConfig};
 pub use metrics::MetricsConfig;
 pub use otel::OtelConfig;
+pub use policy::PolicyConfig;
 pub use server::{CacheConfig, CatalogConfig, ServerConfig};
 pub use session::{LegacyConfig, MrtrConfig};
 pub use shutdown::ShutdownConfig;
@@ -93,6 +95,8 @@ pub struct Config {
     pub upstreams: Vec<UpstreamConfig>,
     /// The audit log of calls (`[audit]`).
     pub audit: AuditConfig,
+    /// Which calls a caller may make (`[policy]`, Cedar).
+    pub policy: PolicyConfig,
 }
 
 impl Config {

@@ -16,6 +16,7 @@ use slog::{warn, Logger};
 use super::claims::Claims;
 use super::forward::{self, Link};
 use super::names::Names;
+use super::pins::Pins;
 use crate::catalog::Catalog;
 use crate::client::{Client, ClientError};
 use crate::config::UpstreamConfig;
@@ -71,6 +72,11 @@ pub(crate) struct Mirror {
     prompts: Served,
     resources: Served,
     templates: Served,
+    /// The pins of `gateway.pins`, when set.
+    pins: Option<Arc<Pins>>,
+    /// Items refused (hidden characters, or changed since pinned), by
+    /// `kind:name as served`: why.
+    refused: BTreeMap<String, String>,
 }
 
 /// Served items: name or URI → the upstream's definition.
@@ -83,7 +89,7 @@ type Listed<T> = (Vec<T>, Option<CacheHints>);
 const LOCAL: &str = "the local catalog serves that name";
 
 impl Mirror {
-    pub(crate) fn new(config: &UpstreamConfig, names: Names, claims: Arc<Claims>) -> Self {
+    pub(crate) fn new(config: &UpstreamConfig, names: Names, claims: Arc<Claims>, pins: Option<Arc<Pins>>) -> Self {
         Mirror {
             name: config.name.clone(),
             claims,
@@ -94,6 +100,8 @@ impl Mirror {
             prompts: Served::new(),
             resources: Served::new(),
             templates: Served::new(),
+            pins,
+            refused: BTreeMap::new(),
         }
     }
 
@@ -103,11 +111,60 @@ impl Mirror {
     /// upstream (or the local catalog) serves is left to it; the conflicts
     /// with other upstreams, as sentences naming both.
     pub(crate) fn sync(&mut self, catalog: &Catalog, link: &Arc<Link>, lists: Lists, log: &Logger) -> Vec<String> {
-        let Lists { tools, prompts, resources, templates, hints: [tool_h, prompt_h, resource_h, template_h] } = lists;
+        let Lists { mut tools, mut prompts, mut resources, mut templates, hints } = lists;
+        let [tool_h, prompt_h, resource_h, template_h] = hints;
+        self.refused.clear();
+        let names = self.names.clone();
+        self.screen_all("tool", &mut tools, |t: &Tool| (t.name.clone(), names.served(&t.name)));
+        self.screen_all("prompt", &mut prompts, |p: &Prompt| (p.name.clone(), names.served(&p.name)));
+        let up = self.uri_prefix.clone();
+        self.screen_all("resource", &mut resources, |r: &Resource| (r.uri.clone(), format!("{up}{}", r.uri)));
+        self.screen_all("template", &mut templates, |t: &ResourceTemplate| {
+            (t.uri_template.clone(), format!("{up}{}", t.uri_template))
+        });
+        for (item, why) in &self.refused {
+            warn!(log, "upstream item not served"; "item" => item, "why" => why);
+            crate::telemetry::upstream_refused_item(&self.name);
+        }
         catalog.batch_mirrored(|c| {
             self.sync_named(c, link, (tools, tool_h), (prompts, prompt_h), log);
             self.sync_uris(c, link, (resources, resource_h), (templates, template_h), log)
         })
+    }
+
+    /// Leaves out of `defs` each definition that carries a hidden
+    /// character, or (with pins) differs from its pin, noting why under
+    /// `kind:served` (`names` gives the upstream's own name and the served one).
+    fn screen_all<D: serde::Serialize>(
+        &mut self,
+        kind: &str,
+        defs: &mut Vec<D>,
+        names: impl Fn(&D) -> (String, String),
+    ) {
+        let (upstream, pins, refused) = (&self.name, &self.pins, &mut self.refused);
+        defs.retain(|d| {
+            let Ok(value) = serde_json::to_value(d) else { return false };
+            let (own, served) = names(d);
+            let why = match super::pins::hidden_character(&value) {
+                Some((member, c)) => Err(format!(
+                    "its {member} carries a hidden character (U+{:04X}); such a definition is never served",
+                    c as u32
+                )),
+                None => pins.as_ref().map_or(Ok(()), |p| p.screen(upstream, &format!("{kind}:{own}"), &value)),
+            };
+            match why {
+                Ok(()) => true,
+                Err(why) => {
+                    refused.insert(format!("{kind}:{served}"), format!("upstream {upstream}: {why}"));
+                    false
+                }
+            }
+        });
+    }
+
+    /// Items refused, by `kind:name as served`: why (for the status page).
+    pub(crate) fn refused(&self) -> &BTreeMap<String, String> {
+        &self.refused
     }
 
     /// Tools and prompts, under their served names: the tools the filters

@@ -31,6 +31,7 @@ mod flow;
 mod forward;
 mod mirror;
 mod names;
+mod pins;
 mod routes;
 mod status;
 mod upstream;
@@ -39,6 +40,7 @@ use std::sync::{Arc, Mutex};
 
 use actix::{Actor, Addr, Recipient};
 
+pub use pins::approve as approve_pins;
 pub use status::{UpstreamState, UpstreamStatus};
 pub use upstream::Upstream;
 
@@ -62,6 +64,17 @@ impl Gateway {
         let parked = Arc::new(flow::Parked::new(std::time::Duration::from_millis(config.gateway.input_wait_ms)));
         let claims = Arc::new(claims::Claims::default());
         let (refusals, refused) = tokio::sync::watch::channel(None);
+        let pins = match config.gateway.pins.as_str() {
+            "" => None,
+            path => match pins::Pins::load(std::path::Path::new(path)) {
+                Ok(pins) => Some(Arc::new(pins)),
+                Err(e) => {
+                    // A start-up error: unpinned definitions must not be served.
+                    let _ = refusals.send(Some(format!("gateway.pins: {e}")));
+                    None
+                }
+            },
+        };
         let mut routes = Vec::new();
         let upstreams: Vec<_> = config
             .upstreams
@@ -79,6 +92,7 @@ impl Gateway {
                     names,
                     claims: claims.clone(),
                     refused: refusals.clone(),
+                    pins: pins.clone(),
                 };
                 let actor = Upstream::new(up.clone(), config.gateway.clone(), shared, status.clone());
                 (actor.start(), status)
@@ -130,7 +144,7 @@ impl Gateway {
                 "restarts": s.restarts, "items": s.items,
                 "connect_ms": s.connect_time.map(|d| d.as_millis() as u64),
                 "subscriptions": s.subscriptions,
-                "calls": s.calls, "errors": s.errors,
+                "calls": s.calls, "errors": s.errors, "refused": s.refused,
                 "mean_ms": (s.calls > 0).then(|| s.call_time.as_secs_f64() * 1000.0 / s.calls as f64),
             })
         });

@@ -38,6 +38,12 @@ impl Route {
 
     /// The tool serving a call of `name` (`own` upstream), or why there is none now.
     fn resolve(&self, name: &str, own: &str) -> Result<crate::catalog::Tool, HandlerError> {
+        // A tool left out of the list for its definition is not reached by name either.
+        let refused =
+            self.status.lock().unwrap_or_else(|p| p.into_inner()).refused.get(&format!("tool:{name}")).cloned();
+        if let Some(why) = refused {
+            return Err(HandlerError::invalid_params(format!("Tool {name} is not served: {why}")));
+        }
         let link = self.link.lock().expect("route lock").clone();
         let Some(link) = link else {
             let status = self.status.lock().unwrap_or_else(|p| p.into_inner()).unavailable();

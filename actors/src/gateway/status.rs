@@ -48,6 +48,9 @@ pub struct UpstreamStatus {
     pub errors: u64,
     /// Their time together (mean latency: `call_time / calls`).
     pub call_time: Duration,
+    /// Its items not served, by `kind:name as served`, and why: a hidden
+    /// character, or a definition changed since it was pinned (`gateway.pins`).
+    pub refused: std::collections::BTreeMap<String, String>,
 }
 
 impl UpstreamStatus {
@@ -66,6 +69,7 @@ impl UpstreamStatus {
             calls: 0,
             errors: 0,
             call_time: Duration::ZERO,
+            refused: Default::default(),
         }
     }
 

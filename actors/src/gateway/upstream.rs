@@ -40,6 +40,8 @@ pub(crate) struct Shared {
     pub(crate) claims: Arc<Claims>,
     /// Told why, when an upstream is refused at start-up.
     pub(crate) refused: tokio::sync::watch::Sender<Option<String>>,
+    /// The pinned definitions (`gateway.pins`).
+    pub(crate) pins: Option<Arc<super::pins::Pins>>,
 }
 
 /// The actor of one upstream.
@@ -88,7 +90,7 @@ impl Upstream {
         shared: Shared,
         status: Arc<Mutex<UpstreamStatus>>,
     ) -> Self {
-        let mirror = Mirror::new(&config, shared.names, shared.claims.clone());
+        let mirror = Mirror::new(&config, shared.names, shared.claims.clone(), shared.pins.clone());
         let log = shared.log.new(slog::o!("upstream" => config.name.clone()));
         Upstream {
             config,
@@ -183,6 +185,7 @@ impl Upstream {
         let mut s = self.status.lock().expect("status lock");
         s.enter(state);
         s.items = self.mirror.count();
+        s.refused = self.mirror.refused().clone();
     }
 
     fn connect(&mut self, ctx: &mut Context<Self>) {
@@ -271,8 +274,10 @@ impl Upstream {
                     debug!(act.log, "upstream listed again"; "tools" => lists.tools.len());
                     // A URI another upstream took meanwhile is logged and left out.
                     act.mirror.sync(&act.catalog, &link, lists, &act.log);
-                    let items = act.mirror.count();
-                    act.status.lock().expect("status lock").items = items;
+                    let mut s = act.status.lock().expect("status lock");
+                    s.items = act.mirror.count();
+                    s.refused = act.mirror.refused().clone();
+                    drop(s);
                     act.rewatch(ctx);
                     if std::mem::take(&mut act.dirty) {
                         act.relist(ctx);

@@ -10,4 +10,5 @@ pub(crate) mod intake;
 pub(crate) mod legacy;
 pub(crate) mod request;
 pub(crate) mod service;
+pub(crate) mod subject;
 pub(crate) mod watch;

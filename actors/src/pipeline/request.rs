@@ -190,6 +190,7 @@ impl Actor for RequestActor {
             catalog: self.service.catalog().clone(),
             session: self.era.peer(),
             facts,
+            denied: self.watch.denied(),
         });
         // Built once into its box: wrapped and spawned by value, this large
         // future would be copied at each step.

@@ -1,21 +1,24 @@
 //! [`Watch`]: the one observer of a request's life. The request actor
 //! tells it when the request begins and how it ended; it records the rest —
-//! the operation's metrics, its span, a slow request's log line, and the
-//! audit record of a call — so that nothing else on a call's path counts,
-//! times or traces it.
+//! the operation's metrics, its span, a slow request's log line, the
+//! policy's decision (counted, and logged in shadow mode) and the audit
+//! record of a call — so that nothing else on a call's path counts, times
+//! or traces it.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_protocol::request::ClientRequest;
 use mcp_protocol::RequestId;
-use slog::{info, Logger};
+use slog::{info, warn, Logger};
 
 use crate::audit::{sha256_hex, AuditLog, Call, Decision};
+use crate::facts::identity::Identity;
 use crate::pipeline::intake::Admitted;
 use crate::pipeline::service::McpService;
+use crate::pipeline::subject::{Subject, Verdict};
 use crate::telemetry::span::{NetworkTransport, RequestSpan};
-use crate::telemetry::{self, Outcome};
+use crate::telemetry::{self, Outcome, POLICY_DECISIONS};
 
 /// What is recorded of one request when it ends.
 pub(crate) struct Watch {
@@ -31,8 +34,13 @@ pub(crate) struct Watch {
     /// Longer than this is a slow request.
     slow: Duration,
     started_at: Instant,
-    /// The audit log and this call's record, for an audited call.
-    audit: Option<(Arc<AuditLog>, Call)>,
+    /// The audit log and this call's record, for an audited call (boxed:
+    /// most requests have none, and the watch moves with its actor).
+    audit: Option<Box<(Arc<AuditLog>, Call)>>,
+    /// What the policy said of the call.
+    verdict: Verdict,
+    /// The item of a call the policy would deny in shadow mode (logged).
+    shadowed: Option<String>,
     /// Whether the ending was recorded (it is, once).
     done: bool,
 }
@@ -52,7 +60,27 @@ impl Watch {
             ClientRequest::CallTool(p) => service.tool_label(&p.name),
             _ => None,
         };
-        let audit = service.audit().and_then(|log| Some((log.clone(), audited(service, work)?)));
+        // The call's item and the policy's verdict, found once (only when
+        // a policy or the audit log needs them).
+        let needs = service.policy().is_some() || service.audit().is_some();
+        let subject = needs.then(|| Subject::of(service.catalog(), &work.request, work.tool.as_ref())).flatten();
+        let caller = work.facts.identity();
+        let verdict = match (service.policy(), &subject) {
+            (Some(policy), Some(s)) => {
+                let verdict = s.verdict(policy, caller);
+                metrics::counter!(POLICY_DECISIONS, "decision" => verdict.label()).increment(1);
+                verdict
+            }
+            _ => Verdict::Allow,
+        };
+        let shadowed = match (&subject, verdict) {
+            (Some(s), Verdict::ShadowDeny) => Some(s.name.clone()),
+            _ => None,
+        };
+        let audit = match (service.audit(), subject) {
+            (Some(log), Some(s)) => Some(Box::new((log.clone(), audit_call(s, caller, &work.request)))),
+            _ => None,
+        };
         Watch {
             method: work.request.method(),
             version,
@@ -62,8 +90,15 @@ impl Watch {
             slow,
             started_at: Instant::now(),
             audit,
+            verdict,
+            shadowed,
             done: false,
         }
+    }
+
+    /// Whether the policy denied the call (the service refuses it).
+    pub(crate) fn denied(&self) -> bool {
+        self.verdict == Verdict::Deny
     }
 
     /// The request's method.
@@ -100,8 +135,13 @@ impl Watch {
         };
         telemetry::request_finished(op, outcome, elapsed);
         self.span.end(outcome);
-        if let Some((audit, call)) = self.audit.take() {
-            audit.record(call, Decision::Allow, audit_outcome(outcome), elapsed);
+        if let Some(name) = self.shadowed.take() {
+            warn!(log, "the policy would deny this call"; "policy" => "shadow", "request" => %id,
+                "action" => self.method, "name" => name);
+        }
+        if let Some((audit, call)) = self.audit.take().map(|b| *b) {
+            let decision = if self.verdict == Verdict::Deny { Decision::Deny } else { Decision::Allow };
+            audit.record(call, decision, audit_outcome(outcome), elapsed);
         }
         // A cancelled request is logged as such (at DEBUG, or at INFO when
         // the shutdown ended it), not as slow.
@@ -112,42 +152,20 @@ impl Watch {
     }
 }
 
-/// The audit record of `work`, when it is a call the log keeps
-/// (`tools/call`, `resources/read`, `prompts/get`).
-fn audited(service: &McpService, work: &Admitted) -> Option<Call> {
-    let catalog = service.catalog();
-    let upstream = |u: Option<&str>| u.unwrap_or_default().to_owned();
-    let digest = |raw: Option<&mcp_protocol::RawObject>| sha256_hex(raw.map_or("{}", |a| a.as_str()).as_bytes());
-    let (method, name, upstream, arguments_sha256) = match &work.request {
-        ClientRequest::CallTool(p) => {
-            let tool = work.tool.clone().or_else(|| catalog.tool(&p.name));
-            (
-                "tools/call",
-                p.name.clone(),
-                upstream(tool.as_deref().and_then(|t| t.upstream())),
-                digest(p.arguments.as_ref()),
-            )
-        }
-        ClientRequest::GetPrompt(p) => {
-            let prompt = catalog.prompt(&p.name);
-            (
-                "prompts/get",
-                p.name.clone(),
-                upstream(prompt.as_deref().and_then(|t| t.upstream())),
-                digest(p.arguments.as_ref()),
-            )
-        }
-        ClientRequest::ReadResource(p) => {
-            let served_by = match catalog.resource(&p.uri) {
-                Some(r) => r.upstream().map(str::to_owned),
-                None => catalog.match_template(&p.uri).and_then(|(t, _)| t.upstream().map(str::to_owned)),
-            };
-            ("resources/read", p.uri.clone(), upstream(served_by.as_deref()), digest(None))
-        }
-        _ => return None,
+/// The audit record of a call of `subject` by `caller`.
+fn audit_call(subject: Subject, caller: Option<&Identity>, request: &ClientRequest) -> Call {
+    let arguments = match request {
+        ClientRequest::CallTool(p) => p.arguments.as_ref(),
+        ClientRequest::GetPrompt(p) => p.arguments.as_ref(),
+        _ => None,
     };
-    let caller = work.facts.identity().map_or_else(|| "anonymous".to_owned(), |id| id.key());
-    Some(Call { caller, method, name, upstream, arguments_sha256 })
+    Call {
+        caller: caller.map_or_else(|| "anonymous".to_owned(), Identity::key),
+        method: subject.action.as_str(),
+        name: subject.name,
+        upstream: subject.upstream,
+        arguments_sha256: sha256_hex(arguments.map_or("{}", |a| a.as_str()).as_bytes()),
+    }
 }
 
 /// A request's outcome as the audit log words it.

@@ -63,9 +63,7 @@ impl McpServer {
                 here_only: origin == Origin::Mirrored,
             })
         });
-        let audit = crate::audit::AuditLog::open(&config.audit, &log)
-            .map_err(|e| BuildError::Config(crate::config::ConfigError(format!("audit.file: {e}"))))?;
-        let service = Arc::new(McpService::with_clock(catalog, &config, clock, &log).with_audit(audit));
+        let service = Arc::new(governed_service(catalog, &config, clock, &log)?);
         // Task status changes reach listen streams (of every instance) through the hub.
         if let Some(tasks) = service.tasks() {
             tasks.notify_through(hub.clone().recipient());
@@ -159,6 +157,26 @@ fn start_sessions(config: &Config, log: &slog::Logger) -> (Addr<SessionRegistry>
     .with_eviction(Duration::from_millis(l.evict_idle_ms));
     let index = registry.index();
     (SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry), index)
+}
+
+/// The service, with the audit log and the policy `config` names (a file
+/// that cannot be used is a start-up error naming its key).
+fn governed_service(
+    catalog: Arc<Catalog>,
+    config: &Config,
+    clock: Arc<dyn Clock>,
+    log: &slog::Logger,
+) -> Result<McpService, BuildError> {
+    let refused = |key: &str, e: String| BuildError::Config(crate::config::ConfigError(format!("{key}: {e}")));
+    let audit = crate::audit::AuditLog::open(&config.audit, log).map_err(|e| refused("audit.file", e))?;
+    let policy = crate::policy::Policy::load(&config.policy).map_err(|e| refused("policy.file", e))?;
+    if policy.is_some() {
+        // The decisions' series exist from the start, at 0.
+        for decision in crate::telemetry::POLICY_DECISION_LABELS {
+            metrics::counter!(crate::telemetry::POLICY_DECISIONS, "decision" => decision).absolute(0);
+        }
+    }
+    Ok(McpService::with_clock(catalog, config, clock, log).with_audit(audit).with_policy(policy))
 }
 
 /// The hub backend `hub.backend` names.

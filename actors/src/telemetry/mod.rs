@@ -27,8 +27,8 @@ pub use operation::{refused, request_finished, Operation, Outcome};
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 pub use recorder::{install, rendered};
 pub use upstream::{
-    upstream_call, upstream_forged, upstream_restarted, upstream_up, FORGED_NOTIFICATIONS, UPSTREAM_OPERATION_DURATION,
-    UPSTREAM_RESTARTS, UPSTREAM_UP,
+    upstream_call, upstream_forged, upstream_refused_item, upstream_restarted, upstream_up, FORGED_NOTIFICATIONS,
+    REFUSED_ITEMS, UPSTREAM_OPERATION_DURATION, UPSTREAM_RESTARTS, UPSTREAM_UP,
 };
 
 use std::sync::OnceLock;
@@ -103,6 +103,12 @@ pub const AUDIT_RECORDS: &str = "mcp_server_audit_records_total";
 pub const AUDIT_DROPPED: &str = "mcp_server_audit_dropped_total";
 /// Audit log: records that found the queue full (the writer behind).
 pub const AUDIT_QUEUE_FULL: &str = "mcp_server_audit_queue_full_total";
+
+/// Policy decisions on calls, by `decision` (`allow`, `deny`,
+/// `shadow_deny`); lists are not counted.
+pub const POLICY_DECISIONS: &str = "mcp_server_policy_decisions_total";
+/// The label values of [`POLICY_DECISIONS`].
+pub const POLICY_DECISION_LABELS: [&str; 3] = ["allow", "deny", "shadow_deny"];
 
 /// Buckets of the duration histogram, in seconds: 50 µs to 60 s.
 pub const DURATION_BUCKETS: [f64; 18] = [

@@ -39,6 +39,15 @@ pub fn upstream_up(upstream: &str, up: bool) {
     gauge!(UPSTREAM_UP, "upstream" => upstream.to_owned()).set(if up { 1.0 } else { 0.0 });
 }
 
+/// An item of `upstream` was not served: a hidden character in its
+/// definition, or a definition changed since it was pinned.
+pub fn upstream_refused_item(upstream: &str) {
+    counter!(REFUSED_ITEMS, "upstream" => upstream.to_owned()).increment(1);
+}
+
+/// Items of upstreams not served (hidden characters, changed since pinned), by `upstream`.
+pub const REFUSED_ITEMS: &str = "mcp_gateway_items_refused_total";
+
 /// `upstream` announced a change of a resource it does not serve (dropped).
 pub fn upstream_forged(upstream: &str) {
     counter!(FORGED_NOTIFICATIONS, "upstream" => upstream.to_owned()).increment(1);

@@ -48,6 +48,8 @@ struct Inner {
     task: Option<Arc<TaskLink>>,
     /// Caching hints of this request's result, set by its handler.
     cache: Mutex<Option<mcp_protocol::model::CacheHints>>,
+    /// The policy denied this call: it is answered as for an unknown item.
+    denied: bool,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -66,6 +68,8 @@ pub(crate) struct ContextParts {
     pub(crate) catalog: Arc<Catalog>,
     pub(crate) session: Option<Arc<dyn SessionPeer>>,
     pub(crate) facts: RequestFacts,
+    /// The policy denied the call.
+    pub(crate) denied: bool,
 }
 
 impl RequestContext {
@@ -84,6 +88,7 @@ impl RequestContext {
             session: p.session,
             facts: p.facts,
             task: None,
+            denied: p.denied,
         };
         RequestContext { inner: Arc::new(inner) }
     }
@@ -114,8 +119,14 @@ impl RequestContext {
             session: i.session.clone(),
             facts: facts.unwrap_or_else(|| i.facts.clone()),
             task: Some(task),
+            denied: i.denied,
         };
         RequestContext { inner: Arc::new(inner) }
+    }
+
+    /// Whether the policy denied this call.
+    pub(crate) fn denied(&self) -> bool {
+        self.inner.denied
     }
 
     /// The task link of a task-eligible call.

@@ -27,8 +27,8 @@ pub(crate) enum Cause {
 pub(crate) struct Refusal {
     /// The id to echo (`None` renders `null`).
     pub id: Option<RequestId>,
-    /// The error.
-    pub error: ErrorData,
+    /// The error (boxed: a refusal travels in a `Result`, kept small).
+    pub error: Box<ErrorData>,
     /// Why.
     pub cause: Cause,
     /// The method it is counted under (`_OTHER` when unknown or unread).
@@ -45,7 +45,7 @@ impl Refusal {
 
     /// An error in the message.
     pub(crate) fn of(id: Option<RequestId>, error: ErrorData) -> Self {
-        Refusal { id, error, cause: Cause::Protocol, method: OTHER, version: None }
+        Refusal { id, error: Box::new(error), cause: Cause::Protocol, method: OTHER, version: None }
     }
 
     /// The server is at capacity.

@@ -63,7 +63,7 @@ pub(crate) fn classify(state: &SessionState, r: Request) -> SessionAction {
                 version: state.version,
                 client_info: Some(state.client_info.clone()),
                 client_capabilities: match declared {
-                    Some(d) => state.client_capabilities.narrowed_to(&d),
+                    Some(d) => std::sync::Arc::new(state.client_capabilities.narrowed_to(&d)),
                     None => state.client_capabilities.clone(),
                 },
                 log_level: state.log_level,

@@ -18,7 +18,7 @@ impl McpService {
 
 fn initialize(service: &McpService, r: &Request) -> Result<(SessionState, Value), ErrorData> {
     let params = match LegacyRequest::from_parts(mcp_protocol::legacy::method::INITIALIZE, r.params.as_ref()) {
-        Ok(LegacyRequest::Initialize(p)) => p,
+        Ok(LegacyRequest::Initialize(p)) => *p,
         Ok(_) => return Err(ErrorData::internal("initialize did not parse as initialize")),
         Err(e) => return Err(e.to_error_data(ProtocolVersion::V2025_11_25.profile())),
     };

@@ -13,6 +13,7 @@ mod answer;
 mod completion;
 mod discover;
 mod envelope;
+mod gate;
 mod initialize;
 mod prompts;
 mod resources;
@@ -89,6 +90,8 @@ pub(crate) struct McpService {
     tasks: Option<Arc<crate::tasks::TaskService>>,
     /// The audit log of calls (`[audit]`).
     audit: Option<Arc<crate::audit::AuditLog>>,
+    /// The policy deciding calls and lists (`[policy]`).
+    policy: Option<Arc<crate::policy::Policy>>,
 }
 
 impl McpService {
@@ -137,7 +140,19 @@ impl McpService {
             tool_labels: config.metrics.tool_labels,
             tasks,
             audit: None,
+            policy: None,
         }
+    }
+
+    /// This service with calls and lists decided by `policy`.
+    pub(crate) fn with_policy(mut self, policy: Option<crate::policy::Policy>) -> Self {
+        self.policy = policy.map(Arc::new);
+        self
+    }
+
+    /// The policy, when `[policy]` names one.
+    pub(crate) fn policy(&self) -> Option<&Arc<crate::policy::Policy>> {
+        self.policy.as_ref()
     }
 
     /// This service with its calls recorded in `audit`.
@@ -266,6 +281,10 @@ impl McpService {
         ctx: RequestContext,
     ) -> Result<Answer, HandlerError> {
         let legacy = ctx.in_session();
+        if ctx.denied() {
+            // As for an unknown item, so that a policy cannot be probed.
+            return Err(refused_as_unknown(&request));
+        }
         let answer = match (request, tool) {
             (ClientRequest::CallTool(p), Some(tool)) => self.call_found_tool(tool, p, ctx).await,
             (request, _) => self.answer(request, ctx).await,
@@ -277,6 +296,16 @@ impl McpService {
             }
             answer => Ok(answer),
         }
+    }
+}
+
+/// The error a call of an unknown item gets, for a call the policy denied.
+fn refused_as_unknown(request: &ClientRequest) -> HandlerError {
+    match request {
+        ClientRequest::CallTool(p) => HandlerError::invalid_params(format!("Unknown tool: {}", p.name)),
+        ClientRequest::GetPrompt(p) => HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)),
+        ClientRequest::ReadResource(p) => mcp_protocol::ProtocolError::ResourceNotFound { uri: p.uri.clone() }.into(),
+        other => mcp_protocol::ProtocolError::MethodNotFound(other.method().to_owned()).into(),
     }
 }
 

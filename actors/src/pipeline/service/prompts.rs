@@ -10,8 +10,10 @@ use crate::catalog::error::HandlerError;
 
 impl McpService {
     pub(super) async fn list_prompts(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
-        let visible = |scopes: &[String]| self.visible(&ctx, scopes);
-        let l = self.catalog.list_prompts_for(p.cursor.as_deref(), self.page_size, &visible)?;
+        let gate = self.gate(&ctx);
+        let keep =
+            |p: &crate::catalog::Prompt| self.visible(&ctx, &p.scopes) && gate.as_ref().is_none_or(|g| g.prompt(p));
+        let l = self.catalog.list_prompts_where(p.cursor.as_deref(), self.page_size, &keep)?;
         self.finish_page("prompts", l.page, Some(self.list_hints(&ctx, l.cache))).map(Answer::Tree)
     }
 

@@ -17,14 +17,19 @@ type Reader = Box<dyn Fn() -> HandlerFuture<Vec<ResourceContents>>>;
 
 impl McpService {
     pub(super) async fn list_resources(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
-        let visible = |scopes: &[String]| self.visible(&ctx, scopes);
-        let l = self.catalog.list_resources_for(p.cursor.as_deref(), self.page_size, &visible)?;
+        let gate = self.gate(&ctx);
+        let keep =
+            |r: &crate::catalog::Resource| self.visible(&ctx, &r.scopes) && gate.as_ref().is_none_or(|g| g.resource(r));
+        let l = self.catalog.list_resources_where(p.cursor.as_deref(), self.page_size, &keep)?;
         self.finish_page("resources", l.page, Some(self.list_hints(&ctx, l.cache))).map(Answer::Tree)
     }
 
     pub(super) async fn list_templates(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
-        let visible = |scopes: &[String]| self.visible(&ctx, scopes);
-        let l = self.catalog.list_templates_for(p.cursor.as_deref(), self.page_size, &visible)?;
+        let gate = self.gate(&ctx);
+        let keep = |t: &crate::catalog::ResourceTemplate| {
+            self.visible(&ctx, &t.scopes) && gate.as_ref().is_none_or(|g| g.template(t))
+        };
+        let l = self.catalog.list_templates_where(p.cursor.as_deref(), self.page_size, &keep)?;
         self.finish_page("resourceTemplates", l.page, Some(self.list_hints(&ctx, l.cache))).map(Answer::Tree)
     }
 

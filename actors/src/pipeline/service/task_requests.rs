@@ -245,7 +245,7 @@ impl McpService {
             HandlerError::internal(format!("task {}: its tool {} is gone", record.id, record.call.tool))
         })?;
         let mut meta = ctx.meta().clone();
-        meta.client_capabilities = record.call.capabilities.clone();
+        meta.client_capabilities = std::sync::Arc::new(record.call.capabilities.clone());
         meta.progress_token = None;
         let token = CancellationToken::new();
         // Nobody reads a resumed run's outbound channel.

@@ -16,7 +16,10 @@ impl McpService {
     pub(super) async fn list_tools(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         // App-only tools (MCP Apps) are listed to clients that render views.
         let views = ctx.renders_views();
-        let keep = |t: &crate::catalog::Tool| self.visible(&ctx, &t.scopes) && (views || !t.is_app_only());
+        let gate = self.gate(&ctx);
+        let keep = |t: &crate::catalog::Tool| {
+            self.visible(&ctx, &t.scopes) && (views || !t.is_app_only()) && gate.as_ref().is_none_or(|g| g.tool(t))
+        };
         let l = self.catalog.list_tools_where(p.cursor.as_deref(), self.page_size, &keep)?;
         self.finish_page("tools", l.page, Some(self.list_hints(&ctx, l.cache))).map(Answer::Tree)
     }

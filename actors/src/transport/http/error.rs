@@ -41,7 +41,8 @@ fn auth_status(e: &AuthError) -> StatusCode {
 pub struct HttpError {
     status: StatusCode,
     id: Option<RequestId>,
-    error: ErrorData,
+    /// Boxed: an `HttpError` travels in a `Result`, kept small.
+    error: Box<ErrorData>,
     /// 405: the `Allow` header goes with it.
     allow: bool,
     /// 401/403: the `WWW-Authenticate` challenge.
@@ -50,7 +51,7 @@ pub struct HttpError {
 
 impl HttpError {
     fn new(status: StatusCode, id: Option<&RequestId>, code: ErrorCode, message: impl Into<String>) -> Self {
-        HttpError { status, id: id.cloned(), error: ErrorData::new(code, message), allow: false, challenge: None }
+        HttpError::with_status(status, id, ErrorData::new(code, message))
     }
 
     /// A refused message: the status of its code, 503 when the server is
@@ -66,7 +67,7 @@ impl HttpError {
 
     /// An error with an explicit status (503 for a full hub, 400 for a refused `initialize`).
     pub fn with_status(status: StatusCode, id: Option<&RequestId>, error: ErrorData) -> Self {
-        HttpError { status, id: id.cloned(), error, allow: false, challenge: None }
+        HttpError { status, id: id.cloned(), error: Box::new(error), allow: false, challenge: None }
     }
 
     /// 403: the Host/Origin guard refused the request.

@@ -1,0 +1,47 @@
+//! What a list shows a caller under a policy: the items the policy permits
+//! the caller to call, read or get (one decision for a list and a call).
+//! In shadow mode, and without a policy, lists are not filtered.
+
+use crate::catalog::context::RequestContext;
+use crate::catalog::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::config::PolicyMode;
+use crate::pipeline::subject::{other_item, tool_item};
+use crate::policy::{Action, Policy, Principal};
+
+use super::McpService;
+
+/// A list's policy check for one caller, prepared once per list.
+pub(super) struct Gate<'a> {
+    policy: &'a Policy,
+    who: Principal,
+}
+
+impl McpService {
+    /// The check a list's items pass (`None`: every item passes).
+    pub(super) fn gate(&self, ctx: &RequestContext) -> Option<Gate<'_>> {
+        let policy = self.policy.as_deref().filter(|p| p.mode() == PolicyMode::Enforce)?;
+        Some(Gate { policy, who: policy.principal(ctx.auth()) })
+    }
+}
+
+impl Gate<'_> {
+    /// Whether the caller may call `t`.
+    pub(super) fn tool(&self, t: &Tool) -> bool {
+        self.policy.permits(&self.who, &tool_item(t))
+    }
+
+    /// Whether the caller may read `r`.
+    pub(super) fn resource(&self, r: &Resource) -> bool {
+        self.policy.permits(&self.who, &other_item(Action::ReadResource, &r.def.uri, r.upstream()))
+    }
+
+    /// Whether the caller may read what `t` names (decided for its URI template).
+    pub(super) fn template(&self, t: &ResourceTemplate) -> bool {
+        self.policy.permits(&self.who, &other_item(Action::ReadResource, &t.def.uri_template, t.upstream()))
+    }
+
+    /// Whether the caller may get `p`.
+    pub(super) fn prompt(&self, p: &Prompt) -> bool {
+        self.policy.permits(&self.who, &other_item(Action::GetPrompt, &p.def.name, p.upstream()))
+    }
+}

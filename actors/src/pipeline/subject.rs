@@ -1,0 +1,127 @@
+//! [`Subject`]: the item a call is about, as the policy and the audit log
+//! see it, found once when the request starts; and the policy's
+//! [`Verdict`] on the call, which the service enforces and the request's
+//! watch records.
+
+use std::sync::Arc;
+
+use mcp_protocol::request::ClientRequest;
+
+use crate::catalog::{Catalog, Tool};
+use crate::config::PolicyMode;
+use crate::facts::identity::Identity;
+use crate::policy::{Action, Item, Policy};
+
+/// A call's item: a tool, a resource or a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Subject {
+    pub(crate) action: Action,
+    /// The name (or URI) as the caller gave it.
+    pub(crate) name: String,
+    /// The upstream serving it (`""`: served here, or not in the catalog).
+    pub(crate) upstream: String,
+    read_only: bool,
+    destructive: bool,
+}
+
+/// What the policy says of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Let through (or no policy).
+    Allow,
+    /// Refused: answered as for an unknown item.
+    Deny,
+    /// The policy denies it, but in shadow mode: let through, logged.
+    ShadowDeny,
+}
+
+impl Verdict {
+    /// The `decision` label of `mcp_server_policy_decisions_total`.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Deny => "deny",
+            Verdict::ShadowDeny => "shadow_deny",
+        }
+    }
+}
+
+impl Subject {
+    /// The item of `request` when it is a call the policy decides and the
+    /// audit log records (`tools/call`, `resources/read`, `prompts/get`);
+    /// `tool`: the tool admission found, if it looked.
+    pub(crate) fn of(catalog: &Catalog, request: &ClientRequest, tool: Option<&Arc<Tool>>) -> Option<Subject> {
+        let upstream = |u: Option<&str>| u.unwrap_or_default().to_owned();
+        Some(match request {
+            ClientRequest::CallTool(p) => {
+                let found = tool.cloned().or_else(|| catalog.tool(&p.name));
+                let hints = found.as_ref().and_then(|t| t.def.annotations.as_ref());
+                Subject {
+                    action: Action::CallTool,
+                    name: p.name.clone(),
+                    upstream: upstream(found.as_deref().and_then(Tool::upstream)),
+                    read_only: hints.and_then(|a| a.read_only_hint).unwrap_or(false),
+                    destructive: hints.and_then(|a| a.destructive_hint).unwrap_or(false),
+                }
+            }
+            ClientRequest::GetPrompt(p) => Subject {
+                action: Action::GetPrompt,
+                name: p.name.clone(),
+                upstream: upstream(catalog.prompt(&p.name).as_deref().and_then(|p| p.upstream())),
+                read_only: false,
+                destructive: false,
+            },
+            ClientRequest::ReadResource(p) => {
+                let served_by = match catalog.resource(&p.uri) {
+                    Some(r) => r.upstream().map(str::to_owned),
+                    None => catalog.match_template(&p.uri).and_then(|(t, _)| t.upstream().map(str::to_owned)),
+                };
+                Subject {
+                    action: Action::ReadResource,
+                    name: p.uri.clone(),
+                    upstream: upstream(served_by.as_deref()),
+                    read_only: false,
+                    destructive: false,
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// The item as the policy sees it.
+    pub(crate) fn item(&self) -> Item<'_> {
+        Item {
+            action: self.action,
+            name: &self.name,
+            upstream: &self.upstream,
+            read_only: self.read_only,
+            destructive: self.destructive,
+        }
+    }
+
+    /// What `policy` says of `caller` calling this.
+    pub(crate) fn verdict(&self, policy: &Policy, caller: Option<&Identity>) -> Verdict {
+        match (policy.permits(&policy.principal(caller), &self.item()), policy.mode()) {
+            (true, _) => Verdict::Allow,
+            (false, PolicyMode::Shadow) => Verdict::ShadowDeny,
+            (false, _) => Verdict::Deny,
+        }
+    }
+}
+
+/// The item of a listed tool.
+pub(crate) fn tool_item(t: &Tool) -> Item<'_> {
+    let hints = t.def.annotations.as_ref();
+    Item {
+        action: Action::CallTool,
+        name: &t.def.name,
+        upstream: t.upstream().unwrap_or_default(),
+        read_only: hints.and_then(|a| a.read_only_hint).unwrap_or(false),
+        destructive: hints.and_then(|a| a.destructive_hint).unwrap_or(false),
+    }
+}
+
+/// The item of a listed resource, template (by its URI template) or prompt.
+pub(crate) fn other_item<'a>(action: Action, name: &'a str, upstream: Option<&'a str>) -> Item<'a> {
+    Item { action, name, upstream: upstream.unwrap_or_default(), read_only: false, destructive: false }
+}

@@ -1,0 +1,236 @@
+//! Policies (`[policy]`): which calls each caller may make, written in
+//! [Cedar](https://www.cedarpolicy.com) (cargo feature `policy`). One
+//! decision serves a list and a call: an item is listed to a caller exactly
+//! when the caller may call, read or get it, in both eras and through the
+//! gateway, and a denied call is answered as for an unknown item (so a
+//! policy cannot be probed). With `mode = "shadow"` nothing is refused:
+//! each call the policy would deny is logged at WARN and counted.
+//!
+//! The principal is `Caller::"<identity key>"` with `issuer`, `subject`,
+//! `client_id` (`""` when absent), `scopes` and `anonymous`; with
+//! authorization off every caller is `Caller::"anonymous"`. The actions are
+//! `Action::"tools/call"`, `Action::"resources/read"` and
+//! `Action::"prompts/get"`; the resources `Tool::"<name as served>"` (with
+//! `upstream`, `read_only`, `destructive`), `Resource::"<uri>"` and
+//! `Prompt::"<name>"` (with `upstream`). [`SCHEMA`] spells them out
+//! (`config/policy.cedarschema`); policies are validated against it at start.
+//!
+//! ```text
+//! // Everyone may use read-only tools; only the ops team the rest.
+//! permit(principal, action == Action::"tools/call", resource) when { resource.read_only };
+//! permit(principal, action, resource) when { principal.scopes.contains("ops") };
+//! forbid(principal, action == Action::"tools/call", resource) when { resource.upstream == "scratch" && principal.anonymous };
+//! ```
+
+#[cfg(feature = "policy")]
+mod cedar;
+
+use crate::config::{PolicyConfig, PolicyMode};
+use crate::facts::identity::Identity;
+
+/// The built-in schema, as `config/policy.cedarschema` ships it (a test
+/// keeps the two equal).
+pub const SCHEMA: &str = include_str!("schema.cedarschema");
+
+/// What a policy decides on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Action {
+    /// `tools/call` of a `Tool`.
+    CallTool,
+    /// `resources/read` of a `Resource`.
+    ReadResource,
+    /// `prompts/get` of a `Prompt`.
+    GetPrompt,
+}
+
+impl Action {
+    /// The action's id (`Action::"<this>"`): the method.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::CallTool => "tools/call",
+            Action::ReadResource => "resources/read",
+            Action::GetPrompt => "prompts/get",
+        }
+    }
+}
+
+/// The item of a decision, as the policy sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Item<'a> {
+    /// What is done to it.
+    pub action: Action,
+    /// Its name as served (a tool or prompt name, a resource URI).
+    pub name: &'a str,
+    /// The upstream serving it (`""`: served here).
+    pub upstream: &'a str,
+    /// A tool's `readOnlyHint` (false when absent, and for other items).
+    pub read_only: bool,
+    /// A tool's `destructiveHint` (false when absent, and for other items).
+    pub destructive: bool,
+}
+
+/// A loaded and validated policy set.
+pub struct Policy {
+    mode: PolicyMode,
+    #[cfg(feature = "policy")]
+    inner: cedar::Cedar,
+    /// Decisions made, by caller and item: a decision depends on nothing
+    /// else (the entities are built from these alone and the context is
+    /// empty), and the policies do not change while loaded. Bounded by
+    /// [`MAX_DECISIONS`]; emptied when full.
+    #[cfg(feature = "policy")]
+    decisions: std::sync::Mutex<foldhash::HashMap<String, bool>>,
+    #[cfg(not(feature = "policy"))]
+    never: std::convert::Infallible,
+}
+
+/// How many decisions are remembered at most.
+pub const MAX_DECISIONS: usize = 10_000;
+
+impl std::fmt::Debug for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Policy").field("mode", &self.mode).finish_non_exhaustive()
+    }
+}
+
+/// A caller, prepared once for the decisions of one request or one list:
+/// its attributes, and its Cedar entity once a decision needs it.
+pub struct Principal {
+    #[cfg(feature = "policy")]
+    who: Who,
+    /// The caller's part of a decision's key.
+    #[cfg(feature = "policy")]
+    key: String,
+    #[cfg(feature = "policy")]
+    entity: std::sync::OnceLock<cedar::Principal>,
+    #[cfg(not(feature = "policy"))]
+    _never: std::convert::Infallible,
+}
+
+/// What the policy knows of a caller.
+#[cfg(feature = "policy")]
+pub(crate) struct Who {
+    pub(crate) key: String,
+    pub(crate) issuer: String,
+    pub(crate) subject: String,
+    pub(crate) client_id: String,
+    pub(crate) scopes: Vec<String>,
+    pub(crate) anonymous: bool,
+}
+
+impl Policy {
+    /// Loads and validates the policies `config` names (`None` without a
+    /// file); an error names the file and what is wrong with it.
+    pub fn load(config: &PolicyConfig) -> Result<Option<Policy>, String> {
+        if !config.enabled() {
+            return Ok(None);
+        }
+        #[cfg(feature = "policy")]
+        {
+            let read = |path: &str| std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"));
+            let policies = read(&config.file)?;
+            let schema = match config.schema.as_str() {
+                "" => SCHEMA.to_owned(),
+                path => read(path)?,
+            };
+            let inner = cedar::Cedar::new(&policies, &schema).map_err(|e| format!("{}: {e}", config.file))?;
+            Ok(Some(Policy { mode: config.mode, inner, decisions: Default::default() }))
+        }
+        #[cfg(not(feature = "policy"))]
+        Err(crate::config::needs_feature("policy.file", "policy").0)
+    }
+
+    /// Policies from text, validated against `schema` (for embedders and tests).
+    #[cfg(feature = "policy")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "policy")))]
+    pub fn from_text(policies: &str, schema: &str, mode: PolicyMode) -> Result<Policy, String> {
+        Ok(Policy { mode, inner: cedar::Cedar::new(policies, schema)?, decisions: Default::default() })
+    }
+
+    /// `enforce` or `shadow`.
+    pub fn mode(&self) -> PolicyMode {
+        self.mode
+    }
+
+    /// The principal of a caller (`None`: anonymous).
+    pub fn principal(&self, caller: Option<&Identity>) -> Principal {
+        #[cfg(feature = "policy")]
+        {
+            let who = match caller {
+                None => Who {
+                    key: "anonymous".into(),
+                    issuer: String::new(),
+                    subject: String::new(),
+                    client_id: String::new(),
+                    scopes: Vec::new(),
+                    anonymous: true,
+                },
+                Some(id) => Who {
+                    key: id.key(),
+                    issuer: id.issuer.clone().unwrap_or_default(),
+                    subject: id.subject.clone(),
+                    client_id: id.client_id.clone().unwrap_or_default(),
+                    scopes: id.scopes.clone(),
+                    anonymous: false,
+                },
+            };
+            // Every attribute, each field's length first: no two callers share a key.
+            let mut key = String::new();
+            for part in [&who.key, &who.issuer, &who.subject, &who.client_id].into_iter().chain(&who.scopes) {
+                key.push_str(&format!("{}:{part}", part.len()));
+            }
+            key.push(if who.anonymous { 'a' } else { 'n' });
+            Principal { who, key, entity: std::sync::OnceLock::new() }
+        }
+        #[cfg(not(feature = "policy"))]
+        {
+            let _ = caller;
+            match self.never {}
+        }
+    }
+
+    /// Whether the policies permit `who` to do `item.action` to `item`.
+    pub fn permits(&self, who: &Principal, item: &Item<'_>) -> bool {
+        #[cfg(feature = "policy")]
+        {
+            let key = format!(
+                "{}|{}|{}:{}|{}:{}|{}{}",
+                who.key,
+                item.action.as_str(),
+                item.name.len(),
+                item.name,
+                item.upstream.len(),
+                item.upstream,
+                u8::from(item.read_only),
+                u8::from(item.destructive)
+            );
+            let known = self.decisions.lock().unwrap_or_else(|p| p.into_inner()).get(&key).copied();
+            if let Some(permitted) = known {
+                return permitted;
+            }
+            let principal = who.entity.get_or_init(|| self.inner.principal(&who.who));
+            let permitted = self.inner.permits(principal, item);
+            let mut decisions = self.decisions.lock().unwrap_or_else(|p| p.into_inner());
+            if decisions.len() >= MAX_DECISIONS {
+                decisions.clear();
+            }
+            decisions.insert(key, permitted);
+            permitted
+        }
+        #[cfg(not(feature = "policy"))]
+        {
+            let _ = (who, item);
+            match self.never {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_built_in_schema_is_the_shipped_file() {
+        let shipped = include_str!("../../../config/policy.cedarschema");
+        assert_eq!(super::SCHEMA, shipped, "config/policy.cedarschema and actors/src/policy/schema.cedarschema differ");
+    }
+}
