@@ -18,7 +18,7 @@ use crate::pipeline::intake::Admitted;
 use crate::pipeline::service::McpService;
 use crate::pipeline::subject::{Subject, Verdict};
 use crate::telemetry::span::{NetworkTransport, RequestSpan};
-use crate::telemetry::{self, Outcome, POLICY_DECISIONS};
+use crate::telemetry::{self, Outcome};
 
 /// What is recorded of one request when it ends.
 pub(crate) struct Watch {
@@ -68,7 +68,7 @@ impl Watch {
         let verdict = match (service.policy(), &subject) {
             (Some(policy), Some(s)) => {
                 let verdict = s.verdict(policy, caller);
-                metrics::counter!(POLICY_DECISIONS, "decision" => verdict.label()).increment(1);
+                telemetry::policy_decision(verdict.label());
                 verdict
             }
             _ => Verdict::Allow,

@@ -176,9 +176,9 @@ impl Policy {
                 },
             };
             // Every attribute, each field's length first: no two callers share a key.
-            let mut key = String::new();
+            let mut key = String::with_capacity(64);
             for part in [&who.key, &who.issuer, &who.subject, &who.client_id].into_iter().chain(&who.scopes) {
-                key.push_str(&format!("{}:{part}", part.len()));
+                push_sized(&mut key, part);
             }
             key.push(if who.anonymous { 'a' } else { 'n' });
             Principal { who, key, entity: std::sync::OnceLock::new() }
@@ -194,17 +194,13 @@ impl Policy {
     pub fn permits(&self, who: &Principal, item: &Item<'_>) -> bool {
         #[cfg(feature = "policy")]
         {
-            let key = format!(
-                "{}|{}|{}:{}|{}:{}|{}{}",
-                who.key,
-                item.action.as_str(),
-                item.name.len(),
-                item.name,
-                item.upstream.len(),
-                item.upstream,
-                u8::from(item.read_only),
-                u8::from(item.destructive)
-            );
+            let mut key = String::with_capacity(who.key.len() + item.name.len() + item.upstream.len() + 32);
+            key.push_str(&who.key);
+            key.push_str(item.action.as_str());
+            push_sized(&mut key, item.name);
+            push_sized(&mut key, item.upstream);
+            key.push(if item.read_only { 'r' } else { '-' });
+            key.push(if item.destructive { 'd' } else { '-' });
             let known = self.decisions.lock().unwrap_or_else(|p| p.into_inner()).get(&key).copied();
             if let Some(permitted) = known {
                 return permitted;
@@ -226,8 +222,37 @@ impl Policy {
     }
 }
 
+/// `part` after its length, so that parts cannot run into each other.
+#[cfg(feature = "policy")]
+fn push_sized(key: &mut String, part: &str) {
+    use std::fmt::Write;
+    let _ = write!(key, "{}:", part.len());
+    key.push_str(part);
+}
+
 #[cfg(test)]
 mod tests {
+    #[cfg(feature = "policy")]
+    #[test]
+    fn decisions_are_remembered_per_caller_and_item_and_bounded() {
+        use super::*;
+        let text =
+            r#"permit(principal, action == Action::"tools/call", resource) when { principal.scopes.contains("a") };"#;
+        let policy = Policy::from_text(text, SCHEMA, PolicyMode::Enforce).unwrap();
+        let item = Item { action: Action::CallTool, name: "t", upstream: "", read_only: false, destructive: false };
+        let with = policy.principal(Some(&Identity::new("x").with_scopes(["a"])));
+        let without = policy.principal(Some(&Identity::new("x")));
+        for _ in 0..2 {
+            assert!(policy.permits(&with, &item), "the same caller and item, the same decision");
+            assert!(!policy.permits(&without, &item), "another scope set is another caller");
+        }
+        for i in 0..MAX_DECISIONS + 10 {
+            let name = format!("t{i}");
+            assert!(policy.permits(&with, &Item { name: &name, ..item }));
+        }
+        assert!(policy.decisions.lock().unwrap().len() <= MAX_DECISIONS);
+    }
+
     #[test]
     fn the_built_in_schema_is_the_shipped_file() {
         let shipped = include_str!("../../../config/policy.cedarschema");

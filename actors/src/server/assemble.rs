@@ -172,9 +172,7 @@ fn governed_service(
     let policy = crate::policy::Policy::load(&config.policy).map_err(|e| refused("policy.file", e))?;
     if policy.is_some() {
         // The decisions' series exist from the start, at 0.
-        for decision in crate::telemetry::POLICY_DECISION_LABELS {
-            metrics::counter!(crate::telemetry::POLICY_DECISIONS, "decision" => decision).absolute(0);
-        }
+        crate::telemetry::register_policy_decisions();
     }
     Ok(McpService::with_clock(catalog, config, clock, log).with_audit(audit).with_policy(policy))
 }

@@ -110,6 +110,32 @@ pub const POLICY_DECISIONS: &str = "mcp_server_policy_decisions_total";
 /// The label values of [`POLICY_DECISIONS`].
 pub const POLICY_DECISION_LABELS: [&str; 3] = ["allow", "deny", "shadow_deny"];
 
+/// The handles of [`POLICY_DECISIONS`], by label, registered (at 0) when a
+/// policy is loaded: counting a decision is then an atomic add.
+static POLICY_COUNTERS: OnceLock<Vec<Counter>> = OnceLock::new();
+
+/// Registers the policy decisions' series, each at 0.
+pub fn register_policy_decisions() {
+    POLICY_COUNTERS.get_or_init(|| {
+        POLICY_DECISION_LABELS
+            .iter()
+            .map(|d| {
+                let c = counter!(POLICY_DECISIONS, "decision" => *d);
+                c.absolute(0);
+                c
+            })
+            .collect()
+    });
+}
+
+/// A policy decision on a call, `label` one of [`POLICY_DECISION_LABELS`].
+pub fn policy_decision(label: &str) {
+    let Some(counters) = POLICY_COUNTERS.get() else { return };
+    if let Some(i) = POLICY_DECISION_LABELS.iter().position(|l| *l == label) {
+        counters[i].increment(1);
+    }
+}
+
 /// Buckets of the duration histogram, in seconds: 50 µs to 60 s.
 pub const DURATION_BUCKETS: [f64; 18] = [
     0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0, 30.0,
