@@ -111,24 +111,7 @@ mod tests {
     use crate::facts::identity::Identity;
 
     fn who(id: Option<&Identity>) -> Who {
-        match id {
-            None => Who {
-                key: "anonymous".into(),
-                issuer: String::new(),
-                subject: String::new(),
-                client_id: String::new(),
-                scopes: Vec::new(),
-                anonymous: true,
-            },
-            Some(id) => Who {
-                key: id.key(),
-                issuer: id.issuer.clone().unwrap_or_default(),
-                subject: id.subject.clone(),
-                client_id: id.client_id.clone().unwrap_or_default(),
-                scopes: id.scopes.clone(),
-                anonymous: false,
-            },
-        }
+        Who::of(id)
     }
 
     const SCHEMA: &str = super::super::SCHEMA;

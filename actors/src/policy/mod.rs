@@ -157,24 +157,7 @@ impl Policy {
     pub fn principal(&self, caller: Option<&Identity>) -> Principal {
         #[cfg(feature = "policy")]
         {
-            let who = match caller {
-                None => Who {
-                    key: "anonymous".into(),
-                    issuer: String::new(),
-                    subject: String::new(),
-                    client_id: String::new(),
-                    scopes: Vec::new(),
-                    anonymous: true,
-                },
-                Some(id) => Who {
-                    key: id.key(),
-                    issuer: id.issuer.clone().unwrap_or_default(),
-                    subject: id.subject.clone(),
-                    client_id: id.client_id.clone().unwrap_or_default(),
-                    scopes: id.scopes.clone(),
-                    anonymous: false,
-                },
-            };
+            let who = Who::of(caller);
             // Every attribute, each field's length first: no two callers share a key.
             let mut key = String::with_capacity(64);
             for part in [&who.key, &who.issuer, &who.subject, &who.client_id].into_iter().chain(&who.scopes) {
@@ -218,6 +201,31 @@ impl Policy {
         {
             let _ = (who, item);
             match self.never {}
+        }
+    }
+}
+
+#[cfg(feature = "policy")]
+impl Who {
+    /// What the policy knows of `caller` (`None`: `Caller::"anonymous"`).
+    pub(crate) fn of(caller: Option<&Identity>) -> Who {
+        match caller {
+            None => Who {
+                key: "anonymous".into(),
+                issuer: String::new(),
+                subject: String::new(),
+                client_id: String::new(),
+                scopes: Vec::new(),
+                anonymous: true,
+            },
+            Some(id) => Who {
+                key: id.key(),
+                issuer: id.issuer.clone().unwrap_or_default(),
+                subject: id.subject.clone(),
+                client_id: id.client_id.clone().unwrap_or_default(),
+                scopes: id.scopes.clone(),
+                anonymous: false,
+            },
         }
     }
 }
