@@ -1,12 +1,14 @@
 //! The audit log's writer: a thread of its own that appends each record as
 //! one line, makes the file durable every `audit.sync_ms`, rotates it by
 //! size with the chain carried into the next file, and says where the
-//! chain's head stands when it rotates or stops.
+//! chain's head stands when it rotates or stops. Lines are buffered while
+//! more records wait in the queue and written out as soon as it is empty
+//! (one write for a burst, not one per record).
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use slog::{error, info, Logger};
@@ -18,7 +20,7 @@ use crate::telemetry::{AUDIT_DROPPED, AUDIT_RECORDS};
 /// The open log file and where its chain stands.
 pub(super) struct Writer {
     path: PathBuf,
-    file: File,
+    file: BufWriter<File>,
     head: Head,
     /// Bytes in the current file.
     size: u64,
@@ -41,6 +43,7 @@ impl Writer {
         let first_seq = first_seq(&path)?;
         let file = append(&path)?;
         let size = file.metadata().map_err(|e| format!("{}: {e}", path.display()))?.len();
+        let file = BufWriter::with_capacity(64 * 1024, file);
         info!(log, "audit log open"; "file" => %path.display(), "seq" => head.seq, "head_sha256" => &head.hash);
         Ok(Writer {
             path,
@@ -67,6 +70,22 @@ impl Writer {
                 Ok(record) => self.write(record),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
+            }
+            // The rest of a burst goes into the same buffer.
+            let mut gone = false;
+            loop {
+                match records.try_recv() {
+                    Ok(record) => self.write(record),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => {
+                        gone = true;
+                        break;
+                    }
+                }
+            }
+            self.flush();
+            if gone {
+                break;
             }
             if self.dirty && self.sync_every.is_none_or(|every| self.last_sync.elapsed() >= every) {
                 self.sync();
@@ -98,8 +117,16 @@ impl Writer {
         }
     }
 
+    /// Writes out the buffered lines.
+    fn flush(&mut self) {
+        if let Err(e) = self.file.flush() {
+            error!(self.log, "audit lines not written"; "file" => %self.path.display(), "error" => %e);
+        }
+    }
+
     fn sync(&mut self) {
-        if let Err(e) = self.file.sync_data() {
+        self.flush();
+        if let Err(e) = self.file.get_ref().sync_data() {
             error!(self.log, "audit log not synced"; "file" => %self.path.display(), "error" => %e);
         }
         self.dirty = false;
@@ -114,7 +141,7 @@ impl Writer {
         let renamed = std::fs::rename(&self.path, &rotated).map_err(|e| e.to_string());
         match renamed.and_then(|()| append(&self.path)) {
             Ok(file) => {
-                self.file = file;
+                self.file = BufWriter::with_capacity(64 * 1024, file);
                 self.size = 0;
                 self.first_seq = None;
                 info!(self.log, "audit log rotated"; "rotated" => %rotated.display(), "seq" => self.head.seq,

@@ -154,6 +154,9 @@ impl Config {
                 "ACTIX_MCP_TASK_ID_PREFIX" => self.tasks.id_prefix = value,
                 "ACTIX_MCP_TASKS_STORE" => self.tasks.store = value.parse()?,
                 "ACTIX_MCP_REQUIRE_BACKEND" => self.hub.require_backend = value.parse().map_err(|e| bad(&e))?,
+                "ACTIX_MCP_AUDIT_FILE" => self.audit.file = value,
+                "ACTIX_MCP_POLICY_FILE" => self.policy.file = value,
+                "ACTIX_MCP_POLICY_MODE" => self.policy.mode = value.parse()?,
                 "ACTIX_MCP_AUTH_MODE" => self.auth.mode = value.parse()?,
                 "ACTIX_MCP_AUTH_RESOURCE" => self.auth.resource = value,
                 "ACTIX_MCP_AUTH_ISSUERS" => self.auth.issuers = list(&value),
@@ -403,6 +406,20 @@ mod tests {
         ];
         c.apply_env(vars.map(|(k, v)| (k.to_string(), v.to_string()))).unwrap();
         assert_eq!(c.auth.issuers, ["http://127.0.0.1:1", "https://id.example"]);
+        let mut g = Config::default();
+        let governance = [
+            ("ACTIX_MCP_AUDIT_FILE", "/var/log/a.jsonl"),
+            ("ACTIX_MCP_POLICY_FILE", "p.cedar"),
+            ("ACTIX_MCP_POLICY_MODE", "shadow"),
+        ];
+        if cfg!(feature = "policy") {
+            g.apply_env(governance.map(|(k, v)| (k.to_string(), v.to_string()))).unwrap();
+            assert_eq!(
+                (g.audit.file.as_str(), g.policy.file.as_str(), g.policy.mode),
+                ("/var/log/a.jsonl", "p.cedar", PolicyMode::Shadow)
+            );
+        }
+        assert!(g.apply_env([("ACTIX_MCP_POLICY_MODE".to_string(), "lax".to_string())]).is_err());
     }
 
     #[test]
