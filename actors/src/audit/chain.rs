@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-pub use mcp_protocol::digest::sha256_hex;
+pub(super) use mcp_protocol::digest::sha256_hex;
 
 /// The `prev` of the first record of a log: 64 zeros.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";

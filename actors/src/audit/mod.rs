@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-pub use chain::{sha256_hex, Head, Record, GENESIS};
+pub use chain::{Head, Record, GENESIS};
 pub use verify::{verify, Broken, Intact};
 
 use crate::config::{AuditConfig, AuditWhenFull};
@@ -148,6 +148,7 @@ impl Drop for AuditLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_protocol::digest::sha256_hex;
 
     fn call(name: &str) -> Call {
         Call {

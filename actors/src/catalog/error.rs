@@ -31,6 +31,16 @@ impl HandlerError {
         HandlerError::Protocol(ProtocolError::InvalidParams(message.into()))
     }
 
+    /// `-32602 Unknown tool: NAME`: what a call of a tool nothing serves gets.
+    pub(crate) fn unknown_tool(name: &str) -> Self {
+        Self::invalid_params(format!("Unknown tool: {name}"))
+    }
+
+    /// `-32602 Unknown prompt: NAME`: what a get of a prompt nothing serves gets.
+    pub(crate) fn unknown_prompt(name: &str) -> Self {
+        Self::invalid_params(format!("Unknown prompt: {name}"))
+    }
+
     /// `-32603` with a message.
     pub fn internal(message: impl Into<String>) -> Self {
         HandlerError::Rpc(ErrorData::internal(message))

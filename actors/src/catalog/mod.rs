@@ -262,9 +262,7 @@ impl Catalog {
         let held = self.read().tools.get(name).cloned();
         match held {
             Some(tool) => Ok(tool),
-            None => self
-                .resolve_tool(name)
-                .unwrap_or_else(|| Err(error::HandlerError::invalid_params(format!("Unknown tool: {name}")))),
+            None => self.resolve_tool(name).unwrap_or_else(|| Err(error::HandlerError::unknown_tool(name))),
         }
     }
 

@@ -133,7 +133,7 @@ fn digests(def: &Value) -> Digests {
 fn digest(v: &Value) -> String {
     let mut text = String::new();
     canonical(v, &mut text);
-    crate::audit::sha256_hex(text.as_bytes())
+    mcp_protocol::digest::sha256_hex(text.as_bytes())
 }
 
 /// `v` as JSON text with every object's keys in order.

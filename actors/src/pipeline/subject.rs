@@ -55,13 +55,13 @@ impl Subject {
         Some(match request {
             ClientRequest::CallTool(p) => {
                 let found = tool.cloned().or_else(|| catalog.tool(&p.name));
-                let hints = found.as_ref().and_then(|t| t.def.annotations.as_ref());
+                let item = found.as_deref().map(tool_item);
                 Subject {
                     action: Action::CallTool,
                     name: p.name.clone(),
-                    upstream: upstream(found.as_deref().and_then(Tool::upstream)),
-                    read_only: hints.and_then(|a| a.read_only_hint).unwrap_or(false),
-                    destructive: hints.and_then(|a| a.destructive_hint).unwrap_or(false),
+                    upstream: upstream(item.map(|i| i.upstream)),
+                    read_only: item.is_some_and(|i| i.read_only),
+                    destructive: item.is_some_and(|i| i.destructive),
                 }
             }
             ClientRequest::GetPrompt(p) => Subject {

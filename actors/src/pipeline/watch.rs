@@ -12,7 +12,9 @@ use mcp_protocol::request::ClientRequest;
 use mcp_protocol::RequestId;
 use slog::{info, warn, Logger};
 
-use crate::audit::{sha256_hex, AuditLog, Call, Decision};
+use mcp_protocol::digest::sha256_hex;
+
+use crate::audit::{AuditLog, Call, Decision};
 use crate::facts::identity::Identity;
 use crate::pipeline::intake::Admitted;
 use crate::pipeline::service::McpService;

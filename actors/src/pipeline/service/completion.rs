@@ -10,12 +10,9 @@ use crate::catalog::error::HandlerError;
 impl McpService {
     pub(super) async fn complete(&self, p: CompleteParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         let completer = match &p.reference {
-            CompletionRef::Prompt { name } => self
-                .catalog
-                .prompt(name)
-                .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {name}")))?
-                .completer
-                .clone(),
+            CompletionRef::Prompt { name } => {
+                self.catalog.prompt(name).ok_or_else(|| HandlerError::unknown_prompt(name))?.completer.clone()
+            }
             CompletionRef::Resource { uri } => self
                 .catalog
                 .template(uri)

@@ -302,8 +302,8 @@ impl McpService {
 /// The error a call of an unknown item gets, for a call the policy denied.
 fn refused_as_unknown(request: &ClientRequest) -> HandlerError {
     match request {
-        ClientRequest::CallTool(p) => HandlerError::invalid_params(format!("Unknown tool: {}", p.name)),
-        ClientRequest::GetPrompt(p) => HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)),
+        ClientRequest::CallTool(p) => HandlerError::unknown_tool(&p.name),
+        ClientRequest::GetPrompt(p) => HandlerError::unknown_prompt(&p.name),
         ClientRequest::ReadResource(p) => mcp_protocol::ProtocolError::ResourceNotFound { uri: p.uri.clone() }.into(),
         other => mcp_protocol::ProtocolError::MethodNotFound(other.method().to_owned()).into(),
     }

@@ -20,10 +20,7 @@ impl McpService {
     /// Boxed: it waits on the handler (see `read_resource`).
     pub(super) async fn get_prompt(&self, p: GetPromptParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         Box::pin(async move {
-            let prompt = self
-                .catalog
-                .prompt(&p.name)
-                .ok_or_else(|| HandlerError::invalid_params(format!("Unknown prompt: {}", p.name)))?;
+            let prompt = self.catalog.prompt(&p.name).ok_or_else(|| HandlerError::unknown_prompt(&p.name))?;
             let args = p.arguments.map(|a| a.to_map());
             let owner = ctx.auth().map(crate::facts::identity::Identity::key);
             let binding = || Binding::new("prompts/get", &p.name, args.as_ref()).for_subject(owner.as_deref());
