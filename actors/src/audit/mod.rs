@@ -18,7 +18,6 @@ mod verify;
 mod writer;
 
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
-use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -72,7 +71,7 @@ pub struct AuditLog {
     /// Bounded (`audit.queue`): a stalled disk must not grow memory.
     tx: Option<SyncSender<Record>>,
     when_full: AuditWhenFull,
-    writer: Mutex<Option<JoinHandle<()>>>,
+    writer: Option<JoinHandle<()>>,
 }
 
 impl std::fmt::Debug for AuditLog {
@@ -95,7 +94,7 @@ impl AuditLog {
             .name("audit-writer".into())
             .spawn(move || writer.run(rx))
             .map_err(|e| format!("audit writer not started: {e}"))?;
-        Ok(Some(AuditLog { tx: Some(tx), when_full: config.when_full, writer: Mutex::new(Some(thread)) }))
+        Ok(Some(AuditLog { tx: Some(tx), when_full: config.when_full, writer: Some(thread) }))
     }
 
     /// Records `call`, which ended with `outcome` (`ok`, `error`,
@@ -138,8 +137,7 @@ impl AuditLog {
 impl Drop for AuditLog {
     fn drop(&mut self) {
         self.tx.take();
-        let writer = self.writer.get_mut().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(writer) = writer {
+        if let Some(writer) = self.writer.take() {
             let _ = writer.join();
         }
     }

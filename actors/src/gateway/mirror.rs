@@ -115,6 +115,8 @@ impl Mirror {
         let [tool_h, prompt_h, resource_h, template_h] = hints;
         self.refused.clear();
         let names = self.names.clone();
+        // Only the tools the filters let through are screened (and pinned).
+        tools.retain(|t| names.allows_tool(&t.name));
         self.screen_all("tool", &mut tools, |t: &Tool| (t.name.clone(), names.served(&t.name)));
         self.screen_all("prompt", &mut prompts, |p: &Prompt| (p.name.clone(), names.served(&p.name)));
         let up = self.uri_prefix.clone();
@@ -167,9 +169,10 @@ impl Mirror {
         &self.refused
     }
 
-    /// Tools and prompts, under their served names: the tools the filters
-    /// let through, each name not in another upstream's namespace and not
-    /// the local catalog's (an item this mirror put is replaced).
+    /// Tools and prompts, under their served names (the tools are those the
+    /// filters let through, as `sync` left them): each name not in another
+    /// upstream's namespace and not the local catalog's (an item this mirror
+    /// put is replaced).
     fn sync_named(
         &mut self,
         c: &Catalog,
@@ -180,7 +183,6 @@ impl Mirror {
     ) {
         let ((tools, tool_hints), (prompts, prompt_hints)) = (tools, prompts);
         let (scopes, names, failed) = (&self.scopes, &self.names, |e: crate::catalog::CatalogError| e.to_string());
-        let tools = tools.into_iter().filter(|t| names.allows_tool(&t.name)).collect();
         let (held, served) = (&self.tools, |d: &Tool| names.served(&d.name));
         let tools = put_each("tool", tools, held, tool_hints, log, served, |d, served| {
             may_claim(names, served, held.contains_key(served), |n| c.holds_tool(n))?;
