@@ -12,14 +12,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN="${BIN:-target/release/actix-mcp}"
-for tool in valgrind curl "$BIN"; do
-  command -v "$tool" >/dev/null 2>&1 || [ -x "$tool" ] || { echo "needs $tool" >&2; exit 1; }
-done
+. benches/lib.sh
+needs valgrind curl "$BIN"
 read -r SMALL LARGE <<<"${CALLS:-500 2500}"
 WORK="$(mktemp -d)"
 trap 'kill "$SERVER" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 SERVER=""
-. benches/lib.sh
 
 cat >"$WORK/policy.cedar" <<'CEDAR'
 permit(principal, action == Action::"tools/call", resource) when { resource == Tool::"echo" || resource.read_only };

@@ -22,14 +22,12 @@ BIN="${BIN:-target/release/actix-mcp}"
 LOAD="${LOAD:-target/debug/mcp-load}"
 BUDGET="${BUDGET:-benches/instructions.budget}"
 TOLERANCE_PCT=3
-for tool in valgrind curl "$BIN" "$LOAD"; do
-  command -v "$tool" >/dev/null 2>&1 || [ -x "$tool" ] || { echo "needs $tool" >&2; exit 1; }
-done
+. benches/lib.sh
+needs valgrind curl "$BIN" "$LOAD"
 WORK="$(mktemp -d)"
 trap 'kill "$SERVER" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 SERVER=""
 
-. benches/lib.sh
 # Starts the server under callgrind on a free port; sets SERVER and URL.
 start() {
   callgrind_start "$WORK/cg.$1" "$WORK/server.log" yes "$BIN" --catalog everything

@@ -1,5 +1,13 @@
 # Shared by the benchmark scripts that measure a generator's CPU (sourced).
 
+# needs PROGRAM…: exits naming the first that is neither on PATH nor an
+# executable file.
+needs() {
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null 2>&1 || [ -x "$tool" ] || { echo "needs $tool" >&2; exit 1; }
+  done
+}
+
 # CPU ticks (user + system) of process $1 so far; HZ ticks make a second.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 HZ="$(getconf CLK_TCK)"

@@ -19,15 +19,13 @@ BIN="${BIN:-target/debug/actix-mcp}"
 [ -x "$BIN" ] || cargo build -q -p actix-mcp
 BIN="$(realpath "$BIN")"
 SRC="$(realpath "${SRC:-$PWD}")"
-for tool in valgrind curl python3; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "needs $tool" >&2; exit 1; }
-done
+. benches/lib.sh
+needs valgrind curl python3
 read -r SMALL LARGE <<<"${CALLS:-20 120}"
 WORK="$(mktemp -d)"
 trap 'kill "$SERVER" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 SERVER=""
 
-. benches/lib.sh
 # start NAME ARGS…: the server under callgrind on a free port; sets URL.
 start() {
   local name=$1
