@@ -3,7 +3,9 @@
 # (callgrind, counted as benches/instructions.sh counts them: every thread
 # but the main one, the difference between two sizes): nothing configured
 # (the default), the audit log (`[audit]`, its writer thread included), a
-# Cedar policy (`[policy]`), and both.
+# Cedar policy (`[policy]`), both, and a quota counted in memory; with a
+# `redis-server` on PATH, also the hub on Redis without and with a quota
+# counted there (the server's instructions only: Redis's are not counted).
 #
 #   bash benches/governance.sh      # prints one line per setup
 #
@@ -27,6 +29,20 @@ printf '' >"$WORK/none.toml"
 printf '[audit]\nfile = "%s/audit.jsonl"\n' "$WORK" >"$WORK/audit.toml"
 printf '[policy]\nfile = "%s/policy.cedar"\n' "$WORK" >"$WORK/policy.toml"
 cat "$WORK/audit.toml" "$WORK/policy.toml" >"$WORK/both.toml"
+# A quota no call reaches: every call is counted and let through.
+QUOTA='[[quotas]]\nname = "bench"\nlimit = 1000000000\nper_secs = 3600\n'
+printf "$QUOTA" >"$WORK/quota.toml"
+SETUPS="none audit policy both quota"
+REDIS=""
+if command -v redis-server >/dev/null; then
+  RPORT=$(( 20000 + RANDOM % 20000 ))
+  redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no >/dev/null &
+  REDIS=$!
+  trap 'kill "$SERVER" "$REDIS" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+  printf '[hub]\nbackend = "redis"\nredis_url = "redis://127.0.0.1:%s/"\n' "$RPORT" >"$WORK/redis.toml"
+  { printf "$QUOTA"; cat "$WORK/redis.toml"; } >"$WORK/quota-redis.toml"
+  SETUPS="$SETUPS redis quota-redis"
+fi
 
 BODY='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"governance","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}'
 
@@ -53,12 +69,16 @@ total() {
 }
 
 base=""
-printf '%-8s %14s %8s\n' setup instructions change
-for setup in none audit policy both; do
+printf '%-11s %14s %8s\n' setup instructions change
+for setup in $SETUPS; do
   a="$(total "$setup" "$SMALL")"
   b="$(total "$setup" "$LARGE")"
   per=$(( (b - a) / (LARGE - SMALL) ))
   [ -n "$base" ] || base=$per
-  printf '%-8s %14d %+7d\n' "$setup" "$per" $((per - base))
+  # The Redis setups against the hub on Redis without quotas.
+  case "$setup" in redis) rbase=$per ;; esac
+  ref=$base
+  case "$setup" in quota-redis) ref=$rbase ;; esac
+  printf '%-11s %14d %+7d\n' "$setup" "$per" $((per - ref))
 done
 [ "$(wc -l <"$WORK/audit.jsonl")" -gt 0 ] || { echo "the audit log stayed empty" >&2; exit 1; }

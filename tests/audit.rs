@@ -38,14 +38,6 @@ async fn call_raw(url: &str, id: u64, name: &str, args: &str) -> Reply {
     post_raw(url, &headers, body.into_bytes()).await
 }
 
-/// Stops the server with SIGTERM and waits for it to exit.
-async fn terminate(mut server: HttpChild) {
-    let pid = server.child.id().unwrap().to_string();
-    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let status = tokio::time::timeout(Duration::from_secs(15), server.child.wait()).await.expect("exits").unwrap();
-    assert!(status.success(), "{status:?}");
-}
-
 /// `actix-mcp audit verify FILES…`: its exit status and output.
 fn verify(files: &[PathBuf]) -> (bool, String) {
     let out = std::process::Command::new(binary()).args(["audit", "verify"]).args(files).output().unwrap();
@@ -94,7 +86,7 @@ async fn a_thousand_calls_are_a_thousand_chained_records_and_a_flipped_byte_is_n
     assert_eq!(post(&url, &prompt).await.status, 200);
     let read = request(json!(1000), "resources/read", json!({"uri": "test://static-text"}));
     assert_eq!(post(&url, &read).await.status, 200);
-    terminate(server).await;
+    server.terminate().await;
 
     let all = records(&file);
     assert_eq!(all.len(), 1000, "one record per call");
@@ -169,7 +161,7 @@ async fn rotation_carries_the_chain_and_a_gateway_call_names_its_upstream() {
     legacy_post(&url, Some(&sid), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet", "arguments": {"name": "L"}}});
     assert_eq!(legacy_post(&url, Some(&sid), &call).await.status, 200);
-    terminate(server).await;
+    server.terminate().await;
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     let seq_of = |p: &PathBuf| p.extension().and_then(|e| e.to_str()?.parse::<u64>().ok());
     files.retain(|p| p.file_name().unwrap().to_string_lossy().starts_with("audit.jsonl"));

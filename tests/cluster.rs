@@ -7,34 +7,12 @@ mod common;
 
 use std::time::Duration;
 
-use common::nginx::{quiet, wait_for_port, Nginx};
+use common::nginx::Nginx;
+use common::redis::Redis;
 use common::*;
 use serde_json::{json, Value};
 
 const KEY: &str = "Y2x1c3Rlci10ZXN0LWtleS1zaGFyZWQtYnktaW5zdGFuY2Vz"; // 36 bytes
-
-struct Redis {
-    child: tokio::process::Child,
-    port: u16,
-}
-
-impl Redis {
-    async fn start(port: u16) -> Self {
-        let child = quiet(
-            "redis-server",
-            &["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        )
-        .spawn()
-        .expect("redis-server starts");
-        wait_for_port(port, "redis-server").await;
-        Redis { child, port }
-    }
-
-    async fn stop(mut self) {
-        self.child.kill().await.unwrap();
-        self.child.wait().await.unwrap();
-    }
-}
 
 fn config_file(name: &str, redis_port: u16) -> ConfigFile {
     config_file_with(name, redis_port, "[catalog]\nname = \"everything\"\n")
@@ -134,7 +112,6 @@ async fn notifications_cross_instances_exactly_once_and_survive_a_redis_restart(
     assert_eq!(updated, 1, "the update of call 5 exactly once");
     assert!(list_changed <= 1, "at most the outage's change, late: {list_changed} list_changed");
     redis.stop().await;
-    let _ = redis.port;
 }
 
 fn server_name(r: &Reply) -> String {

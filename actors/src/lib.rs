@@ -126,6 +126,7 @@ pub mod hub;
 mod pipeline;
 pub mod policy;
 pub mod prelude;
+mod quota;
 pub mod server;
 pub mod tasks;
 pub mod telemetry;

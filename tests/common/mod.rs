@@ -10,6 +10,7 @@ mod hostile;
 pub mod issuer;
 pub mod logs;
 pub mod nginx;
+pub mod redis;
 mod tasks;
 pub use client_options::*;
 pub use external::*;
@@ -446,6 +447,15 @@ impl HttpChild {
     /// The stderr lines read before the address line.
     pub fn early_lines(&self) -> &[String] {
         &self.early
+    }
+
+    /// Ends it with SIGTERM, as a service manager does, and checks that it
+    /// exits with status 0 within 15 s.
+    pub async fn terminate(mut self) {
+        let pid = self.child.id().unwrap().to_string();
+        assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        let status = tokio::time::timeout(Duration::from_secs(15), self.child.wait()).await.expect("exits").unwrap();
+        assert!(status.success(), "{status:?}");
     }
 
     /// Reads stderr until a line contains `needle` (fails after 10 s),

@@ -254,6 +254,62 @@
 //! the schema check, and, for random policies and catalogs, that a tool is
 //! listed exactly when its call is let through.
 //!
+//! ## How many calls: quotas
+//!
+//! A `[[quotas]]` table limits `tools/call`s — of every tool, or of those
+//! its `tools` globs match (over the names as served) — to `limit` per
+//! `per_secs` seconds, counted per caller, per caller and tool, per tool or
+//! per upstream (`by`; local tools are not counted by an `upstream` quota).
+//! A counter's window starts with the first call it counts and ends
+//! `per_secs` later; then the count starts again. A call is counted by every
+//! quota that applies to it, or by none when one of them is at its limit.
+//!
+//! ```toml
+//! quotas_fail = "open"     # top-level keys, before the first [section]
+//!
+//! [[quotas]]
+//! name = "per-caller"      # the `quota` label and `data.quota`
+//! limit = 600
+//! per_secs = 60
+//! by = "caller"            # "caller" | "caller+tool" | "tool" | "upstream"
+//!
+//! [[quotas]]
+//! name = "search-api"
+//! limit = 100
+//! per_secs = 3600
+//! by = "upstream"
+//! tools = ["search__*"]
+//! ```
+//!
+//! A call over a quota is refused before it runs (and before it reaches an
+//! upstream), in both eras alike: HTTP 429 with `Retry-After` (whole
+//! seconds until the counter's window ends) and a JSON-RPC error the
+//! client can act on:
+//!
+//! ```text
+//! {"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"Quota \"per-caller\" exceeded; retry after 42 s",
+//!  "data":{"reason":"quota","quota":"per-caller","retryAfterSecs":42}}}
+//! ```
+//!
+//! With `hub.backend = "redis"` the counters are in Redis (at the hub's
+//! `redis_url`, under its prefix), and one script checks and counts every
+//! quota of a call at once, so a limit holds exactly however the calls are
+//! spread across instances; otherwise each instance counts its own, in
+//! memory (at most `quotas_max_keys` counters, 100,000; ended windows are
+//! swept to make room). While the counters cannot count a call — Redis
+//! unreachable or slower than `quotas_timeout_ms` (100), or the memory
+//! counters full — `quotas_fail` decides: `open` (the default) serves the
+//! call uncounted, `closed` refuses it as over its quota (`Retry-After: 1`,
+//! message "cannot be counted now"); the first failure and the recovery are
+//! logged. Policies decide first: a call a policy denies is not counted.
+//! Each quota's decisions are counted in
+//! `mcp_server_quota_decisions_total{quota, decision}` (`allow`, `quota`,
+//! `fail_open`, `fail_closed`), and a refused call's audit record says
+//! `"decision":"quota"`. `tests/quotas.rs` checks the refusal in both eras
+//! against the binary, and 1,000 calls spread over two instances sharing
+//! one Redis, of which exactly the limit, 100, are served; then Redis is
+//! stopped and each `quotas_fail` does what it says.
+//!
 //! ## Operations
 //!
 //! `/readyz` answers 503 ("a required upstream is not up") while an upstream

@@ -57,6 +57,7 @@
 //! | `mcp_gateway_upstream_up` | gauge | `upstream` (1 up, 0 not) |
 //! | `mcp_gateway_items_refused_total` | counter | `upstream`: items not served for a hidden character or a definition changed since pinned (see the gateway guide) |
 //! | `mcp_server_policy_decisions_total` | counter | `decision` (`allow`, `deny`, `shadow_deny`): each call's decision under `[policy]` (see the gateway guide) |
+//! | `mcp_server_quota_decisions_total` | counter | `quota`, `decision` (`allow`, `quota`, `fail_open`, `fail_closed`): the calls each `[[quotas]]` table counted or refused (see the gateway guide) |
 //! | `mcp_server_audit_records_total`, `mcp_server_audit_dropped_total`, `mcp_server_audit_queue_full_total` | counter | (with `[audit]`: records written, lost, and those that found the queue full) |
 //!
 //! The duration histogram follows the OpenTelemetry MCP semantic conventions
@@ -149,8 +150,8 @@
 //! `caller` is the caller's identity key (issuer and subject; `anonymous`
 //! with authorization off), `name` the tool or prompt name or the resource
 //! URI as called, `upstream` the upstream serving the item (`""` for local
-//! items), `decision` `allow`, or `deny` for a call `[policy]` refused
-//! (`quota` is kept for refusals by quotas), `outcome` `ok`, `error`, `tool_error` or `cancelled`,
+//! items), `decision` `allow`, `deny` for a call `[policy]` refused, or
+//! `quota` for one a `[[quotas]]` table refused, `outcome` `ok`, `error`, `tool_error` or `cancelled`,
 //! `arguments_sha256` the SHA-256 of the `arguments` bytes as received (of
 //! `{}` when absent: the same arguments sent with other spacing digest
 //! differently), and `prev` the SHA-256 of the previous line's bytes (64

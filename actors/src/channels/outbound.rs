@@ -31,6 +31,9 @@ pub enum Outbound {
         bytes: Bytes,
         /// The JSON-RPC error code, for error responses.
         error_code: Option<i32>,
+        /// A refusal the client may try again after this many seconds (a
+        /// quota): HTTP answers it 429 with `Retry-After`, in either era.
+        retry_after_secs: Option<u32>,
     },
 }
 
@@ -44,6 +47,11 @@ impl Outbound {
 
     /// A final response: the encoded result or error, with its code.
     pub fn answer(bytes: Vec<u8>, error_code: Option<i32>) -> Box<Outbound> {
-        Box::new(Outbound::Final { bytes: bytes.into(), error_code })
+        Box::new(Outbound::Final { bytes: bytes.into(), error_code, retry_after_secs: None })
+    }
+
+    /// A final error response the client may send again after `secs` seconds.
+    pub fn retry_later(bytes: Vec<u8>, error_code: i32, secs: u32) -> Box<Outbound> {
+        Box::new(Outbound::Final { bytes: bytes.into(), error_code: Some(error_code), retry_after_secs: Some(secs) })
     }
 }

@@ -117,6 +117,35 @@ choice!(
 );
 
 choice!(
+    /// `quotas_fail`: what a call that a quota applies to gets while the
+    /// quota store (Redis, or the in-memory counters at `quotas_max_keys`)
+    /// cannot count it.
+    QuotasFail, "quotas_fail", {
+        /// Let it through, uncounted (logged, counted as `fail_open`). The default.
+        #[default]
+        Open = "open",
+        /// Refuse it as over its quota (counted as `fail_closed`).
+        Closed = "closed",
+    }
+);
+
+choice!(
+    /// `[[quotas]] by`: what one counter of a quota counts.
+    QuotaBy, "quotas.by", {
+        /// Each caller's calls (`Caller::"<identity key>"`; `anonymous` with
+        /// authorization off). The default.
+        #[default]
+        Caller = "caller",
+        /// Each caller's calls of each tool.
+        CallerTool = "caller+tool",
+        /// Each tool's calls, by every caller together.
+        Tool = "tool",
+        /// The calls forwarded to each upstream (local tools are not counted).
+        Upstream = "upstream",
+    }
+);
+
+choice!(
     /// `policy.mode`: what a policy's denial does.
     PolicyMode, "policy.mode", {
         /// A denied call is refused (as for an unknown item) and a denied

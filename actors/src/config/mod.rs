@@ -22,6 +22,7 @@ mod log;
 mod metrics;
 mod otel;
 mod policy;
+mod quotas;
 mod server;
 mod session;
 mod shutdown;
@@ -31,7 +32,7 @@ mod transport;
 
 pub use audit::AuditConfig;
 pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ItemScopesConfig, ASYMMETRIC_ALGORITHMS};
-pub use choices::{AuditWhenFull, AuthMode, HubBackend, LogFormat, PolicyMode, TasksStore};
+pub use choices::{AuditWhenFull, AuthMode, HubBackend, LogFormat, PolicyMode, QuotaBy, QuotasFail, TasksStore};
 pub use error::ConfigError;
 pub use features::{built_with, needs_feature, FEATURES};
 pub use fs::FsConfig;
@@ -42,6 +43,7 @@ pub use log::{parse_level, LogConfig};
 pub use metrics::MetricsConfig;
 pub use otel::OtelConfig;
 pub use policy::PolicyConfig;
+pub use quotas::QuotaConfig;
 pub use server::{CacheConfig, CatalogConfig, ServerConfig};
 pub use session::{LegacyConfig, MrtrConfig};
 pub use shutdown::ShutdownConfig;
@@ -50,7 +52,7 @@ pub use tasks::TasksConfig;
 pub use transport::{HttpConfig, RequestConfig, StdioConfig, TlsConfig};
 
 /// The whole configuration.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Identity and guidance sent in `server/discover`.
@@ -97,6 +99,54 @@ pub struct Config {
     pub audit: AuditConfig,
     /// Which calls a caller may make (`[policy]`, Cedar).
     pub policy: PolicyConfig,
+    /// How many calls each caller, tool or upstream may make (`[[quotas]]`):
+    /// counted in Redis across instances when `hub.backend = "redis"`, else
+    /// in this process.
+    pub quotas: Vec<QuotaConfig>,
+    /// A call a quota applies to while its counters cannot be reached:
+    /// `open` lets it through, `closed` refuses it. Default: `open`.
+    pub quotas_fail: QuotasFail,
+    /// In memory: at most this many counters (quota × caller, tool or
+    /// upstream) at once; a new one past it, once the ended windows are
+    /// swept, is `quotas_fail`'s. Default: 100000.
+    pub quotas_max_keys: usize,
+    /// In Redis: a count not answered within this many ms is
+    /// `quotas_fail`'s (below `http.stream_after_ms`, so that a refusal
+    /// keeps its status). Default: 100.
+    pub quotas_timeout_ms: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            server: Default::default(),
+            http: Default::default(),
+            stdio: Default::default(),
+            request: Default::default(),
+            cache: Default::default(),
+            log: Default::default(),
+            catalog: Default::default(),
+            hub: Default::default(),
+            fs: Default::default(),
+            mrtr: Default::default(),
+            legacy: Default::default(),
+            auth: Default::default(),
+            health: Default::default(),
+            shutdown: Default::default(),
+            metrics: Default::default(),
+            status: Default::default(),
+            otel: Default::default(),
+            tasks: Default::default(),
+            gateway: Default::default(),
+            upstreams: Default::default(),
+            audit: Default::default(),
+            policy: Default::default(),
+            quotas: Default::default(),
+            quotas_fail: Default::default(),
+            quotas_max_keys: 100_000,
+            quotas_timeout_ms: 100,
+        }
+    }
 }
 
 impl Config {
@@ -157,6 +207,7 @@ impl Config {
                 "ACTIX_MCP_AUDIT_FILE" => self.audit.file = value,
                 "ACTIX_MCP_POLICY_FILE" => self.policy.file = value,
                 "ACTIX_MCP_POLICY_MODE" => self.policy.mode = value.parse()?,
+                "ACTIX_MCP_QUOTAS_FAIL" => self.quotas_fail = value.parse()?,
                 "ACTIX_MCP_AUTH_MODE" => self.auth.mode = value.parse()?,
                 "ACTIX_MCP_AUTH_RESOURCE" => self.auth.resource = value,
                 "ACTIX_MCP_AUTH_ISSUERS" => self.auth.issuers = list(&value),
@@ -200,6 +251,7 @@ impl Config {
         }
         self.metrics.validate()?;
         self.audit.validate()?;
+        quotas::validate(&self.quotas, self.quotas_max_keys, self.quotas_timeout_ms)?;
         self.auth.validate()?;
         self.validate_transport_security()?;
         self.validate_resource()?;
@@ -342,103 +394,4 @@ fn list(value: &str) -> Vec<String> {
 }
 
 #[cfg(all(test, feature = "cli"))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn default_toml_equals_default() {
-        let text = include_str!("../../../config/default.toml");
-        assert_eq!(Config::from_toml(text).unwrap(), Config::default());
-    }
-
-    #[test]
-    fn the_cluster_example_loads() {
-        let c = Config::from_toml(include_str!("../../../config/cluster.toml")).unwrap();
-        assert_eq!(c.hub.backend, HubBackend::Redis);
-    }
-
-    #[test]
-    fn the_auth_example_loads() {
-        let c = Config::from_toml(include_str!("../../../config/auth.toml")).unwrap();
-        assert_eq!(c.auth.mode, AuthMode::Oauth);
-        assert_eq!(c.canonical_resource(), "https://mcp.example.com/mcp");
-    }
-
-    #[test]
-    fn rejects_unknown_keys_and_bad_values() {
-        assert!(Config::from_toml("[http]\nbindd = \"x\"").is_err());
-        assert!(Config::from_toml("[log]\nformat = \"xml\"").is_err());
-        assert!(Config::from_toml("[server]\nversions = [\"1999-01-01\"]").is_err());
-        // An initialize-era server only (what old clients and a client's fallback are tested with).
-        assert!(Config::from_toml("[server]\nversions = [\"2025-11-25\"]").is_ok());
-        assert!(Config::from_toml("[http]\nmax_body_bytes = 0").is_err());
-    }
-
-    #[test]
-    fn a_wrong_word_is_refused_with_the_valid_ones() {
-        for (toml, words) in [
-            ("[hub]\nbackend = \"redsi\"", &["memory", "redis"][..]),
-            ("[auth]\nmode = \"oath\"", &["none", "oauth", "api_key"]),
-            ("[log]\nformat = \"xml\"", &["term", "json"]),
-            ("[cache]\nscope = \"shared\"", &["public", "private"]),
-            ("[tasks]\nstore = \"disk\"", &["", "memory", "redis"]),
-        ] {
-            let e = Config::from_toml(toml).unwrap_err().0;
-            assert!(e.contains("unknown variant"), "{toml}: {e}");
-            for word in words {
-                assert!(e.contains(&format!("`{word}`")), "{toml} lists {word:?}: {e}");
-            }
-        }
-        let e = Config::default().apply_env([("ACTIX_MCP_HUB_BACKEND".to_string(), "redsi".to_string())]);
-        assert_eq!(e.unwrap_err().0, r#"hub.backend must be one of "memory", "redis", not "redsi""#);
-    }
-
-    #[test]
-    fn env_overrides() {
-        let mut c = Config::default();
-        c.apply_env([("ACTIX_MCP_BIND".to_string(), "127.0.0.1:0".to_string())]).unwrap();
-        assert_eq!(c.http.bind, "127.0.0.1:0");
-        assert!(c.apply_env([("ACTIX_MCP_WORKERS".to_string(), "many".to_string())]).is_err());
-        let vars = [
-            ("ACTIX_MCP_AUTH_MODE", "oauth"),
-            ("ACTIX_MCP_AUTH_ISSUERS", "http://127.0.0.1:1, https://id.example"),
-            ("ACTIX_MCP_PUBLIC_URL", "http://127.0.0.1:8080/mcp"),
-        ];
-        c.apply_env(vars.map(|(k, v)| (k.to_string(), v.to_string()))).unwrap();
-        assert_eq!(c.auth.issuers, ["http://127.0.0.1:1", "https://id.example"]);
-        let mut g = Config::default();
-        let governance = [
-            ("ACTIX_MCP_AUDIT_FILE", "/var/log/a.jsonl"),
-            ("ACTIX_MCP_POLICY_FILE", "p.cedar"),
-            ("ACTIX_MCP_POLICY_MODE", "shadow"),
-        ];
-        if cfg!(feature = "policy") {
-            g.apply_env(governance.map(|(k, v)| (k.to_string(), v.to_string()))).unwrap();
-            assert_eq!(
-                (g.audit.file.as_str(), g.policy.file.as_str(), g.policy.mode),
-                ("/var/log/a.jsonl", "p.cedar", PolicyMode::Shadow)
-            );
-        }
-        assert!(g.apply_env([("ACTIX_MCP_POLICY_MODE".to_string(), "lax".to_string())]).is_err());
-    }
-
-    #[test]
-    fn auth_off_loopback_needs_tls_or_a_proxy() {
-        let oauth = "[auth]\nmode = \"oauth\"\nissuers = [\"https://id.example.com\"]\n";
-        // OAuth needs the URL clients reach the server at.
-        assert!(Config::from_toml(oauth).unwrap_err().0.contains("http.public_url"));
-        let on = format!("{oauth}resource = \"https://mcp.example.com/mcp\"\n");
-        assert!(Config::from_toml(&on).is_ok());
-        let public = format!("{on}[http]\nbind = \"0.0.0.0:8080\"\n");
-        assert!(Config::from_toml(&public).unwrap_err().0.contains("http.tls"));
-        assert!(Config::from_toml(&format!("{public}behind_tls_proxy = true\n")).is_ok());
-        let tls = format!("{public}[http.tls]\ncert = \"c.pem\"\nkey = \"k.pem\"\n");
-        assert_eq!(Config::from_toml(&tls).unwrap().canonical_resource(), "https://mcp.example.com/mcp");
-        let mut derived = Config::default();
-        derived.http.bind = "0.0.0.0:8080".into();
-        derived.http.tls.cert = "c.pem".into();
-        derived.http.tls.key = "k.pem".into();
-        assert_eq!(derived.canonical_resource(), "https://0.0.0.0:8080/mcp");
-        assert!(Config::from_toml("[http.tls]\ncert = \"c.pem\"\nkey = \"\"\n").is_err());
-    }
-}
+mod tests;

@@ -181,8 +181,11 @@ impl ListenerActor {
             CloseReason::Graceful | CloseReason::CredentialsExpired => {
                 match &core.kind {
                     ListenerKind::Listen(sub) => {
-                        let _ =
-                            core.sink.push(Outbound::Final { bytes: encode_completion(sub).into(), error_code: None });
+                        let _ = core.sink.push(Outbound::Final {
+                            bytes: encode_completion(sub).into(),
+                            error_code: None,
+                            retry_after_secs: None,
+                        });
                     }
                     ListenerKind::Bridge => core.sink.end("the subscription was closed by the server"),
                     ListenerKind::Session => {}
@@ -212,7 +215,9 @@ impl ListenerActor {
                 ListenerKind::Session | ListenerKind::Bridge => None,
             };
             let bytes = encode_error(id, &error);
-            let _ = core.sink.push(Outbound::Final { bytes: bytes.into(), error_code: Some(error.code.0) });
+            let final_ =
+                Outbound::Final { bytes: bytes.into(), error_code: Some(error.code.0), retry_after_secs: None };
+            let _ = core.sink.push(final_);
             if let Some(ready) = self.ready.take() {
                 let _ = ready.send(Err(error));
             }

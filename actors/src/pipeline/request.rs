@@ -29,6 +29,7 @@ use crate::pipeline::intake::Admitted;
 use crate::pipeline::legacy::era::Era;
 use crate::pipeline::service::{Answer, McpService};
 use crate::pipeline::watch::Watch;
+use crate::quota::Charge;
 use crate::telemetry::trace_scope::InTrace;
 use crate::telemetry::Outcome;
 
@@ -196,9 +197,12 @@ impl Actor for RequestActor {
         // future would be copied at each step.
         // The timeout runs from the request's start, read once for both.
         let deadline = tokio::time::Instant::from_std(self.watch.started_at()) + self.timeout;
-        let work =
-            Box::pin(run(self.service.clone(), (request, tool), rctx, Limit { timeout: self.timeout, deadline }));
-        ctx.spawn(work.into_actor(self).map(|(ending, code, tool_error), act, ctx| {
+        let limit = Limit { timeout: self.timeout, deadline };
+        let work = Box::pin(run(self.service.clone(), (request, tool), rctx, limit, self.watch.take_charge()));
+        ctx.spawn(work.into_actor(self).map(|Ran { ending, code, tool_error, over_quota }, act, ctx| {
+            if over_quota {
+                act.watch.refused_by_quota();
+            }
             let ending = act.shutdown_answer(ending);
             act.record(match ending {
                 Ending::Answered if tool_error => Outcome::ToolError,
@@ -270,9 +274,27 @@ struct Limit {
     deadline: tokio::time::Instant,
 }
 
+/// How [`run`] ended: how the request ended, the error code it answered
+/// with, whether the tool reported an error (`isError`), and whether a quota
+/// refused it.
+struct Ran {
+    ending: Ending,
+    code: Option<i32>,
+    tool_error: bool,
+    over_quota: bool,
+}
+
+impl Ran {
+    fn new(ending: Ending, code: Option<i32>, tool_error: bool) -> Ran {
+        Ran { ending, code, tool_error, over_quota: false }
+    }
+}
+
 /// Runs the handler until it answers, the request is cancelled (by a
 /// [`Cancel`], or the client leaving: the outbound channel closed) or the
-/// timeout fires, and hands the response to the outbound channel.
+/// timeout fires, and hands the response to the outbound channel. A call
+/// the quotas count (`charge`) is counted first; one over a quota is
+/// answered so, and its handler never runs.
 /// The handler's future is built here, in place: it is large, and moving it
 /// into this future would copy it once more per call.
 async fn run(
@@ -280,11 +302,20 @@ async fn run(
     (request, tool): (ClientRequest, Option<Arc<Tool>>),
     ctx: RequestContext,
     limit: Limit,
-) -> (Ending, Option<i32>, bool) {
+    charge: Option<Box<Charge>>,
+) -> Ran {
     let Limit { timeout, deadline } = limit;
     let (id, version) = (ctx.request_id().clone(), ctx.protocol_version());
     let legacy = ctx.in_session();
     let (outbound, cancel) = (ctx.outbound().clone(), ctx.cancellation().clone());
+    if let Some(charge) = charge {
+        if let Err(over) = charge.settle().await {
+            let data = over.error_data();
+            let answer = Outbound::retry_later(encode_error(Some(&id), &data), data.code.0, over.retry_after_secs);
+            let ending = deliver(&outbound, &cancel, answer, Ending::Answered).await;
+            return Ran { over_quota: true, ..Ran::new(ending, Some(data.code.0), false) };
+        }
+    }
     // A panicking handler is an internal error for this request only: the
     // client gets -32603 and the actor, thread and server carry on.
     // What the handler causes (catalog changes, so the hub's notifications)
@@ -293,7 +324,7 @@ async fn run(
     let handler = std::panic::AssertUnwindSafe(InTrace::new(trace, service.handle(request, tool, ctx))).catch_unwind();
     let mut handler = std::pin::pin!(handler);
     if cancel.is_cancelled() || outbound.is_closed() {
-        return (Ending::Cancelled, None, false);
+        return Ran::new(Ending::Cancelled, None, false);
     }
     // The handler alone first: most answer at once, and then no timer is
     // armed and no waiter registered.
@@ -303,7 +334,7 @@ async fn run(
         // futures' size to every request's, answered at once or not.
         std::task::Poll::Pending => match Box::pin(wait_for(handler.as_mut(), &cancel, &outbound, deadline)).await {
             Some(outcome) => outcome,
-            None => return (Ending::Cancelled, None, false),
+            None => return Ran::new(Ending::Cancelled, None, false),
         },
     };
     if outcome.is_err() {
@@ -316,14 +347,22 @@ async fn run(
     let (bytes, code, ending) = encode_outcome(&service, &id, version, legacy, timeout, outcome);
     let answered = matches!(ending, Ending::Answered | Ending::Panicked(_));
     if answered && cancel.is_cancelled() {
-        return (Ending::Cancelled, code, tool_error);
+        return Ran::new(Ending::Cancelled, code, tool_error);
     }
+    Ran::new(deliver(&outbound, &cancel, Outbound::answer(bytes, code), ending).await, code, tool_error)
+}
+
+/// Hands the final `answer` to the outbound channel: `ending` once it is
+/// there, [`Ending::Cancelled`] when the client left (or, for an answer,
+/// the request was cancelled while it waited for room).
+async fn deliver(outbound: &OutboundTx, cancel: &CancellationToken, answer: Box<Outbound>, ending: Ending) -> Ending {
     // Room in the channel is the rule: then no waiter is registered.
-    let answer = match outbound.try_send(Outbound::answer(bytes, code)) {
-        Ok(()) => return (ending, code, tool_error),
-        Err(mpsc::error::TrySendError::Closed(_)) => return (Ending::Cancelled, code, tool_error),
+    let answer = match outbound.try_send(answer) {
+        Ok(()) => return ending,
+        Err(mpsc::error::TrySendError::Closed(_)) => return Ending::Cancelled,
         Err(mpsc::error::TrySendError::Full(answer)) => answer,
     };
+    let answered = matches!(ending, Ending::Answered | Ending::Panicked(_));
     // Boxed for the same reason as the wait for the handler.
     let sent = Box::pin(async {
         tokio::select! {
@@ -333,7 +372,11 @@ async fn run(
         }
     })
     .await;
-    (if sent { ending } else { Ending::Cancelled }, code, tool_error)
+    if sent {
+        ending
+    } else {
+        Ending::Cancelled
+    }
 }
 
 /// What a handler ended with: its answer or error, or its panic.

@@ -20,6 +20,8 @@ pub(crate) struct Subject {
     pub(crate) name: String,
     /// The upstream serving it (`""`: served here, or not in the catalog).
     pub(crate) upstream: String,
+    /// Whether the catalog has it.
+    pub(crate) known: bool,
     read_only: bool,
     destructive: bool,
 }
@@ -60,26 +62,33 @@ impl Subject {
                     action: Action::CallTool,
                     name: p.name.clone(),
                     upstream: upstream(item.map(|i| i.upstream)),
+                    known: item.is_some(),
                     read_only: item.is_some_and(|i| i.read_only),
                     destructive: item.is_some_and(|i| i.destructive),
                 }
             }
-            ClientRequest::GetPrompt(p) => Subject {
-                action: Action::GetPrompt,
-                name: p.name.clone(),
-                upstream: upstream(catalog.prompt(&p.name).as_deref().and_then(|p| p.upstream())),
-                read_only: false,
-                destructive: false,
-            },
+            ClientRequest::GetPrompt(p) => {
+                let found = catalog.prompt(&p.name);
+                Subject {
+                    action: Action::GetPrompt,
+                    name: p.name.clone(),
+                    upstream: upstream(found.as_deref().and_then(|p| p.upstream())),
+                    known: found.is_some(),
+                    read_only: false,
+                    destructive: false,
+                }
+            }
             ClientRequest::ReadResource(p) => {
                 let served_by = match catalog.resource(&p.uri) {
-                    Some(r) => r.upstream().map(str::to_owned),
-                    None => catalog.match_template(&p.uri).and_then(|(t, _)| t.upstream().map(str::to_owned)),
+                    Some(r) => Some(r.upstream().map(str::to_owned)),
+                    None => catalog.match_template(&p.uri).map(|(t, _)| t.upstream().map(str::to_owned)),
                 };
+                let known = served_by.is_some();
                 Subject {
                     action: Action::ReadResource,
                     name: p.uri.clone(),
-                    upstream: upstream(served_by.as_deref()),
+                    upstream: upstream(served_by.flatten().as_deref()),
+                    known,
                     read_only: false,
                     destructive: false,
                 }

@@ -1,9 +1,9 @@
 //! [`Watch`]: the one observer of a request's life. The request actor
 //! tells it when the request begins and how it ended; it records the rest —
 //! the operation's metrics, its span, a slow request's log line, the
-//! policy's decision (counted, and logged in shadow mode) and the audit
-//! record of a call — so that nothing else on a call's path counts, times
-//! or traces it.
+//! policy's decision (counted, and logged in shadow mode), the quotas the
+//! call is counted against and the audit record of a call — so that
+//! nothing else on a call's path counts, times or traces it.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,6 +19,8 @@ use crate::facts::identity::Identity;
 use crate::pipeline::intake::Admitted;
 use crate::pipeline::service::McpService;
 use crate::pipeline::subject::{Subject, Verdict};
+use crate::policy::Action;
+use crate::quota::Charge;
 use crate::telemetry::span::{NetworkTransport, RequestSpan};
 use crate::telemetry::{self, Outcome};
 
@@ -43,6 +45,11 @@ pub(crate) struct Watch {
     verdict: Verdict,
     /// The item of a call the policy would deny in shadow mode (logged).
     shadowed: Option<String>,
+    /// The quotas' counters of the call, until the actor counts it (boxed:
+    /// most requests have none).
+    charge: Option<Box<Charge>>,
+    /// A quota refused the call.
+    over_quota: bool,
     /// Whether the ending was recorded (it is, once).
     done: bool,
 }
@@ -64,7 +71,7 @@ impl Watch {
         };
         // The call's item and the policy's verdict, found once (only when
         // a policy or the audit log needs them).
-        let needs = service.policy().is_some() || service.audit().is_some();
+        let needs = service.policy().is_some() || service.audit().is_some() || service.quotas().is_some();
         let subject = needs.then(|| Subject::of(service.catalog(), &work.request, work.tool.as_ref())).flatten();
         let caller = work.facts.identity();
         let verdict = match (service.policy(), &subject) {
@@ -77,6 +84,13 @@ impl Watch {
         };
         let shadowed = match (&subject, verdict) {
             (Some(s), Verdict::ShadowDeny) => Some(s.name.clone()),
+            _ => None,
+        };
+        let charge = match (service.quotas(), &subject) {
+            (Some(quotas), Some(s)) if s.known && s.action == Action::CallTool && verdict != Verdict::Deny => {
+                let caller = caller.map_or_else(|| "anonymous".to_owned(), Identity::key);
+                quotas.charge(&caller, &s.name, &s.upstream).map(Box::new)
+            }
             _ => None,
         };
         let audit = match (service.audit(), subject) {
@@ -94,6 +108,8 @@ impl Watch {
             audit,
             verdict,
             shadowed,
+            charge,
+            over_quota: false,
             done: false,
         }
     }
@@ -101,6 +117,16 @@ impl Watch {
     /// Whether the policy denied the call (the service refuses it).
     pub(crate) fn denied(&self) -> bool {
         self.verdict == Verdict::Deny
+    }
+
+    /// The quotas' counters of the call, to count before its handler runs.
+    pub(crate) fn take_charge(&mut self) -> Option<Box<Charge>> {
+        self.charge.take()
+    }
+
+    /// A quota refused the call (the audit record says so).
+    pub(crate) fn refused_by_quota(&mut self) {
+        self.over_quota = true;
     }
 
     /// The request's method.
@@ -142,7 +168,11 @@ impl Watch {
                 "action" => self.method, "name" => name);
         }
         if let Some((audit, call)) = self.audit.take().map(|b| *b) {
-            let decision = if self.verdict == Verdict::Deny { Decision::Deny } else { Decision::Allow };
+            let decision = match self.verdict {
+                Verdict::Deny => Decision::Deny,
+                _ if self.over_quota => Decision::Quota,
+                _ => Decision::Allow,
+            };
             audit.record(call, decision, audit_outcome(outcome), elapsed);
         }
         // A cancelled request is logged as such (at DEBUG, or at INFO when

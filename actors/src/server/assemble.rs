@@ -159,8 +159,9 @@ fn start_sessions(config: &Config, log: &slog::Logger) -> (Addr<SessionRegistry>
     (SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry), index)
 }
 
-/// The service, with the audit log and the policy `config` names (a file
-/// that cannot be used is a start-up error naming its key).
+/// The service, with the audit log, the policy and the quotas `config`
+/// names (a file or store that cannot be used is a start-up error naming
+/// its key).
 fn governed_service(
     catalog: Arc<Catalog>,
     config: &Config,
@@ -174,7 +175,8 @@ fn governed_service(
         // The decisions' series exist from the start, at 0.
         crate::telemetry::register_policy_decisions();
     }
-    Ok(McpService::with_clock(catalog, config, clock, log).with_audit(audit).with_policy(policy))
+    let quotas = crate::quota::Quotas::from_config(config, log).map_err(|e| refused("quotas", e))?;
+    Ok(McpService::with_clock(catalog, config, clock, log).with_audit(audit).with_policy(policy).with_quotas(quotas))
 }
 
 /// The hub backend `hub.backend` names.

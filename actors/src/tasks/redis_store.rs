@@ -11,13 +11,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::{BoxFuture, FutureExt};
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::aio::ConnectionManager;
 use slog::{info, warn, Logger};
-use tokio::sync::OnceCell;
 
 use super::record::TaskRecord;
 use super::store::{Change, StoreError, TaskStore};
 use crate::facts::clock::Clock;
+use crate::hub::redis_link::RedisLink;
 use crate::hub::redis_subscription::{subscribe_forever, Subscription};
 
 /// Stores a task if the store (KEYS[2]) and, when the task has an owner
@@ -48,21 +48,21 @@ return 0";
 
 /// Tasks in Redis.
 pub struct RedisStore {
-    client: redis::Client,
+    link: RedisLink,
     prefix: String,
     max: usize,
     /// At most this many unexpired tasks per owner (0: no share).
     share: usize,
     clock: Arc<dyn Clock>,
-    con: Arc<OnceCell<ConnectionManager>>,
 }
 
 impl RedisStore {
     /// A store at `url` under `{prefix}:task…`, bounded to `max` unexpired
     /// tasks in all. Connects on first use.
     pub fn new(url: &str, prefix: &str, max: usize, clock: Arc<dyn Clock>) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("hub.redis_url {url:?}: {e}"))?;
-        Ok(RedisStore { client, prefix: prefix.to_owned(), max, share: 0, clock, con: Arc::new(OnceCell::new()) })
+        let link =
+            RedisLink::open(url, Duration::from_millis(2000), 2).map_err(|e| format!("hub.redis_url {url:?}: {e}"))?;
+        Ok(RedisStore { link, prefix: prefix.to_owned(), max, share: 0, clock })
     }
 
     /// This store, holding at most `share` unexpired tasks of any one owner
@@ -86,18 +86,7 @@ impl RedisStore {
     }
 
     fn connection(&self) -> BoxFuture<'static, Result<ConnectionManager, StoreError>> {
-        let (client, con) = (self.client.clone(), self.con.clone());
-        async move {
-            let config = ConnectionManagerConfig::new()
-                .set_connection_timeout(Duration::from_millis(500))
-                .set_response_timeout(Duration::from_millis(2000))
-                .set_number_of_retries(2);
-            con.get_or_try_init(|| client.get_connection_manager_with_config(config))
-                .await
-                .cloned()
-                .map_err(|e| StoreError::Unavailable(e.to_string()))
-        }
-        .boxed()
+        self.link.connection().map(|c| c.map_err(unavailable)).boxed()
     }
 }
 
@@ -209,7 +198,7 @@ impl TaskStore for RedisStore {
     }
 
     fn start(&self, cancels: Arc<dyn Fn(&str) + Send + Sync>, log: &Logger) {
-        let (client, channel, log) = (self.client.clone(), format!("{}:task-cancel", self.prefix), log.clone());
+        let (client, channel, log) = (self.link.client().clone(), format!("{}:task-cancel", self.prefix), log.clone());
         let warm = self.connection();
         // A thread of its own: the subscription and the shared connection's
         // driver outlive any worker.

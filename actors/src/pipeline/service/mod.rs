@@ -92,6 +92,8 @@ pub(crate) struct McpService {
     audit: Option<Arc<crate::audit::AuditLog>>,
     /// The policy deciding calls and lists (`[policy]`).
     policy: Option<Arc<crate::policy::Policy>>,
+    /// The quotas counting calls (`[[quotas]]`).
+    quotas: Option<Arc<crate::quota::Quotas>>,
 }
 
 impl McpService {
@@ -141,6 +143,7 @@ impl McpService {
             tasks,
             audit: None,
             policy: None,
+            quotas: None,
         }
     }
 
@@ -153,6 +156,17 @@ impl McpService {
     /// The policy, when `[policy]` names one.
     pub(crate) fn policy(&self) -> Option<&Arc<crate::policy::Policy>> {
         self.policy.as_ref()
+    }
+
+    /// This service with its calls counted by `quotas`.
+    pub(crate) fn with_quotas(mut self, quotas: Option<crate::quota::Quotas>) -> Self {
+        self.quotas = quotas.map(Arc::new);
+        self
+    }
+
+    /// The quotas, when `[[quotas]]` sets any.
+    pub(crate) fn quotas(&self) -> Option<&Arc<crate::quota::Quotas>> {
+        self.quotas.as_ref()
     }
 
     /// This service with its calls recorded in `audit`.

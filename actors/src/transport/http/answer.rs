@@ -189,7 +189,11 @@ pub(super) async fn reply(
     };
     match first {
         Ok(Some(first)) => Ok(match *first {
-            Outbound::Final { bytes, error_code } => {
+            Outbound::Final { bytes, retry_after_secs: Some(secs), .. } => HttpResponse::TooManyRequests()
+                .insert_header(JSON_CONTENT_TYPE)
+                .insert_header((actix_web::http::header::RETRY_AFTER, secs))
+                .body(bytes),
+            Outbound::Final { bytes, error_code, .. } => {
                 let status = match statuses {
                     Statuses::ByCode => status_for(error_code),
                     Statuses::AlwaysOk => StatusCode::OK,

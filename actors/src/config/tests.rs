@@ -1,0 +1,101 @@
+//! The configuration: the shipped files load, bad values are refused, the
+//! environment overrides.
+
+use super::*;
+
+#[test]
+fn default_toml_equals_default() {
+    let text = include_str!("../../../config/default.toml");
+    assert_eq!(Config::from_toml(text).unwrap(), Config::default());
+}
+
+#[test]
+fn the_cluster_example_loads() {
+    let c = Config::from_toml(include_str!("../../../config/cluster.toml")).unwrap();
+    assert_eq!(c.hub.backend, HubBackend::Redis);
+}
+
+#[test]
+fn the_auth_example_loads() {
+    let c = Config::from_toml(include_str!("../../../config/auth.toml")).unwrap();
+    assert_eq!(c.auth.mode, AuthMode::Oauth);
+    assert_eq!(c.canonical_resource(), "https://mcp.example.com/mcp");
+}
+
+#[test]
+fn rejects_unknown_keys_and_bad_values() {
+    assert!(Config::from_toml("[http]\nbindd = \"x\"").is_err());
+    assert!(Config::from_toml("[log]\nformat = \"xml\"").is_err());
+    assert!(Config::from_toml("[server]\nversions = [\"1999-01-01\"]").is_err());
+    // An initialize-era server only (what old clients and a client's fallback are tested with).
+    assert!(Config::from_toml("[server]\nversions = [\"2025-11-25\"]").is_ok());
+    assert!(Config::from_toml("[http]\nmax_body_bytes = 0").is_err());
+}
+
+#[test]
+fn a_wrong_word_is_refused_with_the_valid_ones() {
+    for (toml, words) in [
+        ("[hub]\nbackend = \"redsi\"", &["memory", "redis"][..]),
+        ("[auth]\nmode = \"oath\"", &["none", "oauth", "api_key"]),
+        ("[log]\nformat = \"xml\"", &["term", "json"]),
+        ("[cache]\nscope = \"shared\"", &["public", "private"]),
+        ("[tasks]\nstore = \"disk\"", &["", "memory", "redis"]),
+    ] {
+        let e = Config::from_toml(toml).unwrap_err().0;
+        assert!(e.contains("unknown variant"), "{toml}: {e}");
+        for word in words {
+            assert!(e.contains(&format!("`{word}`")), "{toml} lists {word:?}: {e}");
+        }
+    }
+    let e = Config::default().apply_env([("ACTIX_MCP_HUB_BACKEND".to_string(), "redsi".to_string())]);
+    assert_eq!(e.unwrap_err().0, r#"hub.backend must be one of "memory", "redis", not "redsi""#);
+}
+
+#[test]
+fn env_overrides() {
+    let mut c = Config::default();
+    c.apply_env([("ACTIX_MCP_BIND".to_string(), "127.0.0.1:0".to_string())]).unwrap();
+    assert_eq!(c.http.bind, "127.0.0.1:0");
+    assert!(c.apply_env([("ACTIX_MCP_WORKERS".to_string(), "many".to_string())]).is_err());
+    let vars = [
+        ("ACTIX_MCP_AUTH_MODE", "oauth"),
+        ("ACTIX_MCP_AUTH_ISSUERS", "http://127.0.0.1:1, https://id.example"),
+        ("ACTIX_MCP_PUBLIC_URL", "http://127.0.0.1:8080/mcp"),
+    ];
+    c.apply_env(vars.map(|(k, v)| (k.to_string(), v.to_string()))).unwrap();
+    assert_eq!(c.auth.issuers, ["http://127.0.0.1:1", "https://id.example"]);
+    let mut g = Config::default();
+    let governance = [
+        ("ACTIX_MCP_AUDIT_FILE", "/var/log/a.jsonl"),
+        ("ACTIX_MCP_POLICY_FILE", "p.cedar"),
+        ("ACTIX_MCP_POLICY_MODE", "shadow"),
+    ];
+    if cfg!(feature = "policy") {
+        g.apply_env(governance.map(|(k, v)| (k.to_string(), v.to_string()))).unwrap();
+        assert_eq!(
+            (g.audit.file.as_str(), g.policy.file.as_str(), g.policy.mode),
+            ("/var/log/a.jsonl", "p.cedar", PolicyMode::Shadow)
+        );
+    }
+    assert!(g.apply_env([("ACTIX_MCP_POLICY_MODE".to_string(), "lax".to_string())]).is_err());
+}
+
+#[test]
+fn auth_off_loopback_needs_tls_or_a_proxy() {
+    let oauth = "[auth]\nmode = \"oauth\"\nissuers = [\"https://id.example.com\"]\n";
+    // OAuth needs the URL clients reach the server at.
+    assert!(Config::from_toml(oauth).unwrap_err().0.contains("http.public_url"));
+    let on = format!("{oauth}resource = \"https://mcp.example.com/mcp\"\n");
+    assert!(Config::from_toml(&on).is_ok());
+    let public = format!("{on}[http]\nbind = \"0.0.0.0:8080\"\n");
+    assert!(Config::from_toml(&public).unwrap_err().0.contains("http.tls"));
+    assert!(Config::from_toml(&format!("{public}behind_tls_proxy = true\n")).is_ok());
+    let tls = format!("{public}[http.tls]\ncert = \"c.pem\"\nkey = \"k.pem\"\n");
+    assert_eq!(Config::from_toml(&tls).unwrap().canonical_resource(), "https://mcp.example.com/mcp");
+    let mut derived = Config::default();
+    derived.http.bind = "0.0.0.0:8080".into();
+    derived.http.tls.cert = "c.pem".into();
+    derived.http.tls.key = "k.pem".into();
+    assert_eq!(derived.canonical_resource(), "https://0.0.0.0:8080/mcp");
+    assert!(Config::from_toml("[http.tls]\ncert = \"c.pem\"\nkey = \"\"\n").is_err());
+}

@@ -1,0 +1,29 @@
+//! A real `redis-server` on a loopback port, without persistence.
+
+use super::nginx::{quiet, wait_for_port};
+
+/// A `redis-server` child, killed by [`Redis::stop`] (or when dropped).
+pub struct Redis {
+    child: tokio::process::Child,
+    pub port: u16,
+}
+
+impl Redis {
+    /// Starts `redis-server` on `port` and waits until it accepts connections.
+    pub async fn start(port: u16) -> Self {
+        let child = quiet(
+            "redis-server",
+            &["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        )
+        .spawn()
+        .expect("redis-server starts");
+        wait_for_port(port, "redis-server").await;
+        Redis { child, port }
+    }
+
+    /// Stops it and waits until it is gone.
+    pub async fn stop(mut self) {
+        self.child.kill().await.unwrap();
+        self.child.wait().await.unwrap();
+    }
+}

@@ -1,0 +1,148 @@
+//! Quotas (`[[quotas]]`) on real `actix-mcp serve` processes: past a limit
+//! a call is refused with HTTP 429, `Retry-After` and -32000 naming the
+//! quota, in both eras, counted on /metrics and in the audit log; across
+//! two instances over a real `redis-server` the limit holds exactly; with
+//! Redis gone, `quotas_fail` decides.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::redis::Redis;
+use common::*;
+use futures::StreamExt;
+use serde_json::{json, Value};
+
+fn call(id: u64, tool: &str) -> Value {
+    request(json!(id), "tools/call", json!({"name": tool, "arguments": {"text": "q"}}))
+}
+
+/// A refusal's `Retry-After` header, and its `data`.
+fn refusal(r: &Reply) -> (u64, Value) {
+    assert_eq!(r.status, 429, "{}", r.raw);
+    let header = r.headers.get("retry-after").expect("Retry-After").to_str().unwrap().parse::<u64>().unwrap();
+    let error = &r.response()["error"];
+    assert_eq!(error["code"], -32000, "{}", r.raw);
+    (header, error["data"].clone())
+}
+
+/// The value of the series of `name` whose labels include all of `labels`.
+async fn metric(url: &str, name: &str, labels: &[&str]) -> f64 {
+    let text = reqwest::get(url.replace("/mcp", "/metrics")).await.unwrap().text().await.unwrap();
+    text.lines()
+        .filter(|l| l.starts_with(&format!("{name}{{")) && labels.iter().all(|x| l.contains(x)))
+        .find_map(|l| l.rsplit(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} {labels:?} in\n{text}"))
+}
+
+#[actix_rt::test]
+async fn past_its_limit_a_call_is_refused_with_429_retry_after_and_the_quota_named_in_both_eras() {
+    let dir = std::env::temp_dir().join(format!("actix-mcp-quota-test-one-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let audit = dir.join("audit.jsonl");
+    let toml = format!(
+        "[catalog]\nname = \"everything\"\n[audit]\nfile = {:?}\nsync_ms = 0\n\
+         [[quotas]]\nname = \"echoes\"\nlimit = 3\nper_secs = 600\ntools = [\"echo\"]\n\
+         [[quotas]]\nname = \"all\"\nlimit = 1000\nper_secs = 600\nby = \"tool\"\n",
+        audit.display()
+    );
+    let config = ConfigFile::new("quota-test-one", &toml);
+    let server = HttpChild::spawn(&["--config", config.path()]).await;
+    let url = server.url.clone();
+    for id in 1..=3 {
+        let r = post(&url, &call(id, "echo")).await;
+        assert_eq!(r.status, 200, "call {id} is within the limit: {}", r.raw);
+    }
+    let over = post(&url, &call(4, "echo")).await;
+    let (after, data) = refusal(&over);
+    assert_eq!((data["reason"].as_str(), data["quota"].as_str()), (Some("quota"), Some("echoes")), "{data}");
+    assert_eq!(data["retryAfterSecs"], after, "the header and the data agree");
+    assert!((590..=600).contains(&after), "the window's rest, in whole seconds: {after}");
+    // A tool the quota does not name is not limited by it.
+    let other = request(json!(5), "tools/call", json!({"name": "test_simple_text", "arguments": {}}));
+    assert_eq!(post(&url, &other).await.status, 200);
+    // A legacy session's call of the same caller: the same refusal (not 200).
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {}, "clientInfo": {"name": "quota-test", "version": "1"}}});
+    let opened = legacy_post(&url, None, &init).await;
+    let session = opened.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    legacy_post(&url, Some(&session), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let legacy = legacy_post(
+        &url,
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "q"}}}),
+    )
+    .await;
+    let (after, data) = refusal(&legacy);
+    assert_eq!((data["quota"].as_str(), data["retryAfterSecs"].as_u64()), (Some("echoes"), Some(after)), "{data}");
+    // Counted per quota: the refused calls were counted by neither quota.
+    assert_eq!(
+        metric(&url, "mcp_server_quota_decisions_total", &[r#"quota="echoes""#, r#"decision="allow""#]).await,
+        3.0
+    );
+    assert_eq!(
+        metric(&url, "mcp_server_quota_decisions_total", &[r#"quota="echoes""#, r#"decision="quota""#]).await,
+        2.0
+    );
+    assert_eq!(metric(&url, "mcp_server_quota_decisions_total", &[r#"quota="all""#, r#"decision="allow""#]).await, 4.0);
+    // The audit log records the refusals as decided by a quota.
+    server.terminate().await;
+    let records: Vec<Value> =
+        std::fs::read_to_string(&audit).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let decisions: Vec<&str> = records.iter().map(|r| r["decision"].as_str().unwrap()).collect();
+    assert_eq!(decisions, ["allow", "allow", "allow", "quota", "allow", "quota"], "{records:?}");
+    assert_eq!(records[3]["outcome"], "error");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Instance `name` counting on the Redis at `port`: at most 100 calls of
+/// `echo` per hour, while Redis is unreachable `fail`.
+async fn instance(name: &str, port: u16, fail: &str) -> (HttpChild, ConfigFile) {
+    let toml = format!(
+        "quotas_fail = \"{fail}\"\n[server]\nname = \"{name}\"\n[catalog]\nname = \"everything\"\n\
+         [hub]\nbackend = \"redis\"\nredis_url = \"redis://127.0.0.1:{port}/\"\nredis_channel_prefix = \"quota-{pid}\"\n\
+         [[quotas]]\nname = \"hundred\"\nlimit = 100\nper_secs = 3600\ntools = [\"echo\"]\n",
+        pid = std::process::id()
+    );
+    let config = ConfigFile::new(&format!("quota-test-{name}-{port}"), &toml);
+    let mut child = HttpChild::spawn(&["--config", config.path()]).await;
+    child.stderr_until("redis subscription established").await;
+    (child, config)
+}
+
+#[actix_rt::test]
+async fn two_instances_over_redis_allow_exactly_the_limit_and_quotas_fail_decides_without_it() {
+    let test = "quotas::two_instances_over_redis_allow_exactly_the_limit";
+    let Some(_) = external(test, &["redis-server"]) else { return };
+    let port = free_port();
+    let redis = Redis::start(port).await;
+    let (a, _ca) = instance("a", port, "open").await;
+    let (b, _cb) = instance("b", port, "closed").await;
+    let urls = [a.url.clone(), b.url.clone()];
+    // 1,000 calls split between them in turn, 16 at a time.
+    let statuses: Vec<u16> = futures::stream::iter(0..1000u64)
+        .map(|i| {
+            let url = urls[(i % 2) as usize].clone();
+            async move { post(&url, &call(i, "echo")).await.status }
+        })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+    let allowed = statuses.iter().filter(|s| **s == 200).count();
+    let refused = statuses.iter().filter(|s| **s == 429).count();
+    assert_eq!((allowed, refused), (100, 900), "exactly the limit across instances");
+    redis.stop().await;
+    // Redis gone: "open" lets calls through; "closed" refuses them at once.
+    let started = Instant::now();
+    assert_eq!(post(&a.url, &call(2000, "echo")).await.status, 200, "quotas_fail = open");
+    let closed = post(&b.url, &call(2001, "echo")).await;
+    let (after, data) = refusal(&closed);
+    assert_eq!((after, data["quota"].as_str()), (1, Some("hundred")), "{data}");
+    let message = closed.response()["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert!(message.contains("cannot be counted"), "{message}");
+    assert!(started.elapsed() < Duration::from_secs(5), "answered at once, not after a long wait");
+    assert_eq!(metric(&b.url, "mcp_server_quota_decisions_total", &[r#"decision="fail_closed""#]).await, 1.0);
+    assert_eq!(metric(&a.url, "mcp_server_quota_decisions_total", &[r#"decision="fail_open""#]).await, 1.0);
+}
