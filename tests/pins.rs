@@ -88,9 +88,8 @@ async fn hidden_characters_are_never_served_and_a_changed_definition_waits_for_a
         .find_map(|l| l.strip_prefix("mcp_gateway_items_refused_total{upstream=\"rug\"} "))
         .and_then(|v| v.parse::<f64>().ok());
     assert!(refusals.unwrap_or(0.0) >= 2.0, "{metrics}");
-    drop(server);
 
-    // Approved, and served after a restart; the tagged tool still is not.
+    // Approved, and served after a reload (SIGHUP); the tagged tool still is not.
     let out = std::process::Command::new(binary())
         .args(["gateway", "approve", "--pins", pins.to_str().unwrap(), "rug/echo"])
         .output()
@@ -102,10 +101,14 @@ async fn hidden_characters_are_never_served_and_a_changed_definition_waits_for_a
         .output()
         .unwrap();
     assert!(!again.status.success(), "nothing waits any more");
+    server.hangup();
+    until_listed(&url, "rug__echo", true).await;
+    assert_eq!(call(&url, "rug__echo").await["result"]["content"][0]["text"], "echo: hi");
+    assert!(call(&url, "rug__sneaky").await["error"]["message"].as_str().unwrap().contains("hidden character"));
+    drop(server);
+    // And after a restart.
     let server = HttpChild::spawn(&["--catalog", "none", "--config", config.path()]).await;
     until_listed(&server.url, "rug__echo", true).await;
-    assert_eq!(call(&server.url, "rug__echo").await["result"]["content"][0]["text"], "echo: hi");
-    assert!(call(&server.url, "rug__sneaky").await["error"]["message"].as_str().unwrap().contains("hidden character"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

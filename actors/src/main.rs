@@ -25,9 +25,13 @@ use actix_mcp::gateway::Gateway;
 use actix_mcp::{catalogs, McpServer};
 use clap::Parser;
 
+/// Reads the configuration again (for a reload): the same file, the
+/// environment and flags, in the same order as at start.
+type Loader = Box<dyn Fn() -> Result<Config, String> + Send>;
+
 /// Builds the configured catalog and server inside a fresh actix system and
-/// serves until the end.
-fn run(config: Config, transport: Transport) -> Result<(), String> {
+/// serves until the end; SIGHUP reloads what `load` reads.
+fn run(config: Config, transport: Transport, load: Loader) -> Result<(), String> {
     let log_config = config.log.clone();
     runner::run("actix-mcp", &log_config, None, transport, move |log| {
         let catalog = catalogs::build(&config, &log)?;
@@ -45,6 +49,7 @@ fn run(config: Config, transport: Transport) -> Result<(), String> {
         let server = McpServer::new(catalog, config, log).map_err(|e| e.to_string())?;
         #[cfg(feature = "gateway")]
         let server = server.with_gateway(gateway).map_err(|e| e.to_string())?;
+        actix_rt::spawn(actix_mcp::server::reload_on_hangup(server.clone(), load));
         Ok::<_, String>(server)
     })
     .map_err(|e| e.to_string())
@@ -53,7 +58,7 @@ fn run(config: Config, transport: Transport) -> Result<(), String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let env = Config::env_overrides();
-    let (loaded, transport) = match cli.command {
+    let (loaded, transport, reload) = match cli.command {
         #[cfg(feature = "client")]
         Some(Command::Client(args)) => return exit_code(actix_mcp::client::cli::run(args)),
         Some(Command::Audit(AuditCommand::Verify { files })) => return verify_audit(&files),
@@ -61,11 +66,26 @@ fn main() -> ExitCode {
         Some(Command::Gateway(GatewayCommand::Approve { pins, all, item })) => {
             return exit_code(approve(&pins, all.as_deref(), item.as_deref()))
         }
-        Some(Command::Stdio(args)) => (args.load(env), Transport::Stdio),
-        Some(Command::Serve(args)) => (args.load(env), Transport::Http),
-        None => (cli.serve.load(env), Transport::Http),
+        Some(Command::Stdio(args)) => {
+            let again = args.clone();
+            (args.load(env), Transport::Stdio, loader(move |env| again.load(env)))
+        }
+        Some(Command::Serve(args)) => {
+            let again = args.clone();
+            (args.load(env), Transport::Http, loader(move |env| again.load(env)))
+        }
+        None => {
+            let again = cli.serve.clone();
+            (cli.serve.load(env), Transport::Http, loader(move |env| again.load(env)))
+        }
     };
-    exit_code(loaded.map_err(|e| e.to_string()).and_then(|c| run(c, transport)))
+    exit_code(loaded.map_err(|e| e.to_string()).and_then(|c| run(c, transport, reload)))
+}
+
+/// A [`Loader`] from a loading function of the command's arguments, with
+/// the environment as it is at each reload.
+fn loader<E: std::fmt::Display>(load: impl Fn(Vec<(String, String)>) -> Result<Config, E> + Send + 'static) -> Loader {
+    Box::new(move || load(Config::env_overrides()).map_err(|e| e.to_string()))
 }
 
 /// `actix-mcp audit verify FILE…`: 0 when the chain holds, 1 naming the
@@ -97,7 +117,7 @@ fn approve(pins: &std::path::Path, all: Option<&str>, item: Option<&str>) -> Res
         (None, None) => return Err("name an item (UPSTREAM/NAME) or --all UPSTREAM".into()),
     };
     let n = actix_mcp::gateway::approve_pins(pins, upstream, name)?;
-    println!("approved {n} definition(s) of upstream {upstream}; they are served after a restart");
+    println!("approved {n} definition(s) of upstream {upstream}; they are served after a reload (SIGHUP) or a restart");
     Ok(())
 }
 

@@ -449,6 +449,12 @@ impl HttpChild {
         &self.early
     }
 
+    /// Sends it SIGHUP: it reads its configuration again.
+    pub fn hangup(&self) {
+        let pid = self.child.id().unwrap().to_string();
+        assert!(std::process::Command::new("kill").args(["-HUP", &pid]).status().unwrap().success());
+    }
+
     /// Ends it with SIGTERM, as a service manager does, and checks that it
     /// exits with status 0 within 15 s.
     pub async fn terminate(mut self) {

@@ -191,7 +191,8 @@
 //! actix-mcp gateway approve --pins /var/lib/actix-mcp/pins.json --all git # everything of git that waits
 //! ```
 //!
-//! and a restart serves it (the pins are read at start). Refused items are
+//! and a reload (SIGHUP) or a restart serves it (the pins are read again).
+//! Refused items are
 //! not listed; a call of a refused tool by name is answered -32602 with why
 //! (`Tool git__log is not served: upstream git: its description changed since
 //! it was pinned; approve it with …`) and never reaches the upstream; a

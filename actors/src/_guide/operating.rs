@@ -1,4 +1,4 @@
-//! # Operating it: health, metrics, status, traces, logs, the audit log
+//! # Operating it: health, metrics, status, traces, logs, the audit log, reloads
 //!
 //! A whole deployment to operate — TLS at nginx, OAuth, two instances over
 //! Redis, Prometheus scraping each instance's metrics listener — is set up
@@ -14,6 +14,31 @@
 //! `hub.require_backend = true`, while Redis is unreachable. Both are on the
 //! main port (`[health]` sets the paths), mounted by `configure()` too, and
 //! skip the Origin check and authorization.
+//!
+//! **Reload.** SIGHUP makes the binary read its configuration again — the
+//! `--config` file, the `ACTIX_MCP_*` environment and its flags, as at
+//! start — and apply what can change while it serves: `[[upstreams]]`
+//! (an unchanged upstream goes on untouched; a removed or changed one
+//! leaves the lists at once, finishes its calls in flight, then stops; an
+//! added or changed one starts), `[policy]`, `[[quotas]]` and `quotas_fail`
+//! (counts go on), and `gateway.pins` (re-read, and every upstream's items
+//! screened again: what `actix-mcp gateway approve` approved is served).
+//! Each request keeps the policy and quotas it started with. A reload that
+//! changes what a list may show sends that list's `list_changed` (a policy
+//! change: all three lists; an upstream: the lists its items were in). A
+//! file that does not load — TOML, a setting out of range, Cedar that does
+//! not parse or validate, a pins file that is not one — is refused whole:
+//! the server logs `SIGHUP: reload refused; the running configuration is
+//! kept` at ERROR with why, and goes on as it was. Every other setting
+//! takes effect at the next start (a reload that changes one logs the
+//! settings at WARN). The status data (`/status.json`) shows `config`:
+//! `generation` (1 at start, +1 per applied reload), `last_reload_unix` and
+//! `last_reload_error`. An embedder calls `McpServer::reload(config)`, or
+//! runs `actix_mcp::server::reload_on_hangup` with its own loader.
+//! `tests/reload.rs` changes the policy, a quota and the upstreams of a
+//! running binary while a call to a changed upstream is in flight (it
+//! finishes), refuses three broken files, and runs a hundred reloads under
+//! load with no call failing.
 //!
 //! **Metrics.** `GET /metrics` is the Prometheus text format (`[metrics]`,
 //! on by default). `metrics.bind = "127.0.0.1:9100"` serves it on a listener

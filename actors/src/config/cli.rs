@@ -43,7 +43,7 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum GatewayCommand {
     /// Approve upstream definitions that changed since they were pinned:
-    /// the ones seen become the pins (served after a restart).
+    /// the ones seen become the pins (served after a reload, SIGHUP, or a restart).
     Approve {
         /// The pins file (`gateway.pins`).
         #[arg(long, value_name = "FILE")]

@@ -164,6 +164,11 @@ impl Mirror {
         });
     }
 
+    /// Screens the next listings against `pins` (a reload read them again).
+    pub(crate) fn set_pins(&mut self, pins: Option<Arc<Pins>>) {
+        self.pins = pins;
+    }
+
     /// Items refused, by `kind:name as served`: why (for the status page).
     pub(crate) fn refused(&self) -> &BTreeMap<String, String> {
         &self.refused

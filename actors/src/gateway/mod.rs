@@ -27,6 +27,8 @@
 
 mod claims;
 mod connect;
+mod control;
+mod fleet;
 mod flow;
 mod forward;
 mod mirror;
@@ -38,8 +40,7 @@ mod upstream;
 
 use std::sync::{Arc, Mutex};
 
-use actix::{Actor, Addr, Recipient};
-
+pub use fleet::FleetChange;
 pub use pins::approve as approve_pins;
 pub use status::{UpstreamState, UpstreamStatus};
 pub use upstream::Upstream;
@@ -48,12 +49,27 @@ use crate::catalog::Catalog;
 use crate::config::Config;
 
 /// The running upstreams of a server. Dropping it does not stop them; they
-/// stop with the actix system (or [`Gateway::stop`]).
+/// stop with the actix system (or [`Gateway::stop`]). Clones share them: a
+/// [`Gateway::reload`] through one is seen by all.
 #[derive(Clone)]
 pub struct Gateway {
-    upstreams: Vec<(Addr<Upstream>, Arc<Mutex<UpstreamStatus>>)>,
+    fleet: Arc<Mutex<fleet::Fleet>>,
     /// Why an upstream was refused at start-up, once one is.
     refused: tokio::sync::watch::Receiver<Option<String>>,
+}
+
+/// The pins of `gateway.pins` (`None`: none set), read from the file.
+fn load_pins(config: &Config) -> Result<Option<Arc<pins::Pins>>, String> {
+    match config.gateway.pins.as_str() {
+        "" => Ok(None),
+        path => pins::Pins::load(std::path::Path::new(path)).map(|p| Some(Arc::new(p))),
+    }
+}
+
+/// The gateway part of a reload, checked before anything changes.
+pub struct GatewayReload {
+    upstreams: Vec<crate::config::UpstreamConfig>,
+    pins: Option<Arc<pins::Pins>>,
 }
 
 impl Gateway {
@@ -61,54 +77,34 @@ impl Gateway {
     /// `catalog`, and registers with it (its shared state), where readiness
     /// and the status page look. Must run inside an actix system.
     pub fn start(config: &Config, catalog: &Arc<Catalog>, log: &slog::Logger) -> Gateway {
-        let parked = Arc::new(flow::Parked::new(std::time::Duration::from_millis(config.gateway.input_wait_ms)));
-        let claims = Arc::new(claims::Claims::default());
         let (refusals, refused) = tokio::sync::watch::channel(None);
-        let pins = match config.gateway.pins.as_str() {
-            "" => None,
-            path => match pins::Pins::load(std::path::Path::new(path)) {
-                Ok(pins) => Some(Arc::new(pins)),
-                Err(e) => {
-                    // A start-up error: unpinned definitions must not be served.
-                    let _ = refusals.send(Some(format!("gateway.pins: {e}")));
-                    None
-                }
-            },
-        };
-        let mut routes = Vec::new();
-        let upstreams: Vec<_> = config
-            .upstreams
-            .iter()
-            .map(|up| {
-                let names = names::Names::new(up, &config.upstreams, &config.gateway);
-                let status = Arc::new(Mutex::new(UpstreamStatus::new(&up.name, up.required)));
-                let route = routes::Route::new(names.clone(), status.clone());
-                routes.push(route.clone());
-                let shared = upstream::Shared {
-                    catalog: catalog.clone(),
-                    parked: parked.clone(),
-                    log: log.clone(),
-                    route,
-                    names,
-                    claims: claims.clone(),
-                    refused: refusals.clone(),
-                    pins: pins.clone(),
-                };
-                let actor = Upstream::new(up.clone(), config.gateway.clone(), shared, status.clone());
-                (actor.start(), status)
-            })
-            .collect();
-        if !config.upstreams.is_empty() {
-            routes::install(catalog, routes);
-            // Each upstream subscribes to the URIs it serves while a listener wants them.
-            let told: Vec<Recipient<upstream::Wanted>> = upstreams.iter().map(|(a, _)| a.clone().recipient()).collect();
-            catalog.on_interest(Arc::new(move |uri, wanted| {
-                for upstream in &told {
-                    upstream.do_send(upstream::Wanted { uri: uri.to_owned(), wanted });
-                }
-            }));
-        }
-        Gateway { upstreams, refused }
+        let pins = load_pins(config).unwrap_or_else(|e| {
+            // A start-up error: unpinned definitions must not be served.
+            let _ = refusals.send(Some(format!("gateway.pins: {e}")));
+            None
+        });
+        let mut fleet = fleet::Fleet::new(catalog, &config.gateway, log);
+        fleet.start_all(&config.upstreams, pins, &refusals);
+        Gateway { fleet: Arc::new(Mutex::new(fleet)), refused }
+    }
+
+    /// The gateway part of reloading `config`: the pins file read again (an
+    /// error when it cannot be read or is not a pins file).
+    pub fn prepare_reload(config: &Config) -> Result<GatewayReload, String> {
+        let pins = load_pins(config).map_err(|e| format!("gateway.pins: {e}"))?;
+        Ok(GatewayReload { upstreams: config.upstreams.clone(), pins })
+    }
+
+    /// Runs the upstreams of `reload` from now on: an unchanged upstream
+    /// goes on (screened again when the pins changed), a removed or changed
+    /// one is stopped — its items leave at once, its calls in flight finish
+    /// first — and an added or changed one is started.
+    pub fn reload(&self, reload: GatewayReload) -> FleetChange {
+        self.fleet().reload(&reload.upstreams, reload.pins)
+    }
+
+    fn fleet(&self) -> std::sync::MutexGuard<'_, fleet::Fleet> {
+        self.fleet.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Resolves when an upstream is refused at start-up — its first listing
@@ -125,7 +121,7 @@ impl Gateway {
 
     /// Where each upstream stands, in configuration order.
     pub fn statuses(&self) -> Vec<UpstreamStatus> {
-        self.upstreams.iter().map(|(_, s)| s.lock().expect("status lock").clone()).collect()
+        self.fleet().running.iter().map(|r| r.status.lock().expect("status lock").clone()).collect()
     }
 
     /// The upstreams as the status page shows them: name, state (`up`,
@@ -170,21 +166,8 @@ impl Gateway {
     /// Stops every upstream: their items leave the catalog, their
     /// processes end.
     pub fn stop(&self) {
-        for (addr, _) in &self.upstreams {
-            addr.do_send(Stop);
+        for r in &self.fleet().running {
+            r.addr.do_send(control::Stop);
         }
-    }
-}
-
-/// Stops an upstream actor.
-#[derive(actix::Message)]
-#[rtype(result = "()")]
-struct Stop;
-
-impl actix::Handler<Stop> for Upstream {
-    type Result = ();
-
-    fn handle(&mut self, _: Stop, ctx: &mut Self::Context) {
-        actix::ActorContext::stop(ctx);
     }
 }

@@ -20,8 +20,8 @@ use crate::config::{GatewayConfig, UpstreamConfig};
 pub(crate) struct Names {
     /// Its prefix and the separator (empty: no prefix).
     head: String,
-    /// The heads of the other upstreams that are longer than this one's:
-    /// the namespaces its names may not enter.
+    /// The heads of the other upstreams that are longer than this one's
+    /// and start with it: the namespaces its names may not enter.
     others: Vec<String>,
     allow: Option<GlobSet>,
     deny: Option<GlobSet>,
@@ -57,9 +57,17 @@ impl Names {
             .iter()
             .filter(|o| o.name != up.name)
             .map(|o| self::head(o, &gateway.separator))
-            .filter(|h| h.len() > head.len())
+            // Only a longer head that starts with this one can take its names.
+            .filter(|h| h.len() > head.len() && h.starts_with(&head))
             .collect();
         Names { head, others, allow: globs(&up.allow_tools), deny: globs(&up.deny_tools) }
+    }
+
+    /// Whether `other` serves the same names in the same namespace (its
+    /// head, and the longer heads of the others; the globs come from the
+    /// upstream's own configuration).
+    pub(crate) fn same_namespace(&self, other: &Names) -> bool {
+        self.head == other.head && self.others == other.others
     }
 
     /// Its head (prefix and separator; empty for none).

@@ -46,6 +46,16 @@ impl Pins {
         Ok(Pins { path: path.to_owned(), file: Mutex::new(read(path)?) })
     }
 
+    /// Whether `other` holds what this holds, from the same file.
+    pub(crate) fn same_as(&self, other: &Pins) -> bool {
+        if std::ptr::eq(self, other) {
+            return true;
+        }
+        let a = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let b = other.file.lock().unwrap_or_else(|p| p.into_inner());
+        self.path == other.path && *a == *b
+    }
+
     /// Whether upstream `upstream` may serve its item `item` as `def`: its
     /// pin is made at first sight; a definition that differs from the pin is
     /// recorded for approval and refused, naming what changed.

@@ -63,9 +63,11 @@ impl Route {
     }
 }
 
-/// Lets `catalog` find the tools `routes` lead to.
-pub(crate) fn install(catalog: &Catalog, routes: Vec<Arc<Route>>) {
+/// Lets `catalog` find the tools `routes` lead to (the routes of the
+/// upstreams running at the time of each call).
+pub(crate) fn install(catalog: &Catalog, routes: Arc<arc_swap::ArcSwap<Vec<Arc<Route>>>>) {
     catalog.set_tool_resolver(Arc::new(move |name| {
+        let routes = routes.load();
         // A prefixed upstream first; the one without a prefix takes the rest.
         let route = routes.iter().filter(|r| name.starts_with(r.names.head())).max_by_key(|r| r.names.head().len())?;
         let own = &name[route.names.head().len()..];
@@ -94,7 +96,7 @@ mod tests {
             Route::new(Names::new(u, &ups, &g), Arc::new(Mutex::new(UpstreamStatus::new(&u.name, true))))
         };
         let catalog = Catalog::new();
-        install(&catalog, vec![route(&ups[0]), route(&ups[1])]);
+        install(&catalog, Arc::new(arc_swap::ArcSwap::from_pointee(vec![route(&ups[0]), route(&ups[1])])));
         let why = |name: &str| {
             let e = catalog.find_tool(name).map(|_| ()).unwrap_err();
             e.to_error_data(mcp_protocol::ProtocolVersion::V2026_07_28).message

@@ -254,6 +254,12 @@ impl Upstream {
         ctx.spawn(gone.into_actor(self).map(move |why, act, ctx| act.lost(generation, why, ctx)));
     }
 
+    /// Lists again, screening against `pins` (a reload read them again).
+    pub(super) fn repin(&mut self, pins: Option<Arc<super::pins::Pins>>, ctx: &mut Context<Self>) {
+        self.mirror.set_pins(pins);
+        self.relist(ctx);
+    }
+
     fn relist(&mut self, ctx: &mut Context<Self>) {
         let Some(link) = self.link.clone() else { return };
         debug!(self.log, "upstream lists changed"; "listing" => self.listing);
@@ -356,12 +362,20 @@ impl Actor for Upstream {
         self.connect(ctx);
     }
 
+    /// Its items leave at once; its connection closes once the calls in
+    /// flight through it are over (each holds the link through its tool),
+    /// or after the upstream's `timeout_ms`.
     fn stopped(&mut self, _ctx: &mut Context<Self>) {
         self.route.set(None);
         self.mirror.clear(&self.catalog);
         if let Some(link) = self.link.take() {
-            let client = link.client.clone();
-            actix::spawn(async move { client.close().await });
+            let until = Instant::now() + Duration::from_millis(self.config.timeout_ms);
+            actix::spawn(async move {
+                while Arc::strong_count(&link) > 1 && Instant::now() < until {
+                    actix_rt::time::sleep(Duration::from_millis(20)).await;
+                }
+                link.client.close().await
+            });
         }
     }
 }
@@ -403,21 +417,11 @@ impl StreamHandler<Changed> for Upstream {
     fn finished(&mut self, _ctx: &mut Context<Self>) {}
 }
 
-/// Some listener of this instance wants `resources/updated` for `uri`
-/// (`wanted`), or none does any more.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub(crate) struct Wanted {
-    pub(crate) uri: String,
-    pub(crate) wanted: bool,
-}
-
-impl Handler<Wanted> for Upstream {
-    type Result = ();
-
-    /// Only `uri` changes: its subscription is opened (if this upstream
-    /// serves it) or closed.
-    fn handle(&mut self, Wanted { uri, wanted }: Wanted, ctx: &mut Context<Self>) {
+impl Upstream {
+    /// Some listener of this instance wants `resources/updated` for `uri`
+    /// (`wanted`), or none does any more: only `uri`'s subscription is
+    /// opened (if this upstream serves it) or closed.
+    pub(super) fn want(&mut self, uri: String, wanted: bool, ctx: &mut Context<Self>) {
         if wanted {
             self.wanted.insert(uri.clone());
             if self.mirror.owns_uri(&self.catalog, &uri) {

@@ -71,12 +71,13 @@ impl Watch {
         };
         // The call's item and the policy's verdict, found once (only when
         // a policy or the audit log needs them).
-        let needs = service.policy().is_some() || service.audit().is_some() || service.quotas().is_some();
+        let (policy, quotas) = (service.policy(), service.quotas());
+        let needs = policy.is_some() || service.audit().is_some() || quotas.is_some();
         let subject = needs.then(|| Subject::of(service.catalog(), &work.request, work.tool.as_ref())).flatten();
         let caller = work.facts.identity();
-        let verdict = match (service.policy(), &subject) {
+        let verdict = match (policy, &subject) {
             (Some(policy), Some(s)) => {
-                let verdict = s.verdict(policy, caller);
+                let verdict = s.verdict(&policy, caller);
                 telemetry::policy_decision(verdict.label());
                 verdict
             }
@@ -86,7 +87,7 @@ impl Watch {
             (Some(s), Verdict::ShadowDeny) => Some(s.name.clone()),
             _ => None,
         };
-        let charge = match (service.quotas(), &subject) {
+        let charge = match (quotas, &subject) {
             (Some(quotas), Some(s)) if s.known && s.action == Action::CallTool && verdict != Verdict::Deny => {
                 let caller = caller.map_or_else(|| "anonymous".to_owned(), Identity::key);
                 quotas.charge(&caller, &s.name, &s.upstream).map(Box::new)

@@ -81,6 +81,10 @@ pub struct Policy {
     /// [`MAX_DECISIONS`]; emptied when full.
     #[cfg(feature = "policy")]
     decisions: std::sync::Mutex<foldhash::HashMap<String, bool>>,
+    /// SHA-256 of the policies and the schema they were loaded with: a
+    /// reload that loads the same keeps what lists show.
+    #[cfg(feature = "policy")]
+    source: String,
     #[cfg(not(feature = "policy"))]
     never: std::convert::Infallible,
 }
@@ -135,7 +139,8 @@ impl Policy {
                 path => read(path)?,
             };
             let inner = cedar::Cedar::new(&policies, &schema).map_err(|e| format!("{}: {e}", config.file))?;
-            Ok(Some(Policy { mode: config.mode, inner, decisions: Default::default() }))
+            let source = mcp_protocol::digest::sha256_hex(format!("{policies}\0{schema}").as_bytes());
+            Ok(Some(Policy { mode: config.mode, inner, decisions: Default::default(), source }))
         }
         #[cfg(not(feature = "policy"))]
         Err(crate::config::needs_feature("policy.file", "policy").0)
@@ -145,7 +150,18 @@ impl Policy {
     #[cfg(feature = "policy")]
     #[cfg_attr(docsrs, doc(cfg(feature = "policy")))]
     pub fn from_text(policies: &str, schema: &str, mode: PolicyMode) -> Result<Policy, String> {
-        Ok(Policy { mode, inner: cedar::Cedar::new(policies, schema)?, decisions: Default::default() })
+        let source = mcp_protocol::digest::sha256_hex(format!("{policies}\0{schema}").as_bytes());
+        Ok(Policy { mode, inner: cedar::Cedar::new(policies, schema)?, decisions: Default::default(), source })
+    }
+
+    /// Whether `other` decides as this does: the same policies, schema and mode.
+    pub fn same_as(&self, other: &Policy) -> bool {
+        #[cfg(feature = "policy")]
+        {
+            self.mode == other.mode && self.source == other.source
+        }
+        #[cfg(not(feature = "policy"))]
+        match (self.never, other.never) {}
     }
 
     /// `enforce` or `shadow`.

@@ -77,7 +77,8 @@ struct Rule {
 /// The quotas of `[[quotas]]` and their counters.
 pub(crate) struct Quotas {
     rules: Vec<Rule>,
-    counters: Box<dyn Counters>,
+    /// Kept across reloads: a quota's count goes on under its name.
+    counters: Arc<dyn Counters>,
     fail: QuotasFail,
     /// The counters failed last time (logged once per outage).
     down: AtomicBool,
@@ -112,15 +113,24 @@ impl Exceeded {
 
 impl Quotas {
     /// The quotas `config` sets (`None`: none), counted in Redis when the
-    /// hub is (`hub.backend = "redis"`), else in memory.
-    pub(crate) fn from_config(config: &Config, log: &Logger) -> Result<Option<Quotas>, String> {
+    /// hub is (`hub.backend = "redis"`), else in memory — in the counters of
+    /// `previous` when a reload replaces it, so that counts go on.
+    pub(crate) fn from_config(
+        config: &Config,
+        previous: Option<&Quotas>,
+        log: &Logger,
+    ) -> Result<Option<Quotas>, String> {
         if config.quotas.is_empty() {
             return Ok(None);
         }
         let rules = config.quotas.iter().map(Rule::new).collect::<Result<_, _>>()?;
+        let counters = match previous {
+            Some(p) => p.counters.clone(),
+            None => counters(config)?,
+        };
         Ok(Some(Quotas {
             rules,
-            counters: counters(config)?,
+            counters,
             fail: config.quotas_fail,
             down: AtomicBool::new(false),
             log: log.new(slog::o!("component" => "quotas")),
@@ -214,12 +224,13 @@ impl Rule {
             }
             Some(set.build().map_err(|e| format!("quotas: {:?}: {e}", q.name))?)
         };
-        // The series exist from the start, at 0.
+        // The series exist from the start, at 0 (and keep their counts
+        // across reloads).
         let decisions = DECISION_LABELS
             .iter()
             .map(|d| {
                 let c = counter!(DECISIONS, "quota" => q.name.clone(), "decision" => *d);
-                c.absolute(0);
+                c.increment(0);
                 c
             })
             .collect();
@@ -229,14 +240,14 @@ impl Rule {
 }
 
 /// The counters `config` asks for.
-fn counters(config: &Config) -> Result<Box<dyn Counters>, String> {
+fn counters(config: &Config) -> Result<Arc<dyn Counters>, String> {
     #[cfg(feature = "redis")]
     if config.hub.backend == crate::config::HubBackend::Redis {
         let timeout = Duration::from_millis(config.quotas_timeout_ms);
         let counters = redis::RedisCounters::new(&config.hub.redis_url, &config.hub.redis_channel_prefix, timeout)?;
-        return Ok(Box::new(counters));
+        return Ok(Arc::new(counters));
     }
-    Ok(Box::new(memory::MemoryCounters::new(config.quotas_max_keys)))
+    Ok(Arc::new(memory::MemoryCounters::new(config.quotas_max_keys)))
 }
 
 #[cfg(test)]

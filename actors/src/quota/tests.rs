@@ -1,6 +1,6 @@
 use super::*;
 
-fn quotas(toml_quotas: Vec<QuotaConfig>, counters: Box<dyn Counters>, fail: QuotasFail) -> Arc<Quotas> {
+fn quotas(toml_quotas: Vec<QuotaConfig>, counters: Arc<dyn Counters>, fail: QuotasFail) -> Arc<Quotas> {
     let rules = toml_quotas.iter().map(Rule::new).collect::<Result<_, _>>().unwrap();
     let log = crate::telemetry::logging::discard();
     Arc::new(Quotas { rules, counters, fail, down: AtomicBool::new(false), log })
@@ -33,12 +33,12 @@ fn a_call_is_counted_by_the_quotas_whose_globs_match_it_under_their_key() {
             quota("t", 5, QuotaBy::Tool, &["*echo"]),
             quota("u", 5, QuotaBy::Upstream, &[]),
         ],
-        Box::new(memory::MemoryCounters::new(100)),
+        Arc::new(memory::MemoryCounters::new(100)),
         QuotasFail::Open,
     );
     assert_eq!(keys(&q.charge("alice", "echo", "")), ["c\nalice", "t\necho"]);
     assert_eq!(keys(&q.charge("bob", "files__read", "files")), ["c\nbob", "ct\nbob\nfiles__read", "u\nfiles"]);
-    let only_tools = quotas(vec![quota("t", 5, QuotaBy::Tool, &["x"])], Box::new(Down), QuotasFail::Open);
+    let only_tools = quotas(vec![quota("t", 5, QuotaBy::Tool, &["x"])], Arc::new(Down), QuotasFail::Open);
     assert!(only_tools.charge("alice", "y", "").is_none());
 }
 
@@ -46,7 +46,7 @@ fn a_call_is_counted_by_the_quotas_whose_globs_match_it_under_their_key() {
 async fn over_a_quota_says_which_and_when_to_retry_in_whole_seconds() {
     let q = quotas(
         vec![quota("two", 2, QuotaBy::Caller, &[])],
-        Box::new(memory::MemoryCounters::new(100)),
+        Arc::new(memory::MemoryCounters::new(100)),
         QuotasFail::Open,
     );
     for _ in 0..2 {
@@ -66,11 +66,11 @@ async fn over_a_quota_says_which_and_when_to_retry_in_whole_seconds() {
 
 #[tokio::test]
 async fn unreachable_counters_let_calls_through_or_refuse_them_as_configured() {
-    let open = quotas(vec![quota("q", 1, QuotaBy::Caller, &[])], Box::new(Down), QuotasFail::Open);
+    let open = quotas(vec![quota("q", 1, QuotaBy::Caller, &[])], Arc::new(Down), QuotasFail::Open);
     for _ in 0..3 {
         open.charge("alice", "echo", "").unwrap().settle().await.unwrap();
     }
-    let closed = quotas(vec![quota("q", 1, QuotaBy::Caller, &[])], Box::new(Down), QuotasFail::Closed);
+    let closed = quotas(vec![quota("q", 1, QuotaBy::Caller, &[])], Arc::new(Down), QuotasFail::Closed);
     let refused = closed.charge("alice", "echo", "").unwrap().settle().await.unwrap_err();
     assert_eq!(refused, Exceeded { quota: "q".into(), retry_after_secs: 1, unavailable: true });
     assert!(refused.error_data().message.contains("cannot be counted"), "{}", refused.error_data().message);

@@ -77,6 +77,7 @@ impl McpServer {
         let draining = std::sync::atomic::AtomicBool::new(false);
         let inner = Inner {
             service,
+            reloads: super::reload::Generations::new(&config),
             config,
             log,
             hub,
@@ -175,8 +176,11 @@ fn governed_service(
         // The decisions' series exist from the start, at 0.
         crate::telemetry::register_policy_decisions();
     }
-    let quotas = crate::quota::Quotas::from_config(config, log).map_err(|e| refused("quotas", e))?;
-    Ok(McpService::with_clock(catalog, config, clock, log).with_audit(audit).with_policy(policy).with_quotas(quotas))
+    let quotas = crate::quota::Quotas::from_config(config, None, log).map_err(|e| refused("quotas", e))?;
+    let service = McpService::with_clock(catalog, config, clock, log).with_audit(audit);
+    service.set_policy(policy.map(Arc::new));
+    service.set_quotas(quotas.map(Arc::new));
+    Ok(service)
 }
 
 /// The hub backend `hub.backend` names.

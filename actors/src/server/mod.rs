@@ -25,11 +25,13 @@ pub mod build_error;
 mod listen;
 mod observe;
 mod readiness;
+mod reload;
 mod sessions;
 mod shutdown;
 
 pub(crate) use assemble::backend_for;
 pub use readiness::ReadinessCheck;
+pub use reload::{reload_on_hangup, Reloaded};
 pub use shutdown::{shutdown_signal, Signal};
 
 use std::sync::Arc;
@@ -89,6 +91,8 @@ struct Inner {
     /// The gateway this server fronts.
     #[cfg(feature = "gateway")]
     gateway: Option<crate::gateway::Gateway>,
+    /// The configuration's generations (reloads).
+    reloads: reload::Generations,
 }
 
 impl std::fmt::Debug for McpServer {

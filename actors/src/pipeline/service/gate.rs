@@ -2,6 +2,8 @@
 //! the caller to call, read or get (one decision for a list and a call).
 //! In shadow mode, and without a policy, lists are not filtered.
 
+use std::sync::Arc;
+
 use crate::catalog::context::RequestContext;
 use crate::catalog::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::config::PolicyMode;
@@ -11,20 +13,21 @@ use crate::policy::{Action, Policy, Principal};
 use super::McpService;
 
 /// A list's policy check for one caller, prepared once per list.
-pub(super) struct Gate<'a> {
-    policy: &'a Policy,
+pub(super) struct Gate {
+    policy: Arc<Policy>,
     who: Principal,
 }
 
 impl McpService {
     /// The check a list's items pass (`None`: every item passes).
-    pub(super) fn gate(&self, ctx: &RequestContext) -> Option<Gate<'_>> {
-        let policy = self.policy.as_deref().filter(|p| p.mode() == PolicyMode::Enforce)?;
-        Some(Gate { policy, who: policy.principal(ctx.auth()) })
+    pub(super) fn gate(&self, ctx: &RequestContext) -> Option<Gate> {
+        let policy = self.policy().filter(|p| p.mode() == PolicyMode::Enforce)?;
+        let who = policy.principal(ctx.auth());
+        Some(Gate { policy, who })
     }
 }
 
-impl Gate<'_> {
+impl Gate {
     /// Whether the caller may call `t`.
     pub(super) fn tool(&self, t: &Tool) -> bool {
         self.policy.permits(&self.who, &tool_item(t))

@@ -90,10 +90,11 @@ pub(crate) struct McpService {
     tasks: Option<Arc<crate::tasks::TaskService>>,
     /// The audit log of calls (`[audit]`).
     audit: Option<Arc<crate::audit::AuditLog>>,
-    /// The policy deciding calls and lists (`[policy]`).
-    policy: Option<Arc<crate::policy::Policy>>,
-    /// The quotas counting calls (`[[quotas]]`).
-    quotas: Option<Arc<crate::quota::Quotas>>,
+    /// The policy deciding calls and lists (`[policy]`), swapped whole by a
+    /// reload (a request keeps the one it started with).
+    policy: arc_swap::ArcSwapOption<crate::policy::Policy>,
+    /// The quotas counting calls (`[[quotas]]`), likewise.
+    quotas: arc_swap::ArcSwapOption<crate::quota::Quotas>,
 }
 
 impl McpService {
@@ -142,31 +143,29 @@ impl McpService {
             tool_labels: config.metrics.tool_labels,
             tasks,
             audit: None,
-            policy: None,
-            quotas: None,
+            policy: arc_swap::ArcSwapOption::empty(),
+            quotas: arc_swap::ArcSwapOption::empty(),
         }
     }
 
-    /// This service with calls and lists decided by `policy`.
-    pub(crate) fn with_policy(mut self, policy: Option<crate::policy::Policy>) -> Self {
-        self.policy = policy.map(Arc::new);
-        self
+    /// Calls and lists decided by `policy` from now on (`None`: no policy).
+    pub(crate) fn set_policy(&self, policy: Option<Arc<crate::policy::Policy>>) {
+        self.policy.store(policy);
     }
 
     /// The policy, when `[policy]` names one.
-    pub(crate) fn policy(&self) -> Option<&Arc<crate::policy::Policy>> {
-        self.policy.as_ref()
+    pub(crate) fn policy(&self) -> Option<Arc<crate::policy::Policy>> {
+        self.policy.load_full()
     }
 
-    /// This service with its calls counted by `quotas`.
-    pub(crate) fn with_quotas(mut self, quotas: Option<crate::quota::Quotas>) -> Self {
-        self.quotas = quotas.map(Arc::new);
-        self
+    /// Calls counted by `quotas` from now on (`None`: no quotas).
+    pub(crate) fn set_quotas(&self, quotas: Option<Arc<crate::quota::Quotas>>) {
+        self.quotas.store(quotas);
     }
 
     /// The quotas, when `[[quotas]]` sets any.
-    pub(crate) fn quotas(&self) -> Option<&Arc<crate::quota::Quotas>> {
-        self.quotas.as_ref()
+    pub(crate) fn quotas(&self) -> Option<Arc<crate::quota::Quotas>> {
+        self.quotas.load_full()
     }
 
     /// This service with its calls recorded in `audit`.

@@ -53,6 +53,7 @@ pub(super) async fn data(req: HttpRequest, server: web::Data<McpServer>) -> Http
                 v["upstreams"] = gateway.status_json();
             }
             v["tls"] = json!(server.config().http.tls.enabled());
+            v["config"] = server.generation_json();
             HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(v)
         }
         None => HttpResponse::NotFound().finish(),
