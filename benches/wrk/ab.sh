@@ -11,7 +11,8 @@
 # instead (one session per server start, opened before the warm-up).
 #
 # A_ENV / B_ENV: environment settings (VAR=VALUE …) for each side's server,
-# so that one binary can be compared with itself under two configurations;
+# and A_ARGS / B_ARGS: more arguments of its `serve` (`--config FILE`), so
+# that one binary can be compared with itself under two configurations;
 # MCP_BEARER: a token wrk sends in `Authorization` (both sides). Each run
 # also prints wrk's own CPU use, to show the generator was not saturated.
 # Loopback only; every run is bounded by DURATION.
@@ -22,10 +23,10 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; exit 1; }
 OUT="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
 
-start() { # BIN ENV -> "PID URL"
+start() { # BIN ENV ARGS -> "PID URL"
   local log="$OUT/server.log"
   # shellcheck disable=SC2086
-  env $2 taskset -c 0 "$1" serve --catalog everything --bind 127.0.0.1:0 --log-level warning 2>"$log" &
+  env $2 taskset -c 0 "$1" serve --catalog everything --bind 127.0.0.1:0 --log-level warning $3 2>"$log" &
   local pid=$! url=""
   for _ in $(seq 1 100); do
     url="$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$log" | head -n1)"; [ -n "$url" ] && break; sleep 0.05
@@ -39,8 +40,9 @@ start() { # BIN ENV -> "PID URL"
 for c in $CONNS; do
   for r in $(seq 1 "$ROUNDS"); do
     for side in A B; do
-      bin=$A; envs="${A_ENV:-}"; [ "$side" = B ] && { bin=$B; envs="${B_ENV:-}"; }
-      read -r pid url < <(start "$bin" "$envs")
+      bin=$A; envs="${A_ENV:-}"; args="${A_ARGS:-}"
+      [ "$side" = B ] && { bin=$B; envs="${B_ENV:-}"; args="${B_ARGS:-}"; }
+      read -r pid url < <(start "$bin" "$envs" "$args")
       if [ "$SCRIPT" = legacy_call.lua ]; then open_legacy_session "$url" "$OUT" || exit 1; fi
       taskset -c 1 wrk -t1 -c"$c" -d1s -s "$HERE/$SCRIPT" "$url" >/dev/null   # warm-up
       read -r rps p50 p99 us gen < <(wrk_measure "$pid" "$url" "$c" "$DURATION" "$HERE/$SCRIPT") || exit 1

@@ -311,6 +311,32 @@
 //! one Redis, of which exactly the limit, 100, are served; then Redis is
 //! stopped and each `quotas_fail` does what it says.
 //!
+//! ## Beside other gateways
+//!
+//! What each gateway offers for governing calls, as its own documentation
+//! describes it (read in December 2026; "—" where the pages read describe
+//! nothing of the kind):
+//!
+//! | | actix-mcp | agentgateway | ToolHive | ContextForge | FastMCP proxy | mcp-proxy |
+//! |---|---|---|---|---|---|---|
+//! | per-caller policy on calls | Cedar (`[policy]`), schema-validated at start, shadow mode | CEL rules (`mcpAuthorization`) on tool, resource and prompt names and JWT claims | Cedar (`call_tool`, `get_prompt`, `read_resource`), HTTP PDP | plugins (Cedar, OPA, a unified PDP) on the pre-invoke hooks | middleware written in Python | — |
+//! | a denied item hidden from lists | yes, one decision for list and call | yes ("filtered in the list request") | yes (list responses filtered) | — | what the middleware does | — |
+//! | quotas | `[[quotas]]`: per caller, caller+tool, tool, upstream; fixed window | `localRateLimit` (token bucket, per instance) | — | Rate Limiter plugin (fixed window, in memory, by user, tenant, tool) | `RateLimitingMiddleware` (token bucket or sliding window, in process) | — |
+//! | quotas exact across replicas | one Redis script | `remoteRateLimit` through an Envoy rate-limit service | — | — (in memory) | — | — |
+//! | when the shared store is down | `quotas_fail = open \| closed` | `failureMode: failOpen \| failClosed` | — | — | — | — |
+//! | audit log | JSON lines, hash-chained, `audit verify`, rotation | — | audit events per MCP operation (JSON) | audit trails (plugins) | what the middleware does | — |
+//! | tamper evidence | SHA-256 chain and a verifier | — | — | — | — | — |
+//! | pinned tool definitions (rug pulls) | `gateway.pins`, approve, quarantine | — | — | — | — | — |
+//! | hidden characters refused | always | — | — | — | — | — |
+//! | reload without restart | SIGHUP: upstreams, policy, quotas, pins | the configuration file is watched (or xDS) | — | plugins' configuration, hot reload | — | — |
+//!
+//! Sources: agentgateway.dev (MCP authorization, rate limiting, local
+//! configuration), the ToolHive documentation (authorization policy
+//! reference, audit logging), the ContextForge documentation and plugin
+//! manifests (plugin framework, rate limiter, Cedar, OPA), gofastmcp.com
+//! (middleware, rate limiting) and mcp-proxy's README (a transport bridge:
+//! stdio to SSE or Streamable HTTP and back).
+//!
 //! ## Operations
 //!
 //! `/readyz` answers 503 ("a required upstream is not up") while an upstream
