@@ -105,6 +105,23 @@ async fn hidden_characters_are_never_served_and_a_changed_definition_waits_for_a
     until_listed(&url, "rug__echo", true).await;
     assert_eq!(call(&url, "rug__echo").await["result"]["content"][0]["text"], "echo: hi");
     assert!(call(&url, "rug__sneaky").await["error"]["message"].as_str().unwrap().contains("hidden character"));
+    // A pins file that is not one: the reload is refused, the pins in force stay.
+    let approved = std::fs::read(&pins).unwrap();
+    std::fs::write(&pins, "not json").unwrap();
+    server.hangup();
+    let mut refused = None;
+    for _ in 0..200 {
+        let status: Value = reqwest::get(url.replace("/mcp", "/status.json")).await.unwrap().json().await.unwrap();
+        if status["config"]["last_reload_error"].as_str().is_some_and(|e| e.contains("gateway.pins")) {
+            refused = Some(status);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let status = refused.expect("the reload with a broken pins file is refused within 20 s");
+    assert_eq!(status["config"]["generation"], 2, "the running configuration stays: {status}");
+    assert_eq!(call(&url, "rug__echo").await["result"]["content"][0]["text"], "echo: hi");
+    std::fs::write(&pins, approved).unwrap();
     drop(server);
     // And after a restart.
     let server = HttpChild::spawn(&["--catalog", "none", "--config", config.path()]).await;
