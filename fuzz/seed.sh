@@ -28,6 +28,7 @@ printf '=?base64?SGVsbG8sIOS4lueVjA==?=' >corpus/header_values/sentinel
 printf '42.0\0\n42' >corpus/header_values/number
 printf '9007199254740993\0\n9007199254740993' >corpus/header_values/big
 printf 'eyJ2IjoxfQ.AAAA' >corpus/request_state/shape
+printf '0a1b2c3d.eyJ2IjoxfQ.AAAA' >corpus/request_state/with-key-id
 printf 'test://template/{id}/data\ntest://template/123/data' >corpus/uri_template/spec
 printf 'file:///{a}.{ext}\nfile:///readme.md' >corpus/uri_template/two
 printf '\x10{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}\n' \

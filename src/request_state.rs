@@ -1,10 +1,12 @@
 //! `requestState` for multi round-trip requests: an opaque string the client
-//! echoes back, treated as attacker-controlled. It is a base64url JSON
-//! payload and an HMAC-SHA256 tag over it (`payload.tag`), bound to the
-//! method, the tool/prompt name or URI, and a digest of the arguments, with
-//! an expiry. Anything that fails verification is refused before a handler
-//! runs. No server memory is involved: any instance holding the key can
-//! continue a flow another instance started.
+//! echoes back, treated as attacker-controlled. It is the id of the key that
+//! signed it, a base64url JSON payload and an HMAC-SHA256 tag over both
+//! (`kid.payload.tag`), bound to the method, the tool/prompt name or URI,
+//! and a digest of the arguments, with an expiry. Anything that fails
+//! verification is refused before a handler runs. No server memory is
+//! involved: any instance holding the key can continue a flow another
+//! instance started. [`StateKeys`] rotates keys: the first signs, every one
+//! verifies, and the id in the state says which.
 //!
 //! ```
 //! use mcp_protocol::request_state::{open, seal, Binding, StateKey, StatePayload};
@@ -44,6 +46,85 @@ impl StateKey {
             return Err(format!("a requestState key needs at least 32 bytes, got {}", bytes.len()));
         }
         Ok(StateKey(bytes))
+    }
+
+    /// The key's id in the states it signs: eight hex digits of the SHA-256
+    /// of its bytes (it names the key without telling anything of it).
+    pub fn id(&self) -> String {
+        Hash::hash(&self.0)[..4].iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// The keys of a rotation: the first signs new states, every one verifies
+/// the states it signed (found by the id each state carries).
+#[derive(Debug, Clone)]
+pub struct StateKeys {
+    /// Each key with its id; the first signs.
+    keys: Vec<(String, StateKey)>,
+}
+
+impl StateKeys {
+    /// The keys, the signing one first; none, or two with one id, is refused.
+    pub fn new(keys: Vec<StateKey>) -> Result<Self, String> {
+        if keys.is_empty() {
+            return Err("at least one requestState key is needed".into());
+        }
+        let keys: Vec<(String, StateKey)> = keys.into_iter().map(|k| (k.id(), k)).collect();
+        for (i, (id, _)) in keys.iter().enumerate() {
+            if keys[..i].iter().any(|(other, _)| other == id) {
+                return Err(format!("the requestState keys hold one key twice (id {id})"));
+            }
+        }
+        Ok(StateKeys { keys })
+    }
+
+    /// One key, signing and verifying.
+    pub fn one(key: StateKey) -> Self {
+        StateKeys { keys: vec![(key.id(), key)] }
+    }
+
+    /// The id of the signing key.
+    pub fn signing_id(&self) -> &str {
+        &self.keys[0].0
+    }
+
+    /// Seals `payload` with the signing key: `kid.payload.tag`, the tag
+    /// over `kid.payload`.
+    pub fn seal(&self, payload: &StatePayload) -> String {
+        let (id, key) = &self.keys[0];
+        let body = URL_SAFE_NO_PAD.encode(serde_json::to_vec(payload).expect("payloads serialize"));
+        let signed = format!("{id}.{body}");
+        let tag = URL_SAFE_NO_PAD.encode(mac(key, signed.as_bytes()).finalize());
+        format!("{signed}.{tag}")
+    }
+
+    /// Verifies a state for `binding` at `now_ms` with the key its id names
+    /// (a state without an id, `payload.tag` as sealed before ids, with the
+    /// signing key) and returns its payload.
+    pub fn open(&self, token: &str, binding: &Binding, now_ms: u64) -> Result<StatePayload, StateError> {
+        let (signed, tag) = token.rsplit_once('.').ok_or(StateError::Malformed)?;
+        let (key, body) = match signed.split_once('.') {
+            Some((id, body)) => (&self.keys.iter().find(|(k, _)| k == id).ok_or(StateError::BadSignature)?.1, body),
+            None => (&self.keys[0].1, signed),
+        };
+        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| StateError::Malformed)?;
+        // Compared in constant time.
+        let tag: [u8; 32] = tag.try_into().map_err(|_| StateError::BadSignature)?;
+        if !mac(key, signed.as_bytes()).finalize_verify(&tag) {
+            return Err(StateError::BadSignature);
+        }
+        let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| StateError::Malformed)?;
+        let payload: StatePayload = serde_json::from_slice(&json).map_err(|_| StateError::Malformed)?;
+        if payload.v != VERSION {
+            return Err(StateError::Malformed);
+        }
+        if payload.m != binding.method || payload.n != binding.name || payload.a != binding.args_digest {
+            return Err(StateError::WrongRequest);
+        }
+        if now_ms >= payload.exp {
+            return Err(StateError::Expired);
+        }
+        Ok(payload)
     }
 }
 
@@ -160,34 +241,15 @@ fn mac(key: &StateKey, data: &[u8]) -> HMAC {
     m
 }
 
-/// Seals a payload into a state string.
+/// Seals a payload into a state string with one key.
 pub fn seal(payload: &StatePayload, key: &StateKey) -> String {
-    let body = URL_SAFE_NO_PAD.encode(serde_json::to_vec(payload).expect("payloads serialize"));
-    let tag = URL_SAFE_NO_PAD.encode(mac(key, body.as_bytes()).finalize());
-    format!("{body}.{tag}")
+    StateKeys::one(key.clone()).seal(payload)
 }
 
-/// Verifies a state string for `binding` at `now_ms` and returns its payload.
+/// Verifies a state string sealed with `key` for `binding` at `now_ms` and
+/// returns its payload.
 pub fn open(token: &str, key: &StateKey, binding: &Binding, now_ms: u64) -> Result<StatePayload, StateError> {
-    let (body, tag) = token.rsplit_once('.').ok_or(StateError::Malformed)?;
-    let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| StateError::Malformed)?;
-    // Compared in constant time.
-    let tag: [u8; 32] = tag.try_into().map_err(|_| StateError::BadSignature)?;
-    if !mac(key, body.as_bytes()).finalize_verify(&tag) {
-        return Err(StateError::BadSignature);
-    }
-    let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| StateError::Malformed)?;
-    let payload: StatePayload = serde_json::from_slice(&json).map_err(|_| StateError::Malformed)?;
-    if payload.v != VERSION {
-        return Err(StateError::Malformed);
-    }
-    if payload.m != binding.method || payload.n != binding.name || payload.a != binding.args_digest {
-        return Err(StateError::WrongRequest);
-    }
-    if now_ms >= payload.exp {
-        return Err(StateError::Expired);
-    }
-    Ok(payload)
+    StateKeys::one(key.clone()).open(token, binding, now_ms)
 }
 
 #[cfg(test)]
@@ -217,6 +279,30 @@ mod tests {
         assert_eq!(open(&token, &key(), &b().for_subject(Some("bob")), 10_001), Err(StateError::WrongRequest));
         assert_eq!(open(&token, &key(), &b(), 10_001), Err(StateError::WrongRequest));
         assert_eq!(b().for_subject(None), b());
+    }
+
+    #[test]
+    fn the_first_key_signs_every_key_verifies_and_the_id_picks_it() {
+        let (old, new) = (key(), StateKey::new(vec![9; 32]).unwrap());
+        let b = Binding::new("tools/call", "weather", None);
+        let p = StatePayload::new(&b, 1000, 10_000, "n".into());
+        let by_old = seal(&p, &old);
+        assert!(by_old.starts_with(&format!("{}.", old.id())), "{by_old}");
+        // Rolling: old signs, new verifies too; then new signs, old verifies too.
+        let both = StateKeys::new(vec![new.clone(), old.clone()]).unwrap();
+        assert_eq!(both.open(&by_old, &b, 10_001).unwrap(), p);
+        let by_new = both.seal(&p);
+        assert_eq!(StateKeys::new(vec![old.clone(), new.clone()]).unwrap().open(&by_new, &b, 10_001).unwrap(), p);
+        // A key no longer held: refused, as is an id swapped for another key's.
+        assert_eq!(open(&by_new, &old, &b, 10_001), Err(StateError::BadSignature));
+        let swapped = by_new.replacen(&new.id(), &old.id(), 1);
+        assert_eq!(both.open(&swapped, &b, 10_001), Err(StateError::BadSignature));
+        // A state sealed before ids (`payload.tag`) opens with the signing key.
+        let body = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&p).unwrap());
+        let tag = URL_SAFE_NO_PAD.encode(mac(&old, body.as_bytes()).finalize());
+        assert_eq!(open(&format!("{body}.{tag}"), &old, &b, 10_001).unwrap(), p);
+        assert!(StateKeys::new(vec![]).is_err());
+        assert!(StateKeys::new(vec![old.clone(), old]).unwrap_err().contains("twice"));
     }
 
     #[test]

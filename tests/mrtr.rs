@@ -376,3 +376,50 @@ async fn an_expired_state_is_refused_before_the_handler_runs() {
     assert_eq!(runs.load(Ordering::SeqCst), 3, "the handler did not run for the expired state");
     srv.stop().await;
 }
+
+/// An instance of the everything catalog holding `keys` (`mrtr.keys`, the
+/// first signs).
+fn with_keys(keys: &[&str]) -> TestServer {
+    TestServer::everything_with(|c| c.mrtr.keys = keys.iter().map(|k| k.to_string()).collect())
+}
+
+/// A flow asked for input on `start` and answered on `finish`: its greeting,
+/// or the error it ended with.
+async fn flow_across(start: &TestServer, finish: &TestServer) -> Result<String, Value> {
+    let tool = "test_input_required_result_elicitation";
+    let first = post(&start.url, &call(1, tool, all_caps(), json!({}))).await;
+    let state = first.response()["result"]["requestState"].as_str().expect("input required").to_owned();
+    let answers = json!({"inputResponses": {"user_name": accept(json!({"name": "Ada"}))}, "requestState": state});
+    let done = post(&finish.url, &call(2, tool, all_caps(), answers)).await;
+    match done.response()["result"]["content"][0]["text"].as_str() {
+        Some(text) => Ok(text.to_owned()),
+        None => Err(done.response()["error"].clone()),
+    }
+}
+
+#[actix_rt::test]
+async fn rolling_a_new_key_through_a_fleet_loses_no_flow() {
+    const NEW: &str = "YW5vdGhlci1rZXktZm9yLWFsbC1pbnN0YW5jZXMtOTg3NjU0MzIx"; // 38 bytes
+                                                                              // The fleet's keys at each step: the new key added last, moved first,
+                                                                              // then the old one dropped. While an instance moves to the next step,
+                                                                              // instances of both steps serve; a flow may start on either and finish
+                                                                              // on the other.
+    let steps: [&[&str]; 4] = [&[KEY], &[KEY, NEW], &[NEW, KEY], &[NEW]];
+    for pair in steps.windows(2) {
+        let (before, after) = (with_keys(pair[0]), with_keys(pair[1]));
+        for (start, finish) in [(&before, &after), (&after, &before)] {
+            let greeting = flow_across(start, finish).await;
+            assert_eq!(greeting, Ok("Hello, Ada!".to_owned()), "keys {:?} → {:?}", pair[0], pair[1]);
+        }
+        before.stop().await;
+        after.stop().await;
+    }
+    // Skipping the middle step would lose flows: a state the old key signed
+    // does not open where only the new key is held (nor is it mistaken for one).
+    let (old, new) = (with_keys(&[KEY]), with_keys(&[NEW]));
+    let lost = flow_across(&old, &new).await.unwrap_err();
+    assert_eq!(lost["code"], -32602, "{lost}");
+    assert!(lost["message"].as_str().unwrap().contains("failed verification"), "{lost}");
+    old.stop().await;
+    new.stop().await;
+}

@@ -28,7 +28,13 @@
 //!   conservative resync, so no change is silently missed). Outages and resyncs
 //!   are logged.
 //! - Every instance needs the same `mrtr.key` (or `ACTIX_MCP_MRTR_KEY`), so
-//!   `requestState` issued by one verifies on another.
+//!   `requestState` issued by one verifies on another. To change the key
+//!   without losing a flow in progress, list keys instead (`mrtr.keys`,
+//!   `ACTIX_MCP_MRTR_KEYS`; the first signs, every one verifies, and each
+//!   state names its key) and roll in three steps, each through the whole
+//!   fleet: `[old, new]`, then `[new, old]`, then, once `mrtr.state_ttl_ms`
+//!   has passed, `[new]` (`tests/mrtr.rs` runs a flow across the instances
+//!   of every two neighbouring steps, both ways).
 //! - With authorization on, every instance needs the same `http.public_url`:
 //!   the balancer's URL, which OAuth clients compare with the
 //!   protected-resource metadata and tokens name as their audience. Without

@@ -183,6 +183,7 @@ impl Config {
                 "ACTIX_MCP_ROOT" => self.fs.root = value,
                 "ACTIX_MCP_SKILLS" => self.fs.skills = value,
                 "ACTIX_MCP_MRTR_KEY" => self.mrtr.key = value,
+                "ACTIX_MCP_MRTR_KEYS" => self.mrtr.keys = list(&value),
                 "ACTIX_MCP_HUB_BACKEND" => self.hub.backend = value.parse()?,
                 "ACTIX_MCP_REDIS_URL" => self.hub.redis_url = value,
                 "ACTIX_MCP_LOG_LEVEL" => self.log.level = value,
@@ -243,7 +244,7 @@ impl Config {
             .parse::<SocketAddr>()
             .map_err(|e| ConfigError(format!("http.bind {:?}: {e}", self.http.bind)))?;
         self.validate_versions()?;
-        self.mrtr.decoded_key()?;
+        self.mrtr.decoded_keys()?;
         #[cfg(feature = "redis")]
         if self.hub.backend == HubBackend::Redis {
             redis::Client::open(self.hub.redis_url.as_str())

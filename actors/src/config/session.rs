@@ -10,32 +10,55 @@ pub struct MrtrConfig {
     /// Base64 of the secret (at least 32 bytes) that authenticates
     /// `requestState`. Every instance behind one load balancer needs the same
     /// key. Empty (the default): a random key per process, which only works
-    /// for a single instance and does not survive a restart.
+    /// for a single instance and does not survive a restart. One key; set
+    /// `keys` instead to rotate (setting both is an error).
     pub key: String,
+    /// Base64 keys for a rotation: the first signs new `requestState`s,
+    /// every one verifies those it signed (each state names its key). To
+    /// roll a new key through a fleet without losing a flow: add it last
+    /// everywhere, then move it first everywhere, then drop the old one once
+    /// `state_ttl_ms` has passed. Default: `[]`.
+    pub keys: Vec<String>,
     /// How long a `requestState` stays valid, in ms. Default: 600000 (10 min).
     pub state_ttl_ms: u64,
 }
 
 impl Default for MrtrConfig {
     fn default() -> Self {
-        MrtrConfig { key: String::new(), state_ttl_ms: 600_000 }
+        MrtrConfig { key: String::new(), keys: Vec::new(), state_ttl_ms: 600_000 }
     }
 }
 
 impl MrtrConfig {
-    /// The configured key, decoded; `None` when none is configured.
-    pub fn decoded_key(&self) -> Result<Option<Vec<u8>>, ConfigError> {
+    /// The configured keys, decoded, the signing one first (`mrtr.key` is a
+    /// list of one); empty when none is configured.
+    pub fn decoded_keys(&self) -> Result<Vec<Vec<u8>>, ConfigError> {
         use base64::Engine;
-        if self.key.is_empty() {
-            return Ok(None);
+        if !self.key.is_empty() && !self.keys.is_empty() {
+            return Err(ConfigError(
+                "mrtr.key and mrtr.keys are both set: keep one (mrtr.keys rotates: the first signs, each verifies)"
+                    .into(),
+            ));
         }
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(self.key.trim())
-            .map_err(|e| ConfigError(format!("mrtr.key is not base64: {e}")))?;
-        if bytes.len() < 32 {
-            return Err(ConfigError(format!("mrtr.key must decode to at least 32 bytes, got {}", bytes.len())));
+        let (name, keys) = match self.key.is_empty() {
+            true => ("mrtr.keys", self.keys.as_slice()),
+            false => ("mrtr.key", std::slice::from_ref(&self.key)),
+        };
+        let mut decoded: Vec<Vec<u8>> = Vec::with_capacity(keys.len());
+        for (i, key) in keys.iter().enumerate() {
+            let at = if name == "mrtr.keys" { format!("{name}[{i}]") } else { name.to_owned() };
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(key.trim())
+                .map_err(|e| ConfigError(format!("{at} is not base64: {e}")))?;
+            if bytes.len() < 32 {
+                return Err(ConfigError(format!("{at} must decode to at least 32 bytes, got {}", bytes.len())));
+            }
+            if decoded.contains(&bytes) {
+                return Err(ConfigError(format!("{at} is listed twice")));
+            }
+            decoded.push(bytes);
         }
-        Ok(Some(bytes))
+        Ok(decoded)
     }
 }
 

@@ -99,3 +99,24 @@ fn auth_off_loopback_needs_tls_or_a_proxy() {
     assert_eq!(derived.canonical_resource(), "https://0.0.0.0:8080/mcp");
     assert!(Config::from_toml("[http.tls]\ncert = \"c.pem\"\nkey = \"\"\n").is_err());
 }
+
+#[test]
+fn mrtr_keys_rotate_and_exclude_mrtr_key() {
+    let a = "c2hhcmVkLWtleS1mb3ItYWxsLWluc3RhbmNlcy0xMjM0NTY3ODk=";
+    let b = "YW5vdGhlci1rZXktZm9yLWFsbC1pbnN0YW5jZXMtOTg3NjU0MzIx";
+    let c = Config::from_toml(&format!("[mrtr]\nkeys = [\"{b}\", \"{a}\"]\n")).unwrap();
+    assert_eq!(c.mrtr.decoded_keys().unwrap().len(), 2);
+    let one = Config::from_toml(&format!("[mrtr]\nkey = \"{a}\"\n")).unwrap();
+    assert_eq!(one.mrtr.decoded_keys().unwrap().len(), 1, "mrtr.key is a list of one");
+    for (toml, says) in [
+        (format!("[mrtr]\nkey = \"{a}\"\nkeys = [\"{b}\"]\n"), "mrtr.key and mrtr.keys are both set"),
+        (format!("[mrtr]\nkeys = [\"{a}\", \"c2hvcnQ=\"]\n"), "mrtr.keys[1] must decode to at least 32 bytes"),
+        (format!("[mrtr]\nkeys = [\"{a}\", \"{a}\"]\n"), "mrtr.keys[1] is listed twice"),
+    ] {
+        let e = Config::from_toml(&toml).unwrap_err().0;
+        assert!(e.contains(says), "{e}");
+    }
+    let mut env = Config::default();
+    env.apply_env([("ACTIX_MCP_MRTR_KEYS".to_string(), format!("{b}, {a}"))]).unwrap();
+    assert_eq!(env.mrtr.keys, [b, a]);
+}

@@ -1,12 +1,12 @@
 //! [`StateSealer`]: seals and opens the `requestState` of multi round-trip
-//! requests with the server's key. It owns the key: the configured one
-//! (`mrtr.key`, shared by every instance behind a load balancer) or one
-//! generated for this process, about which it warns once, at its first
-//! sealing.
+//! requests with the server's keys. It owns them: the configured ones
+//! (`mrtr.key`, or `mrtr.keys` to rotate: the first signs, each verifies;
+//! shared by every instance behind a load balancer) or one generated for
+//! this process, about which it warns once, at its first sealing.
 
 use std::sync::Arc;
 
-use mcp_protocol::request_state::{self, Binding, StateKey, StatePayload};
+use mcp_protocol::request_state::{Binding, StateKey, StateKeys, StatePayload};
 use mcp_protocol::ProtocolError;
 
 use crate::config::{ConfigError, MrtrConfig};
@@ -14,7 +14,7 @@ use crate::facts::clock::{Clock, SystemClock};
 
 /// Seals and opens `requestState` tokens.
 pub(crate) struct StateSealer {
-    key: StateKey,
+    keys: StateKeys,
     ttl_ms: u64,
     generated: bool,
     clock: Arc<dyn Clock>,
@@ -33,13 +33,13 @@ impl StateSealer {
     /// The sealer `config` describes; a malformed key is an error, a missing
     /// one is generated.
     pub(crate) fn from_config(config: &MrtrConfig) -> Result<Self, ConfigError> {
-        match config.decoded_key()? {
-            None => Ok(Self::generate(config.state_ttl_ms)),
-            Some(key) => {
-                let key = StateKey::new(key).map_err(|e| ConfigError(format!("mrtr.key: {e}")))?;
-                Ok(StateSealer { generated: false, ..Self::with_key(key, config.state_ttl_ms) })
-            }
+        let keys = config.decoded_keys()?;
+        if keys.is_empty() {
+            return Ok(Self::generate(config.state_ttl_ms));
         }
+        let keys = keys.into_iter().map(StateKey::new).collect::<Result<Vec<_>, _>>();
+        let keys = keys.and_then(StateKeys::new).map_err(|e| ConfigError(format!("mrtr: {e}")))?;
+        Ok(StateSealer { generated: false, ..Self::with_keys(keys, config.state_ttl_ms) })
     }
 
     /// A sealer with a random key of this process.
@@ -47,12 +47,12 @@ impl StateSealer {
         let mut k = uuid::Uuid::new_v4().as_bytes().to_vec();
         k.extend_from_slice(uuid::Uuid::new_v4().as_bytes());
         let key = StateKey::new(k).expect("32 random bytes are a valid key");
-        StateSealer { generated: true, ..Self::with_key(key, ttl_ms) }
+        StateSealer { generated: true, ..Self::with_keys(StateKeys::one(key), ttl_ms) }
     }
 
-    fn with_key(key: StateKey, ttl_ms: u64) -> Self {
+    fn with_keys(keys: StateKeys, ttl_ms: u64) -> Self {
         StateSealer {
-            key,
+            keys,
             ttl_ms,
             generated: false,
             clock: Arc::new(SystemClock),
@@ -78,7 +78,7 @@ impl StateSealer {
 
     /// Opens and verifies a token bound to `binding`.
     pub(crate) fn open(&self, token: &str, binding: &Binding) -> Result<StatePayload, ProtocolError> {
-        request_state::open(token, &self.key, binding, self.clock.now_ms()).map_err(ProtocolError::from)
+        self.keys.open(token, binding, self.clock.now_ms()).map_err(ProtocolError::from)
     }
 
     /// A fresh payload for `binding`, valid for the configured time.
@@ -97,6 +97,6 @@ impl StateSealer {
                 );
             });
         }
-        request_state::seal(payload, &self.key)
+        self.keys.seal(payload)
     }
 }
