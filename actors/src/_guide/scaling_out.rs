@@ -27,6 +27,24 @@
 //!   listener receives the list_changed notifications it opted into (a
 //!   conservative resync, so no change is silently missed). Outages and resyncs
 //!   are logged.
+//! - Redis in one place: `[redis] url` (or the older `hub.redis_url`, not
+//!   both) serves the hub, the task store and the quotas alike. For no
+//!   single point of failure, run Redis Sentinel and name it instead:
+//!   `[redis] sentinels = ["10.0.0.5:26379", "10.0.0.6:26379"]`, `master =
+//!   "mymaster"`. Every instance asks the sentinels for the master twice a
+//!   second; when they name another node (a failover), the next use of Redis
+//!   connects to it, the subscription moves with it, and the listeners get
+//!   the resync above for what the gap may have held — listen streams stay
+//!   open. `min_replicas = 1` (with `wait_timeout_ms`, 1000) makes every task
+//!   write wait until a replica holds it (Redis `WAIT`), so a task
+//!   acknowledged to a client survives the master's death; a write fewer
+//!   replicas acknowledged in time still succeeds and is counted in
+//!   `mcp_server_redis_wait_short_total`. `/readyz` and `/status.json` show
+//!   `redis`: the master now, the failovers seen and when the last was.
+//!   `tests/sentinel.rs` kills the master of a real master, replica and
+//!   sentinel behind two instances: both follow the promoted replica (in
+//!   about 2.5 s here), a listen stream opened before the kill hears the next
+//!   change, and a task written before it is still there.
 //! - Every instance needs the same `mrtr.key` (or `ACTIX_MCP_MRTR_KEY`), so
 //!   `requestState` issued by one verifies on another. To change the key
 //!   without losing a flow in progress, list keys instead (`mrtr.keys`,

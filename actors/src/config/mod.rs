@@ -23,6 +23,7 @@ mod metrics;
 mod otel;
 mod policy;
 mod quotas;
+mod redis;
 mod server;
 mod session;
 mod shutdown;
@@ -44,6 +45,7 @@ pub use metrics::MetricsConfig;
 pub use otel::OtelConfig;
 pub use policy::PolicyConfig;
 pub use quotas::QuotaConfig;
+pub use redis::{RedisConfig, RedisTarget};
 pub use server::{CacheConfig, CatalogConfig, ServerConfig};
 pub use session::{LegacyConfig, MrtrConfig};
 pub use shutdown::ShutdownConfig;
@@ -99,6 +101,9 @@ pub struct Config {
     pub audit: AuditConfig,
     /// Which calls a caller may make (`[policy]`, Cedar).
     pub policy: PolicyConfig,
+    /// Where Redis is (`[redis]`: a URL or Redis Sentinel), for the hub,
+    /// the task store and the quotas.
+    pub redis: RedisConfig,
     /// How many calls each caller, tool or upstream may make (`[[quotas]]`):
     /// counted in Redis across instances when `hub.backend = "redis"`, else
     /// in this process.
@@ -141,6 +146,7 @@ impl Default for Config {
             upstreams: Default::default(),
             audit: Default::default(),
             policy: Default::default(),
+            redis: Default::default(),
             quotas: Default::default(),
             quotas_fail: Default::default(),
             quotas_max_keys: 100_000,
@@ -186,6 +192,8 @@ impl Config {
                 "ACTIX_MCP_MRTR_KEYS" => self.mrtr.keys = list(&value),
                 "ACTIX_MCP_HUB_BACKEND" => self.hub.backend = value.parse()?,
                 "ACTIX_MCP_REDIS_URL" => self.hub.redis_url = value,
+                "ACTIX_MCP_REDIS_SENTINELS" => self.redis.sentinels = list(&value),
+                "ACTIX_MCP_REDIS_MASTER" => self.redis.master = value,
                 "ACTIX_MCP_LOG_LEVEL" => self.log.level = value,
                 "ACTIX_MCP_LOG_FORMAT" => self.log.format = value.parse()?,
                 "ACTIX_MCP_MAX_BODY_BYTES" => self.http.max_body_bytes = value.parse().map_err(|e| bad(&e))?,
@@ -245,10 +253,12 @@ impl Config {
             .map_err(|e| ConfigError(format!("http.bind {:?}: {e}", self.http.bind)))?;
         self.validate_versions()?;
         self.mrtr.decoded_keys()?;
+        redis::validate(&self.redis, &self.hub.redis_url, &HubConfig::default().redis_url)?;
         #[cfg(feature = "redis")]
-        if self.hub.backend == HubBackend::Redis {
-            redis::Client::open(self.hub.redis_url.as_str())
-                .map_err(|e| ConfigError(format!("hub.redis_url {:?}: {e}", self.hub.redis_url)))?;
+        if self.hub.backend == HubBackend::Redis || self.tasks.in_redis(self.hub.backend) {
+            if let RedisTarget::Url(url) = self.redis_target() {
+                ::redis::Client::open(url.as_str()).map_err(|e| ConfigError(format!("Redis URL {url:?}: {e}")))?;
+            }
         }
         self.metrics.validate()?;
         self.audit.validate()?;
@@ -262,11 +272,6 @@ impl Config {
 
     /// The `[tasks]` values.
     fn validate_tasks(&self) -> Result<(), ConfigError> {
-        #[cfg(feature = "redis")]
-        if self.tasks.in_redis(self.hub.backend) {
-            redis::Client::open(self.hub.redis_url.as_str())
-                .map_err(|e| ConfigError(format!("hub.redis_url {:?} (for tasks.store): {e}", self.hub.redis_url)))?;
-        }
         if self.tasks.lease_ms < 300 {
             return Err(ConfigError("tasks.lease_ms must be at least 300".into()));
         }

@@ -24,10 +24,11 @@ use std::time::{Duration, Instant};
 
 use mcp_protocol::subscription::{Event, WireEvent};
 use mcp_protocol::trace::TraceContext;
-use redis::aio::ConnectionManagerConfig;
 use slog::{debug, info, warn, Logger};
 use tokio::sync::mpsc;
 
+use crate::config::RedisTarget;
+use crate::hub::redis_link::RedisLink;
 use crate::hub::redis_subscription::{subscribe_forever, Subscription};
 use crate::hub::{HubBackend, HubInbox, RemoteEvent, Resync};
 
@@ -36,7 +37,7 @@ pub type RedisStats = crate::hub::BackendStats;
 
 /// The Redis pub/sub hub backend.
 pub struct RedisBackend {
-    client: redis::Client,
+    link: RedisLink,
     channel: String,
     origin: String,
     dedup: Duration,
@@ -46,12 +47,14 @@ pub struct RedisBackend {
 }
 
 impl RedisBackend {
-    /// A backend for `url` publishing on `{prefix}:events`, coalescing
-    /// duplicates within `dedup`.
-    pub fn new(url: &str, prefix: &str, dedup: Duration) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("hub.redis_url {url:?}: {e}"))?;
+    /// A backend for the Redis at `target` (a URL, or a Sentinel master)
+    /// publishing on `{prefix}:events`, coalescing duplicates within `dedup`.
+    pub fn new(target: impl Into<RedisTarget>, prefix: &str, dedup: Duration) -> Result<Self, String> {
+        let target = target.into();
+        let link =
+            RedisLink::open(&target, Duration::from_millis(1000), 1).map_err(|e| format!("Redis {target}: {e}"))?;
         Ok(RedisBackend {
-            client,
+            link,
             channel: format!("{prefix}:events"),
             origin: uuid::Uuid::new_v4().simple().to_string(),
             dedup,
@@ -90,36 +93,17 @@ impl RedisBackend {
 }
 
 async fn publisher(
-    client: redis::Client,
+    link: RedisLink,
     channel: String,
     mut rx: mpsc::Receiver<Vec<u8>>,
     stats: Arc<RedisStats>,
     log: Logger,
 ) {
-    let config = ConnectionManagerConfig::new()
-        .set_connection_timeout(Duration::from_millis(500))
-        .set_response_timeout(Duration::from_millis(1000))
-        .set_number_of_retries(1);
-    let mut con = None;
     while let Some(payload) = rx.recv().await {
-        if con.is_none() {
-            match client.get_connection_manager_with_config(config.clone()).await {
-                Ok(c) => con = Some(c),
-                Err(e) => {
-                    stats.publish_failures.fetch_add(1, Ordering::Relaxed);
-                    debug!(log, "redis unreachable; event delivered locally only"; "error" => %e);
-                    continue;
-                }
-            }
-        }
-        let Some(c) = con.as_mut() else { continue };
-        let mut result = redis::cmd("PUBLISH").arg(&channel).arg(&payload).query_async::<i64>(c).await;
+        let mut result = publish(&link, &channel, &payload).await;
         if result.is_err() {
-            // The connection may predate an outage: reconnect once and retry.
-            con = client.get_connection_manager_with_config(config.clone()).await.ok();
-            if let Some(c) = con.as_mut() {
-                result = redis::cmd("PUBLISH").arg(&channel).arg(&payload).query_async::<i64>(c).await;
-            }
+            // The connection may predate an outage or a failover: once more.
+            result = publish(&link, &channel, &payload).await;
         }
         match result {
             Ok(_) => {
@@ -133,8 +117,14 @@ async fn publisher(
     }
 }
 
+/// Publishes `payload` on `channel` through `link`'s connection.
+async fn publish(link: &RedisLink, channel: &str, payload: &[u8]) -> redis::RedisResult<i64> {
+    let mut con = link.connection().await?;
+    redis::cmd("PUBLISH").arg(channel).arg(payload).query_async::<i64>(&mut con).await
+}
+
 async fn subscriber(
-    client: redis::Client,
+    link: RedisLink,
     channel: String,
     origin: String,
     hub: HubInbox,
@@ -143,7 +133,7 @@ async fn subscriber(
 ) {
     // Whether an outage came before: then the listeners resync on return.
     let mut missed = false;
-    subscribe_forever(client, channel.clone(), |event| match event {
+    subscribe_forever(link, channel.clone(), |event| match event {
         Subscription::Subscribed => {
             stats.connected.store(true, Ordering::Release);
             if missed {
@@ -186,9 +176,9 @@ impl HubBackend for RedisBackend {
     fn start(&mut self, hub: HubInbox, log: &Logger) {
         let (tx, rx) = mpsc::channel(4096);
         self.outbox = Some(tx);
-        actix_rt::spawn(publisher(self.client.clone(), self.channel.clone(), rx, self.stats.clone(), log.clone()));
+        actix_rt::spawn(publisher(self.link.clone(), self.channel.clone(), rx, self.stats.clone(), log.clone()));
         actix_rt::spawn(subscriber(
-            self.client.clone(),
+            self.link.clone(),
             self.channel.clone(),
             self.origin.clone(),
             hub,

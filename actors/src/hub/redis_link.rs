@@ -1,42 +1,219 @@
-//! [`RedisLink`]: a connection to Redis made on first use and kept (the
-//! connection manager reconnects by itself), shared by the stores that
-//! query Redis (tasks, quotas).
+//! [`RedisLink`]: where Redis is, for the stores that use it (the hub, tasks,
+//! quotas) — one URL, or the master that Redis Sentinel names. A connection
+//! is made on first use and kept (the connection manager reconnects by
+//! itself to a URL). Under Sentinel, one [`MasterWatch`] per master asks the
+//! sentinels every half second which node is the master; when that changes
+//! (a failover), every link drops its connection and the next use connects
+//! to the promoted node.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, SystemTime};
 
 use futures::future::{BoxFuture, FutureExt};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use tokio::sync::OnceCell;
+
+use crate::config::RedisTarget;
+
+/// How often the sentinels are asked for the master.
+const POLL: Duration = Duration::from_millis(500);
+/// How long one sentinel may take to answer.
+const ASK_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// A lazily made, shared Redis connection.
 #[derive(Clone)]
 pub(crate) struct RedisLink {
-    client: redis::Client,
+    target: Target,
     config: ConnectionManagerConfig,
-    con: Arc<OnceCell<ConnectionManager>>,
+    /// The connection, with the master generation it was made for.
+    con: Arc<tokio::sync::Mutex<Option<(u64, ConnectionManager)>>>,
+}
+
+#[derive(Clone)]
+enum Target {
+    Url(redis::Client),
+    Sentinel(Arc<MasterWatch>),
 }
 
 impl RedisLink {
-    /// A link to `url`: connecting gives up after 500 ms, a reply after
+    /// A link to `target`: connecting gives up after 500 ms, a reply after
     /// `reply_timeout`, and a failed command is tried `retries` more times.
-    pub(crate) fn open(url: &str, reply_timeout: Duration, retries: usize) -> Result<Self, redis::RedisError> {
+    pub(crate) fn open(
+        target: &RedisTarget,
+        reply_timeout: Duration,
+        retries: usize,
+    ) -> Result<Self, redis::RedisError> {
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Duration::from_millis(500))
             .set_response_timeout(reply_timeout)
             .set_number_of_retries(retries);
-        Ok(RedisLink { client: redis::Client::open(url)?, config, con: Arc::new(OnceCell::new()) })
+        let target = match target {
+            RedisTarget::Url(url) => Target::Url(redis::Client::open(url.as_str())?),
+            RedisTarget::Sentinel { sentinels, master } => Target::Sentinel(MasterWatch::of(sentinels, master)),
+        };
+        Ok(RedisLink { target, config, con: Arc::new(tokio::sync::Mutex::new(None)) })
     }
 
-    /// The client, for connections of another kind (a subscription).
-    pub(crate) fn client(&self) -> &redis::Client {
-        &self.client
+    /// A client for the master now (for connections of another kind: a
+    /// subscription).
+    pub(crate) fn client(&self) -> BoxFuture<'static, redis::RedisResult<redis::Client>> {
+        let target = self.target.clone();
+        async move {
+            match target {
+                Target::Url(client) => Ok(client),
+                Target::Sentinel(watch) => redis::Client::open(format!("redis://{}/", watch.master().await?)),
+            }
+        }
+        .boxed()
     }
 
-    /// The connection, made now if this is its first use (a failed attempt
-    /// is tried again on the next use).
-    pub(crate) fn connection(&self) -> BoxFuture<'static, Result<ConnectionManager, redis::RedisError>> {
-        let (client, config, con) = (self.client.clone(), self.config.clone(), self.con.clone());
-        async move { con.get_or_try_init(|| client.get_connection_manager_with_config(config)).await.cloned() }.boxed()
+    /// The connection, made now if this is its first use or the master
+    /// changed since (a failed attempt is tried again on the next use).
+    pub(crate) fn connection(&self) -> BoxFuture<'static, redis::RedisResult<ConnectionManager>> {
+        let (link, con) = (self.clone(), self.con.clone());
+        async move {
+            let generation = match &link.target {
+                Target::Url(_) => 0,
+                Target::Sentinel(watch) => watch.generation(),
+            };
+            let mut held = con.lock().await;
+            if let Some((g, c)) = held.as_ref() {
+                if *g == generation {
+                    return Ok(c.clone());
+                }
+            }
+            let client = link.client().await?;
+            let made = client.get_connection_manager_with_config(link.config.clone()).await?;
+            *held = Some((generation, made.clone()));
+            Ok(made)
+        }
+        .boxed()
     }
+}
+
+/// Which node the sentinels name as a master, asked every [`POLL`].
+pub(crate) struct MasterWatch {
+    sentinels: Vec<String>,
+    name: String,
+    /// `HOST:PORT` of the master, once known.
+    master: Mutex<Option<String>>,
+    /// +1 at each change of master.
+    generation: AtomicU64,
+    failovers: AtomicU64,
+    last_failover: Mutex<Option<SystemTime>>,
+    polling: AtomicBool,
+}
+
+/// The watches by master: its sentinels and name.
+type Watches = HashMap<(Vec<String>, String), Arc<MasterWatch>>;
+
+/// One watch per master, shared by every link to it.
+fn watches() -> &'static Mutex<Watches> {
+    static WATCHES: OnceLock<Mutex<Watches>> = OnceLock::new();
+    WATCHES.get_or_init(Default::default)
+}
+
+impl MasterWatch {
+    /// The watch of master `name` at `sentinels`.
+    fn of(sentinels: &[String], name: &str) -> Arc<MasterWatch> {
+        let mut all = watches().lock().unwrap_or_else(|p| p.into_inner());
+        let key = (sentinels.to_vec(), name.to_owned());
+        all.entry(key)
+            .or_insert_with(|| {
+                Arc::new(MasterWatch {
+                    sentinels: sentinels.to_vec(),
+                    name: name.to_owned(),
+                    master: Mutex::new(None),
+                    generation: AtomicU64::new(0),
+                    failovers: AtomicU64::new(0),
+                    last_failover: Mutex::new(None),
+                    polling: AtomicBool::new(false),
+                })
+            })
+            .clone()
+    }
+
+    fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// The master's `HOST:PORT`: the one known, else asked now. The first
+    /// call starts the polling.
+    async fn master(self: &Arc<Self>) -> redis::RedisResult<String> {
+        if !self.polling.swap(true, Ordering::AcqRel) {
+            let watch = self.clone();
+            tokio::spawn(async move {
+                loop {
+                    if let Ok(addr) = watch.ask().await {
+                        watch.saw(addr);
+                    }
+                    tokio::time::sleep(POLL).await;
+                }
+            });
+        }
+        if let Some(addr) = self.master.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            return Ok(addr);
+        }
+        let addr = self.ask().await?;
+        self.saw(addr.clone());
+        Ok(addr)
+    }
+
+    /// The sentinels name `addr` as the master: a change is a failover.
+    fn saw(&self, addr: String) {
+        let mut master = self.master.lock().unwrap_or_else(|p| p.into_inner());
+        if master.as_deref() == Some(addr.as_str()) {
+            return;
+        }
+        if master.is_some() {
+            self.failovers.fetch_add(1, Ordering::Relaxed);
+            *self.last_failover.lock().unwrap_or_else(|p| p.into_inner()) = Some(SystemTime::now());
+        }
+        *master = Some(addr);
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Asks each sentinel in turn for the master's address.
+    async fn ask(&self) -> redis::RedisResult<String> {
+        let mut last = None;
+        for sentinel in &self.sentinels {
+            let asked = async {
+                let client = redis::Client::open(format!("redis://{sentinel}/"))?;
+                let mut con = client.get_multiplexed_async_connection().await?;
+                redis::cmd("SENTINEL")
+                    .arg("get-master-addr-by-name")
+                    .arg(&self.name)
+                    .query_async::<Option<(String, u16)>>(&mut con)
+                    .await
+            };
+            match tokio::time::timeout(ASK_TIMEOUT, asked).await {
+                Ok(Ok(Some((host, port)))) => return Ok(format!("{host}:{port}")),
+                Ok(Ok(None)) => last = Some(format!("sentinel {sentinel} knows no master {:?}", self.name)),
+                Ok(Err(e)) => last = Some(format!("sentinel {sentinel}: {e}")),
+                Err(_) => last = Some(format!("sentinel {sentinel} did not answer")),
+            }
+        }
+        let why = last.unwrap_or_else(|| "no sentinel".into());
+        Err(redis::RedisError::from((redis::ErrorKind::IoError, "no master from the sentinels", why)))
+    }
+}
+
+/// Where the master of `target` stands, for the status page: `None` for a
+/// URL; under Sentinel its address, the failovers seen and when the last was.
+pub(crate) fn sentinel_status(target: &RedisTarget) -> Option<serde_json::Value> {
+    let RedisTarget::Sentinel { sentinels, master } = target else { return None };
+    let watch = MasterWatch::of(sentinels, master);
+    let at = watch
+        .last_failover
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .map(|t| time::OffsetDateTime::from(t).unix_timestamp());
+    Some(serde_json::json!({
+        "mode": "sentinel",
+        "master_name": master,
+        "master": watch.master.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+        "failovers": watch.failovers.load(Ordering::Relaxed),
+        "last_failover_unix": at,
+    }))
 }

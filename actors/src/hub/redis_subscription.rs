@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
+use super::redis_link::RedisLink;
+
 /// The first wait after a failure; it doubles up to [`MAX_BACKOFF`].
 const MIN_BACKOFF: Duration = Duration::from_millis(100);
 /// The longest wait between two attempts.
@@ -21,19 +23,15 @@ pub(crate) enum Subscription<'a> {
     Lost(Option<redis::RedisError>),
 }
 
-/// Keeps `channel` subscribed on `client` for ever, telling `on` of every
-/// message and every change. After a failed attempt or a lost subscription
-/// it waits — 100 ms, doubling to 5 s, back to 100 ms once subscribed — and
-/// subscribes again.
-pub(crate) async fn subscribe_forever(
-    client: redis::Client,
-    channel: String,
-    mut on: impl FnMut(Subscription<'_>),
-) -> ! {
+/// Keeps `channel` subscribed on `link`'s Redis for ever (on the master of
+/// the moment, under Sentinel), telling `on` of every message and every
+/// change. After a failed attempt or a lost subscription it waits — 100 ms,
+/// doubling to 5 s, back to 100 ms once subscribed — and subscribes again.
+pub(crate) async fn subscribe_forever(link: RedisLink, channel: String, mut on: impl FnMut(Subscription<'_>)) -> ! {
     let mut backoff = MIN_BACKOFF;
     loop {
         let subscribed = async {
-            let mut pubsub = client.get_async_pubsub().await?;
+            let mut pubsub = link.client().await?.get_async_pubsub().await?;
             pubsub.subscribe(&channel).await?;
             Ok::<_, redis::RedisError>(pubsub)
         };

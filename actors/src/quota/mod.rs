@@ -244,7 +244,7 @@ fn counters(config: &Config) -> Result<Arc<dyn Counters>, String> {
     #[cfg(feature = "redis")]
     if config.hub.backend == crate::config::HubBackend::Redis {
         let timeout = Duration::from_millis(config.quotas_timeout_ms);
-        let counters = redis::RedisCounters::new(&config.hub.redis_url, &config.hub.redis_channel_prefix, timeout)?;
+        let counters = redis::RedisCounters::new(&config.redis_target(), &config.hub.redis_channel_prefix, timeout)?;
         return Ok(Arc::new(counters));
     }
     Ok(Arc::new(memory::MemoryCounters::new(config.quotas_max_keys)))

@@ -40,10 +40,10 @@ pub(crate) struct RedisCounters {
 }
 
 impl RedisCounters {
-    /// Counters at `url` under `prefix`; a count not answered within
-    /// `timeout` fails.
-    pub(crate) fn new(url: &str, prefix: &str, timeout: Duration) -> Result<Self, String> {
-        let link = RedisLink::open(url, timeout, 0).map_err(|e| format!("hub.redis_url {url:?}: {e}"))?;
+    /// Counters in the Redis at `target` under `prefix`; a count not
+    /// answered within `timeout` fails.
+    pub(crate) fn new(target: &crate::config::RedisTarget, prefix: &str, timeout: Duration) -> Result<Self, String> {
+        let link = RedisLink::open(target, timeout, 0).map_err(|e| format!("Redis {target}: {e}"))?;
         Ok(RedisCounters { link, prefix: prefix.to_owned(), timeout })
     }
 

@@ -189,11 +189,11 @@ pub(crate) fn backend_for(config: &Config) -> Result<Box<dyn HubBackend + Send>,
         #[cfg(feature = "redis")]
         crate::config::HubBackend::Redis => Box::new(
             RedisBackend::new(
-                &config.hub.redis_url,
+                config.redis_target(),
                 &config.hub.redis_channel_prefix,
                 Duration::from_millis(config.hub.dedup_ms),
             )
-            .map_err(|e| BuildError::Config(ConfigError(format!("hub.redis_url: {e}"))))?,
+            .map_err(|e| BuildError::Config(ConfigError(e)))?,
         ),
         #[cfg(not(feature = "redis"))]
         crate::config::HubBackend::Redis => {

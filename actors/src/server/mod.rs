@@ -116,6 +116,17 @@ impl McpServer {
         self.inner.backend_link.as_ref()
     }
 
+    /// Where the Redis master stands under Sentinel (`[redis] sentinels`,
+    /// when the hub or the task store uses Redis): its address, the
+    /// failovers seen and when the last was; `None` otherwise.
+    pub fn redis_status(&self) -> Option<serde_json::Value> {
+        #[cfg(feature = "redis")]
+        if self.inner.backend_link.is_some() || self.inner.config.tasks.in_redis(self.inner.config.hub.backend) {
+            return crate::hub::redis_link::sentinel_status(&self.inner.config.redis_target());
+        }
+        None
+    }
+
     /// The server's authorization, when it has one.
     pub fn authorizer(&self) -> Option<&Arc<Authorizer>> {
         self.inner.auth.as_ref()

@@ -54,15 +54,49 @@ pub struct RedisStore {
     /// At most this many unexpired tasks per owner (0: no share).
     share: usize,
     clock: Arc<dyn Clock>,
+    /// After each write, wait until this many replicas hold it, at most
+    /// this long (`redis.min_replicas`, `redis.wait_timeout_ms`).
+    wait: Option<(u32, u64)>,
+}
+
+/// Writes that fewer replicas than `redis.min_replicas` acknowledged in time.
+pub(crate) const WAIT_SHORT: &str = "mcp_server_redis_wait_short_total";
+
+/// Waits until `wait`'s replicas hold the writes made so far on `con`; one
+/// acknowledged by fewer is counted (the write stands).
+async fn replicated(con: &mut ConnectionManager, wait: Option<(u32, u64)>) {
+    let Some((replicas, ms)) = wait else { return };
+    let acked = redis::cmd("WAIT").arg(replicas).arg(ms).query_async::<i64>(con).await.unwrap_or(0);
+    if acked < i64::from(replicas) {
+        metrics::counter!(WAIT_SHORT).increment(1);
+    }
 }
 
 impl RedisStore {
-    /// A store at `url` under `{prefix}:task…`, bounded to `max` unexpired
-    /// tasks in all. Connects on first use.
-    pub fn new(url: &str, prefix: &str, max: usize, clock: Arc<dyn Clock>) -> Result<Self, String> {
+    /// A store in the Redis at `target` (a URL, or a Sentinel master) under
+    /// `{prefix}:task…`, bounded to `max` unexpired tasks in all. Connects
+    /// on first use.
+    pub fn new(
+        target: impl Into<crate::config::RedisTarget>,
+        prefix: &str,
+        max: usize,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, String> {
+        let target = target.into();
         let link =
-            RedisLink::open(url, Duration::from_millis(2000), 2).map_err(|e| format!("hub.redis_url {url:?}: {e}"))?;
-        Ok(RedisStore { link, prefix: prefix.to_owned(), max, share: 0, clock })
+            RedisLink::open(&target, Duration::from_millis(2000), 2).map_err(|e| format!("Redis {target}: {e}"))?;
+        Ok(RedisStore { link, prefix: prefix.to_owned(), max, share: 0, clock, wait: None })
+    }
+
+    /// This store, each write of which waits until `replicas` replicas hold
+    /// it, at most `timeout_ms` (0 replicas: no wait).
+    #[must_use]
+    pub fn with_wait(mut self, replicas: u32, timeout_ms: u64) -> Self {
+        self.wait = (replicas > 0).then_some((replicas, timeout_ms));
+        if self.wait.is_some() {
+            metrics::counter!(WAIT_SHORT).increment(0);
+        }
+        self
     }
 
     /// This store, holding at most `share` unexpired tasks of any one owner
@@ -107,7 +141,7 @@ impl TaskStore for RedisStore {
             Some(owner) if self.share > 0 => (self.owner_index(owner), self.share),
             _ => (format!("{}:tasks-unowned", self.prefix), 0),
         };
-        let con = self.connection();
+        let (con, wait) = (self.connection(), self.wait);
         async move {
             let mut con = con.await?;
             let json = serde_json::to_string(&record).map_err(|e| StoreError::Unavailable(e.to_string()))?;
@@ -129,7 +163,10 @@ impl TaskStore for RedisStore {
                 .await
                 .map_err(unavailable)?;
             match stored {
-                1 => Ok(()),
+                1 => {
+                    replicated(&mut con, wait).await;
+                    Ok(())
+                }
                 2 => Err(StoreError::ShareFull(share)),
                 _ => Err(StoreError::Full(max)),
             }
@@ -151,7 +188,7 @@ impl TaskStore for RedisStore {
     }
 
     fn update(&self, id: &str, change: Change) -> BoxFuture<'static, Result<Option<(TaskRecord, bool)>, StoreError>> {
-        let (key, now, con) = (self.key(id), self.clock.now_ms(), self.connection());
+        let (key, now, con, wait) = (self.key(id), self.clock.now_ms(), self.connection(), self.wait);
         async move {
             let mut con = con.await?;
             // The change is applied to the value read, and written only if
@@ -179,6 +216,7 @@ impl TaskStore for RedisStore {
                     .await
                     .map_err(unavailable)?;
                 if swapped == 1 {
+                    replicated(&mut con, wait).await;
                     return Ok(Some((record, true)));
                 }
             }
@@ -198,7 +236,7 @@ impl TaskStore for RedisStore {
     }
 
     fn start(&self, cancels: Arc<dyn Fn(&str) + Send + Sync>, log: &Logger) {
-        let (client, channel, log) = (self.link.client().clone(), format!("{}:task-cancel", self.prefix), log.clone());
+        let (client, channel, log) = (self.link.clone(), format!("{}:task-cancel", self.prefix), log.clone());
         let warm = self.connection();
         // A thread of its own: the subscription and the shared connection's
         // driver outlive any worker.

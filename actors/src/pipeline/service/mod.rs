@@ -55,8 +55,9 @@ fn task_service(
     #[cfg(feature = "redis")]
     if t.in_redis(config.hub.backend) {
         let prefix = &config.hub.redis_channel_prefix;
-        let store = crate::tasks::RedisStore::new(&config.hub.redis_url, prefix, t.max_tasks, clock.clone())
-            .map(|s| s.with_share(t.max_tasks_per_subject));
+        let store = crate::tasks::RedisStore::new(config.redis_target(), prefix, t.max_tasks, clock.clone()).map(|s| {
+            s.with_share(t.max_tasks_per_subject).with_wait(config.redis.min_replicas, config.redis.wait_timeout_ms)
+        });
         match store {
             Ok(store) => return crate::tasks::TaskService::with_store(t, clock, Arc::new(store)),
             Err(e) => slog::error!(log, "tasks kept in memory: the Redis store cannot be used"; "error" => e),

@@ -17,11 +17,15 @@ pub(super) async fn liveness() -> HttpResponse {
     HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(json!({"status": "ok"}))
 }
 
-/// `GET` readiness.
+/// `GET` readiness; under Redis Sentinel the body also says which node is
+/// the master and when the last failover was.
 pub(super) async fn readiness(server: web::Data<McpServer>) -> HttpResponse {
-    let (mut res, body) = match server.readiness() {
+    let (mut res, mut body) = match server.readiness() {
         Ok(()) => (HttpResponse::Ok(), json!({"ready": true})),
         Err(why) => (HttpResponse::ServiceUnavailable(), json!({"ready": false, "reasons": why})),
     };
+    if let Some(redis) = server.redis_status() {
+        body["redis"] = redis;
+    }
     res.insert_header((header::CACHE_CONTROL, "no-store")).json(body)
 }

@@ -54,6 +54,9 @@ pub(super) async fn data(req: HttpRequest, server: web::Data<McpServer>) -> Http
             }
             v["tls"] = json!(server.config().http.tls.enabled());
             v["config"] = server.generation_json();
+            if let Some(redis) = server.redis_status() {
+                v["redis"] = redis;
+            }
             HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(v)
         }
         None => HttpResponse::NotFound().finish(),
