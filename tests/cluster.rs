@@ -403,5 +403,16 @@ async fn tasks_are_answered_by_every_instance_and_outlive_none() {
     a.child.kill().await.unwrap();
     let failed = until_status(&b.url, &id, "failed").await;
     assert!(failed["error"]["message"].as_str().unwrap().contains("no heartbeat"), "{failed}");
+    // Redis gone: what needs it is answered at once with why (not an open
+    // stream that waits), and what does not keeps working.
     redis.stop().await;
+    for i in 0..3 {
+        let asked = std::time::Instant::now();
+        let r = post(&b.url, &with_tasks(20 + i, "tasks/get", json!({"taskId": id}))).await;
+        assert_eq!((r.status, r.content_type.as_str()), (500, "application/json"), "{}", r.raw);
+        let message = r.response()["error"]["message"].as_str().unwrap_or_default().to_owned();
+        assert!(message.contains("task store is unavailable") && message.contains("Redis"), "{message}");
+        assert!(asked.elapsed() < Duration::from_millis(2500), "answered within the store's bound");
+    }
+    assert_eq!(post(&b.url, &call(30, "echo")).await.status, 200, "a call that needs no Redis is served");
 }

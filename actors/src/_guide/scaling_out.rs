@@ -27,6 +27,13 @@
 //!   listener receives the list_changed notifications it opted into (a
 //!   conservative resync, so no change is silently missed). Outages and resyncs
 //!   are logged.
+//!   What needs Redis answers at once while it is unreachable: a task
+//!   request with the task store in Redis gets -32603 "the task store is
+//!   unavailable: Redis: …" (HTTP 500) without waiting (the first use after
+//!   the outage waits at most 500 ms to connect; for a second after a
+//!   failure, each use fails at once, then one tries again), and a quota
+//!   counted in Redis follows `quotas_fail`; what does not need it (calls,
+//!   lists, local delivery) goes on.
 //! - Redis in one place: `[redis] url` (or the older `hub.redis_url`, not
 //!   both) serves the hub, the task store and the quotas alike. For no
 //!   single point of failure, run Redis Sentinel and name it instead:

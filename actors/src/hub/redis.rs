@@ -51,8 +51,9 @@ impl RedisBackend {
     /// publishing on `{prefix}:events`, coalescing duplicates within `dedup`.
     pub fn new(target: impl Into<RedisTarget>, prefix: &str, dedup: Duration) -> Result<Self, String> {
         let target = target.into();
-        let link =
-            RedisLink::open(&target, Duration::from_millis(1000), 1).map_err(|e| format!("Redis {target}: {e}"))?;
+        let link = RedisLink::open(&target, Duration::from_millis(1000))
+            .map_err(|e| format!("Redis {target}: {e}"))?
+            .patient();
         Ok(RedisBackend {
             link,
             channel: format!("{prefix}:events"),
@@ -117,10 +118,14 @@ async fn publisher(
     }
 }
 
-/// Publishes `payload` on `channel` through `link`'s connection.
+/// Publishes `payload` on `channel` through `link`'s connection (at once
+/// an error while Redis counts as unreachable).
 async fn publish(link: &RedisLink, channel: &str, payload: &[u8]) -> redis::RedisResult<i64> {
-    let mut con = link.connection().await?;
-    redis::cmd("PUBLISH").arg(channel).arg(payload).query_async::<i64>(&mut con).await
+    let (channel, payload) = (channel.to_owned(), payload.to_vec());
+    link.with_connection(move |mut con| async move {
+        redis::cmd("PUBLISH").arg(channel).arg(payload).query_async::<i64>(&mut con).await
+    })
+    .await
 }
 
 async fn subscriber(

@@ -4,7 +4,10 @@
 //! itself to a URL). Under Sentinel, one [`MasterWatch`] per master asks the
 //! sentinels every half second which node is the master; when that changes
 //! (a failover), every link drops its connection and the next use connects
-//! to the promoted node.
+//! to the promoted node. Work through a link ([`RedisLink::with_connection`])
+//! is bounded by its reply timeout; after a timeout or a lost connection,
+//! Redis counts as unreachable for a second, and what needs it in that
+//! second fails at once instead of waiting.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -20,6 +23,11 @@ use crate::config::RedisTarget;
 const POLL: Duration = Duration::from_millis(500);
 /// How long one sentinel may take to answer.
 const ASK_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long making a connection may take before Redis counts as unreachable.
+const CONNECT_WITHIN: Duration = Duration::from_millis(500);
+/// After a timeout or a lost connection, Redis counts as unreachable this
+/// long: work fails at once, then the next work tries again.
+const DOWN_FOR: Duration = Duration::from_secs(1);
 
 /// A lazily made, shared Redis connection.
 #[derive(Clone)]
@@ -28,6 +36,13 @@ pub(crate) struct RedisLink {
     config: ConnectionManagerConfig,
     /// The connection, with the master generation it was made for.
     con: Arc<tokio::sync::Mutex<Option<(u64, ConnectionManager)>>>,
+    /// Work is given up after this long.
+    deadline: Duration,
+    /// Since when and why Redis counts as unreachable.
+    down: Arc<Mutex<Option<(std::time::Instant, String)>>>,
+    /// Work is tried even while Redis counts as unreachable (for work off
+    /// the request path, which may wait).
+    patient: bool,
 }
 
 #[derive(Clone)]
@@ -38,21 +53,88 @@ enum Target {
 
 impl RedisLink {
     /// A link to `target`: connecting gives up after 500 ms, a reply after
-    /// `reply_timeout`, and a failed command is tried `retries` more times.
-    pub(crate) fn open(
-        target: &RedisTarget,
-        reply_timeout: Duration,
-        retries: usize,
-    ) -> Result<Self, redis::RedisError> {
+    /// `reply_timeout` (and work through [`RedisLink::with_connection`]
+    /// after that long in all). A connection is tried once: after a failure
+    /// the next use makes a new one, rather than the manager retrying with
+    /// back-off while the work waits.
+    pub(crate) fn open(target: &RedisTarget, reply_timeout: Duration) -> Result<Self, redis::RedisError> {
         let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Duration::from_millis(500))
+            .set_connection_timeout(CONNECT_WITHIN)
             .set_response_timeout(reply_timeout)
-            .set_number_of_retries(retries);
+            .set_number_of_retries(0);
         let target = match target {
             RedisTarget::Url(url) => Target::Url(redis::Client::open(url.as_str())?),
             RedisTarget::Sentinel { sentinels, master } => Target::Sentinel(MasterWatch::of(sentinels, master)),
         };
-        Ok(RedisLink { target, config, con: Arc::new(tokio::sync::Mutex::new(None)) })
+        let (con, down) = (Arc::new(tokio::sync::Mutex::new(None)), Arc::new(Mutex::new(None)));
+        Ok(RedisLink { target, config, con, deadline: reply_timeout, down, patient: false })
+    }
+
+    /// This link trying work even while Redis counts as unreachable: for
+    /// work that waits on nobody (the hub's publisher), so that the first
+    /// event after an outage is not dropped.
+    pub(crate) fn patient(mut self) -> Self {
+        self.patient = true;
+        self
+    }
+
+    /// Runs `work` on the connection, within the link's deadline; fails at
+    /// once while Redis counts as unreachable. No connection within 500 ms,
+    /// or no answer in time, makes it count so for a second; after `work`
+    /// failed its connection is dropped (the next use makes a new one); a
+    /// success clears it.
+    pub(crate) fn with_connection<T, F, Fut>(&self, work: F) -> BoxFuture<'static, redis::RedisResult<T>>
+    where
+        T: Send + 'static,
+        F: FnOnce(ConnectionManager) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = redis::RedisResult<T>> + Send,
+    {
+        let (link, connection) = (self.clone(), self.connection());
+        async move {
+            if let Some(why) = link.unreachable().filter(|_| !link.patient) {
+                return Err(lost(why));
+            }
+            // Outer error: no connection (within its own bound); inner: the work's.
+            let worked = tokio::time::timeout(link.deadline, async move {
+                let con = match tokio::time::timeout(CONNECT_WITHIN, connection).await {
+                    Ok(con) => con?,
+                    Err(_) => return Err(lost(format!("no connection within {} ms", CONNECT_WITHIN.as_millis()))),
+                };
+                Ok::<_, redis::RedisError>(work(con).await)
+            })
+            .await;
+            let down = |why: String| {
+                *link.down.lock().unwrap_or_else(|p| p.into_inner()) = Some((std::time::Instant::now(), why))
+            };
+            match worked {
+                Err(_) => {
+                    let why = format!("no answer within {} ms", link.deadline.as_millis());
+                    down(why.clone());
+                    *link.con.lock().await = None;
+                    Err(lost(why))
+                }
+                Ok(Err(e)) => {
+                    down(e.to_string());
+                    Err(e)
+                }
+                Ok(Ok(Err(e))) => {
+                    // The connection may be the broken one: the next use makes another.
+                    *link.con.lock().await = None;
+                    Err(e)
+                }
+                Ok(Ok(Ok(v))) => {
+                    *link.down.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                    Ok(v)
+                }
+            }
+        }
+        .boxed()
+    }
+
+    /// Why Redis counts as unreachable now (it failed less than a second ago).
+    fn unreachable(&self) -> Option<String> {
+        let down = self.down.lock().unwrap_or_else(|p| p.into_inner());
+        down.as_ref().filter(|(at, _)| at.elapsed() < DOWN_FOR).map(|(_, why)| why.clone())
     }
 
     /// A client for the master now (for connections of another kind: a
@@ -90,6 +172,11 @@ impl RedisLink {
         }
         .boxed()
     }
+}
+
+/// An error saying Redis is unreachable, and why.
+fn lost(why: String) -> redis::RedisError {
+    redis::RedisError::from(std::io::Error::new(std::io::ErrorKind::NotConnected, why))
 }
 
 /// Which node the sentinels name as a master, asked every [`POLL`].

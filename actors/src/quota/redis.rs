@@ -36,15 +36,15 @@ return {0, 0}";
 pub(crate) struct RedisCounters {
     link: RedisLink,
     prefix: String,
-    timeout: Duration,
 }
 
 impl RedisCounters {
     /// Counters in the Redis at `target` under `prefix`; a count not
-    /// answered within `timeout` fails.
+    /// answered within `timeout` fails (and, for a second after, every count
+    /// fails at once).
     pub(crate) fn new(target: &crate::config::RedisTarget, prefix: &str, timeout: Duration) -> Result<Self, String> {
-        let link = RedisLink::open(target, timeout, 0).map_err(|e| format!("Redis {target}: {e}"))?;
-        Ok(RedisCounters { link, prefix: prefix.to_owned(), timeout })
+        let link = RedisLink::open(target, timeout).map_err(|e| format!("Redis {target}: {e}"))?;
+        Ok(RedisCounters { link, prefix: prefix.to_owned() })
     }
 
     /// A counter's Redis key: the quota's name and what it counts (Redis
@@ -65,17 +65,13 @@ impl Counters for RedisCounters {
         for slot in &slots {
             cmd.arg(slot.limit).arg(slot.window.as_millis().max(1) as u64);
         }
-        let (con, timeout) = (self.link.connection(), self.timeout);
+        let counted =
+            self.link.with_connection(move |mut con| async move { cmd.query_async::<(i64, i64)>(&mut con).await });
         async move {
-            let asked = async {
-                let mut con = con.await.map_err(|e| e.to_string())?;
-                cmd.query_async::<(i64, i64)>(&mut con).await.map_err(|e| e.to_string())
-            };
-            match tokio::time::timeout(timeout, asked).await {
-                Err(_) => Err(format!("Redis did not answer within {} ms", timeout.as_millis())),
-                Ok(Err(e)) => Err(e),
-                Ok(Ok((0, _))) => Ok(Count::Allowed),
-                Ok(Ok((i, ms))) => Ok(Count::Over {
+            match counted.await {
+                Err(e) => Err(e.to_string()),
+                Ok((0, _)) => Ok(Count::Allowed),
+                Ok((i, ms)) => Ok(Count::Over {
                     index: (i - 1).max(0) as usize,
                     retry_after: Duration::from_millis(ms.max(1) as u64),
                 }),

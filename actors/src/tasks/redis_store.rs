@@ -83,8 +83,7 @@ impl RedisStore {
         clock: Arc<dyn Clock>,
     ) -> Result<Self, String> {
         let target = target.into();
-        let link =
-            RedisLink::open(&target, Duration::from_millis(2000), 2).map_err(|e| format!("Redis {target}: {e}"))?;
+        let link = RedisLink::open(&target, Duration::from_millis(2000)).map_err(|e| format!("Redis {target}: {e}"))?;
         Ok(RedisStore { link, prefix: prefix.to_owned(), max, share: 0, clock, wait: None })
     }
 
@@ -125,7 +124,7 @@ impl RedisStore {
 }
 
 fn unavailable(e: redis::RedisError) -> StoreError {
-    StoreError::Unavailable(e.to_string())
+    StoreError::Unavailable(format!("Redis: {e}"))
 }
 
 fn decode(text: &str) -> Result<TaskRecord, StoreError> {
@@ -141,12 +140,14 @@ impl TaskStore for RedisStore {
             Some(owner) if self.share > 0 => (self.owner_index(owner), self.share),
             _ => (format!("{}:tasks-unowned", self.prefix), 0),
         };
-        let (con, wait) = (self.connection(), self.wait);
-        async move {
-            let mut con = con.await?;
-            let json = serde_json::to_string(&record).map_err(|e| StoreError::Unavailable(e.to_string()))?;
-            let expiry = record.created_ms.saturating_add(record.ttl_ms);
-            let ttl = expiry.saturating_sub(now).max(1);
+        let json = match serde_json::to_string(&record) {
+            Ok(json) => json,
+            Err(e) => return futures::future::ready(Err(StoreError::Unavailable(e.to_string()))).boxed(),
+        };
+        let expiry = record.created_ms.saturating_add(record.ttl_ms);
+        let ttl = expiry.saturating_sub(now).max(1);
+        let wait = self.wait;
+        let stored = self.link.with_connection(move |mut con| async move {
             let stored: i64 = redis::cmd("EVAL")
                 .arg(CREATE)
                 .arg(3)
@@ -160,13 +161,15 @@ impl TaskStore for RedisStore {
                 .arg(expiry)
                 .arg(share)
                 .query_async(&mut con)
-                .await
-                .map_err(unavailable)?;
-            match stored {
-                1 => {
-                    replicated(&mut con, wait).await;
-                    Ok(())
-                }
+                .await?;
+            if stored == 1 {
+                replicated(&mut con, wait).await;
+            }
+            Ok(stored)
+        });
+        async move {
+            match stored.await.map_err(unavailable)? {
+                1 => Ok(()),
                 2 => Err(StoreError::ShareFull(share)),
                 _ => Err(StoreError::Full(max)),
             }
@@ -175,11 +178,12 @@ impl TaskStore for RedisStore {
     }
 
     fn get(&self, id: &str) -> BoxFuture<'static, Result<Option<TaskRecord>, StoreError>> {
-        let (key, now, con) = (self.key(id), self.clock.now_ms(), self.connection());
+        let (key, now) = (self.key(id), self.clock.now_ms());
+        let text = self.link.with_connection(move |mut con| async move {
+            redis::cmd("GET").arg(&key).query_async::<Option<String>>(&mut con).await
+        });
         async move {
-            let mut con = con.await?;
-            let text: Option<String> = redis::cmd("GET").arg(&key).query_async(&mut con).await.map_err(unavailable)?;
-            match text {
+            match text.await.map_err(unavailable)? {
                 Some(t) => Ok(Some(decode(&t)?).filter(|r| !r.expired(now))),
                 None => Ok(None),
             }
@@ -188,51 +192,46 @@ impl TaskStore for RedisStore {
     }
 
     fn update(&self, id: &str, change: Change) -> BoxFuture<'static, Result<Option<(TaskRecord, bool)>, StoreError>> {
-        let (key, now, con, wait) = (self.key(id), self.clock.now_ms(), self.connection(), self.wait);
-        async move {
-            let mut con = con.await?;
+        let (key, now, wait) = (self.key(id), self.clock.now_ms(), self.wait);
+        // Redis's failures outside, the update's own inside.
+        let updated = self.link.with_connection(move |mut con| async move {
             // The change is applied to the value read, and written only if
             // nobody wrote in between; on a race it is applied again to the
             // newer value.
             for _ in 0..16 {
-                let text: Option<String> =
-                    redis::cmd("GET").arg(&key).query_async(&mut con).await.map_err(unavailable)?;
-                let Some(old) = text else { return Ok(None) };
-                let mut record = decode(&old)?;
+                let text: Option<String> = redis::cmd("GET").arg(&key).query_async(&mut con).await?;
+                let Some(old) = text else { return Ok(Ok(None)) };
+                let mut record = match decode(&old) {
+                    Ok(record) => record,
+                    Err(e) => return Ok(Err(e)),
+                };
                 if record.expired(now) {
-                    return Ok(None);
+                    return Ok(Ok(None));
                 }
                 if !change(&mut record) {
-                    return Ok(Some((record, false)));
+                    return Ok(Ok(Some((record, false))));
                 }
-                let new = serde_json::to_string(&record).map_err(|e| StoreError::Unavailable(e.to_string()))?;
-                let swapped: i64 = redis::cmd("EVAL")
-                    .arg(SWAP)
-                    .arg(1)
-                    .arg(&key)
-                    .arg(&old)
-                    .arg(&new)
-                    .query_async(&mut con)
-                    .await
-                    .map_err(unavailable)?;
+                let Ok(new) = serde_json::to_string(&record) else {
+                    return Ok(Err(StoreError::Unavailable("a task does not encode".into())));
+                };
+                let swapped: i64 =
+                    redis::cmd("EVAL").arg(SWAP).arg(1).arg(&key).arg(&old).arg(&new).query_async(&mut con).await?;
                 if swapped == 1 {
                     replicated(&mut con, wait).await;
-                    return Ok(Some((record, true)));
+                    return Ok(Ok(Some((record, true))));
                 }
             }
-            Err(StoreError::Unavailable("a task kept changing under an update".into()))
-        }
-        .boxed()
+            Ok(Err(StoreError::Unavailable("a task kept changing under an update".into())))
+        });
+        async move { updated.await.map_err(unavailable)? }.boxed()
     }
 
     fn request_cancel(&self, id: &str) -> BoxFuture<'static, Result<(), StoreError>> {
-        let (channel, id, con) = (format!("{}:task-cancel", self.prefix), id.to_owned(), self.connection());
-        async move {
-            let mut con = con.await?;
-            redis::cmd("PUBLISH").arg(&channel).arg(&id).query_async::<i64>(&mut con).await.map_err(unavailable)?;
-            Ok(())
-        }
-        .boxed()
+        let (channel, id) = (format!("{}:task-cancel", self.prefix), id.to_owned());
+        let published = self.link.with_connection(move |mut con| async move {
+            redis::cmd("PUBLISH").arg(&channel).arg(&id).query_async::<i64>(&mut con).await
+        });
+        async move { published.await.map(|_| ()).map_err(unavailable) }.boxed()
     }
 
     fn start(&self, cancels: Arc<dyn Fn(&str) + Send + Sync>, log: &Logger) {
