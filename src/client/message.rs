@@ -45,8 +45,9 @@ pub enum ServerMessage {
 #[derive(Deserialize)]
 struct Envelope {
     jsonrpc: Option<String>,
+    /// Read once, as the id it is (`null`: none).
     #[serde(default)]
-    id: Option<Value>,
+    id: Option<RequestId>,
     #[serde(default)]
     method: Option<String>,
     #[serde(default)]
@@ -65,9 +66,7 @@ impl ServerMessage {
         if env.jsonrpc.is_none() {
             return Err("not a JSON-RPC message (no \"jsonrpc\" member)".into());
         }
-        let id = env.id.filter(|v| !v.is_null()).map(|v| RequestId::from_value(&v)).transpose();
-        let id = id.map_err(|e| e.to_string())?;
-        Ok(match (env.method, id) {
+        Ok(match (env.method, env.id) {
             (Some(method), Some(id)) => {
                 let params = match env.params {
                     Some(Value::Object(m)) => m,
@@ -158,7 +157,7 @@ impl ServerMessage {
 
 /// A JSON-RPC error object; one of the wrong shape is kept as its text.
 fn error_data(error: Value) -> ErrorData {
-    match serde_json::from_value::<ErrorData>(error.clone()) {
+    match ErrorData::deserialize(&error) {
         Ok(e) => e,
         Err(_) => {
             let code = error.get("code").and_then(Value::as_i64).and_then(|c| i32::try_from(c).ok()).unwrap_or(0);
@@ -200,6 +199,9 @@ mod tests {
     #[test]
     fn odd_shapes_are_read_or_refused() {
         assert!(ServerMessage::decode(b"{\"id\": 1, \"result\": {}}").is_err());
+        // An id that is neither a string nor an integer is not a message.
+        assert!(ServerMessage::decode(br#"{"jsonrpc": "2.0", "id": true, "result": {}}"#).is_err());
+        assert!(ServerMessage::decode(br#"{"jsonrpc": "2.0", "id": 1.5, "result": {}}"#).is_err());
         assert!(ServerMessage::decode(b"not json").is_err());
         let e = decode(json!({"jsonrpc": "2.0", "id": null, "error": {"code": "x"}}));
         let ServerMessage::Response { id: None, outcome: Err(e) } = e else { panic!() };
