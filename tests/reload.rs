@@ -62,7 +62,7 @@ async fn a_reload_applies_policy_quotas_and_upstreams_and_refuses_what_does_not_
     let (config, policy) = (dir.join("config.toml"), dir.join("policy.cedar"));
     let v1 = format!("{BASE}{}", everything_upstream("up", ""));
     write(&config, &v1);
-    let server = HttpChild::spawn(&["--config", config.to_str().unwrap()]).await;
+    let mut server = HttpChild::spawn(&["--config", config.to_str().unwrap()]).await;
     let url = server.url.clone();
     let client = Client::connect(&url, answering()).await.unwrap();
     until_tools(&client, &["up__echo"], true).await;
@@ -108,6 +108,8 @@ async fn a_reload_applies_policy_quotas_and_upstreams_and_refuses_what_does_not_
         server.hangup();
         let c = until_config(&url, |c| c["last_reload_error"].as_str().is_some_and(|e| e.contains(says))).await;
         assert_eq!(c["generation"], 2, "{c}");
+        let line = server.stderr_until("reload refused").await;
+        assert!(line.contains("ERRO") && line.contains(says), "{line}");
     }
     write(&config, &v2);
     write(&policy, "permit(principal, action, resource) when { resource.no_such_attribute };\n");
