@@ -7,8 +7,9 @@
 //! `Config::default()` (a test checks it), which is what the binary uses when no
 //! file is given. Precedence: defaults < `--config FILE` < `ACTIX_MCP_*`
 //! environment (`ACTIX_MCP_BIND`, `ACTIX_MCP_PATH`, `ACTIX_MCP_CATALOG`,
-//! `ACTIX_MCP_ROOT`, `ACTIX_MCP_MRTR_KEY`, `ACTIX_MCP_HUB_BACKEND`,
-//! `ACTIX_MCP_REDIS_URL`, `ACTIX_MCP_LOG_LEVEL`, `ACTIX_MCP_LOG_FORMAT`, `ACTIX_MCP_MAX_BODY_BYTES`,
+//! `ACTIX_MCP_ROOT`, `ACTIX_MCP_MRTR_KEY`, `ACTIX_MCP_MRTR_KEYS` (comma-separated),
+//! `ACTIX_MCP_HUB_BACKEND`, `ACTIX_MCP_REDIS_URL`, `ACTIX_MCP_REDIS_SENTINELS`
+//! (comma-separated), `ACTIX_MCP_REDIS_MASTER`, `ACTIX_MCP_LOG_LEVEL`, `ACTIX_MCP_LOG_FORMAT`, `ACTIX_MCP_MAX_BODY_BYTES`,
 //! `ACTIX_MCP_REQUEST_TIMEOUT_MS`, `ACTIX_MCP_WORKERS`, `ACTIX_MCP_H2C`,
 //! `ACTIX_MCP_MAX_CONNECTIONS`, `ACTIX_MCP_PUBLIC_URL`, `ACTIX_MCP_DRAIN_MS`, `ACTIX_MCP_TLS_CERT`,
 //! `ACTIX_MCP_TLS_KEY`, `ACTIX_MCP_BEHIND_TLS_PROXY`, `ACTIX_MCP_AUTH_MODE`,
@@ -17,7 +18,10 @@
 //! `ACTIX_MCP_AUTH_INTROSPECTION_ENDPOINT`, `ACTIX_MCP_AUTH_INTROSPECTION_CLIENT_ID`,
 //! `ACTIX_MCP_AUTH_INTROSPECTION_SECRET`, `ACTIX_MCP_REQUIRE_BACKEND`,
 //! `ACTIX_MCP_METRICS`, `ACTIX_MCP_METRICS_BIND`, `ACTIX_MCP_OTEL_ENDPOINT`, `ACTIX_MCP_STATUS`,
-//! `ACTIX_MCP_AUDIT_FILE`, `ACTIX_MCP_POLICY_FILE`, `ACTIX_MCP_POLICY_MODE`) < flags.
+//! `ACTIX_MCP_AUDIT_FILE`, `ACTIX_MCP_POLICY_FILE`, `ACTIX_MCP_POLICY_MODE`,
+//! `ACTIX_MCP_QUOTAS_FAIL`) < flags. SIGHUP reads them all again and applies
+//! the upstreams, the policy, the quotas and the pins (see "Reload" in the
+//! operating guide); every other setting takes effect at the next start.
 //!
 //! ```text
 //! actix-mcp [serve] [--config FILE] [--bind ADDR:PORT] [--h2c] [--catalog fs|everything] [--root DIR] [--log-level L] [--log-format term|json]
