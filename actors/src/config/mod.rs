@@ -257,7 +257,9 @@ impl Config {
         #[cfg(feature = "redis")]
         if self.hub.backend == HubBackend::Redis || self.tasks.in_redis(self.hub.backend) {
             if let RedisTarget::Url(url) = self.redis_target() {
-                ::redis::Client::open(url.as_str()).map_err(|e| ConfigError(format!("Redis URL {url:?}: {e}")))?;
+                // The key it came from: redis.url, else hub.redis_url.
+                let key = if self.redis.url.is_empty() { "hub.redis_url" } else { "redis.url" };
+                ::redis::Client::open(url.as_str()).map_err(|e| ConfigError(format!("{key} {url:?}: {e}")))?;
             }
         }
         self.metrics.validate()?;

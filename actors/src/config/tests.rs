@@ -120,3 +120,12 @@ fn mrtr_keys_rotate_and_exclude_mrtr_key() {
     env.apply_env([("ACTIX_MCP_MRTR_KEYS".to_string(), format!("{b}, {a}"))]).unwrap();
     assert_eq!(env.mrtr.keys, [b, a]);
 }
+
+#[cfg(feature = "redis")]
+#[test]
+fn a_bad_redis_url_is_named_by_its_key() {
+    let hub = Config::from_toml("[hub]\nbackend = \"redis\"\nredis_url = \"http://x\"\n").unwrap_err().0;
+    assert!(hub.contains("hub.redis_url \"http://x\""), "{hub}");
+    let redis = Config::from_toml("[hub]\nbackend = \"redis\"\n[redis]\nurl = \"http://y\"\n").unwrap_err().0;
+    assert!(redis.contains("redis.url \"http://y\""), "{redis}");
+}
