@@ -55,6 +55,12 @@ impl Identity {
         }
     }
 
+    /// The key of a caller as the policy, the quotas and the audit log name
+    /// it: its [`Identity::key`], or `anonymous` without credentials.
+    pub fn key_of(caller: Option<&Identity>) -> String {
+        caller.map_or_else(|| "anonymous".to_owned(), Identity::key)
+    }
+
     /// How long until the credentials expire (zero once they have), from
     /// now to the second of `expires_at`; `None`: they do not.
     pub fn expires_in(&self) -> Option<std::time::Duration> {

@@ -87,15 +87,18 @@ impl Watch {
             (Some(s), Verdict::ShadowDeny) => Some(s.name.clone()),
             _ => None,
         };
-        let charge = match (quotas, &subject) {
-            (Some(quotas), Some(s)) if s.known && s.action == Action::CallTool && verdict != Verdict::Deny => {
-                let caller = caller.map_or_else(|| "anonymous".to_owned(), Identity::key);
-                quotas.charge(&caller, &s.name, &s.upstream).map(Box::new)
+        // The caller's key, made once for the quotas and the audit record.
+        let caller_key = subject.as_ref().map(|_| Identity::key_of(caller));
+        let charge = match (quotas, &subject, &caller_key) {
+            (Some(quotas), Some(s), Some(key))
+                if s.known && s.action == Action::CallTool && verdict != Verdict::Deny =>
+            {
+                quotas.charge(key, &s.name, &s.upstream).map(Box::new)
             }
             _ => None,
         };
-        let audit = match (service.audit(), subject) {
-            (Some(log), Some(s)) => Some(Box::new((log.clone(), audit_call(s, caller, &work.request)))),
+        let audit = match (service.audit(), subject, caller_key) {
+            (Some(log), Some(s), Some(key)) => Some(Box::new((log.clone(), audit_call(s, key, &work.request)))),
             _ => None,
         };
         Watch {
@@ -185,15 +188,15 @@ impl Watch {
     }
 }
 
-/// The audit record of a call of `subject` by `caller`.
-fn audit_call(subject: Subject, caller: Option<&Identity>, request: &ClientRequest) -> Call {
+/// The audit record of a call of `subject` by the caller of key `caller`.
+fn audit_call(subject: Subject, caller: String, request: &ClientRequest) -> Call {
     let arguments = match request {
         ClientRequest::CallTool(p) => p.arguments.as_ref(),
         ClientRequest::GetPrompt(p) => p.arguments.as_ref(),
         _ => None,
     };
     Call {
-        caller: caller.map_or_else(|| "anonymous".to_owned(), Identity::key),
+        caller,
         method: subject.action.as_str(),
         name: subject.name,
         upstream: subject.upstream,

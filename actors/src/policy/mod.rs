@@ -227,7 +227,7 @@ impl Who {
     pub(crate) fn of(caller: Option<&Identity>) -> Who {
         match caller {
             None => Who {
-                key: "anonymous".into(),
+                key: Identity::key_of(None),
                 issuer: String::new(),
                 subject: String::new(),
                 client_id: String::new(),
