@@ -11,9 +11,9 @@
 //! an upstream's item whose name it holds is left out too (the mirror puts
 //! new items with `add_*`, which never replaces).
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::GlobSet;
 
-use crate::config::{GatewayConfig, UpstreamConfig};
+use crate::config::{glob_set, GatewayConfig, UpstreamConfig};
 
 /// One upstream's names.
 #[derive(Debug, Clone)]
@@ -36,17 +36,8 @@ pub(crate) fn head(up: &UpstreamConfig, separator: &str) -> String {
 }
 
 fn globs(patterns: &[String]) -> Option<GlobSet> {
-    if patterns.is_empty() {
-        return None;
-    }
-    let mut set = GlobSetBuilder::new();
-    for p in patterns {
-        // Checked when the configuration was loaded.
-        if let Ok(g) = Glob::new(p) {
-            set.add(g);
-        }
-    }
-    set.build().ok()
+    // Checked when the configuration was loaded.
+    (!patterns.is_empty()).then(|| glob_set(patterns).ok()).flatten()
 }
 
 impl Names {

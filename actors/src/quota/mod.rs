@@ -18,13 +18,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::GlobSet;
 use mcp_protocol::{ErrorCode, ErrorData};
 use metrics::{counter, Counter};
 use serde_json::json;
 use slog::{info, warn, Logger};
 
-use crate::config::{Config, QuotaBy, QuotaConfig, QuotasFail};
+use crate::config::{glob_set, Config, QuotaBy, QuotaConfig, QuotasFail};
 
 /// The `decision` label values of [`DECISIONS`].
 const DECISION_LABELS: [&str; 4] = ["allow", "quota", "fail_open", "fail_closed"];
@@ -215,15 +215,8 @@ impl Charge {
 
 impl Rule {
     fn new(q: &QuotaConfig) -> Result<Rule, String> {
-        let tools = if q.tools.is_empty() {
-            None
-        } else {
-            let mut set = GlobSetBuilder::new();
-            for glob in &q.tools {
-                set.add(Glob::new(glob).map_err(|e| format!("quotas: {:?}: {glob:?}: {e}", q.name))?);
-            }
-            Some(set.build().map_err(|e| format!("quotas: {:?}: {e}", q.name))?)
-        };
+        let tools = (!q.tools.is_empty()).then(|| glob_set(&q.tools)).transpose();
+        let tools = tools.map_err(|e| format!("quotas: {:?}: {e}", q.name))?;
         // The series exist from the start, at 0 (and keep their counts
         // across reloads).
         let decisions = DECISION_LABELS

@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use base64::Engine;
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::GlobSet;
+
+use crate::config::glob_set;
 use mcp_protocol::model::content::ResourceContents;
 
 use crate::config::FsConfig;
@@ -18,20 +20,12 @@ pub struct FileRules {
     pub max_file_bytes: u64,
 }
 
-fn set(patterns: &[String]) -> Result<GlobSet, String> {
-    let mut b = GlobSetBuilder::new();
-    for p in patterns {
-        b.add(Glob::new(p).map_err(|e| format!("glob {p:?}: {e}"))?);
-    }
-    b.build().map_err(|e| e.to_string())
-}
-
 impl FileRules {
     /// Rules from the `[fs]` configuration.
     pub fn new(config: &FsConfig) -> Result<Self, String> {
         Ok(FileRules {
-            include: set(&config.include)?,
-            exclude: set(&config.exclude)?,
+            include: glob_set(&config.include)?,
+            exclude: glob_set(&config.exclude)?,
             max_file_bytes: config.max_file_bytes,
         })
     }
