@@ -104,6 +104,19 @@ choice!(
 );
 
 choice!(
+    /// `legacy.store`: where legacy sessions live.
+    LegacyStore, "legacy.store", {
+        /// `redis` when `hub.backend = "redis"`, else `memory`. The default (`""`).
+        #[default]
+        Auto = "",
+        /// This process: a session is served by the instance that opened it.
+        Memory = "memory",
+        /// Redis: every instance serves every session.
+        Redis = "redis",
+    }
+);
+
+choice!(
     /// `audit.when_full`: what a call does when the audit log's queue is full
     /// (its writer is behind: a slow or full disk).
     AuditWhenFull, "audit.when_full", {

@@ -34,7 +34,9 @@ mod transport;
 
 pub use audit::AuditConfig;
 pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ItemScopesConfig, ASYMMETRIC_ALGORITHMS};
-pub use choices::{AuditWhenFull, AuthMode, HubBackend, LogFormat, PolicyMode, QuotaBy, QuotasFail, TasksStore};
+pub use choices::{
+    AuditWhenFull, AuthMode, HubBackend, LegacyStore, LogFormat, PolicyMode, QuotaBy, QuotasFail, TasksStore,
+};
 pub use error::ConfigError;
 pub use features::{built_with, needs_feature, FEATURES};
 pub use fs::FsConfig;
@@ -214,6 +216,7 @@ impl Config {
                 "ACTIX_MCP_OTEL_ENDPOINT" => self.otel.endpoint = value,
                 "ACTIX_MCP_TASK_ID_PREFIX" => self.tasks.id_prefix = value,
                 "ACTIX_MCP_TASKS_STORE" => self.tasks.store = value.parse()?,
+                "ACTIX_MCP_LEGACY_STORE" => self.legacy.store = value.parse()?,
                 "ACTIX_MCP_REQUIRE_BACKEND" => self.hub.require_backend = value.parse().map_err(|e| bad(&e))?,
                 "ACTIX_MCP_AUDIT_FILE" => self.audit.file = value,
                 "ACTIX_MCP_POLICY_FILE" => self.policy.file = value,
@@ -257,7 +260,10 @@ impl Config {
         self.mrtr.decoded_keys()?;
         redis::validate(&self.redis, &self.hub.redis_url, &HubConfig::default().redis_url)?;
         #[cfg(feature = "redis")]
-        if self.hub.backend == HubBackend::Redis || self.tasks.in_redis(self.hub.backend) {
+        if self.hub.backend == HubBackend::Redis
+            || self.tasks.in_redis(self.hub.backend)
+            || self.legacy.in_redis(self.hub.backend)
+        {
             if let RedisTarget::Url(url) = self.redis_target() {
                 // The key it came from: redis.url, else hub.redis_url.
                 let key = if self.redis.url.is_empty() { "hub.redis_url" } else { "redis.url" };

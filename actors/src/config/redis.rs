@@ -25,6 +25,14 @@ pub struct RedisConfig {
     pub min_replicas: u32,
     /// How long a write waits for its replicas, in ms. Default: 1000.
     pub wait_timeout_ms: u64,
+    /// Letters from other instances (answers to the server's questions,
+    /// cancellations, session changes) waiting to be handled; past this the
+    /// newest are dropped and counted (`mcp_server_bus_dropped_total`).
+    /// Default: 1024.
+    pub bus_buffer: usize,
+    /// How long sending a letter to another instance, or a session's read
+    /// or write, may take, in ms. Default: 1000.
+    pub bus_timeout_ms: u64,
 }
 
 impl Default for RedisConfig {
@@ -35,6 +43,8 @@ impl Default for RedisConfig {
             master: String::new(),
             min_replicas: 0,
             wait_timeout_ms: 1000,
+            bus_buffer: 1024,
+            bus_timeout_ms: 1000,
         }
     }
 }
@@ -103,8 +113,13 @@ pub(super) fn validate(r: &RedisConfig, hub_url: &str, default_url: &str) -> Res
     } else if !r.master.is_empty() {
         return Err(ConfigError("redis.master is set without redis.sentinels".into()));
     }
-    if r.wait_timeout_ms == 0 {
-        return Err(ConfigError("redis.wait_timeout_ms must be at least 1".into()));
+    for (key, value) in [("wait_timeout_ms", r.wait_timeout_ms), ("bus_timeout_ms", r.bus_timeout_ms)] {
+        if value == 0 {
+            return Err(ConfigError(format!("redis.{key} must be at least 1")));
+        }
+    }
+    if r.bus_buffer == 0 {
+        return Err(ConfigError("redis.bus_buffer must be at least 1".into()));
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `[mrtr]` and `[legacy]`: multi round-trip state and legacy sessions.
 
 use super::error::ConfigError;
+use super::{HubBackend, LegacyStore};
 use serde::{Deserialize, Serialize};
 
 /// `[mrtr]`.
@@ -83,6 +84,27 @@ pub struct LegacyConfig {
     pub input_timeout_ms: u64,
     /// Most input rounds one request may take. Default: 10.
     pub max_input_rounds: u32,
+    /// Where sessions live: `memory` (the instance that answered
+    /// `initialize` serves the session; a balancer must be sticky) or
+    /// `redis` (at `[redis]`: every instance serves every session — its
+    /// state, log level and subscriptions are shared, answers to the
+    /// server's questions and cancellations reach the instance running the
+    /// request, and `DELETE` ends it everywhere). With `redis`,
+    /// `max_sessions` bounds the sessions each instance holds: evicting one
+    /// forgets this instance's copy, not the session. Empty (default):
+    /// `redis` when `hub.backend = "redis"`, else `memory`.
+    pub store: LegacyStore,
+}
+
+impl LegacyConfig {
+    /// Whether sessions live in Redis, given the hub's backend.
+    pub fn in_redis(&self, hub_backend: HubBackend) -> bool {
+        match self.store {
+            LegacyStore::Redis => true,
+            LegacyStore::Memory => false,
+            LegacyStore::Auto => hub_backend == HubBackend::Redis,
+        }
+    }
 }
 
 impl Default for LegacyConfig {
@@ -93,6 +115,7 @@ impl Default for LegacyConfig {
             idle_timeout_ms: 1_800_000,
             input_timeout_ms: 300_000,
             max_input_rounds: 10,
+            store: LegacyStore::Auto,
         }
     }
 }

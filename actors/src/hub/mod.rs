@@ -25,6 +25,8 @@
 
 mod backend;
 pub mod bridge;
+#[cfg(feature = "redis")]
+pub(crate) mod bus;
 #[doc(hidden)]
 pub mod listener;
 mod messages;

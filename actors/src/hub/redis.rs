@@ -138,7 +138,7 @@ async fn subscriber(
 ) {
     // Whether an outage came before: then the listeners resync on return.
     let mut missed = false;
-    subscribe_forever(link, channel.clone(), |event| match event {
+    subscribe_forever(link, vec![channel.clone()], |event| match event {
         Subscription::Subscribed => {
             stats.connected.store(true, Ordering::Release);
             if missed {
@@ -149,7 +149,7 @@ async fn subscriber(
                 info!(log, "redis subscription established"; "channel" => &channel);
             }
         }
-        Subscription::Message(payload) => match WireEvent::decode(payload) {
+        Subscription::Message(_, payload) => match WireEvent::decode(payload) {
             Ok(w) if w.o == origin => {}
             Ok(w) => {
                 stats.received.fetch_add(1, Ordering::Relaxed);

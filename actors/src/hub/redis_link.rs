@@ -174,6 +174,20 @@ impl RedisLink {
     }
 }
 
+/// Writes (of tasks, of sessions) that fewer replicas than
+/// `redis.min_replicas` acknowledged in time.
+pub(crate) const WAIT_SHORT: &str = "mcp_server_redis_wait_short_total";
+
+/// Waits until `wait`'s replicas hold the writes made so far on `con`; one
+/// acknowledged by fewer is counted (the write stands).
+pub(crate) async fn replicated(con: &mut ConnectionManager, wait: Option<(u32, u64)>) {
+    let Some((replicas, ms)) = wait else { return };
+    let acked = redis::cmd("WAIT").arg(replicas).arg(ms).query_async::<i64>(con).await.unwrap_or(0);
+    if acked < i64::from(replicas) {
+        metrics::counter!(WAIT_SHORT).increment(1);
+    }
+}
+
 /// An error saying Redis is unreachable, and why.
 fn lost(why: String) -> redis::RedisError {
     redis::RedisError::from(std::io::Error::new(std::io::ErrorKind::NotConnected, why))

@@ -1,5 +1,5 @@
-//! [`subscribe_forever`]: one Redis channel kept subscribed through outages,
-//! for the hub's events and for task cancellations alike.
+//! [`subscribe_forever`]: Redis channels kept subscribed through outages,
+//! for the hub's events, task cancellations and the instances' bus alike.
 
 use std::time::Duration;
 
@@ -16,23 +16,27 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 pub(crate) enum Subscription<'a> {
     /// Subscribed (again).
     Subscribed,
-    /// A message on the channel: its payload.
-    Message(&'a [u8]),
+    /// A message on one of the channels: the channel, the payload.
+    Message(&'a str, &'a [u8]),
     /// The subscription ended, or could not be made (with the error); the
     /// next attempt follows after the back-off.
     Lost(Option<redis::RedisError>),
 }
 
-/// Keeps `channel` subscribed on `link`'s Redis for ever (on the master of
+/// Keeps `channels` subscribed on `link`'s Redis for ever (on the master of
 /// the moment, under Sentinel), telling `on` of every message and every
 /// change. After a failed attempt or a lost subscription it waits — 100 ms,
 /// doubling to 5 s, back to 100 ms once subscribed — and subscribes again.
-pub(crate) async fn subscribe_forever(link: RedisLink, channel: String, mut on: impl FnMut(Subscription<'_>)) -> ! {
+pub(crate) async fn subscribe_forever(
+    link: RedisLink,
+    channels: Vec<String>,
+    mut on: impl FnMut(Subscription<'_>),
+) -> ! {
     let mut backoff = MIN_BACKOFF;
     loop {
         let subscribed = async {
             let mut pubsub = link.client().await?.get_async_pubsub().await?;
-            pubsub.subscribe(&channel).await?;
+            pubsub.subscribe(&channels).await?;
             Ok::<_, redis::RedisError>(pubsub)
         };
         match subscribed.await {
@@ -41,7 +45,7 @@ pub(crate) async fn subscribe_forever(link: RedisLink, channel: String, mut on: 
                 on(Subscription::Subscribed);
                 let mut messages = pubsub.into_on_message();
                 while let Some(msg) = messages.next().await {
-                    on(Subscription::Message(msg.get_payload_bytes()));
+                    on(Subscription::Message(msg.get_channel_name(), msg.get_payload_bytes()));
                 }
                 on(Subscription::Lost(None));
             }

@@ -19,7 +19,10 @@ use crate::facts::clock::{Clock, SystemClock};
 #[cfg(feature = "redis")]
 use crate::hub::redis::RedisBackend;
 use crate::hub::{HubBackend, MemoryBackend, Occupancy, Publish, SubscriptionHub};
+#[cfg(feature = "redis")]
+use crate::pipeline::legacy::redis_store::RedisSessions;
 use crate::pipeline::legacy::registry::SessionIndex;
+use crate::pipeline::legacy::store::SessionStore;
 use crate::pipeline::legacy::SessionRegistry;
 use crate::pipeline::service::McpService;
 
@@ -69,7 +72,7 @@ impl McpServer {
             tasks.notify_through(hub.clone().recipient());
             tasks.start(&log.new(slog::o!("actor" => "tasks")));
         }
-        let (sessions, session_index) = start_sessions(&config, &log);
+        let (sessions, session_index, session_store) = start_sessions(&config, &log)?;
         let hub = Arc::new(hub);
         let stopping = CancellationToken::new();
         let _anchor = stopping.child_token();
@@ -84,6 +87,7 @@ impl McpServer {
             occupancy,
             sessions,
             session_index,
+            session_store,
             stopping,
             _anchor,
             auth,
@@ -145,19 +149,51 @@ fn start_hub(
     (SubscriptionHub::start_in_arbiter(&Arbiter::new().handle(), move |_| hub), occupancy)
 }
 
-/// The legacy sessions' registry, on an arbiter of its own, and its index
-/// (lookups without a message).
-fn start_sessions(config: &Config, log: &slog::Logger) -> (Addr<SessionRegistry>, SessionIndex) {
+/// The legacy sessions' registry, on an arbiter of its own, its index
+/// (lookups without a message) and the store sessions live in beyond this
+/// instance (`legacy.store`), listening for what other instances say.
+#[allow(clippy::type_complexity)]
+fn start_sessions(
+    config: &Config,
+    log: &slog::Logger,
+) -> Result<(Addr<SessionRegistry>, SessionIndex, Option<Arc<dyn SessionStore>>), BuildError> {
     let l = &config.legacy;
+    let log = log.new(slog::o!("actor" => "sessions"));
+    let store = session_store(config)?;
     let registry = SessionRegistry::new(
         l.max_sessions,
         Duration::from_millis(l.idle_timeout_ms),
         Duration::from_millis(l.input_timeout_ms),
-        log.new(slog::o!("actor" => "sessions")),
+        log.clone(),
     )
-    .with_eviction(Duration::from_millis(l.evict_idle_ms));
+    .with_eviction(Duration::from_millis(l.evict_idle_ms))
+    .with_store(store.clone().map(|s| s as Arc<dyn SessionStore>));
     let index = registry.index();
-    (SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry), index)
+    let addr = SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry);
+    #[cfg(feature = "redis")]
+    if let Some(store) = &store {
+        store.start(config.redis.bus_buffer, addr.clone().recipient(), &log);
+    }
+    Ok((addr, index, store.map(|s| s as Arc<dyn SessionStore>)))
+}
+
+/// The store `legacy.store` names: Redis, or none (sessions live in the
+/// instance that opened them).
+#[cfg(feature = "redis")]
+fn session_store(config: &Config) -> Result<Option<Arc<RedisSessions>>, BuildError> {
+    if !config.legacy.in_redis(config.hub.backend) {
+        return Ok(None);
+    }
+    let store = RedisSessions::from_config(config)
+        .map_err(|e| BuildError::Config(ConfigError(format!("legacy.store: {e}"))))?;
+    Ok(Some(Arc::new(store)))
+}
+
+/// Without the `redis` feature sessions live where they were opened
+/// (configuration naming Redis is refused before this).
+#[cfg(not(feature = "redis"))]
+fn session_store(_config: &Config) -> Result<Option<Arc<dyn SessionStore>>, BuildError> {
+    Ok(None)
 }
 
 /// The service, with the audit log, the policy and the quotas `config`

@@ -72,6 +72,8 @@ struct Inner {
     sessions: Addr<SessionRegistry>,
     /// The registry's sessions by id, for lookups without a message.
     session_index: SessionIndex,
+    /// Where sessions live beyond this instance (`legacy.store = "redis"`).
+    session_store: Option<Arc<dyn crate::pipeline::legacy::store::SessionStore>>,
     /// Fires when running requests must end (every request actor holds a
     /// child token).
     stopping: CancellationToken,
@@ -108,6 +110,8 @@ pub(crate) enum OpenError {
     Refused(ErrorData),
     /// `legacy.max_sessions` are open (HTTP 503).
     Full(SessionsFull),
+    /// The session store cannot be reached (HTTP 503).
+    Unavailable(ErrorData),
 }
 
 impl McpServer {

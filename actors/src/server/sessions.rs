@@ -12,7 +12,8 @@ use super::{McpServer, OpenError};
 use crate::channels::outbound::{Outbound, OutboundTx};
 use crate::facts::RequestFacts;
 use crate::pipeline::legacy::era::Era;
-use crate::pipeline::legacy::registry::{Count, EndSession, Open};
+use crate::pipeline::legacy::registry::{Adopt, Count, EndSession, Open};
+use crate::pipeline::legacy::store::Stored;
 use crate::pipeline::legacy::{Reply, SessionHandle};
 use crate::pipeline::request::RequestActor;
 
@@ -27,25 +28,57 @@ impl McpServer {
     ) -> Result<(SessionHandle, Vec<u8>), OpenError> {
         let (state, result) = self.inner.service.initialize(r).map_err(OpenError::Refused)?;
         let (version, client) = (state.version, state.client_info.name.clone());
-        let opened = self.inner.sessions.send(Open(state, owner.map(Arc::from))).await;
+        let stored = Stored { state, owner: owner.map(Arc::from) };
+        let opened = self.inner.sessions.send(Open(stored.state.clone(), stored.owner.clone())).await;
         let session = match opened {
             Ok(Ok(s)) => s,
             Ok(Err(full)) => return Err(OpenError::Full(full)),
             Err(_) => return Err(OpenError::Refused(ErrorData::internal("the session registry has stopped"))),
         };
+        // Stored before the client hears of it: its next message may land
+        // on any instance.
+        if let Some(store) = &self.inner.session_store {
+            if let Err(e) = store.create(session.id(), &stored).await {
+                session.end();
+                return Err(OpenError::Unavailable(e.to_error_data()));
+            }
+        }
         slog::info!(self.inner.log, "legacy session opened"; "session" => session.id(),
             "version" => version.as_str(), "client" => client);
         Ok((session, encode_result(&r.id, &result)))
     }
 
-    /// The open HTTP session `id`, if there is one.
-    pub(crate) async fn find_session(&self, id: &str) -> Option<SessionHandle> {
-        self.inner.session_index.find(id)
+    /// The open HTTP session `id`, if there is one: held here, or (with a
+    /// session store) opened on another instance and now held here too. An
+    /// error when the store cannot be reached.
+    pub(crate) async fn find_session(&self, id: &str) -> Result<Option<SessionHandle>, ErrorData> {
+        if let Some(held) = self.inner.session_index.find(id) {
+            return Ok(Some(held));
+        }
+        let Some(store) = &self.inner.session_store else { return Ok(None) };
+        let Some(stored) = store.load(id).await.map_err(|e| e.to_error_data())? else { return Ok(None) };
+        match self.inner.sessions.send(Adopt(id.to_owned(), stored)).await {
+            Ok(Ok(session)) => Ok(Some(session)),
+            Ok(Err(full)) => Err(ErrorData::internal(format!("Too many sessions held here (limit {})", full.max))),
+            Err(_) => Err(ErrorData::internal("the session registry has stopped")),
+        }
     }
 
-    /// Ends the HTTP session `id`; false if there was none.
+    /// Ends the HTTP session `id` (on every instance, with a session
+    /// store); false if there was none, or the store cannot be reached.
     pub async fn end_session(&self, id: &str) -> bool {
-        self.inner.sessions.send(EndSession(id.to_owned())).await.unwrap_or(false)
+        self.end_session_everywhere(id).await.unwrap_or(false)
+    }
+
+    /// Ends the HTTP session `id` here and in the session store (which
+    /// tells every instance); whether it was open.
+    pub(crate) async fn end_session_everywhere(&self, id: &str) -> Result<bool, ErrorData> {
+        let stored = match &self.inner.session_store {
+            Some(store) => store.end(id).await.map_err(|e| e.to_error_data())?,
+            None => false,
+        };
+        let here = self.inner.sessions.send(EndSession(id.to_owned())).await.unwrap_or(false);
+        Ok(stored || here)
     }
 
     /// How many HTTP sessions are open.

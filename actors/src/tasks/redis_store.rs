@@ -17,7 +17,7 @@ use slog::{info, warn, Logger};
 use super::record::TaskRecord;
 use super::store::{Change, StoreError, TaskStore};
 use crate::facts::clock::Clock;
-use crate::hub::redis_link::RedisLink;
+use crate::hub::redis_link::{replicated, RedisLink, WAIT_SHORT};
 use crate::hub::redis_subscription::{subscribe_forever, Subscription};
 
 /// Stores a task if the store (KEYS[2]) and, when the task has an owner
@@ -57,19 +57,6 @@ pub struct RedisStore {
     /// After each write, wait until this many replicas hold it, at most
     /// this long (`redis.min_replicas`, `redis.wait_timeout_ms`).
     wait: Option<(u32, u64)>,
-}
-
-/// Writes that fewer replicas than `redis.min_replicas` acknowledged in time.
-pub(crate) const WAIT_SHORT: &str = "mcp_server_redis_wait_short_total";
-
-/// Waits until `wait`'s replicas hold the writes made so far on `con`; one
-/// acknowledged by fewer is counted (the write stands).
-async fn replicated(con: &mut ConnectionManager, wait: Option<(u32, u64)>) {
-    let Some((replicas, ms)) = wait else { return };
-    let acked = redis::cmd("WAIT").arg(replicas).arg(ms).query_async::<i64>(con).await.unwrap_or(0);
-    if acked < i64::from(replicas) {
-        metrics::counter!(WAIT_SHORT).increment(1);
-    }
 }
 
 impl RedisStore {
@@ -241,9 +228,9 @@ impl TaskStore for RedisStore {
         // driver outlive any worker.
         actix_rt::Arbiter::new().spawn(async move {
             let _ = warm.await;
-            subscribe_forever(client, channel.clone(), |event| match event {
+            subscribe_forever(client, vec![channel.clone()], |event| match event {
                 Subscription::Subscribed => info!(log, "task cancellations subscribed"; "channel" => &channel),
-                Subscription::Message(payload) => {
+                Subscription::Message(_, payload) => {
                     if let Ok(id) = std::str::from_utf8(payload) {
                         cancels(id);
                     }

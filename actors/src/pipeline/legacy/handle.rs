@@ -14,8 +14,9 @@ use mcp_protocol::{ProtocolVersion, RequestId};
 use tokio::sync::oneshot;
 
 use super::dispatch::{self, Reply, SessionAction};
-use super::session::{Ask, Change, ClientAnswer, End, ForgetAsk, Session, SetStream, StreamFilter};
+use super::session::{Ask, Change, ClientAnswer, End, ForgetAsk, Replace, Session, SetStream, StreamFilter};
 use super::shared::SessionShared;
+use super::store::{asked_by, SessionStore, StoreError};
 use crate::catalog::context::SessionPeer;
 use crate::channels::control::{Cancel, Close, UpdateFilter};
 use futures::future::BoxFuture;
@@ -53,6 +54,8 @@ pub(crate) struct SessionHandle {
     /// of the caller whose credentials opened the session: only it may use it.
     owner: Option<Arc<str>>,
     peer: Arc<Peer>,
+    /// Where the session lives beyond this instance, if it does.
+    store: Option<Arc<dyn SessionStore>>,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -71,7 +74,14 @@ impl SessionHandle {
         let shared = session.shared();
         let addr = session.start();
         let peer = Arc::new(Peer { addr: addr.clone(), input_timeout });
-        SessionHandle { id: id.into(), version, addr, shared, owner: None, peer }
+        SessionHandle { id: id.into(), version, addr, shared, owner: None, peer, store: None }
+    }
+
+    /// This handle for a session that lives in `store` too.
+    #[must_use]
+    pub(crate) fn with_store(mut self, store: Option<Arc<dyn SessionStore>>) -> Self {
+        self.store = store;
+        self
     }
 
     /// This handle for a session only `owner` may use.
@@ -134,18 +144,51 @@ impl SessionHandle {
         self.shared.last_seen()
     }
 
-    /// `notifications/cancelled` for a request running in the session.
+    /// `notifications/cancelled` for a request of the session: cancelled
+    /// here if it runs here, else (sessions shared by instances) on the
+    /// instance where it runs.
     pub(crate) fn cancel(&self, id: RequestId, reason: Option<String>) {
         self.shared.touch();
-        if let Some(cancel) = self.shared.untrack(&id) {
-            let _ = cancel.try_send(Cancel { reason });
+        if self.cancel_here(&id, reason.clone()) {
+            return;
+        }
+        if let Some(store) = &self.store {
+            let told = store.cancel(&self.id, id, reason);
+            actix_rt::spawn(async move {
+                let _ = told.await;
+            });
         }
     }
 
-    /// Hands the client's answer to the handler waiting for it; false when
-    /// none was (unknown id, answered already, or given up).
-    pub(crate) async fn answer(&self, r: Response) -> bool {
-        self.addr.send(ClientAnswer(r)).await.unwrap_or(false)
+    /// Cancels request `id` if it runs on this instance; whether it did.
+    pub(crate) fn cancel_here(&self, id: &RequestId, reason: Option<String>) -> bool {
+        match self.shared.untrack(id) {
+            Some(cancel) => {
+                let _ = cancel.try_send(Cancel { reason });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Hands the client's answer to the handler waiting for it: here, or on
+    /// the instance that asked the question (named in its id). An answer
+    /// nobody waits for is dropped; one for an instance that is gone is an
+    /// error.
+    pub(crate) async fn answer(&self, r: Response) -> Result<(), StoreError> {
+        self.shared.touch();
+        if let Some(store) = &self.store {
+            if let Some(by) = asked_by(&r.id).filter(|by| by != store.instance()) {
+                return store.answer(&self.id, &by, r).await;
+            }
+        }
+        let _ = self.addr.send(ClientAnswer(r)).await;
+        Ok(())
+    }
+
+    /// The session's state as another instance changed it.
+    pub(crate) fn replace(&self, state: mcp_protocol::legacy::SessionState) {
+        self.addr.do_send(Replace(state));
     }
 
     /// Registers a request started in the session.

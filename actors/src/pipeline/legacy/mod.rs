@@ -15,9 +15,12 @@
 pub(crate) mod dispatch;
 pub(crate) mod era;
 pub(crate) mod handle;
+#[cfg(feature = "redis")]
+pub(crate) mod redis_store;
 pub(crate) mod registry;
 mod session;
 pub(crate) mod shared;
+pub(crate) mod store;
 
 pub(crate) use dispatch::Reply;
 pub(crate) use handle::SessionHandle;

@@ -5,6 +5,11 @@
 //! [`SessionIndex`] of immutable snapshots (in shards, so that a change
 //! copies a small part): a request that names its session finds it with a
 //! load, not a lock or a round trip to the registry's arbiter.
+//!
+//! With a [`SessionStore`] the registry also holds this instance's copies
+//! of sessions opened elsewhere ([`Adopt`]) and hands each what the other
+//! instances say of it ([`Deliver`]); `max_sessions` then bounds the copies
+//! held here, and evicting one forgets this copy only.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -18,6 +23,7 @@ use slog::{info, Logger};
 
 use super::handle::SessionHandle;
 use super::session::Session;
+use super::store::{Remote, SessionStore, Stored};
 
 /// Why a session could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,6 +117,8 @@ pub(crate) struct SessionRegistry {
     idle: Duration,
     evict_idle: Duration,
     input_timeout: Duration,
+    /// Where sessions live beyond this instance, if they do.
+    store: Option<Arc<dyn SessionStore>>,
     log: Logger,
 }
 
@@ -120,7 +128,31 @@ impl SessionRegistry {
     /// registry lets a new session evict the one unused the longest once it
     /// has been unused for `evict_idle`.
     pub(crate) fn new(max: usize, idle: Duration, input_timeout: Duration, log: Logger) -> Self {
-        SessionRegistry { sessions: Sessions::new(), max, idle, evict_idle: idle, input_timeout, log }
+        SessionRegistry { sessions: Sessions::new(), max, idle, evict_idle: idle, input_timeout, store: None, log }
+    }
+
+    /// Sessions that live in `store` too, shared by instances.
+    #[must_use]
+    pub(crate) fn with_store(mut self, store: Option<Arc<dyn SessionStore>>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// Starts session `id` with `stored` here, within the cap.
+    fn start(&mut self, id: String, stored: Stored, me: Addr<Self>) -> Result<SessionHandle, SessionsFull> {
+        let open = self.sessions.open();
+        if open >= self.max && !self.evict() {
+            return Err(SessionsFull { max: self.max });
+        }
+        let version = stored.state.version;
+        let session = Session::new(id.clone(), stored.state, Some(self.idle), self.log.clone())
+            .with_store(self.store.clone())
+            .on_end(move |id| me.do_send(Forget(id.to_owned())));
+        let handle = SessionHandle::start(session, &id, version, self.input_timeout)
+            .with_owner(stored.owner)
+            .with_store(self.store.clone());
+        self.sessions.insert(id, handle.clone());
+        Ok(handle)
     }
 
     /// Its index, for lookups from any thread.
@@ -171,19 +203,65 @@ impl Handler<Open> for SessionRegistry {
     type Result = Result<SessionHandle, SessionsFull>;
 
     fn handle(&mut self, Open(state, owner): Open, ctx: &mut Self::Context) -> Self::Result {
-        let open = self.sessions.open();
-        if open >= self.max && !self.evict() {
-            return Err(SessionsFull { max: self.max });
-        }
         // 32 hex digits of a random UUID: visible ASCII, unguessable.
         let id = uuid::Uuid::new_v4().simple().to_string();
-        let version = state.version;
-        let me = ctx.address();
-        let session = Session::new(id.clone(), state, Some(self.idle), self.log.clone())
-            .on_end(move |id| me.do_send(Forget(id.to_owned())));
-        let handle = SessionHandle::start(session, &id, version, self.input_timeout).with_owner(owner);
-        self.sessions.insert(id, handle.clone());
-        Ok(handle)
+        self.start(id, Stored { state, owner }, ctx.address())
+    }
+}
+
+/// This instance's copy of session `id`, opened on another instance, as
+/// the store holds it (the copy already here, if there is one).
+#[derive(Message)]
+#[rtype(result = "Result<SessionHandle, SessionsFull>")]
+pub(crate) struct Adopt(pub String, pub Stored);
+
+impl Handler<Adopt> for SessionRegistry {
+    type Result = Result<SessionHandle, SessionsFull>;
+
+    fn handle(&mut self, Adopt(id, stored): Adopt, ctx: &mut Self::Context) -> Self::Result {
+        if let Some(held) = self.sessions.index.find(&id) {
+            return Ok(held);
+        }
+        self.start(id, stored, ctx.address())
+    }
+}
+
+/// What another instance says of a session, for this instance's copy.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(crate) struct Deliver(pub Remote);
+
+impl Handler<Deliver> for SessionRegistry {
+    type Result = ();
+
+    fn handle(&mut self, Deliver(remote): Deliver, _ctx: &mut Self::Context) {
+        let find = |id: &str| self.sessions.index.find(id);
+        match remote {
+            Remote::Answer { session, response } => match find(&session) {
+                Some(s) => {
+                    actix_rt::spawn(async move {
+                        let _ = s.answer(response).await;
+                    });
+                }
+                None => slog::debug!(self.log, "an answer for a session not held here"; "session" => session),
+            },
+            Remote::Cancel { session, id, reason } => {
+                if let Some(s) = find(&session) {
+                    s.cancel_here(&id, reason);
+                }
+            }
+            Remote::Changed { session, state } => {
+                if let Some(s) = find(&session) {
+                    s.replace(state);
+                }
+            }
+            Remote::Ended { session } => {
+                if let Some(s) = self.sessions.remove(&session) {
+                    s.end();
+                    info!(self.log, "legacy session ended on another instance"; "session" => session);
+                }
+            }
+        }
     }
 }
 

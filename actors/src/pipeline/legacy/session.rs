@@ -8,19 +8,20 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use mcp_protocol::jsonrpc::Response;
 use mcp_protocol::legacy::SessionState;
 use mcp_protocol::subscription::SubscriptionFilter;
-use mcp_protocol::RequestId;
+use mcp_protocol::{ErrorData, RequestId};
 use serde_json::Value;
 use slog::{debug, info, Logger};
 use tokio::sync::oneshot;
 
 use super::dispatch::{Reply, StateChange};
 use super::shared::SessionShared;
+use super::store::{question_id, SessionStore};
 use crate::channels::control::{Cancel, Close, CloseReason, UpdateFilter};
 
 /// The client's answer to a server-to-client request: a result, or the
@@ -44,6 +45,10 @@ pub(crate) struct Session {
     idle: Option<Duration>,
     /// Told when the session ends (the registry forgets it).
     on_end: Option<OnEnd>,
+    /// Where the session lives beyond this instance, if it does.
+    store: Option<Arc<dyn SessionStore>>,
+    /// The last use the store was told of.
+    refreshed: Instant,
     log: Logger,
 }
 
@@ -59,8 +64,18 @@ impl Session {
             stream: None,
             idle,
             on_end: None,
+            store: None,
+            refreshed: Instant::now(),
             log,
         }
+    }
+
+    /// This session, living in `store` too (this actor being one instance's
+    /// copy of it).
+    #[must_use]
+    pub(crate) fn with_store(mut self, store: Option<Arc<dyn SessionStore>>) -> Self {
+        self.store = store;
+        self
     }
 
     /// Its shared part, for its handles.
@@ -91,6 +106,35 @@ impl Session {
     fn touch(&mut self) {
         self.shared.touch();
     }
+
+    /// Publishes `state` (from the store); when that changed what the
+    /// notification stream delivers, what tells the stream so.
+    fn replace(
+        &mut self,
+        state: mcp_protocol::legacy::SessionState,
+    ) -> Option<actix::dev::RecipientRequest<UpdateFilter>> {
+        let same = self.shared.state().subscriptions == state.subscriptions;
+        self.shared.change_state(|s| *s = state);
+        let (_, update) = self.stream.as_ref().filter(|_| !same)?;
+        Some(update.send(UpdateFilter { filter: self.filter() }))
+    }
+
+    /// Tells the store of the session's use since the last time; ends this
+    /// copy when the store says the session is gone (expired, or ended on
+    /// another instance).
+    fn refresh(&mut self, ctx: &mut Context<Self>) {
+        let (Some(store), seen) = (self.store.clone(), self.shared.last_seen()) else { return };
+        if seen <= self.refreshed {
+            return;
+        }
+        self.refreshed = seen;
+        ctx.spawn(store.refresh(&self.id).into_actor(self).map(|alive, act, ctx| {
+            if alive == Ok(false) {
+                info!(act.log, "legacy session gone from the store"; "session" => &act.id);
+                ctx.stop();
+            }
+        }));
+    }
 }
 
 impl Actor for Session {
@@ -100,6 +144,7 @@ impl Actor for Session {
         if let Some(idle) = self.idle {
             let every = (idle / 10).clamp(Duration::from_millis(10), Duration::from_secs(10));
             ctx.run_interval(every, move |act, ctx| {
+                act.refresh(ctx);
                 if act.shared.last_seen().elapsed() >= idle {
                     info!(act.log, "legacy session expired"; "session" => &act.id);
                     ctx.stop();
@@ -135,6 +180,28 @@ impl Handler<Change> for Session {
 
     fn handle(&mut self, Change(change): Change, _ctx: &mut Self::Context) -> Self::Result {
         self.touch();
+        let ok = || Reply::Now(Ok(Value::Object(Default::default())));
+        if let Some(store) = self.store.clone() {
+            // Written through the store, which tells the other instances;
+            // this copy takes the state the store holds after the change.
+            return Box::pin(store.change(&self.id, &change).into_actor(self).then(move |written, act, ctx| {
+                let (reply, update) = match written {
+                    Ok(Some(state)) => (ok(), act.replace(state)),
+                    Ok(None) => {
+                        ctx.stop();
+                        (Reply::Now(Err(ErrorData::internal("the session has ended"))), None)
+                    }
+                    Err(e) => (Reply::Now(Err(e.to_error_data())), None),
+                };
+                async move {
+                    if let Some(update) = update {
+                        let _ = update.await;
+                    }
+                    reply
+                }
+                .into_actor(act)
+            }));
+        }
         let changed = self.shared.change_state(|state| match change {
             StateChange::SetLevel(level) => {
                 state.log_level = Some(level);
@@ -143,7 +210,6 @@ impl Handler<Change> for Session {
             StateChange::Subscribe(uri, true) => state.subscriptions.insert(uri),
             StateChange::Subscribe(uri, false) => state.subscriptions.remove(&uri),
         });
-        let ok = Reply::Now(Ok(Value::Object(Default::default())));
         // Answer once the stream routes by the new filter, so that an update
         // right after `resources/subscribe` is not missed.
         match self.stream.as_ref().filter(|_| changed) {
@@ -152,12 +218,32 @@ impl Handler<Change> for Session {
                 Box::pin(
                     async move {
                         let _ = sent.await;
-                        ok
+                        ok()
                     }
                     .into_actor(self),
                 )
             }
-            None => Box::pin(fut::ready(ok)),
+            None => Box::pin(fut::ready(ok())),
+        }
+    }
+}
+
+/// The session's state as another instance changed it.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(crate) struct Replace(pub mcp_protocol::legacy::SessionState);
+
+impl Handler<Replace> for Session {
+    type Result = ();
+
+    fn handle(&mut self, Replace(state): Replace, ctx: &mut Self::Context) {
+        if let Some(update) = self.replace(state) {
+            ctx.spawn(
+                async move {
+                    let _ = update.await;
+                }
+                .into_actor(self),
+            );
         }
     }
 }
@@ -172,7 +258,7 @@ impl Handler<Ask> for Session {
     type Result = MessageResult<Ask>;
 
     fn handle(&mut self, _: Ask, _ctx: &mut Self::Context) -> Self::Result {
-        let id = RequestId::string(&format!("srv-{}", self.next_ask));
+        let id = question_id(self.store.as_ref().map(|s| s.instance()), self.next_ask);
         self.next_ask += 1;
         let (tx, rx) = oneshot::channel();
         self.asked.insert(id.clone(), tx);

@@ -19,6 +19,7 @@ use crate::channels::outbound;
 use crate::facts::identity::Identity;
 use crate::facts::RequestFacts;
 use crate::pipeline::intake::{Action, SessionRoute};
+use crate::pipeline::legacy::store::StoreError;
 use crate::pipeline::legacy::SessionHandle;
 use crate::server::{McpServer, OpenError};
 use crate::transport::sse;
@@ -40,6 +41,7 @@ pub(super) async fn initialize(
             Some(&r.id),
             mcp_protocol::ErrorData::internal(format!("Too many sessions (limit {})", full.max)),
         )),
+        Err(OpenError::Unavailable(e)) => Err(HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, Some(&r.id), e)),
     }
 }
 
@@ -51,7 +53,12 @@ pub(super) async fn post(
     body: &[u8],
     identity: Option<&Arc<Identity>>,
 ) -> Result<HttpResponse, HttpError> {
-    let Some(session) = find(server, sid, identity.map(|i| &**i)).await else {
+    let found = find(server, sid, identity.map(|i| &**i)).await;
+    let Some(session) = found.map_err(|e| {
+        let id = mcp_protocol::decode(body, mcp_protocol::Expect::Session).request_id().cloned();
+        HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, id.as_ref(), e)
+    })?
+    else {
         let id = mcp_protocol::decode(body, mcp_protocol::Expect::Session).request_id().cloned();
         return Err(HttpError::no_session(id.as_ref()));
     };
@@ -81,10 +88,20 @@ fn message_id(message: &Incoming) -> Option<&RequestId> {
 
 /// The session `sid`, if it is open and the caller may use it: a session
 /// opened with credentials is answered 404 for any other caller (issuer and
-/// subject), as if it did not exist.
-async fn find(server: &McpServer, sid: &str, identity: Option<&Identity>) -> Option<SessionHandle> {
-    let session = server.find_session(sid).await?;
-    session.usable_by(identity.map(Identity::key).as_deref()).then_some(session)
+/// subject), as if it did not exist. An error when the session store
+/// cannot be reached.
+async fn find(
+    server: &McpServer,
+    sid: &str,
+    identity: Option<&Identity>,
+) -> Result<Option<SessionHandle>, mcp_protocol::ErrorData> {
+    let Some(session) = server.find_session(sid).await? else { return Ok(None) };
+    Ok(session.usable_by(identity.map(Identity::key).as_deref()).then_some(session))
+}
+
+/// A session store that cannot be reached: 503.
+fn unavailable(e: mcp_protocol::ErrorData) -> HttpError {
+    HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, None, e)
 }
 
 /// `MCP-Protocol-Version`, when sent, must be the session's.
@@ -111,10 +128,11 @@ async fn in_session(
             server.session_request_here(session, r, facts, tx).await;
             answer::reply(server.config(), id, rx, answer::Statuses::AlwaysOk).await
         }
-        Incoming::Response(r) => {
-            session.answer(r).await;
-            Ok(HttpResponse::Accepted().finish())
-        }
+        Incoming::Response(r) => match session.answer(r).await {
+            Ok(()) => Ok(HttpResponse::Accepted().finish()),
+            Err(e @ StoreError::Gone(_)) => Err(HttpError::with_status(StatusCode::GONE, None, e.to_error_data())),
+            Err(e) => Err(unavailable(e.to_error_data())),
+        },
         _ => {
             session.touch();
             Ok(HttpResponse::Accepted().finish())
@@ -131,7 +149,9 @@ pub(super) async fn get(req: HttpRequest, server: web::Data<McpServer>) -> Resul
         ));
     };
     let identity = auth::caller(&req, &server).await?;
-    let Some(session) = find(&server, sid, identity.as_deref()).await else { return Err(HttpError::no_session(None)) };
+    let Some(session) = find(&server, sid, identity.as_deref()).await.map_err(unavailable)? else {
+        return Err(HttpError::no_session(None));
+    };
     let (sink, frames) = sse::queue(server.config().hub.listener_buffer);
     let ready = server
         .start_session_stream(&session, Box::new(sink))
@@ -151,7 +171,9 @@ pub(super) async fn delete(req: HttpRequest, server: web::Data<McpServer>) -> Re
         return Err(HttpError::method_not_allowed("DELETE needs an Mcp-Session-Id (legacy sessions only)"));
     };
     let identity = auth::caller(&req, &server).await?;
-    if find(&server, sid, identity.as_deref()).await.is_none() || !server.end_session(sid).await {
+    if find(&server, sid, identity.as_deref()).await.map_err(unavailable)?.is_none()
+        || !server.end_session_everywhere(sid).await.map_err(unavailable)?
+    {
         return Err(HttpError::no_session(None));
     }
     slog::info!(server.logger(), "legacy session ended by the client"; "session" => sid);
