@@ -6,7 +6,8 @@
 # playwright-core (drives the machine's Chromium). Then bundles host.mjs
 # into host.js there, beside the scripts the tests run (drive.mjs for the
 # MCP Apps browser test, skills.mjs for the Skills one, gateway.mjs for the
-# gateway's). A second run does nothing. Needs npm. The
+# gateway's, legacy_flows.mjs for legacy sessions across instances). A
+# second run does nothing. Needs npm. The
 # test calls this itself when it has not been run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,7 +21,7 @@ packages=(
   "esbuild@0.28.2"
   "playwright-core@1.65.1"
 )
-stamp="$(printf '%s\n' "${packages[@]}" | cat - "$here/host.mjs" "$here/drive.mjs" "$here/skills.mjs" "$here/gateway.mjs" | sha256sum | cut -c1-16)"
+stamp="$(printf '%s\n' "${packages[@]}" | cat - "$here/host.mjs" "$here/drive.mjs" "$here/skills.mjs" "$here/gateway.mjs" "$here/legacy_flows.mjs" | sha256sum | cut -c1-16)"
 [ -f "$home/host.js" ] && [ "$(cat "$home/.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 command -v npm >/dev/null || { echo "ts-client: npm is needed" >&2; exit 2; }
 mkdir -p "$(dirname "$home")"
@@ -30,7 +31,7 @@ echo '{"name":"actix-mcp-ts-client","version":"0.0.0","private":true,"type":"mod
 echo "ts-client: npm install ${packages[*]}" >&2
 # esbuild fetches its platform binary in a post-install script.
 (cd "$tmp" && npm install --no-audit --no-fund --loglevel=error "${packages[@]}" >&2)
-cp "$here/host.mjs" "$here/drive.mjs" "$here/skills.mjs" "$here/gateway.mjs" "$tmp/"
+cp "$here/host.mjs" "$here/drive.mjs" "$here/skills.mjs" "$here/gateway.mjs" "$here/legacy_flows.mjs" "$tmp/"
 (cd "$tmp" && ./node_modules/.bin/esbuild host.mjs --bundle --format=esm --platform=browser --outfile=host.js --log-level=warning >&2)
 echo "$stamp" >"$tmp/.stamp"
 rm -rf "$home" && mv "$tmp" "$home"

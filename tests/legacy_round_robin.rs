@@ -1,0 +1,148 @@
+//! The official TypeScript and Python SDK clients in legacy sessions
+//! (initialize) behind the shipped `config/nginx.conf`, round robin over
+//! three real instances with no stickiness and sessions in a real
+//! `redis-server` (`legacy.store = "redis"`): full flows — list, a call with
+//! progress, an elicitation answered mid-call, subscribe and the update on
+//! the GET stream, cancel, ping, DELETE — 200 of each client with none
+//! failing; then one instance is SIGKILLed mid-run: only what was in flight
+//! on it fails, and every session goes on on the others.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::nginx::ShippedNginx;
+use common::redis::Redis;
+use common::*;
+use serde_json::Value;
+
+const KEY: &str = "cm91bmQtcm9iaW4tbGVnYWN5LXNlc3Npb25zLWtleS0wMQ=="; // 35 bytes
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Both clients installed (their install scripts run), or `None` after
+/// printing why `test` is skipped.
+fn installed(test: &str) -> Option<PathBuf> {
+    external(test, &["redis-server", "nginx", "node", "npm", "python3"])?;
+    for script in ["tests/real-servers/install.sh", "tests/ts-client/install.sh"] {
+        let mut cmd = std::process::Command::new("bash");
+        cmd.arg(root().join(script));
+        if script.contains("real-servers") {
+            cmd.arg("python");
+        }
+        if !cmd.status().is_ok_and(|s| s.success()) {
+            assert!(!external_required(), "{test}: {script} failed");
+            println!("SKIP {test}: {script} failed");
+            return None;
+        }
+    }
+    let home = std::env::var_os("ACTIX_MCP_REAL_SERVERS_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/real-servers"));
+    Some(home.join("python/bin/python"))
+}
+
+/// An instance over the Redis at `redis_port`, its stderr drained once it
+/// is up (so that its logging never blocks): the process and its port.
+async fn instance(name: &str, redis_port: u16) -> (tokio::process::Child, u16, ConfigFile) {
+    let cfg = ConfigFile::new(
+        &format!("round-robin-{name}-{redis_port}"),
+        &format!(
+            "[server]\nname = \"{name}\"\n[hub]\nbackend = \"redis\"\nredis_channel_prefix = \"rr-{pid}\"\n\
+             [redis]\nurl = \"redis://127.0.0.1:{redis_port}/\"\n[mrtr]\nkey = \"{KEY}\"\n\
+             [catalog]\nname = \"everything\"\n",
+            pid = std::process::id()
+        ),
+    );
+    let mut node = HttpChild::spawn(&["--config", cfg.path()]).await;
+    node.stderr_until_all(&["redis subscription established", "bus subscribed"]).await;
+    let port = node.url.trim_end_matches("/mcp").rsplit(':').next().unwrap().parse().unwrap();
+    let HttpChild { child, mut stderr, .. } = node;
+    actix_rt::spawn(async move { while let Ok(Some(_)) = stderr.next_line().await {} });
+    (child, port, cfg)
+}
+
+/// Starts a flows driver; its one JSON line is read by [`report`].
+fn driver(program: &Path, args: &[&str], cwd: &Path) -> tokio::process::Child {
+    tokio::process::Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the driver starts")
+}
+
+/// What a driver printed, once it ended (within 5 minutes).
+async fn report(what: &str, child: tokio::process::Child) -> Value {
+    let out = tokio::time::timeout(Duration::from_secs(300), child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("{what} ended within 5 minutes"))
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(line).unwrap_or_else(|e| {
+        panic!("{what} printed no JSON ({e}): {stdout}\n{}", String::from_utf8_lossy(&out.stderr))
+    })
+}
+
+/// Runs `flows` flows of each client at `url`, 4 at a time each; SIGKILLs
+/// `kill` (if given) once they are under way.
+async fn both(python: &Path, url: &str, flows: usize, kill: Option<&mut tokio::process::Child>) -> (Value, Value) {
+    let (n, c) = (flows.to_string(), "4".to_string());
+    let ts = driver(Path::new("node"), &["legacy_flows.mjs", url, &n, &c], &root().join("target/ts-client"));
+    let script = root().join("tests/real-servers/legacy_flows.py");
+    let py = driver(python, &[script.to_str().unwrap(), url, &n, &c], &root());
+    if let Some(victim) = kill {
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        victim.start_kill().expect("SIGKILL");
+        let _ = victim.wait().await;
+    }
+    (report("the TypeScript flows", ts).await, report("the Python flows", py).await)
+}
+
+#[actix_rt::test]
+async fn official_clients_in_legacy_sessions_round_robin_over_three_instances() {
+    let test = "legacy_round_robin::official_clients_in_legacy_sessions_round_robin_over_three_instances";
+    let Some(python) = installed(test) else { return };
+    let redis_port = free_fixed_port();
+    let _redis = Redis::start(redis_port).await;
+    let (_a, a_port, _fa) = instance("rr-a", redis_port).await;
+    let (mut b, b_port, _fb) = instance("rr-b", redis_port).await;
+    let (_c, c_port, _fc) = instance("rr-c", redis_port).await;
+    let lb = ShippedNginx::start(&[(a_port, true), (b_port, true), (c_port, true)]).await;
+    let url = lb.url("/mcp");
+
+    // 200 flows of each client: none fails.
+    let (ts, py) = both(&python, &url, 200, None).await;
+    for (what, v) in [("TypeScript", &ts), ("Python", &py)] {
+        println!("{what} flows: {v}");
+        assert_eq!(v["flows"], 200, "{what}: {v}");
+        assert_eq!(v["ok"], 200, "{what}: {v}");
+        assert_eq!(v["lostSessions"], 0, "{what}: {v}");
+    }
+    // Round robin did spread them: every instance answered.
+    let log = lb.access_log();
+    for port in [a_port, b_port, c_port] {
+        assert!(log.contains(&format!("upstream=127.0.0.1:{port}")), "instance {port} served nothing");
+    }
+
+    // Instance B is SIGKILLed 3 s into 100 more flows of each: only steps in
+    // flight on it fail (each flow has one request out at a time, 4 flows
+    // per client), each with an error; no session is lost.
+    let (ts, py) = both(&python, &url, 100, Some(&mut b)).await;
+    for (what, v) in [("TypeScript", &ts), ("Python", &py)] {
+        println!("{what} flows with an instance killed: {v}");
+        assert_eq!(v["flows"], 100, "{what}: {v}");
+        assert_eq!(v["lostSessions"], 0, "{what}: every session went on: {v}");
+        let failed = v["failedSteps"].as_u64().unwrap();
+        assert!(failed <= 4, "{what}: at most the 4 requests in flight on the killed instance failed: {v}");
+        for e in v["errors"].as_array().unwrap() {
+            assert!(e.as_str().is_some_and(|e| e.len() > 10), "{what}: a failure says what failed: {e}");
+        }
+    }
+}
