@@ -85,9 +85,8 @@ async fn report(what: &str, child: tokio::process::Child) -> Value {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout.lines().last().unwrap_or_default();
-    serde_json::from_str(line).unwrap_or_else(|e| {
-        panic!("{what} printed no JSON ({e}): {stdout}\n{}", String::from_utf8_lossy(&out.stderr))
-    })
+    serde_json::from_str(line)
+        .unwrap_or_else(|e| panic!("{what} printed no JSON ({e}): {stdout}\n{}", String::from_utf8_lossy(&out.stderr)))
 }
 
 /// Runs `flows` flows of each client at `url`, 4 at a time each; SIGKILLs
