@@ -1,13 +1,17 @@
-//! Redis Sentinel (`[redis] sentinels`): a real master, replica and sentinel
-//! (`redis-server --sentinel`) behind two `actix-mcp serve` instances. The
-//! master is killed; within 15 s both instances use the promoted replica,
-//! a listen stream opened before the kill stays open and hears the next
-//! change, a task written with `min_replicas = 1` before the failover is
-//! still there, and `/readyz` and `/status.json` name the new master and the
-//! failover.
+//! Redis Sentinel (`[redis] sentinels`): a real master, replica and three
+//! sentinels (`redis-server --sentinel`, quorum 2) behind two `actix-mcp
+//! serve` instances, under load — calls and task creations on both, a
+//! listen stream on each, a legacy session in Redis. The master is
+//! SIGKILLed; within 15 s both instances use the promoted replica, the
+//! listen streams opened before the kill stay open and hear the next
+//! change, every task acknowledged (with `min_replicas = 1`) is still there,
+//! and so is the session; `/readyz` and `/status.json` name the new master
+//! and the failover. The figures are printed.
 
 mod common;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::nginx::{quiet, wait_for_port};
@@ -41,100 +45,223 @@ async fn status(url: &str, path: &str) -> Value {
     reqwest::get(url.replace("/mcp", path)).await.unwrap().json().await.unwrap_or_default()
 }
 
-#[actix_rt::test]
-async fn a_failover_is_followed_within_15_s_and_loses_nothing_acknowledged() {
-    let Some(_) = external("sentinel::a_failover_is_followed", &["redis-server"]) else { return };
-    let dir = std::env::temp_dir().join(format!("actix-mcp-sentinel-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let (p_master, p_replica, p_sentinel) = (free_fixed_port(), free_fixed_port(), free_fixed_port());
+/// A master on `p_master`, a replica of it on `p_replica` and three
+/// sentinels watching it as `mymaster` (quorum 2), under `dir`; the
+/// master's process (to kill) and the others' (kept while the test runs).
+async fn sentinel_set(
+    dir: &std::path::Path,
+    p_master: u16,
+    p_replica: u16,
+    sentinels: [u16; 3],
+) -> (tokio::process::Child, Vec<tokio::process::Child>) {
     let base = |port: u16| vec![port.to_string(), "--bind".into(), "127.0.0.1".into(), "--save".into(), String::new()];
     let mut master_args = vec!["--port".to_owned()];
     master_args.extend(base(p_master));
     let master_args: Vec<&str> = master_args.iter().map(String::as_str).collect();
-    let mut master = quiet("redis-server", &master_args).spawn().expect("redis-server starts");
+    let master = quiet("redis-server", &master_args).spawn().expect("redis-server starts");
     wait_for_port(p_master, "master").await;
-    let replica_of = p_master.to_string();
     let mut replica_args = vec!["--port".to_owned()];
     replica_args.extend(base(p_replica));
-    replica_args.extend(["--replicaof".into(), "127.0.0.1".into(), replica_of]);
+    replica_args.extend(["--replicaof".into(), "127.0.0.1".into(), p_master.to_string()]);
     let replica_args: Vec<&str> = replica_args.iter().map(String::as_str).collect();
-    let _replica = quiet("redis-server", &replica_args).spawn().expect("the replica starts");
+    let mut others = vec![quiet("redis-server", &replica_args).spawn().expect("the replica starts")];
     wait_for_port(p_replica, "replica").await;
-    let conf = dir.join("sentinel.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            "port {p_sentinel}\nbind 127.0.0.1\ndir {}\nsentinel monitor mymaster 127.0.0.1 {p_master} 1\n\
-             sentinel down-after-milliseconds mymaster 1000\nsentinel failover-timeout mymaster 5000\n",
-            dir.display()
-        ),
-    )
-    .unwrap();
-    let _sentinel = quiet("redis-server", &[conf.to_str().unwrap(), "--sentinel"]).spawn().expect("sentinel starts");
-    wait_for_port(p_sentinel, "sentinel").await;
-    until("the replica in sync and known to the sentinel", 20, async || {
-        redis_raw(p_replica, &["INFO", "replication"]).await.contains("master_link_status:up")
-            && redis_raw(p_sentinel, &["SENTINEL", "replicas", "mymaster"]).await.contains(&p_replica.to_string())
+    for port in sentinels {
+        let conf = dir.join(format!("sentinel-{port}.conf"));
+        std::fs::write(
+            &conf,
+            format!(
+                "port {port}\nbind 127.0.0.1\ndir {}\nsentinel monitor mymaster 127.0.0.1 {p_master} 2\n\
+                 sentinel down-after-milliseconds mymaster 1000\nsentinel failover-timeout mymaster 5000\n",
+                dir.display()
+            ),
+        )
+        .unwrap();
+        others.push(quiet("redis-server", &[conf.to_str().unwrap(), "--sentinel"]).spawn().expect("sentinel starts"));
+        wait_for_port(port, "sentinel").await;
+    }
+    until("the replica in sync and known to every sentinel", 30, async || {
+        let mut known = redis_raw(p_replica, &["INFO", "replication"]).await.contains("master_link_status:up");
+        for port in sentinels {
+            let sentinel = redis_raw(port, &["SENTINEL", "master", "mymaster"]).await;
+            known &= redis_raw(port, &["SENTINEL", "replicas", "mymaster"]).await.contains(&p_replica.to_string())
+                && sentinel.contains("num-other-sentinels\r\n$1\r\n2\r\n");
+        }
+        known
     })
     .await;
+    (master, others)
+}
 
+/// What the load saw.
+#[derive(Default)]
+struct Load {
+    calls: usize,
+    failed_calls: Vec<String>,
+    tasks: Vec<(String, String)>,
+    refused_tasks: Vec<String>,
+}
+
+/// Calls and task creations on `urls` in turn until `stop`: 4 callers.
+async fn load(urls: [String; 2], stop: Arc<AtomicBool>) -> Load {
+    let seen = Arc::new(Mutex::new(Load::default()));
+    let mut workers = Vec::new();
+    for w in 0..4usize {
+        let (urls, stop, seen) = (urls.clone(), stop.clone(), seen.clone());
+        workers.push(actix_rt::spawn(async move {
+            let mut n = w;
+            while !stop.load(Ordering::Acquire) {
+                let url = &urls[n % 2];
+                n += 1;
+                let echo = json!({"name": "echo", "arguments": {"text": "x"}});
+                let r = post(url, &request(json!(n), "tools/call", echo)).await;
+                {
+                    let mut s = seen.lock().unwrap();
+                    s.calls += 1;
+                    if r.status != 200 || r.response().get("error").is_some() {
+                        s.failed_calls.push(r.raw.clone());
+                    }
+                }
+                if n % 4 == 0 {
+                    let body = with_tasks(
+                        n as i64,
+                        "tools/call",
+                        json!({"name": "slow_compute", "arguments": {"seconds": 1, "label": "load"}}),
+                    );
+                    let r = post(url, &body).await;
+                    let id = r.response()["result"]["taskId"].as_str().map(str::to_owned);
+                    let mut s = seen.lock().unwrap();
+                    match id {
+                        Some(id) if r.status == 200 => s.tasks.push((url.clone(), id)),
+                        _ => s.refused_tasks.push(format!("{} {}", r.status, r.raw)),
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }));
+    }
+    for w in workers {
+        w.await.unwrap();
+    }
+    let out = std::mem::take(&mut *seen.lock().unwrap());
+    out
+}
+
+#[actix_rt::test]
+async fn a_failover_under_load_is_followed_within_15_s_and_loses_nothing_acknowledged() {
+    let Some(_) = external("sentinel::a_failover_under_load_is_followed", &["redis-server"]) else { return };
+    let dir = std::env::temp_dir().join(format!("actix-mcp-sentinel-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (p_master, p_replica) = (free_fixed_port(), free_fixed_port());
+    let sentinels = [free_fixed_port(), free_fixed_port(), free_fixed_port()];
+    let (mut master, _others) = sentinel_set(&dir, p_master, p_replica, sentinels).await;
+
+    let listed: Vec<String> = sentinels.iter().map(|p| format!("\"127.0.0.1:{p}\"")).collect();
     let toml = format!(
         "[catalog]\nname = \"everything\"\n[status]\nenabled = true\n[mrtr]\nkey = \"c2VudGluZWwtdGVzdC1rZXktc2hhcmVkLWJ5LWluc3RhbmNlcw==\"\n\
          [hub]\nbackend = \"redis\"\nredis_channel_prefix = \"sentinel-{pid}\"\n\
-         [redis]\nsentinels = [\"127.0.0.1:{p_sentinel}\"]\nmaster = \"mymaster\"\nmin_replicas = 1\n",
+         [redis]\nsentinels = [{}]\nmaster = \"mymaster\"\nmin_replicas = 1\n",
+        listed.join(", "),
         pid = std::process::id()
     );
     let config = ConfigFile::new("sentinel-test", &toml);
     let mut a = HttpChild::spawn(&["--config", config.path()]).await;
     let mut b = HttpChild::spawn(&["--config", config.path()]).await;
     for node in [&mut a, &mut b] {
-        node.stderr_until_all(&["redis subscription established", "task cancellations subscribed"]).await;
+        node.stderr_until_all(&["redis subscription established", "task cancellations subscribed", "bus subscribed"])
+            .await;
     }
+    // A listen stream on each instance.
     let filter = json!({"notifications": {"toolsListChanged": true}});
-    let mut stream = SseReader::open(&b.url, &request(json!(1), "subscriptions/listen", filter)).await;
-    stream.next().await.expect("the acknowledgement");
+    let mut streams = Vec::new();
+    for node in [&a, &b] {
+        let mut stream = SseReader::open(&node.url, &request(json!(1), "subscriptions/listen", filter.clone())).await;
+        stream.next().await.expect("the acknowledgement");
+        streams.push(stream);
+    }
     let trigger =
         |id: i64| request(json!(id), "tools/call", json!({"name": "test_trigger_tool_change", "arguments": {}}));
     assert_eq!(post(&a.url, &trigger(2)).await.status, 200);
-    let n = stream.next().await.expect("a change made on A, heard on B");
-    assert_eq!(n["method"], "notifications/tools/list_changed");
-    // A task written before the failover, acknowledged by the replica.
-    let task = new_task(
-        &a.url,
-        &with_tasks(3, "tools/call", json!({"name": "slow_compute", "arguments": {"seconds": 60, "label": "kept"}})),
-    )
-    .await;
+    for stream in &mut streams {
+        let n = stream.next().await.expect("a change made on A, heard on both");
+        assert_eq!(n["method"], "notifications/tools/list_changed");
+    }
+    // A legacy session acknowledged before the failover.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
+    let r = legacy_post(&a.url, None, &init).await;
+    let sid = r.headers["mcp-session-id"].to_str().unwrap().to_owned();
     let before = status(&a.url, "/readyz").await;
     assert_eq!(before["redis"]["master"], format!("127.0.0.1:{p_master}"), "{before}");
 
-    // The master dies.
+    // Load on both instances; the master dies 2 s into it.
+    let stop = Arc::new(AtomicBool::new(false));
+    let running = actix_rt::spawn(load([a.url.clone(), b.url.clone()], stop.clone()));
+    tokio::time::sleep(Duration::from_secs(2)).await;
     let killed = Instant::now();
     master.kill().await.unwrap();
     let promoted = format!("127.0.0.1:{p_replica}");
+    let mut followed = Vec::new();
     for node in [&a, &b] {
         until("the instance follows the promoted replica", 15, async || {
             status(&node.url, "/readyz").await["redis"]["master"] == promoted.as_str()
         })
         .await;
+        followed.push(killed.elapsed());
     }
-    let followed = killed.elapsed();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    stop.store(true, Ordering::Release);
+    let seen = running.await.unwrap();
+
     // Whatever the gap brought (the resync's list_changed), then a new change
-    // made on A reaches the stream B held open since before the kill.
-    while let Some(Some(_)) = stream.next_within(Duration::from_secs(2)).await {}
+    // made on A reaches both streams held open since before the kill.
+    for stream in &mut streams {
+        while let Some(Some(_)) = stream.next_within(Duration::from_secs(2)).await {}
+    }
     let deadline = Instant::now() + Duration::from_secs(15);
-    let mut heard = false;
+    let mut heard = [false, false];
     let mut id = 10;
-    while !heard && Instant::now() < deadline {
+    while heard.contains(&false) && Instant::now() < deadline {
         id += 1;
         post(&a.url, &trigger(id)).await;
-        heard = matches!(stream.next_within(Duration::from_secs(1)).await, Some(Some(n)) if n["method"] == "notifications/tools/list_changed");
+        for (i, stream) in streams.iter_mut().enumerate() {
+            let n = stream.next_within(Duration::from_secs(1)).await;
+            heard[i] |= matches!(n, Some(Some(n)) if n["method"] == "notifications/tools/list_changed");
+        }
     }
-    assert!(heard, "a change after the failover reached the stream opened before it");
-    assert_eq!(task_get(&b.url, &task).await["status"], "working", "the acknowledged task outlived the failover");
+    assert_eq!(heard, [true, true], "a change after the failover reached both streams opened before it");
+    // Every acknowledged task and the session outlived the failover.
+    let mut lost = Vec::new();
+    for (url, task) in &seen.tasks {
+        let r = post(url, &with_tasks(900, "tasks/get", json!({"taskId": task}))).await;
+        if r.status != 200 || !r.response()["result"]["status"].is_string() {
+            lost.push(format!("{task}: {}", r.raw));
+        }
+    }
+    assert!(lost.is_empty(), "{} of {} acknowledged tasks lost: {lost:?}", lost.len(), seen.tasks.len());
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    assert_eq!(legacy_post(&b.url, Some(&sid), &ping).await.status, 200, "the session outlived the failover");
+    assert!(
+        seen.failed_calls.is_empty(),
+        "calls need no Redis: {:?}",
+        &seen.failed_calls[..seen.failed_calls.len().min(3)]
+    );
+    for refused in &seen.refused_tasks {
+        assert!(refused.contains("the task store is unavailable"), "a refused task says why: {refused}");
+    }
     let s = status(&a.url, "/status.json").await;
     assert!(s["redis"]["failovers"].as_u64().unwrap_or(0) >= 1, "{s}");
     assert!(s["redis"]["last_failover_unix"].is_number(), "{s}");
-    println!("both instances used the promoted replica {:.1} s after the master was killed", followed.as_secs_f64());
+    println!(
+        "failover: instances on the promoted replica {:.1} s and {:.1} s after the master was killed; \
+         {} calls, {} failed; {} tasks acknowledged, all kept; {} task creations refused during the gap",
+        followed[0].as_secs_f64(),
+        followed[1].as_secs_f64(),
+        seen.calls,
+        seen.failed_calls.len(),
+        seen.tasks.len(),
+        seen.refused_tasks.len()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
