@@ -26,7 +26,7 @@ async fn instance(name: &str, redis_port: u16, store: &str) -> (HttpChild, Confi
         &format!(
             "[server]\nname = \"{name}\"\n[hub]\nbackend = \"redis\"\nredis_channel_prefix = \"lc-{pid}\"\n\
              [redis]\nurl = \"redis://127.0.0.1:{redis_port}/\"\n[legacy]\nstore = \"{store}\"\n\
-             [mrtr]\nkey = \"{KEY}\"\n[catalog]\nname = \"everything\"\n",
+             [mrtr]\nkey = \"{KEY}\"\n[catalog]\nname = \"everything\"\n[shutdown]\ndrain_ms = 100\n",
             pid = std::process::id()
         ),
     );

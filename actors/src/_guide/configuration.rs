@@ -19,7 +19,7 @@
 //! `ACTIX_MCP_AUTH_INTROSPECTION_SECRET`, `ACTIX_MCP_REQUIRE_BACKEND`,
 //! `ACTIX_MCP_METRICS`, `ACTIX_MCP_METRICS_BIND`, `ACTIX_MCP_OTEL_ENDPOINT`, `ACTIX_MCP_STATUS`,
 //! `ACTIX_MCP_AUDIT_FILE`, `ACTIX_MCP_POLICY_FILE`, `ACTIX_MCP_POLICY_MODE`,
-//! `ACTIX_MCP_QUOTAS_FAIL`) < flags. SIGHUP reads them all again and applies
+//! `ACTIX_MCP_QUOTAS_FAIL`, `ACTIX_MCP_TASKS_STORE`, `ACTIX_MCP_LEGACY_STORE`) < flags. SIGHUP reads them all again and applies
 //! the upstreams, the policy, the quotas and the pins (see "Reload" in the
 //! operating guide); every other setting takes effect at the next start.
 //!
@@ -44,7 +44,8 @@
 //! `hub.max_uri_bytes` (per listen stream; -32602 beyond), `hub.relay_mailbox`,
 //! `hub.mailbox`, `hub.dedup_ms`, `fs.max_file_bytes`, `fs.max_files`, `fs.search_max_results`,
 //! `mrtr.state_ttl_ms`, `legacy.max_sessions`, `legacy.evict_idle_ms`, `legacy.idle_timeout_ms`,
-//! `legacy.input_timeout_ms`, `legacy.max_input_rounds`, `auth.token_cache`,
+//! `legacy.input_timeout_ms`, `legacy.max_input_rounds`, `redis.bus_buffer` and
+//! `redis.bus_timeout_ms` (letters between instances), `auth.token_cache`,
 //! `auth.fetch_timeout_ms`, `auth.jwks_min_refresh_secs`, `log.slow_ms`.
 //! The default HTTP binding is loopback with a `Host`/`Origin` allow-list of the
 //! loopback names (403 otherwise) against DNS rebinding; set `http.allowed_hosts`

@@ -31,6 +31,11 @@
 //!   again with the answers.
 //! - Legacy results carry no `resultType`, `ttlMs` or `cacheScope`; a missing
 //!   resource is `-32002`.
+//! - Several instances: with `legacy.store = "redis"` (the default when
+//!   `hub.backend = "redis"`) every instance serves every session — no
+//!   sticky sessions at the balancer. See "Legacy sessions on any instance"
+//!   in the scaling-out guide. With `"memory"` a session lives in the
+//!   instance that opened it, and its id answers 404 elsewhere.
 //! - A server configured modern-only (`server.versions` without the 2025-*
 //!   versions) answers `initialize` with an error naming its supported versions,
 //!   the only diagnostic a legacy client has.

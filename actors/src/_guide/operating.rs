@@ -77,7 +77,8 @@
 //! | `mcp_server_legacy_sessions_open` | gauge | |
 //! | `mcp_server_redis_connected` | gauge | |
 //! | `mcp_server_redis_reconnects_total`, `_resyncs_total`, `_events_published_total`, `_events_received_total`, `_events_deduplicated_total` | counter | |
-//! | `mcp_server_redis_wait_short_total` | counter | (with `redis.min_replicas`: task writes fewer replicas acknowledged in time) |
+//! | `mcp_server_redis_wait_short_total` | counter | (with `redis.min_replicas`: task and session writes fewer replicas acknowledged in time) |
+//! | `mcp_server_bus_dropped_total` | counter | (with legacy sessions in Redis: letters from other instances dropped because `redis.bus_buffer` was full) |
 //! | `mcp_client_operation_duration_seconds` | histogram | a gateway's requests to its upstreams: `upstream`, `mcp_method_name`, `error_type` (empty on success; the JSON-RPC code, `tool_error`, `timeout`, `cancelled`, `transport`) |
 //! | `mcp_gateway_upstream_restarts_total` | counter | `upstream` |
 //! | `mcp_gateway_upstream_up` | gauge | `upstream` (1 up, 0 not) |

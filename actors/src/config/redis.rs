@@ -1,5 +1,6 @@
 //! `[redis]`: where Redis is — one URL, or Redis Sentinel naming the master
-//! — for everything that uses it (the hub, the task store, the quotas), and
+//! — for everything that uses it (the hub, the task store, the legacy
+//! sessions, the quotas), and
 //! how many replicas a write waits for.
 
 use serde::{Deserialize, Serialize};
@@ -19,7 +20,7 @@ pub struct RedisConfig {
     pub sentinels: Vec<String>,
     /// The master's name at the sentinels (needed with `sentinels`).
     pub master: String,
-    /// Task writes wait until this many replicas hold them (`WAIT`), at most
+    /// Task and session writes wait until this many replicas hold them (`WAIT`), at most
     /// `wait_timeout_ms`; a write fewer acknowledged still succeeds and is
     /// counted (`mcp_server_redis_wait_short_total`). Default: 0, no wait.
     pub min_replicas: u32,
