@@ -164,7 +164,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 }
                 "id" if id.is_none() => {
                     let raw = map.next_value::<&'de RawValue>()?;
-                    id = Some(RequestId::from_raw(raw.to_owned()).map_err(A::Error::custom)?);
+                    id = Some(RequestId::from_raw_text(raw.get()).map_err(A::Error::custom)?);
                 }
                 "method" if method.is_none() => method = Some(map.next_value::<&'de str>()?),
                 "params" if request.is_none() => {

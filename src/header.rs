@@ -19,16 +19,17 @@ pub enum HeaderValueError {
 }
 
 /// Decodes a header value: a sentinel-wrapped value is Base64-decoded, a plain
-/// value has its optional whitespace trimmed and must be visible ASCII, space or tab.
-pub fn decode_value(raw: &[u8]) -> Result<String, HeaderValueError> {
+/// value has its optional whitespace trimmed and must be visible ASCII, space or tab
+/// (and is borrowed from `raw`).
+pub fn decode_value(raw: &[u8]) -> Result<std::borrow::Cow<'_, str>, HeaderValueError> {
     let text = std::str::from_utf8(raw).map_err(|_| HeaderValueError::InvalidCharacters)?;
     let text = text.trim_matches([' ', '\t']);
     if let Some(inner) = text.strip_prefix(PREFIX).and_then(|t| t.strip_suffix(SUFFIX)) {
         let bytes = base64::engine::general_purpose::STANDARD.decode(inner).map_err(|_| HeaderValueError::BadBase64)?;
-        return String::from_utf8(bytes).map_err(|_| HeaderValueError::BadBase64);
+        return String::from_utf8(bytes).map(Into::into).map_err(|_| HeaderValueError::BadBase64);
     }
     if text.bytes().all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b)) {
-        Ok(text.to_owned())
+        Ok(text.into())
     } else {
         Err(HeaderValueError::InvalidCharacters)
     }

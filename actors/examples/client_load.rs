@@ -2,9 +2,11 @@
 //! CONNECTIONS tasks share one client and call TOOL (default `echo`) back to
 //! back for SECONDS, checking every reply; prints the count, the latency
 //! percentiles and the process's own CPU per call. TARGET is a Streamable
-//! HTTP URL, or `stdio:COMMAND LINE` for a child process.
+//! HTTP URL, or `stdio:COMMAND LINE` for a child process. VERSION pins the
+//! protocol version (`2025-11-25`: a legacy session, for servers of that
+//! era only); without it the client negotiates.
 //!
-//!     client_load TARGET CONNECTIONS SECONDS [TOOL]
+//!     client_load TARGET CONNECTIONS SECONDS [TOOL] [VERSION]
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,11 +26,14 @@ fn cpu() -> Duration {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let target = args.get(1).expect("usage: client_load TARGET CONNECTIONS SECONDS [TOOL]").clone();
+    let target = args.get(1).expect("usage: client_load TARGET CONNECTIONS SECONDS [TOOL] [VERSION]").clone();
     let connections: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1);
     let seconds: u64 = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(5).min(600);
     let tool: Arc<str> = args.get(4).map(String::as_str).unwrap_or("echo").into();
-    let options = ClientOptions::new("client-load", "1");
+    let mut options = ClientOptions::new("client-load", "1");
+    if let Some(v) = args.get(5) {
+        options = options.pin(actix_mcp::protocol::ProtocolVersion::parse(v).expect("a protocol version"));
+    }
     let client = match target.strip_prefix("stdio:") {
         Some(line) => Client::spawn_shell(line, options).await,
         None => Client::connect(&target, options).await,

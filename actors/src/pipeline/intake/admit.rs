@@ -150,7 +150,7 @@ fn check_name_headers(
     if let Some(body) = request.name_for_header() {
         match header(h, Header::Name, body)?.map(decode_value) {
             Some(Ok(v)) if v == body => {}
-            Some(Ok(v)) => return Err(mismatch("Mcp-Name", Some(v), body.to_owned())),
+            Some(Ok(v)) => return Err(mismatch("Mcp-Name", Some(v.into_owned()), body.to_owned())),
             Some(Err(_)) => return Err(mismatch("Mcp-Name", Some("<undecodable>".into()), body.to_owned())),
             None => return Err(mismatch("Mcp-Name", None, body.to_owned())),
         }
@@ -170,7 +170,7 @@ fn check_name_headers(
         match (header(h, Header::Param(&name), &shown)?.map(decode_value), body) {
             (None, None) => {}
             (Some(Ok(h)), Some(b)) if matches_body(&h, b) => {}
-            (Some(Ok(h)), _) => return Err(mismatch(&name, Some(h), shown)),
+            (Some(Ok(h)), _) => return Err(mismatch(&name, Some(h.into_owned()), shown)),
             (Some(Err(_)), _) => return Err(mismatch(&name, Some("<invalid>".into()), shown)),
             (None, Some(_)) => return Err(mismatch(&name, None, shown)),
         }
