@@ -84,8 +84,9 @@ start() {
       ;;
     mcp-proxy)
       TOOL=echo
-      [ -x "$PEERS/mcp-proxy/bin/mcp-proxy" ] || { cat "$PEERS/mcp-proxy/.unavailable" >"$WORK/why" 2>/dev/null; return 1; }
-      taskset -c 0 "$PEERS/mcp-proxy/bin/mcp-proxy" --port "$PORT" --log-level ERROR -- "${UPSTREAM[@]}" >"$WORK/peer.log" 2>&1 &
+      [ -x "$PEERS/mcp-proxy/bin/python" ] || { cat "$PEERS/mcp-proxy/.unavailable" >"$WORK/why" 2>/dev/null; return 1; }
+      # (the venv was moved into place: its console scripts name the old path)
+      taskset -c 0 "$PEERS/mcp-proxy/bin/python" -m mcp_proxy --port "$PORT" --log-level ERROR -- "${UPSTREAM[@]}" >"$WORK/peer.log" 2>&1 &
       ;;
     contextforge)
       if [ -f "$PEERS/contextforge/.unavailable" ]; then cp "$PEERS/contextforge/.unavailable" "$WORK/why"; return 1; fi
@@ -106,7 +107,7 @@ declare -A RATE P50 P99 CPU RSS GEN WHY
 for round in $(seq 1 "$ROUNDS"); do
   for peer in actix-mcp fastmcp mcp-proxy contextforge; do
     if ! start "$peer"; then
-      WHY[$peer]="$(head -n 3 "$WORK/why" | tr '\n' ' ')"
+      WHY[$peer]="$(head -n 3 "$WORK/why" | tr '\n' ' ' | cut -c1-220)"
       [ "$round" = 1 ] && echo "$peer: n/a — ${WHY[$peer]}"
       continue
     fi

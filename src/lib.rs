@@ -59,6 +59,7 @@ pub mod pagination;
 mod params_split;
 pub mod raw_object;
 pub mod request;
+pub mod request_id;
 pub mod request_state;
 pub mod skills;
 pub mod subscription;
