@@ -83,12 +83,10 @@ impl Watch {
             }
             _ => Verdict::Allow,
         };
-        let shadowed = match (&subject, verdict) {
-            (Some(s), Verdict::ShadowDeny) => Some(s.name.clone()),
-            _ => None,
-        };
+        let shadowed = subject.as_ref().filter(|_| verdict == Verdict::ShadowDeny).map(|s| s.name.clone());
         // The caller's key, made once for the quotas and the audit record.
-        let caller_key = subject.as_ref().map(|_| Identity::key_of(caller));
+        let keyed = subject.is_some() && (quotas.is_some() || service.audit().is_some());
+        let caller_key = keyed.then(|| Identity::key_of(caller));
         let charge = match (quotas, &subject, &caller_key) {
             (Some(quotas), Some(s), Some(key))
                 if s.known && s.action == Action::CallTool && verdict != Verdict::Deny =>
