@@ -166,15 +166,16 @@ fn start_sessions(
         Duration::from_millis(l.input_timeout_ms),
         log.clone(),
     )
-    .with_eviction(Duration::from_millis(l.evict_idle_ms))
-    .with_store(store.clone().map(|s| s as Arc<dyn SessionStore>));
+    .with_eviction(Duration::from_millis(l.evict_idle_ms));
+    let shared = store.clone().map(|s| s as Arc<dyn SessionStore>);
+    let registry = registry.with_store(shared.clone());
     let index = registry.index();
     let addr = SessionRegistry::start_in_arbiter(&Arbiter::new().handle(), move |_| registry);
     #[cfg(feature = "redis")]
     if let Some(store) = &store {
         store.start(config.redis.bus_buffer, addr.clone().recipient(), &log);
     }
-    Ok((addr, index, store.map(|s| s as Arc<dyn SessionStore>)))
+    Ok((addr, index, shared))
 }
 
 /// The store `legacy.store` names: Redis, or none (sessions live in the

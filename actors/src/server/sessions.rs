@@ -28,8 +28,14 @@ impl McpServer {
     ) -> Result<(SessionHandle, Vec<u8>), OpenError> {
         let (state, result) = self.inner.service.initialize(r).map_err(OpenError::Refused)?;
         let (version, client) = (state.version, state.client_info.name.clone());
-        let stored = Stored { state, owner: owner.map(Arc::from) };
-        let opened = self.inner.sessions.send(Open(stored.state.clone(), stored.owner.clone())).await;
+        let owner: Option<Arc<str>> = owner.map(Arc::from);
+        // With a store, a copy for it.
+        let to_store = self
+            .inner
+            .session_store
+            .as_ref()
+            .map(|store| (store, Stored { state: state.clone(), owner: owner.clone() }));
+        let opened = self.inner.sessions.send(Open(state, owner)).await;
         let session = match opened {
             Ok(Ok(s)) => s,
             Ok(Err(full)) => return Err(OpenError::Full(full)),
@@ -37,7 +43,7 @@ impl McpServer {
         };
         // Stored before the client hears of it: its next message may land
         // on any instance.
-        if let Some(store) = &self.inner.session_store {
+        if let Some((store, stored)) = to_store {
             if let Err(e) = store.create(session.id(), &stored).await {
                 session.end();
                 return Err(OpenError::Unavailable(e.to_error_data()));

@@ -39,6 +39,21 @@ pub(crate) enum StateChange {
     Subscribe(String, bool),
 }
 
+impl StateChange {
+    /// Applies the change to `state`.
+    pub(crate) fn apply(self, state: &mut SessionState) {
+        match self {
+            StateChange::SetLevel(level) => state.log_level = Some(level),
+            StateChange::Subscribe(uri, true) => {
+                state.subscriptions.insert(uri);
+            }
+            StateChange::Subscribe(uri, false) => {
+                state.subscriptions.remove(&uri);
+            }
+        }
+    }
+}
+
 /// Decides what a session in `state` does with `r`.
 pub(crate) fn classify(state: &SessionState, r: Request) -> SessionAction {
     let profile = state.version.profile();

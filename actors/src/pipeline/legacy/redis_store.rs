@@ -105,6 +105,11 @@ fn bus_error(e: BusError) -> StoreError {
     }
 }
 
+/// A stored session that does not parse.
+fn unreadable(e: String) -> StoreError {
+    StoreError::Unavailable(format!("a stored session is unreadable: {e}"))
+}
+
 /// The hash's fields for `stored`.
 fn fields(stored: &Stored) -> Vec<(String, String)> {
     let s = &stored.state;
@@ -224,7 +229,7 @@ impl SessionStore for RedisSessions {
             if fields.is_empty() {
                 return Ok(None);
             }
-            parse(fields).map(Some).map_err(|e| StoreError::Unavailable(format!("a stored session is unreadable: {e}")))
+            parse(fields).map(Some).map_err(unreadable)
         }
         .boxed()
     }
@@ -255,10 +260,10 @@ impl SessionStore for RedisSessions {
         async move {
             let Some(fields) = written.await? else { return Ok(None) };
             let note = letter("changed", &session, json!({ "f": fields }));
-            let stored =
-                parse(fields).map_err(|e| StoreError::Unavailable(format!("a stored session is unreadable: {e}")))?;
-            // The change stands; an instance that misses the letter reads
-            // the state again on its next refresh.
+            let stored = parse(fields).map_err(unreadable)?;
+            // The change stands even when the letter does not go: an
+            // instance that misses it keeps its copy's older state until
+            // that copy ends (its idle time), then reads the session anew.
             let _ = tell.broadcast(note.to_string().as_bytes()).await;
             Ok(Some(stored.state))
         }

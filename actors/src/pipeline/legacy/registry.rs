@@ -155,6 +155,12 @@ impl SessionRegistry {
         Ok(handle)
     }
 
+    /// Ends the session `id` held here and forgets it; whether it was held.
+    fn end(&mut self, id: &str) -> bool {
+        let held = self.sessions.remove(id);
+        held.as_ref().map(SessionHandle::end).is_some()
+    }
+
     /// Its index, for lookups from any thread.
     pub(crate) fn index(&self) -> SessionIndex {
         self.sessions.index.clone()
@@ -256,8 +262,7 @@ impl Handler<Deliver> for SessionRegistry {
                 }
             }
             Remote::Ended { session } => {
-                if let Some(s) = self.sessions.remove(&session) {
-                    s.end();
+                if self.end(&session) {
                     info!(self.log, "legacy session ended on another instance"; "session" => session);
                 }
             }
@@ -287,14 +292,7 @@ impl Handler<EndSession> for SessionRegistry {
     type Result = bool;
 
     fn handle(&mut self, EndSession(id): EndSession, _ctx: &mut Self::Context) -> bool {
-        let removed = self.sessions.remove(&id);
-        match removed {
-            Some(s) => {
-                s.end();
-                true
-            }
-            None => false,
-        }
+        self.end(&id)
     }
 }
 

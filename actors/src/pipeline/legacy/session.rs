@@ -107,12 +107,9 @@ impl Session {
         self.shared.touch();
     }
 
-    /// Publishes `state` (from the store); when that changed what the
+    /// Publishes `state` (the one writer); when that changed what the
     /// notification stream delivers, what tells the stream so.
-    fn replace(
-        &mut self,
-        state: mcp_protocol::legacy::SessionState,
-    ) -> Option<actix::dev::RecipientRequest<UpdateFilter>> {
+    fn replace(&mut self, state: SessionState) -> Option<actix::dev::RecipientRequest<UpdateFilter>> {
         let same = self.shared.state().subscriptions == state.subscriptions;
         self.shared.change_state(|s| *s = state);
         let (_, update) = self.stream.as_ref().filter(|_| !same)?;
@@ -181,70 +178,48 @@ impl Handler<Change> for Session {
     fn handle(&mut self, Change(change): Change, _ctx: &mut Self::Context) -> Self::Result {
         self.touch();
         let ok = || Reply::Now(Ok(Value::Object(Default::default())));
-        if let Some(store) = self.store.clone() {
-            // Written through the store, which tells the other instances;
-            // this copy takes the state the store holds after the change.
-            return Box::pin(store.change(&self.id, &change).into_actor(self).then(move |written, act, ctx| {
-                let (reply, update) = match written {
-                    Ok(Some(state)) => (ok(), act.replace(state)),
-                    Ok(None) => {
-                        ctx.stop();
-                        (Reply::Now(Err(ErrorData::internal("the session has ended"))), None)
-                    }
-                    Err(e) => (Reply::Now(Err(e.to_error_data())), None),
-                };
-                async move {
-                    if let Some(update) = update {
-                        let _ = update.await;
-                    }
-                    reply
+        let Some(store) = self.store.clone() else {
+            let mut next = SessionState::clone(&self.shared.state());
+            change.apply(&mut next);
+            return Box::pin(filtered(self.replace(next), ok()).into_actor(self));
+        };
+        // Written through the store, which tells the other instances; this
+        // copy takes the state the store holds after the change.
+        Box::pin(store.change(&self.id, &change).into_actor(self).then(move |written, act, ctx| {
+            let (update, reply) = match written {
+                Ok(Some(state)) => (act.replace(state), ok()),
+                Ok(None) => {
+                    ctx.stop();
+                    (None, Reply::Now(Err(ErrorData::internal("the session has ended"))))
                 }
-                .into_actor(act)
-            }));
-        }
-        let changed = self.shared.change_state(|state| match change {
-            StateChange::SetLevel(level) => {
-                state.log_level = Some(level);
-                false
-            }
-            StateChange::Subscribe(uri, true) => state.subscriptions.insert(uri),
-            StateChange::Subscribe(uri, false) => state.subscriptions.remove(&uri),
-        });
-        // Answer once the stream routes by the new filter, so that an update
-        // right after `resources/subscribe` is not missed.
-        match self.stream.as_ref().filter(|_| changed) {
-            Some((_, update)) => {
-                let sent = update.send(UpdateFilter { filter: self.filter() });
-                Box::pin(
-                    async move {
-                        let _ = sent.await;
-                        ok()
-                    }
-                    .into_actor(self),
-                )
-            }
-            None => Box::pin(fut::ready(ok())),
-        }
+                Err(e) => (None, Reply::Now(Err(e.to_error_data()))),
+            };
+            filtered(update, reply).into_actor(act)
+        }))
     }
+}
+
+/// `then`, once the notification stream routes by its new filter (when
+/// `update` tells it one): so that an update right after
+/// `resources/subscribe` is not missed.
+async fn filtered<T>(update: Option<actix::dev::RecipientRequest<UpdateFilter>>, then: T) -> T {
+    if let Some(update) = update {
+        let _ = update.await;
+    }
+    then
 }
 
 /// The session's state as another instance changed it.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub(crate) struct Replace(pub mcp_protocol::legacy::SessionState);
+pub(crate) struct Replace(pub SessionState);
 
 impl Handler<Replace> for Session {
     type Result = ();
 
     fn handle(&mut self, Replace(state): Replace, ctx: &mut Self::Context) {
-        if let Some(update) = self.replace(state) {
-            ctx.spawn(
-                async move {
-                    let _ = update.await;
-                }
-                .into_actor(self),
-            );
-        }
+        let update = self.replace(state);
+        ctx.spawn(filtered(update, ()).into_actor(self));
     }
 }
 

@@ -53,14 +53,13 @@ pub(super) async fn post(
     body: &[u8],
     identity: Option<&Arc<Identity>>,
 ) -> Result<HttpResponse, HttpError> {
-    let found = find(server, sid, identity.map(|i| &**i)).await;
-    let Some(session) = found.map_err(|e| {
-        let id = mcp_protocol::decode(body, mcp_protocol::Expect::Session).request_id().cloned();
-        HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, id.as_ref(), e)
-    })?
+    // The id of the request, for an error answered before it is read.
+    let request_id = || mcp_protocol::decode(body, mcp_protocol::Expect::Session).request_id().cloned();
+    let Some(session) = find(server, sid, identity.map(|i| &**i))
+        .await
+        .map_err(|e| HttpError::with_status(StatusCode::SERVICE_UNAVAILABLE, request_id().as_ref(), e))?
     else {
-        let id = mcp_protocol::decode(body, mcp_protocol::Expect::Session).request_id().cloned();
-        return Err(HttpError::no_session(id.as_ref()));
+        return Err(HttpError::no_session(request_id().as_ref()));
     };
     let started = std::time::Instant::now();
     let driver = HttpDriver::new(req, server, identity);
