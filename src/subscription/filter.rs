@@ -44,6 +44,16 @@ pub struct SubscriptionFilter {
 }
 
 impl SubscriptionFilter {
+    /// Every list change (tools, prompts, resources), nothing else.
+    pub fn every_list_change() -> Self {
+        SubscriptionFilter {
+            tools_list_changed: true,
+            prompts_list_changed: true,
+            resources_list_changed: true,
+            ..Default::default()
+        }
+    }
+
     /// The part of `self` a server supporting `supported` honours.
     pub fn honored(&self, supported: &SubscriptionFilter) -> SubscriptionFilter {
         SubscriptionFilter {

@@ -108,7 +108,8 @@ impl Stdio {
         let ended = Arc::new(watch::Sender::new(None));
         let broken = Broken::default();
         tokio::spawn(write_lines(stdin, lines));
-        let (p, e, b) = (pending.clone(), ended.clone(), broken.clone());
+        let end = End { why: None, pending: pending.clone(), ended: ended.clone(), broken: broken.clone() };
+        let p = pending.clone();
         tokio::spawn(async move {
             let mut reader = BufReader::new(stdout);
             let mut line = Vec::new();
@@ -129,10 +130,7 @@ impl Stdio {
                     Err(err) => break format!("reading the stdout of the server process {program}: {err}"),
                 }
             };
-            let _ = b.set(ClientError::Transport(why.clone()));
-            e.send_replace(Some(why));
-            // Every waiting request learns it by its channel closing.
-            p.lock().expect("pending lock").clear();
+            end.because(why);
         });
         let group = child.id();
         let child = tokio::sync::Mutex::new(Some(child));
@@ -208,6 +206,32 @@ impl Drop for Stdio {
         if running {
             self.kill_group();
         }
+    }
+}
+
+/// The end of a connection, said when its reader stops: why (or, when the
+/// reader was dropped unfinished — the runtime it ran on stopped — that),
+/// and every waiting request learns it by its channel closing.
+struct End {
+    why: Option<String>,
+    pending: Pending,
+    ended: Arc<watch::Sender<Option<String>>>,
+    broken: Broken,
+}
+
+impl End {
+    /// The reader stopped for `why`.
+    fn because(mut self, why: String) {
+        self.why = Some(why);
+    }
+}
+
+impl Drop for End {
+    fn drop(&mut self) {
+        let why = self.why.take().unwrap_or_else(|| "the thread that read the server process's output stopped".into());
+        let _ = self.broken.set(ClientError::Transport(why.clone()));
+        self.ended.send_replace(Some(why));
+        self.pending.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 }
 
@@ -312,6 +336,24 @@ mod tests {
         assert!(rx.try_recv().is_some() && rx.try_recv().is_some() && rx.try_recv().is_none());
         let why = rx.stopped(|| ClientError::transport("none")).to_string();
         assert!(why.contains("max_queued_messages"), "{why}");
+    }
+
+    #[actix_rt::test]
+    async fn a_connection_whose_reading_thread_stops_ends_saying_so() {
+        let thread = actix_rt::Arbiter::new();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        thread.spawn(async move {
+            let (unrouted, _) = super::super::outgoing::inbound(1);
+            let mut sleeper = Command::new("sleep");
+            sleeper.arg("30");
+            let _ = tx.send(Stdio::spawn(sleeper, unrouted, 1024, 4, WAIT));
+        });
+        let stdio = rx.await.unwrap().unwrap();
+        thread.stop();
+        thread.join().unwrap();
+        let why = tokio::time::timeout(Duration::from_secs(10), stdio.ended()).await.unwrap();
+        assert!(why.contains("the thread that read the server process's output stopped"), "{why}");
+        stdio.close().await;
     }
 
     #[tokio::test]

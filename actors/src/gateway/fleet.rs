@@ -12,6 +12,7 @@ use arc_swap::ArcSwap;
 use super::claims::Claims;
 use super::control::{Repin, Stop, Wanted};
 use super::flow::Parked;
+use super::homes::Homes;
 use super::names::Names;
 use super::pins::Pins;
 use super::routes::{self, Route};
@@ -34,6 +35,8 @@ pub(super) struct Fleet {
     catalog: Arc<Catalog>,
     parked: Arc<Parked>,
     claims: Arc<Claims>,
+    /// The threads stdio connections open on.
+    pub(super) homes: Arc<Homes>,
     log: slog::Logger,
     gateway: GatewayConfig,
     pins: Option<Arc<Pins>>,
@@ -64,6 +67,7 @@ impl Fleet {
             catalog: catalog.clone(),
             parked: Arc::new(Parked::new(std::time::Duration::from_millis(gateway.input_wait_ms))),
             claims: Arc::new(Claims::default()),
+            homes: Arc::default(),
             log: log.clone(),
             gateway: gateway.clone(),
             pins: None,
@@ -94,6 +98,7 @@ impl Fleet {
             claims: self.claims.clone(),
             refused,
             pins: self.pins.clone(),
+            homes: self.homes.clone(),
         };
         let addr = Upstream::new(up.clone(), self.gateway.clone(), shared, status.clone()).start();
         self.running.push(Running { config: up.clone(), names, addr, status, route });

@@ -31,6 +31,7 @@ mod control;
 mod fleet;
 mod flow;
 mod forward;
+mod homes;
 mod mirror;
 mod names;
 mod pins;
@@ -101,6 +102,24 @@ impl Gateway {
     /// first — and an added or changed one is started.
     pub fn reload(&self, reload: GatewayReload) -> FleetChange {
         self.fleet().reload(&reload.upstreams, reload.pins)
+    }
+
+    /// An HTTP server's workers are about to start and call
+    /// [`Gateway::worker_started`]: a stdio upstream opening before the
+    /// first has waits for it (at most two seconds), so that its
+    /// connection lives on a worker's thread. [`crate::transport::http::configure`]
+    /// calls both; an embedder mounting the endpoint another way may too.
+    pub fn workers_expected(&self) {
+        self.fleet().homes.expect();
+    }
+
+    /// The current thread is an HTTP worker's (call it from the `App`
+    /// factory): stdio upstreams may keep their connection here, so that a
+    /// call forwarded from this worker reads and writes the upstream's
+    /// pipes on its own thread instead of crossing to another and back.
+    /// Upstreams are spread over the workers registered when they open.
+    pub fn worker_started(&self) {
+        self.fleet().homes.register_current();
     }
 
     fn fleet(&self) -> std::sync::MutexGuard<'_, fleet::Fleet> {

@@ -15,9 +15,9 @@ use mcp_protocol::subscription::SubscriptionFilter;
 use slog::{debug, info, warn, Logger};
 
 use super::claims::Claims;
-use super::connect;
 use super::flow::Parked;
 use super::forward::Link;
+use super::homes::Homes;
 use super::mirror::{self, Lists, Mirror};
 use super::routes::Route;
 use super::status::{UpstreamState, UpstreamStatus};
@@ -42,6 +42,8 @@ pub(crate) struct Shared {
     pub(crate) refused: tokio::sync::watch::Sender<Option<String>>,
     /// The pinned definitions (`gateway.pins`).
     pub(crate) pins: Option<Arc<super::pins::Pins>>,
+    /// The threads a stdio connection may open on.
+    pub(crate) homes: Arc<Homes>,
 }
 
 /// The actor of one upstream.
@@ -50,6 +52,7 @@ pub struct Upstream {
     gateway: GatewayConfig,
     catalog: Arc<Catalog>,
     parked: Arc<Parked>,
+    homes: Arc<Homes>,
     route: Arc<Route>,
     log: Logger,
     status: Arc<Mutex<UpstreamStatus>>,
@@ -97,6 +100,7 @@ impl Upstream {
             gateway,
             catalog: shared.catalog,
             parked: shared.parked,
+            homes: shared.homes,
             route: shared.route,
             log,
             status,
@@ -192,19 +196,13 @@ impl Upstream {
         self.generation += 1;
         let generation = self.generation;
         self.set_state(UpstreamState::Starting);
-        let config = self.config.clone();
+        let (config, homes) = (self.config.clone(), self.homes.clone());
         let started = Instant::now();
         let work = async move {
-            let client = connect::open(&config).await?;
+            let client = homes.open(&config).await?;
             let lists = mirror::list(&client).await?;
-            let filter = SubscriptionFilter {
-                tools_list_changed: true,
-                prompts_list_changed: true,
-                resources_list_changed: true,
-                ..Default::default()
-            };
             // A server without listen streams still serves; it is listed again only when restarted.
-            let changes = client.listen(filter).await.ok();
+            let changes = client.listen(SubscriptionFilter::every_list_change()).await.ok();
             Ok::<_, ClientError>((client, lists, changes))
         };
         ctx.spawn(work.into_actor(self).map(move |outcome, act, ctx| match outcome {

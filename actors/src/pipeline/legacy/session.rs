@@ -94,12 +94,8 @@ impl Session {
     /// era has no opt-in) and updates of the subscribed resources.
     fn filter(&self) -> SubscriptionFilter {
         SubscriptionFilter {
-            tools_list_changed: true,
-            prompts_list_changed: true,
-            resources_list_changed: true,
             resource_subscriptions: self.shared.state().subscriptions.iter().cloned().collect(),
-            task_ids: Vec::new(),
-            owner: None,
+            ..SubscriptionFilter::every_list_change()
         }
     }
 

@@ -276,12 +276,9 @@ impl McpService {
     /// The notification types `subscriptions/listen` can deliver.
     pub(crate) fn supported_filter(&self) -> SubscriptionFilter {
         SubscriptionFilter {
-            tools_list_changed: true,
-            prompts_list_changed: true,
-            resources_list_changed: true,
             resource_subscriptions: vec!["*".into()],
             task_ids: if self.tasks.is_some() { vec!["*".into()] } else { Vec::new() },
-            owner: None,
+            ..SubscriptionFilter::every_list_change()
         }
     }
 

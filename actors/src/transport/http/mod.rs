@@ -43,7 +43,17 @@ const ABORT_MARGIN: Duration = Duration::from_millis(500);
 /// Set `HttpServer::h1_allow_half_closed(false)` on the embedding server
 /// too, so that a client closing its connection cancels at once.
 pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone {
+    // A gateway's stdio upstreams keep their connections on the workers'
+    // threads, which register as each builds its `App` (below).
+    #[cfg(feature = "gateway")]
+    if let Some(gateway) = server.gateway() {
+        gateway.workers_expected();
+    }
     move |cfg: &mut web::ServiceConfig| {
+        #[cfg(feature = "gateway")]
+        if let Some(gateway) = server.gateway() {
+            gateway.worker_started();
+        }
         let path = server.config().http.path.clone();
         #[cfg(feature = "metrics")]
         if server.config().metrics.enabled && server.config().metrics.bind.is_empty() {
