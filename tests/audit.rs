@@ -52,16 +52,9 @@ fn records(file: &Path) -> Vec<Value> {
     std::fs::read_to_string(file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-audit-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[actix_rt::test]
 async fn a_thousand_calls_are_a_thousand_chained_records_and_a_flipped_byte_is_named() {
-    let dir = scratch("thousand");
+    let dir = scratch("audit-test-thousand");
     let file = dir.join("audit.jsonl");
     let (server, _config) = audited_server(&dir, &file, "", &[]).await;
     let url = server.url.clone();
@@ -134,7 +127,7 @@ async fn a_thousand_calls_are_a_thousand_chained_records_and_a_flipped_byte_is_n
 
 #[actix_rt::test]
 async fn rotation_carries_the_chain_and_a_gateway_call_names_its_upstream() {
-    let dir = scratch("rotation");
+    let dir = scratch("audit-test-rotation");
     let file = dir.join("audit.jsonl");
     let bin = binary().display().to_string();
     let upstream = format!("up={bin} stdio --catalog everything --log-level error");

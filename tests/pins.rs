@@ -12,13 +12,6 @@ use std::time::Duration;
 use common::*;
 use serde_json::{json, Value};
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-pins-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 async fn tool_names(url: &str) -> Vec<String> {
     let r = post(url, &request(json!(1), "tools/list", json!({}))).await;
     let tools = r.response()["result"]["tools"].as_array().cloned().unwrap_or_default();
@@ -50,7 +43,7 @@ async fn hidden_characters_are_never_served_and_a_changed_definition_waits_for_a
     {
         return;
     }
-    let dir = scratch("rug");
+    let dir = scratch("pins-test-rug");
     let (pins, flag) = (dir.join("pins.json"), dir.join("flipped"));
     let flags = ["--legacy", "--tools", "echo", "--rug-pull", flag.to_str().unwrap(), "--tagged", "sneaky"];
     let toml = format!(
@@ -131,7 +124,7 @@ async fn hidden_characters_are_never_served_and_a_changed_definition_waits_for_a
 
 #[test]
 fn a_pins_file_that_is_not_json_stops_the_gateway() {
-    let dir = scratch("bad");
+    let dir = scratch("pins-test-bad");
     let pins = dir.join("pins.json");
     std::fs::write(&pins, "not json").unwrap();
     let toml = format!("[gateway]\npins = {:?}\n{}", pins.display().to_string(), everything_upstream("e", ""));

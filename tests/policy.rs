@@ -21,13 +21,6 @@ fn hex(key: &str) -> String {
     sha2::Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-policy-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 const TABLE_POLICY: &str = r#"
 permit(principal, action, resource) when { principal.scopes.contains("ops") };
 permit(principal, action == Action::"tools/call", resource == Tool::"echo");
@@ -104,7 +97,7 @@ fn call_of(kind: &str, name: &str) -> (&'static str, Value) {
 
 #[actix_rt::test]
 async fn the_table_through_the_catalog_and_the_gateway_in_both_eras() {
-    let dir = scratch("table");
+    let dir = scratch("policy-test-table");
     let policy = dir.join("policy.cedar");
     std::fs::write(&policy, TABLE_POLICY).unwrap();
     let toml = format!(
@@ -221,7 +214,7 @@ async fn the_table_through_the_catalog_and_the_gateway_in_both_eras() {
 
 #[actix_rt::test]
 async fn shadow_mode_refuses_nothing_and_logs_each_would_be_denial() {
-    let dir = scratch("shadow");
+    let dir = scratch("policy-test-shadow");
     let policy = dir.join("policy.cedar");
     std::fs::write(&policy, r#"permit(principal, action, resource) unless { resource == Tool::"greet" };"#).unwrap();
     let toml = format!("[policy]\nfile = {:?}\nmode = \"shadow\"\n", policy.display().to_string());
@@ -250,7 +243,7 @@ async fn shadow_mode_refuses_nothing_and_logs_each_would_be_denial() {
 
 #[test]
 fn a_policy_the_schema_does_not_know_or_not_cedar_is_a_start_up_error() {
-    let dir = scratch("schema");
+    let dir = scratch("policy-test-schema");
     for (text, says) in [
         (r#"permit(principal, action, resource) when { resource.owner == "me" };"#, "schema"),
         (r#"permit(principal, action == Action::"tools/delete", resource);"#, "schema"),
@@ -397,7 +390,7 @@ fn listed_called_expected(
     scopes: [bool; 2],
     case: u64,
 ) -> (BTreeSet<String>, BTreeSet<String>, BTreeSet<String>) {
-    let dir = scratch(&format!("prop-{case}"));
+    let dir = scratch(&format!("policy-test-prop-{case}"));
     let text: String = rules
         .iter()
         .map(|r| {

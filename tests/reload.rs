@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use actix_mcp::client::{Client, SubscriptionFilter};
@@ -14,13 +14,6 @@ use actix_mcp::prelude::*;
 use common::*;
 use futures::StreamExt;
 use serde_json::{json, Value};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-reload-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// `/status.json`'s `config`: the generation and the last reload's error.
 async fn generation(url: &str) -> Value {
@@ -58,7 +51,7 @@ fn write(path: &Path, text: &str) {
 
 #[actix_rt::test]
 async fn a_reload_applies_policy_quotas_and_upstreams_and_refuses_what_does_not_load() {
-    let dir = scratch("apply");
+    let dir = scratch("reload-test-apply");
     let (config, policy) = (dir.join("config.toml"), dir.join("policy.cedar"));
     let v1 = format!("{BASE}{}", everything_upstream("up", ""));
     write(&config, &v1);
@@ -138,7 +131,7 @@ async fn a_reload_applies_policy_quotas_and_upstreams_and_refuses_what_does_not_
 
 #[actix_rt::test]
 async fn a_hundred_reloads_under_load_fail_no_call() {
-    let dir = scratch("load");
+    let dir = scratch("reload-test-load");
     let config = dir.join("config.toml");
     let stable = everything_upstream("up", "");
     let quiet = format!("{BASE}{stable}");

@@ -11,10 +11,12 @@ pub mod issuer;
 pub mod logs;
 pub mod nginx;
 pub mod redis;
+mod scratch;
 mod tasks;
 pub use client_options::*;
 pub use external::*;
 pub use hostile::*;
+pub use scratch::{scratch, Scratch};
 pub use tasks::*;
 
 use std::path::PathBuf;

@@ -116,13 +116,10 @@ impl Head {
     }
 }
 
-/// An empty folder of its own for a test.
+/// An empty folder of its own for a test, removed when dropped.
 #[cfg(test)]
-pub(crate) fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-audit-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+pub(crate) fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("actix-mcp-audit-{name}-")).tempdir().unwrap()
 }
 
 /// A record of a call of `name`, before it is chained.
@@ -170,7 +167,7 @@ mod tests {
     #[test]
     fn a_log_continues_where_its_file_left_off_and_a_cut_line_is_refused() {
         let dir = scratch("chain");
-        let path = dir.join("audit.jsonl");
+        let path = dir.path().join("audit.jsonl");
         assert_eq!(Head::of_file(&path).unwrap(), Head::default());
         let mut head = Head::default();
         let mut text = String::new();

@@ -161,7 +161,7 @@ mod tests {
     #[test]
     fn records_are_written_chained_rotated_and_continued() {
         let dir = chain::scratch("log");
-        let file = dir.join("audit.jsonl");
+        let file = dir.path().join("audit.jsonl");
         let config = AuditConfig { file: file.display().to_string(), max_bytes: 2000, ..AuditConfig::default() };
         let log = crate::telemetry::logging::discard();
         let audit = AuditLog::open(&config, &log).unwrap().expect("enabled");

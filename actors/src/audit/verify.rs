@@ -151,7 +151,7 @@ mod tests {
     #[test]
     fn an_intact_chain_across_files_verifies() {
         let dir = scratch("verify-intact");
-        let files = log(&dir, 25, 10);
+        let files = log(dir.path(), 25, 10);
         let intact = verify(&files).unwrap();
         assert_eq!((intact.records, intact.head_seq), (25, 25));
         // A later file alone continues an older log.
@@ -164,7 +164,7 @@ mod tests {
     #[test]
     fn a_flipped_byte_anywhere_but_the_last_line_is_named() {
         let dir = scratch("verify-flip");
-        let files = log(&dir, 12, 100);
+        let files = log(dir.path(), 12, 100);
         let original = std::fs::read(&files[0]).unwrap();
         let starts: Vec<usize> = std::iter::once(0)
             .chain(original.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1))
@@ -186,7 +186,7 @@ mod tests {
     #[test]
     fn a_removed_or_inserted_line_is_named() {
         let dir = scratch("verify-remove");
-        let files = log(&dir, 5, 100);
+        let files = log(dir.path(), 5, 100);
         let text = std::fs::read_to_string(&files[0]).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         let without: String =

@@ -211,16 +211,16 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("actix-mcp-pins-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join("pins.json")
+    /// A pins file's path in a folder of its own, removed with the folder.
+    fn scratch(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new().prefix(&format!("actix-mcp-pins-{name}-")).tempdir().unwrap();
+        let path = dir.path().join("pins.json");
+        (dir, path)
     }
 
     #[test]
     fn a_changed_definition_is_quarantined_until_approved() {
-        let path = scratch("quarantine");
+        let (_dir, path) = scratch("quarantine");
         let v1 =
             json!({"name": "log", "description": "Shows the log", "inputSchema": {"type": "object", "properties": {}}});
         let pins = Pins::load(&path).unwrap();
