@@ -236,13 +236,19 @@ impl Drop for End {
 }
 
 /// Writes each line for the child's stdin, until the senders are gone
-/// (which closes it) or the child stops reading.
+/// (which closes it) or the child stops reading. The lines waiting are
+/// written together, flushed once the queue is drained: a burst of calls
+/// costs one write (and one wake-up of the child), not one each.
 async fn write_lines(stdin: tokio::process::ChildStdin, mut lines: mpsc::Receiver<Bytes>) {
     let mut stdin = BufWriter::new(stdin);
     while let Some(line) = lines.recv().await {
         let written = async {
             stdin.write_all(&line).await?;
             stdin.write_all(b"\n").await?;
+            while let Ok(more) = lines.try_recv() {
+                stdin.write_all(&more).await?;
+                stdin.write_all(b"\n").await?;
+            }
             stdin.flush().await
         };
         if written.await.is_err() {

@@ -7,6 +7,7 @@
 //! subscription and, after a bounded drain, the connection.
 
 mod lines;
+mod std_pipes;
 mod writer;
 
 use actix::prelude::*;
@@ -70,12 +71,12 @@ pub async fn serve_std(server: McpServer) -> std::io::Result<()> {
     if let Some(gateway) = server.gateway() {
         gateway.started().await;
     }
-    let input = tokio::io::BufReader::new(tokio::io::stdin());
+    let input = tokio::io::BufReader::new(std_pipes::input());
     let s = server.clone();
     let hangup = async move {
         shutdown_signal().await;
         let open = s.shutdown().await;
         info!(s.logger(), "shutting down"; "subscriptions_closed" => open);
     };
-    serve_until(server, input, tokio::io::stdout(), hangup).await
+    serve_until(server, input, std_pipes::output(), hangup).await
 }
