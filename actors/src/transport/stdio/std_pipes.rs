@@ -4,7 +4,10 @@
 //! serving them; otherwise (a file, a terminal, a socket) through tokio's
 //! stdin and stdout, which hand every read and every write to a blocking
 //! thread of their own — for pipes, that hand-over cost about five context
-//! switches per call.
+//! switches per call. The pipes are put in non-blocking mode, which a
+//! process sharing the same end would see too; for a stdio MCP server no
+//! other process may read its stdin or write its stdout anyway (every line
+//! there is a message).
 
 use tokio::io::{AsyncRead, AsyncWrite, BufWriter};
 
