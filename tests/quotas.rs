@@ -37,9 +37,7 @@ async fn metric(url: &str, name: &str, labels: &[&str]) -> f64 {
 
 #[actix_rt::test]
 async fn past_its_limit_a_call_is_refused_with_429_retry_after_and_the_quota_named_in_both_eras() {
-    let dir = std::env::temp_dir().join(format!("actix-mcp-quota-test-one-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("quota-test-one");
     let audit = dir.join("audit.jsonl");
     let toml = format!(
         "[catalog]\nname = \"everything\"\n[audit]\nfile = {:?}\nsync_ms = 0\n\
@@ -94,7 +92,6 @@ async fn past_its_limit_a_call_is_refused_with_429_retry_after_and_the_quota_nam
     let decisions: Vec<&str> = records.iter().map(|r| r["decision"].as_str().unwrap()).collect();
     assert_eq!(decisions, ["allow", "allow", "allow", "quota", "allow", "quota"], "{records:?}");
     assert_eq!(records[3]["outcome"], "error");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Instance `name` counting on the Redis at `port`: at most 100 calls of

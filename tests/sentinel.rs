@@ -150,9 +150,7 @@ async fn load(urls: [String; 2], stop: Arc<AtomicBool>) -> Load {
 #[actix_rt::test]
 async fn a_failover_under_load_is_followed_within_15_s_and_loses_nothing_acknowledged() {
     let Some(_) = external("sentinel::a_failover_under_load_is_followed", &["redis-server"]) else { return };
-    let dir = std::env::temp_dir().join(format!("actix-mcp-sentinel-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("sentinel-test");
     let (p_master, p_replica) = (free_fixed_port(), free_fixed_port());
     let sentinels = [free_fixed_port(), free_fixed_port(), free_fixed_port()];
     let (mut master, _others) = sentinel_set(&dir, p_master, p_replica, sentinels).await;
@@ -263,5 +261,4 @@ async fn a_failover_under_load_is_followed_within_15_s_and_loses_nothing_acknowl
         seen.tasks.len(),
         seen.refused_tasks.len()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
