@@ -1,16 +1,22 @@
 //! What the result of a request means: complete, input the server needs
 //! first (an `InputRequiredResult`, answered and retried), or a task.
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::model::JsonObject;
 use crate::tasks::Task;
 
-/// What a result says.
+/// What a result says; the result complete as a JSON tree (`R` =
+/// [`Value`], [`Answer::of`]) or as its text ([`Answer::of_raw`], read
+/// later into the type its reader wants).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
+pub enum Answer<R = Value> {
     /// The result.
-    Complete(Value),
+    Complete(R),
     /// The server needs input first: answer each of `requests` (by key)
     /// and send the request again with [`Answer::retry`].
     InputRequired {
@@ -32,6 +38,30 @@ pub struct Asked {
     pub method: String,
     /// Its params (`{}` when absent).
     pub params: Value,
+}
+
+/// The one member that tells what a result is.
+#[derive(Deserialize)]
+struct Kind<'a> {
+    #[serde(rename = "resultType", borrow, default)]
+    result_type: Option<Cow<'a, str>>,
+}
+
+impl Answer<Box<RawValue>> {
+    /// Reads a result as its text: a complete one stays text (only its
+    /// `resultType` is read); the others are read as [`Answer::of`] does.
+    pub fn of_raw(raw: Box<RawValue>) -> Result<Self, String> {
+        let kind = serde_json::from_str::<Kind<'_>>(raw.get()).ok().and_then(|k| k.result_type);
+        if !matches!(kind.as_deref(), Some("input_required" | "task")) {
+            return Ok(Answer::Complete(raw));
+        }
+        let value = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
+        Ok(match Answer::of(value)? {
+            Answer::InputRequired { requests, state } => Answer::InputRequired { requests, state },
+            Answer::Task(task) => Answer::Task(task),
+            Answer::Complete(_) => Answer::Complete(raw),
+        })
+    }
 }
 
 impl Answer {
@@ -92,5 +122,22 @@ mod tests {
         Answer::retry(&mut params, JsonObject::new(), None);
         assert!(params.get("requestState").is_none());
         assert!(Answer::of(json!({"resultType": "task", "taskId": 5})).is_err());
+    }
+
+    #[test]
+    fn a_raw_result_stays_text_unless_it_asks_or_is_a_task() {
+        let raw = |t: &str| RawValue::from_string(t.to_owned()).unwrap();
+        let text = r#"{"resultType": "complete", "content": []}"#;
+        let Answer::Complete(r) = Answer::of_raw(raw(text)).unwrap() else { panic!() };
+        assert_eq!(r.get(), text);
+        assert!(matches!(Answer::of_raw(raw("[1]")).unwrap(), Answer::Complete(_)));
+        assert!(matches!(Answer::of_raw(raw(r#"{"x": {"resultType": "task"}}"#)).unwrap(), Answer::Complete(_)));
+        let ir = r#"{"resultType": "input_required", "inputRequests": {"a": {"method": "roots/list"}}}"#;
+        let Answer::InputRequired { requests, state: None } = Answer::of_raw(raw(ir)).unwrap() else { panic!() };
+        assert!(requests.contains_key("a"));
+        // Spelled with an escape, the member is the same member.
+        let escaped = r#"{"result\u0054ype": "input_required", "inputRequests": {}}"#;
+        assert!(matches!(Answer::of_raw(raw(escaped)).unwrap(), Answer::InputRequired { .. }));
+        assert!(Answer::of_raw(raw(r#"{"resultType": "task", "taskId": 5}"#)).is_err());
     }
 }

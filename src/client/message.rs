@@ -2,6 +2,7 @@
 //! decode of what a client sends ([`crate::jsonrpc::decode`]).
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{ErrorCode, ErrorData};
@@ -10,7 +11,7 @@ use crate::meta::{RELATED_REQUEST_KEY, SUBSCRIPTION_ID_KEY};
 use crate::model::JsonObject;
 
 /// One message from a server.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum ServerMessage {
     /// A request of the server's (elicitation, sampling, roots, ping),
@@ -35,8 +36,9 @@ pub enum ServerMessage {
         /// The id of the request answered (`None`: the server could not
         /// read it).
         id: Option<RequestId>,
-        /// The result, or the error.
-        outcome: Result<Value, ErrorData>,
+        /// The result as the server wrote it (read once, into what its
+        /// reader needs), or the error.
+        outcome: Result<Box<RawValue>, ErrorData>,
     },
 }
 
@@ -53,7 +55,7 @@ struct Envelope {
     #[serde(default)]
     params: Option<Value>,
     #[serde(default)]
-    result: Option<Value>,
+    result: Option<Box<RawValue>>,
     #[serde(default)]
     error: Option<Value>,
 }
@@ -78,7 +80,7 @@ impl ServerMessage {
             (None, id) => {
                 let outcome = match (env.result, env.error) {
                     (_, Some(error)) => Err(error_data(error)),
-                    (result, None) => Ok(result.unwrap_or(Value::Null)),
+                    (result, None) => Ok(result.unwrap_or_else(null)),
                 };
                 ServerMessage::Response { id, outcome }
             }
@@ -109,7 +111,7 @@ impl ServerMessage {
             ServerMessage::Response { id, outcome } => {
                 m.insert("id".into(), id.as_ref().map(RequestId::to_value).unwrap_or(Value::Null));
                 match outcome {
-                    Ok(result) => m.insert("result".into(), result.clone()),
+                    Ok(result) => m.insert("result".into(), serde_json::from_str(result.get()).unwrap_or_default()),
                     Err(error) => m.insert("error".into(), serde_json::to_value(error).unwrap_or(Value::Null)),
                 };
             }
@@ -155,6 +157,39 @@ impl ServerMessage {
     }
 }
 
+/// Messages are equal when they say the same (results compared as JSON,
+/// whatever their whitespace or key order).
+impl PartialEq for ServerMessage {
+    fn eq(&self, other: &Self) -> bool {
+        use ServerMessage::*;
+        match (self, other) {
+            (Request { id, method, params }, Request { id: i, method: m, params: p }) => {
+                (id, method, params) == (i, m, p)
+            }
+            (Notification { method, params }, Notification { method: m, params: p }) => (method, params) == (m, p),
+            (Response { id, outcome }, Response { id: i, outcome: o }) => {
+                id == i
+                    && match (outcome, o) {
+                        (Ok(a), Ok(b)) => a.get() == b.get() || as_value(a) == as_value(b),
+                        (Err(a), Err(b)) => a == b,
+                        _ => false,
+                    }
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A raw result as a JSON tree.
+fn as_value(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or_default()
+}
+
+/// `null`, the result of a response that gives none.
+fn null() -> Box<RawValue> {
+    RawValue::from_string("null".to_owned()).expect("null is JSON")
+}
+
 /// A JSON-RPC error object; one of the wrong shape is kept as its text.
 fn error_data(error: Value) -> ErrorData {
     match ErrorData::deserialize(&error) {
@@ -190,6 +225,10 @@ mod tests {
         assert_eq!(n.belongs_to().as_deref(), Some("7"));
         let ok = decode(json!({"jsonrpc": "2.0", "id": 7, "result": {"x": 1}}));
         assert!(ok.answers(&RequestId::number(7)));
+        // The result is kept as the server wrote it.
+        let text = ServerMessage::decode(br#"{"jsonrpc": "2.0", "id": 7, "result": {"x":  1}}"#).unwrap();
+        assert!(matches!(&text, ServerMessage::Response { outcome: Ok(r), .. } if r.get() == r#"{"x":  1}"#));
+        assert_eq!(text, ok);
         assert_eq!(ok.belongs_to().as_deref(), Some("7"));
         let err = decode(json!({"jsonrpc": "2.0", "id": "a", "error": {"code": -32602, "message": "bad"}}));
         let ServerMessage::Response { outcome: Err(e), .. } = err else { panic!() };

@@ -10,9 +10,10 @@ use mcp_protocol::model::tools::{CallToolResult, Tool};
 use mcp_protocol::model::{CacheScope, JsonObject, ResourceContents};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use super::error::{decode, lenient, ClientError};
+use super::error::{decode, decode_raw, lenient, ClientError};
 use super::options::RequestOptions;
 use super::started::Started;
 use super::{Client, ServerInfo};
@@ -34,9 +35,38 @@ impl Client {
         params: Value,
         options: RequestOptions,
     ) -> Result<Value, ClientError> {
+        self.request_as(method, params, options).await
+    }
+
+    /// Any request, its result read as `T` once, from the text the server
+    /// sent (no JSON tree in between), else as [`Client::request_with`].
+    pub async fn request_as<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<T, ClientError> {
         match self.inner.request(method, object(params)?, &options).await? {
+            Started::Done(result) => decode_raw(method, &result),
+            Started::Task(task) => decode(method, self.inner.follow(task).await?),
+        }
+    }
+
+    /// Any request, its result as the text the server sent (a task it
+    /// becomes followed to its end): for a caller that passes it on or
+    /// reads it into a type of its own.
+    pub(crate) async fn request_raw(
+        &self,
+        method: &str,
+        params: JsonObject,
+        options: RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
+        match self.inner.request(method, params, &options).await? {
             Started::Done(result) => Ok(result),
-            Started::Task(task) => self.inner.follow(task).await,
+            Started::Task(task) => {
+                let result = self.inner.follow(task).await?;
+                serde_json::value::to_raw_value(&result).map_err(|e| ClientError::transport(e.to_string()))
+            }
         }
     }
 
@@ -94,7 +124,7 @@ impl Client {
 
     /// A request whose result is read as `T`.
     async fn typed<T: DeserializeOwned>(&self, method: &str, params: JsonObject) -> Result<T, ClientError> {
-        decode(method, self.request_with(method, params.into(), RequestOptions::default()).await?)
+        self.request_as(method, params.into(), RequestOptions::default()).await
     }
 
     /// The caching hints (`ttlMs`, `cacheScope`) of the last complete
@@ -154,8 +184,7 @@ impl Client {
         let arguments = serde_json::to_value(arguments)
             .map_err(|e| ClientError::Input(format!("the arguments of {name} do not serialize: {e}")))?;
         let params = json!({ "name": name, "arguments": arguments });
-        let result = self.request_with(method::TOOLS_CALL, params, options).await?;
-        let result: CallToolResult = decode(method::TOOLS_CALL, result)?;
+        let result: CallToolResult = self.request_as(method::TOOLS_CALL, params, options).await?;
         if result.is_error == Some(true) {
             return Err(ClientError::Tool(result));
         }
@@ -202,7 +231,7 @@ impl Client {
         let argument = CompletionArgument { name: argument.to_owned(), value: value.to_owned() };
         let params = json!({ "ref": reference, "argument": argument });
         let completed: Completed =
-            decode(method::COMPLETION_COMPLETE, self.request(method::COMPLETION_COMPLETE, params).await?)?;
+            self.request_as(method::COMPLETION_COMPLETE, params, RequestOptions::default()).await?;
         Ok(completed.completion)
     }
 }

@@ -13,6 +13,7 @@ use mcp_protocol::model::progress::ProgressParams;
 use mcp_protocol::model::JsonObject;
 use mcp_protocol::{ErrorData, RequestId};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use tokio::sync::broadcast;
 
 use super::cache::ListCache;
@@ -81,7 +82,7 @@ impl Inner {
         method: &str,
         params: JsonObject,
         ropts: &RequestOptions,
-    ) -> Result<Started, ClientError> {
+    ) -> Result<Started<Box<RawValue>>, ClientError> {
         let era = self.era();
         let limit = ropts.timeout.unwrap_or(self.options.timeout);
         let work = self.with_input_rounds(era, method, params, ropts);
@@ -96,10 +97,10 @@ impl Inner {
         method: &str,
         mut params: JsonObject,
         ropts: &RequestOptions,
-    ) -> Result<Started, ClientError> {
+    ) -> Result<Started<Box<RawValue>>, ClientError> {
         for _ in 0..=self.options.max_input_rounds {
             let result = self.round(era, method, &mut params, ropts).await?;
-            let answer = Answer::of(result)
+            let answer = Answer::of_raw(result)
                 .map_err(|e| ClientError::transport(format!("the answer to {method} is malformed: {e}")))?;
             let (requests, state) = match answer {
                 Answer::InputRequired { requests, state } => (requests, state),
@@ -119,7 +120,7 @@ impl Inner {
         method: &str,
         params: &mut JsonObject,
         ropts: &RequestOptions,
-    ) -> Result<serde_json::Value, ClientError> {
+    ) -> Result<Box<RawValue>, ClientError> {
         let id = self.next_id();
         Session::mark(params, id, ropts.progress.is_some(), ropts.capabilities.as_ref());
         // A legacy stdio server's requests name no request (unless it says
@@ -170,7 +171,7 @@ impl Inner {
         id: i64,
         method: &str,
         ropts: &RequestOptions,
-    ) -> Result<serde_json::Value, ClientError> {
+    ) -> Result<Box<RawValue>, ClientError> {
         let id = RequestId::number(id);
         while let Some(msg) = inbound.recv().await {
             match msg {

@@ -78,6 +78,15 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(what: &str, v: Value) -> Re
     serde_json::from_value(v).map_err(|e| ClientError::transport(format!("the answer to {what} is malformed: {e}")))
 }
 
+/// Reads a server's answer to `what`, as the server wrote it, as `T`.
+pub(crate) fn decode_raw<T: serde::de::DeserializeOwned>(
+    what: &str,
+    raw: &serde_json::value::RawValue,
+) -> Result<T, ClientError> {
+    serde_json::from_str(raw.get())
+        .map_err(|e| ClientError::transport(format!("the answer to {what} is malformed: {e}")))
+}
+
 /// A member of the wrong type reads as absent (with `#[serde(default,
 /// deserialize_with = "lenient")]`): one odd member of what a server
 /// sends does not cost the whole message.

@@ -10,7 +10,7 @@ use mcp_protocol::legacy::method as legacy;
 use mcp_protocol::model::JsonObject;
 
 use super::connection::Inner;
-use super::error::ClientError;
+use super::error::{decode_raw, ClientError};
 use super::options::{RequestOptions, VersionChoice};
 use super::transport::Conduit;
 
@@ -28,7 +28,7 @@ pub(crate) async fn negotiate(inner: &Arc<Inner>) -> Result<(), ClientError> {
         match step {
             Step::Ask { era, method, mut params } => {
                 let answer = match inner.round(era, method, &mut params, &RequestOptions::default()).await {
-                    Ok(result) => Ok(result),
+                    Ok(result) => Ok(decode_raw(method, &result)?),
                     Err(ClientError::Protocol(e)) => Err(Some(e)),
                     // Credentials and time are not the era's to decide.
                     Err(e @ (ClientError::Auth { .. } | ClientError::Timeout(_))) => return Err(e),

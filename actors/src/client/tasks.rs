@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::api::object;
 use super::connection::{spawn_detached, Inner};
-use super::error::{decode, ClientError};
+use super::error::ClientError;
 use super::input;
 use super::options::RequestOptions;
 use super::started::Started;
@@ -36,7 +36,7 @@ fn task_params(id: &str) -> JsonObject {
 impl Inner {
     pub(crate) async fn get_task(self: &Arc<Self>, id: &str) -> Result<DetailedTask, ClientError> {
         let answer = self.request(method::TASKS_GET, task_params(id), &RequestOptions::default()).await?;
-        decode(method::TASKS_GET, answer.into_value())
+        answer.decode(method::TASKS_GET)
     }
 
     /// Follows a task until it ends: its result, or its error.
@@ -97,7 +97,7 @@ impl Drop for CancelTask {
 impl Client {
     /// Sends a request without following a task it becomes.
     pub async fn request_task(&self, method: &str, params: Value) -> Result<Started, ClientError> {
-        self.inner.request(method, object(params)?, &RequestOptions::default()).await
+        self.inner.request(method, object(params)?, &RequestOptions::default()).await?.into_tree(method)
     }
 
     /// `tasks/get`: the task with its result, error or questions.

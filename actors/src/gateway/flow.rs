@@ -1,12 +1,13 @@
 //! One forwarded request and the input its upstream asks for. The upstream
-//! request runs in a task of its own; when the upstream asks for input (a
-//! legacy server's `elicitation/create`, `sampling/createMessage` or
-//! `roots/list` request, or a stateless server's `InputRequiredResult`),
-//! the request waits, the handler asks its own caller through the request
-//! context (an `InputRequiredResult` for a stateless caller, a request in a
-//! legacy caller's session) and parks the flow here under an id carried in
-//! its sealed `requestState`; the caller's retry takes the flow back, gives
-//! the upstream its answer, and goes on waiting for the result.
+//! request runs inside its handler's task while the handler waits on it;
+//! when the upstream asks for input (a legacy server's `elicitation/create`,
+//! `sampling/createMessage` or `roots/list` request, or a stateless
+//! server's `InputRequiredResult`), the request waits, the handler asks its
+//! own caller through the request context (an `InputRequiredResult` for a
+//! stateless caller, a request in a legacy caller's session) and parks the
+//! flow here under an id carried in its sealed `requestState` (the request
+//! goes on in a task of its own); the caller's retry takes the flow back,
+//! gives the upstream its answer, and goes on waiting for the result.
 //!
 //! A parked flow lives in this process: behind a load balancer the retry
 //! must reach the same instance (route by `Mcp-Name`, the tool's name).
@@ -14,12 +15,16 @@
 //! which cancels its upstream request.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mcp_protocol::meta::INPUT_KEY_KEY;
 use mcp_protocol::model::logging::LogMessage;
 use mcp_protocol::model::mrtr::InputRequest;
+use mcp_protocol::model::JsonObject;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
@@ -33,8 +38,8 @@ pub(crate) enum Event {
     Log(LogMessage),
     /// The upstream wants input; its answer goes back on `reply`.
     Input { method: String, params: Value, reply: oneshot::Sender<Result<Value, String>> },
-    /// The result.
-    Done(Result<Value, ClientError>),
+    /// The result, as the upstream wrote it.
+    Done(Result<Box<RawValue>, ClientError>),
 }
 
 /// Input asked of the caller and not answered yet.
@@ -56,6 +61,21 @@ impl Outstanding {
 /// for (a round's questions are sent together and go to the caller together).
 const GATHER: Duration = Duration::from_millis(20);
 
+/// The upstream request's future.
+type Request = Pin<Box<dyn Future<Output = Result<Box<RawValue>, ClientError>> + Send>>;
+
+/// Where the upstream request runs: in its handler's own task while the
+/// handler waits on it (no task, no wake-up across tasks), in a task of its
+/// own once parked (it goes on while nobody waits), or ended.
+enum Running {
+    /// Polled by [`Flow::next`]; `done` sends its result once it runs alone.
+    Inline { request: Request, done: mpsc::Sender<Event> },
+    /// Running alone; aborted (so cancelled upstream) when the flow is dropped.
+    Alone(tokio::task::JoinHandle<()>),
+    /// Ended with this result (taken once the events before it are read).
+    Ended(Option<Result<Box<RawValue>, ClientError>>),
+}
+
 /// A forwarded request in flight.
 pub(crate) struct Flow {
     events: mpsc::Receiver<Event>,
@@ -64,15 +84,17 @@ pub(crate) struct Flow {
     pub(crate) outstanding: Vec<Outstanding>,
     /// How many inputs were asked (keys are `input-N`).
     asked: u32,
-    /// The upstream request; aborted (so cancelled upstream) when dropped.
-    task: tokio::task::JoinHandle<()>,
+    /// The upstream request.
+    running: Running,
     /// When it began.
     pub(crate) started: Instant,
 }
 
 impl Drop for Flow {
     fn drop(&mut self) {
-        self.task.abort();
+        if let Running::Alone(task) = &self.running {
+            task.abort();
+        }
     }
 }
 
@@ -81,8 +103,8 @@ impl Flow {
     /// `progress`: the caller asked for progress.
     pub(crate) fn start(
         client: &Client,
-        method: &str,
-        params: Value,
+        method: &'static str,
+        params: JsonObject,
         caps: Option<mcp_protocol::model::ClientCapabilities>,
         timeout: Duration,
         progress: bool,
@@ -116,27 +138,62 @@ impl Flow {
                 let _ = p.try_send(Event::Progress(n));
             });
         }
-        let (client, method) = (client.clone(), method.to_owned());
-        let task = tokio::spawn(async move {
-            let result = client.request_with(&method, params, options).await;
-            let _ = tx.send(Event::Done(result)).await;
-        });
-        let started = Instant::now();
-        Flow { events, deferred: Default::default(), outstanding: Vec::new(), asked: 0, task, started }
+        let client = client.clone();
+        let request = Box::pin(async move { client.request_raw(method, params, options).await });
+        let running = Running::Inline { request, done: tx };
+        Flow::with(events, running)
+    }
+
+    fn with(events: mpsc::Receiver<Event>, running: Running) -> Self {
+        let (deferred, outstanding, started) = (Default::default(), Vec::new(), Instant::now());
+        Flow { events, deferred, outstanding, asked: 0, running, started }
     }
 
     /// The next event of the upstream request (`None`: it is gone).
     pub(crate) async fn next(&mut self) -> Option<Event> {
         match self.deferred.pop_front() {
             Some(e) => Some(e),
-            None => self.events.recv().await,
+            None => self.recv().await,
+        }
+    }
+
+    /// The next event not deferred: what the request reports, then its end.
+    async fn recv(&mut self) -> Option<Event> {
+        if let Running::Inline { request, .. } = &mut self.running {
+            tokio::select! {
+                biased;
+                event = self.events.recv() => return event,
+                result = request => self.running = Running::Ended(Some(result)),
+            }
+        }
+        match &mut self.running {
+            // What it reported before it ended comes first.
+            Running::Ended(result) => match self.events.try_recv() {
+                Ok(event) => Some(event),
+                Err(_) => result.take().map(Event::Done),
+            },
+            _ => self.events.recv().await,
+        }
+    }
+
+    /// Lets the request run alone (it is parked: nobody polls it until
+    /// its caller comes back).
+    fn run_alone(&mut self) {
+        if let Running::Inline { .. } = self.running {
+            let Running::Inline { request, done } = std::mem::replace(&mut self.running, Running::Ended(None)) else {
+                return;
+            };
+            self.running = Running::Alone(tokio::spawn(async move {
+                let result = request.await;
+                let _ = done.send(Event::Done(result)).await;
+            }));
         }
     }
 
     /// After an input request: the others of its round, which arrive
     /// together (other events meanwhile are kept for [`Flow::next`]).
     pub(crate) async fn gather(&mut self) {
-        while let Ok(Some(event)) = tokio::time::timeout(GATHER, self.events.recv()).await {
+        while let Ok(Some(event)) = tokio::time::timeout(GATHER, self.recv()).await {
             match event {
                 Event::Input { method, params, reply } => self.ask(method, params, reply),
                 other => self.deferred.push_back(other),
@@ -180,8 +237,9 @@ impl Parked {
         Parked { flows: Mutex::new(HashMap::new()), wait }
     }
 
-    /// Parks `flow`; its id.
-    pub(crate) fn park(&self, flow: Flow) -> String {
+    /// Parks `flow` (its request runs on alone); its id.
+    pub(crate) fn park(&self, mut flow: Flow) -> String {
+        flow.run_alone();
         let id = uuid::Uuid::new_v4().to_string();
         let mut flows = self.flows.lock().expect("parked lock");
         let now = Instant::now();
@@ -207,14 +265,7 @@ mod tests {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
             let (_tx, events) = mpsc::channel(1);
-            let mut flow = Flow {
-                events,
-                deferred: Default::default(),
-                outstanding: Vec::new(),
-                asked: 0,
-                task: tokio::spawn(async {}),
-                started: Instant::now(),
-            };
+            let mut flow = Flow::with(events, Running::Ended(None));
             let (reply, answer) = oneshot::channel();
             flow.ask("tools/call".into(), json!({}), reply);
             assert!(flow.outstanding.is_empty());
@@ -230,18 +281,50 @@ mod tests {
         });
     }
 
+    /// A request that logs `note`, then waits for `go`, then answers `{}`.
+    fn logs_then_answers(note: &'static str, go: oneshot::Receiver<()>) -> Flow {
+        let (done, events) = mpsc::channel(4);
+        let log = done.clone();
+        let request: Request = Box::pin(async move {
+            let data = Value::from(note);
+            let _ = log.try_send(Event::Log(LogMessage {
+                level: mcp_protocol::model::LoggingLevel::Info,
+                logger: None,
+                data,
+            }));
+            let _ = go.await;
+            Ok(RawValue::from_string("{}".into()).unwrap())
+        });
+        Flow::with(events, Running::Inline { request, done })
+    }
+
+    #[test]
+    fn what_a_request_reports_comes_before_its_end_inline_or_alone() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            // Inline: it ran to its end inside `next`; the log still comes first.
+            let (go, wait) = oneshot::channel();
+            go.send(()).unwrap();
+            let mut flow = logs_then_answers("first", wait);
+            assert!(matches!(flow.next().await, Some(Event::Log(m)) if m.data == "first"));
+            assert!(matches!(flow.next().await, Some(Event::Done(Ok(r))) if r.get() == "{}"));
+            assert!(flow.next().await.is_none());
+            // Parked: it goes on in a task of its own while nobody polls it.
+            let (go, wait) = oneshot::channel();
+            let mut flow = logs_then_answers("parked", wait);
+            flow.run_alone();
+            assert!(matches!(flow.running, Running::Alone(_)));
+            go.send(()).unwrap();
+            assert!(matches!(flow.next().await, Some(Event::Log(m)) if m.data == "parked"));
+            assert!(matches!(flow.next().await, Some(Event::Done(Ok(_)))));
+        });
+    }
+
     #[test]
     fn a_parked_flow_is_taken_once_and_expires() {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
-            let flow = || Flow {
-                events: mpsc::channel(1).1,
-                deferred: Default::default(),
-                outstanding: Vec::new(),
-                asked: 0,
-                task: tokio::spawn(async {}),
-                started: Instant::now(),
-            };
+            let flow = || Flow::with(mpsc::channel(1).1, Running::Ended(None));
             let parked = Parked::new(Duration::from_secs(60));
             let id = parked.park(flow());
             assert!(parked.take(&id).is_some());

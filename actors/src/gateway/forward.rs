@@ -14,9 +14,10 @@ use mcp_protocol::model::completion::{CompleteParams, Completion, CompletionRef}
 use mcp_protocol::model::prompts::{self, GetPromptResult};
 use mcp_protocol::model::resources;
 use mcp_protocol::model::tools::{self, CallToolResult};
-use mcp_protocol::model::{CacheHints, CacheScope, ClientCapabilities, ResourceContents};
+use mcp_protocol::model::{CacheHints, CacheScope, ClientCapabilities, JsonObject, ResourceContents};
 use serde::de::DeserializeOwned;
-use serde_json::{json, Map, Value};
+use serde_json::value::RawValue;
+use serde_json::Value;
 
 use super::flow::{Event, Flow, Parked};
 use super::status::UpstreamStatus;
@@ -91,10 +92,10 @@ impl Link {
     /// its state names), its notifications passed to `ctx`, the input it
     /// asks for asked of the caller, given up when the caller gives up; the
     /// result decoded as `T`.
-    async fn forward<T: DeserializeOwned>(
+    async fn forward<T: Outcome>(
         &self,
         method: &'static str,
-        params: Value,
+        params: JsonObject,
         ctx: &RequestContext,
     ) -> Result<T, HandlerError> {
         let mut flow = match ctx.handler_state::<Waiting>() {
@@ -153,9 +154,18 @@ impl Link {
                     flow.ask(method, params, reply);
                     flow.gather().await;
                 }
-                Some(Event::Done(result)) => {
-                    timing.finish(error_type(&result));
-                    return self.decode(method, result);
+                Some(Event::Done(Ok(raw))) => {
+                    let result = self.decode::<T>(method, &raw);
+                    timing.finish(match &result {
+                        Ok(r) if r.failed() => Some("tool_error"),
+                        Ok(_) => None,
+                        Err(_) => Some("malformed"),
+                    });
+                    return result;
+                }
+                Some(Event::Done(Err(e))) => {
+                    timing.finish(Some(error_type(&e)));
+                    return Err(self.error(e));
                 }
                 None => {
                     timing.finish(Some("transport"));
@@ -166,9 +176,10 @@ impl Link {
         }
     }
 
-    fn decode<T: DeserializeOwned>(&self, method: &str, result: Result<Value, ClientError>) -> Result<T, HandlerError> {
-        let value = result.map_err(|e| self.error(e))?;
-        serde_json::from_value(value).map_err(|e| {
+    /// The upstream's result, as it wrote it, read once into what the
+    /// caller gets.
+    fn decode<T: DeserializeOwned>(&self, method: &str, raw: &RawValue) -> Result<T, HandlerError> {
+        serde_json::from_str(raw.get()).map_err(|e| {
             HandlerError::internal(format!(
                 "upstream {} answered {method} with a malformed result: {e}",
                 self.config.name
@@ -229,23 +240,37 @@ impl Drop for Unfinished<'_> {
     }
 }
 
-/// `error.type` of an upstream request's outcome: its JSON-RPC code, a
-/// tool's error, or what failed; `None` for a success.
-fn error_type(result: &Result<Value, ClientError>) -> Option<&'static str> {
-    match result {
-        Ok(v) if v.get("isError").and_then(Value::as_bool) == Some(true) => Some("tool_error"),
-        Ok(_) => None,
-        Err(ClientError::Protocol(e)) => Some(match e.code {
+/// `error.type` of an upstream request that failed: its JSON-RPC code, or
+/// what failed.
+fn error_type(e: &ClientError) -> &'static str {
+    match e {
+        ClientError::Protocol(e) => match e.code {
             ErrorCode::INVALID_PARAMS => "-32602",
             ErrorCode::METHOD_NOT_FOUND => "-32601",
             ErrorCode::INTERNAL_ERROR => "-32603",
             _ => "protocol",
-        }),
-        Err(ClientError::Timeout(_)) => Some("timeout"),
-        Err(ClientError::Cancelled) => Some("cancelled"),
-        Err(_) => Some("transport"),
+        },
+        ClientError::Timeout(_) => "timeout",
+        ClientError::Cancelled => "cancelled",
+        _ => "transport",
     }
 }
+
+/// What an upstream's result is read into, and whether it says it failed
+/// (a tool's `isError`).
+trait Outcome: DeserializeOwned {
+    fn failed(&self) -> bool {
+        false
+    }
+}
+
+impl Outcome for CallToolResult {
+    fn failed(&self) -> bool {
+        self.is_error == Some(true)
+    }
+}
+
+impl Outcome for GetPromptResult {}
 
 /// An upstream's error about its item `own`, as the caller knows the item:
 /// `own` in its message (as a whole name) becomes `served`, so that
@@ -287,10 +312,8 @@ pub(crate) fn tool(link: &Arc<Link>, def: tools::Tool, served: String) -> Tool {
         let (link, own, name) = (link2.clone(), own.clone(), name.clone());
         async move {
             // Built by hand: `json!` would serialize the arguments again.
-            let params = Value::Object(Map::from_iter([
-                ("name".into(), own.as_str().into()),
-                ("arguments".into(), args.into()),
-            ]));
+            let params =
+                JsonObject::from_iter([("name".into(), own.as_str().into()), ("arguments".into(), args.into())]);
             let called = link.forward::<CallToolResult>("tools/call", params, &ctx).await;
             called.map_err(|e| as_served(e, &own, &name))
         }
@@ -309,11 +332,9 @@ pub(crate) fn prompt(link: &Arc<Link>, def: prompts::Prompt, served: String) -> 
     let mut prompt = Prompt::new(served.clone(), def.description.clone().unwrap_or_default(), move |args, ctx| {
         let (link, own, name) = (link2.clone(), own.clone(), name.clone());
         async move {
-            let arguments: Map<String, Value> = args.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
-            let params = Value::Object(Map::from_iter([
-                ("name".into(), own.as_str().into()),
-                ("arguments".into(), arguments.into()),
-            ]));
+            let arguments: JsonObject = args.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+            let params =
+                JsonObject::from_iter([("name".into(), own.as_str().into()), ("arguments".into(), arguments.into())]);
             let got = link.forward::<GetPromptResult>("prompts/get", params, &ctx).await;
             got.map_err(|e| as_served(e, &own, &name))
         }
@@ -342,8 +363,12 @@ fn completer(
             struct Completed {
                 completion: Completion,
             }
+            impl Outcome for Completed {}
             let params = CompleteParams { reference: own, ..p };
-            let params = serde_json::to_value(params).map_err(|e| HandlerError::internal(e.to_string()))?;
+            let params = match serde_json::to_value(params) {
+                Ok(Value::Object(params)) => params,
+                _ => return Err(HandlerError::internal("completion params are not an object")),
+            };
             let done: Completed = link.forward("completion/complete", params, &ctx).await?;
             Ok(done.completion)
         })
@@ -360,9 +385,11 @@ async fn read(link: Arc<Link>, uri: String, ctx: RequestContext) -> Result<Vec<R
         ttl_ms: Option<u64>,
         cache_scope: Option<CacheScope>,
     }
+    impl Outcome for Read {}
     let prefix = link.config.uri_prefix.as_str();
     let own = uri.strip_prefix(prefix).unwrap_or(&uri);
-    let mut read: Read = link.forward("resources/read", json!({ "uri": own }), &ctx).await?;
+    let mut read: Read =
+        link.forward("resources/read", JsonObject::from_iter([("uri".into(), own.into())]), &ctx).await?;
     // The upstream's hints for this read (none: stale at once, as the specification reads their absence).
     ctx.set_cache_hints(CacheHints::new(read.ttl_ms.unwrap_or(0), read.cache_scope.unwrap_or_default()));
     if !prefix.is_empty() {
