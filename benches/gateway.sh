@@ -18,14 +18,20 @@
 # medians and what the gateway adds: over A, latency and CPU of the whole
 # path (B − A); over L, the hop itself — the gateway process's CPU per call
 # beyond what serving the call where it arrives costs, and latency (B − L).
+# At one call in flight, the hop's floor too: hop-floor (benches/load), a
+# raw actix-web handler in front of the same stdio server that passes each
+# body down as a line and answers with the line back (F), beside the same
+# process answering the call itself (FL); F − FL is what any proxy pays to
+# forward a call (a sleep and wake-up more, a pipe write and read).
 #
 #   bash benches/gateway.sh      # ROUNDS=3 DURATION=5 CONNS="1 16"
-# Bounded: ROUNDS x 2 x |CONNS| x DURATION s. Loopback only.
+# Bounded: ROUNDS x (3 x |CONNS| + 2) x DURATION s. Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-1 16}"
 cargo build --release -q -p actix-mcp
 cargo build --release -q -p actix-mcp --example client_load
+cargo build --release -q -p mcp-load --bin hop-floor
 BIN="$PWD/target/release/actix-mcp"
 LOAD="$PWD/target/release/examples/client_load"
 UPSTREAM="taskset -c 0 $BIN stdio --catalog everything --log-level error"
@@ -39,13 +45,20 @@ LOCAL_URL="http://127.0.0.1:$LOCAL_PORT/mcp"
 ACTIX_MCP_WORKERS=1 taskset -c 0 "$BIN" serve --bind "127.0.0.1:$LOCAL_PORT" --log-level error \
   --catalog everything 2>/dev/null &
 LOCAL_PID=$!
-trap 'kill "$GATEWAY_PID" "$LOCAL_PID" 2>/dev/null || true' EXIT
+FLOOR_PORT=18198
+taskset -c 0 "$PWD/target/release/hop-floor" "127.0.0.1:$FLOOR_PORT" "$UPSTREAM" 2>/dev/null &
+FLOOR_PID=$!
+trap 'kill "$GATEWAY_PID" "$LOCAL_PID" "$FLOOR_PID" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
   "$LOAD" "$URL" 1 1 stdio__echo 2>/dev/null | grep -q " errors=0 " && break
   sleep 0.2
 done
 for _ in $(seq 1 100); do
   "$LOAD" "$LOCAL_URL" 1 1 echo 2>/dev/null | grep -q " errors=0 " && break
+  sleep 0.2
+done
+for _ in $(seq 1 100); do
+  "$LOAD" "http://127.0.0.1:$FLOOR_PORT/mcp" 1 1 echo 2>/dev/null | grep -q " errors=0 " && break
   sleep 0.2
 done
 # The gateway's stdio child (its pid, for its CPU).
@@ -67,8 +80,10 @@ secs() { awk -v t="$(($2 - $1))" -v hz="$HZ" 'BEGIN{print t/hz}'; }
 declare -A CPU SRV P50 P99 RATE
 for c in $CONNS; do
   for round in $(seq 1 "$ROUNDS"); do
-    for path in direct local gateway; do
+    for path in direct local gateway floor_local floor; do
       server=0; extra=0
+      # The floor is one call at a time.
+      case $path in floor*) [ "$c" = 1 ] || continue ;; esac
       case $path in
         direct) read -r calls p50 p99 cpu < <(measure "$LOAD" "stdio:$UPSTREAM" "$c" "$DURATION" echo) ;;
         local)
@@ -80,6 +95,11 @@ for c in $CONNS; do
           read -r calls p50 p99 cpu < <(measure "$LOAD" "$URL" "$c" "$DURATION" stdio__echo)
           g1=$(ticks "$GATEWAY_PID"); u1=$(ticks "$UPSTREAM_PID")
           server=$(secs "$g0" "$g1"); extra=$(secs "$u0" "$u1") ;;
+        floor_local | floor)
+          route=mcp; [ "$path" = floor ] || route=local
+          f0=$(ticks "$FLOOR_PID")
+          read -r calls p50 p99 cpu < <(measure "$LOAD" "http://127.0.0.1:$FLOOR_PORT/$route" "$c" "$DURATION" echo)
+          server=$(secs "$f0" "$(ticks "$FLOOR_PID")") ;;
       esac
       whole=$(per "$(awk -v a="$cpu" -v b="$server" -v c="$extra" 'BEGIN{print a+b+c}')" "$calls")
       own=$(per "$server" "$calls")
@@ -99,7 +119,8 @@ adds() {
 }
 echo "== medians of $ROUNDS rounds ($DURATION s each)"
 for c in $CONNS; do
-  for path in direct local gateway; do
+  for path in direct local gateway floor_local floor; do
+    [ -n "${RATE[$path@$c]:-}" ] || continue
     echo "$path @$c: calls/s=$(echo "${RATE[$path@$c]}" | median) p50_us=$(echo "${P50[$path@$c]}" | median)" \
       "p99_us=$(echo "${P99[$path@$c]}" | median) cpu_us_per_call=$(echo "${CPU[$path@$c]}" | median)" \
       "server_cpu_us_per_call=$(echo "${SRV[$path@$c]}" | median)"
@@ -108,4 +129,7 @@ for c in $CONNS; do
     adds p99 P99 "direct@$c" "gateway@$c")$(adds cpu CPU "direct@$c" "gateway@$c")"
   echo "the hop @$c (gateway over serving the call where it arrives):$(adds p50 P50 "local@$c" "gateway@$c")$(
     adds p99 P99 "local@$c" "gateway@$c")$(adds "gateway cpu" SRV "local@$c" "gateway@$c")"
+  [ -n "${RATE[floor@$c]:-}" ] || continue
+  echo "the hop's floor @$c (a raw proxy over the same process answering):$(adds p50 P50 "floor_local@$c" "floor@$c")$(
+    adds p99 P99 "floor_local@$c" "floor@$c")$(adds "proxy cpu" SRV "floor_local@$c" "floor@$c")"
 done
