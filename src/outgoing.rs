@@ -4,6 +4,8 @@
 //! client of this project — the MCP client, the gateway's upstream side,
 //! the in-process test client — builds its requests with these.
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::header::{encode_value, header_form};
@@ -11,21 +13,54 @@ use crate::header_params::HeaderParam;
 use crate::meta::PROTOCOL_VERSION_KEY;
 use crate::request::{item_member, method};
 
-/// Stamps a stateless request's `_meta` with `version` and the client's
-/// own entries (`client`: identity, capabilities, log level) it does not
-/// carry already — a request's own capabilities stay — keeping any other
-/// keys. A `_meta` that is not an object is replaced.
-pub fn stamp_meta(params: &mut Map<String, Value>, version: &str, client: &Map<String, Value>) {
-    let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
-    if !meta.is_object() {
-        *meta = Value::Object(Map::new());
-    }
-    let Value::Object(meta) = meta else { return };
-    meta.insert(PROTOCOL_VERSION_KEY.into(), Value::String(version.to_owned()));
-    for (k, v) in client {
-        if !meta.contains_key(k) {
-            meta.insert(k.clone(), v.clone());
+/// A stateless request's params as they go on the wire: its own members,
+/// and a `_meta` stamped with `version` and the client's own entries
+/// (`client`: identity, capabilities, log level, each already JSON) it does
+/// not carry already — a request's own capabilities stay — keeping any
+/// other keys. A `_meta` that is not an object is replaced. The params
+/// themselves are not touched: a retry is stamped again, the same way.
+pub struct Stamped<'a> {
+    /// The request's params.
+    pub params: &'a Map<String, Value>,
+    /// The protocol version.
+    pub version: &'a str,
+    /// The client's `_meta` entries, encoded once.
+    pub client: &'a [(String, Box<RawValue>)],
+}
+
+impl Serialize for Stamped<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let own = self.params.get("_meta").and_then(Value::as_object);
+        let mut map = s.serialize_map(None)?;
+        for (k, v) in self.params.iter().filter(|(k, _)| *k != "_meta") {
+            map.serialize_entry(k, v)?;
         }
+        map.serialize_entry("_meta", &StampedMeta { own, version: self.version, client: self.client })?;
+        map.end()
+    }
+}
+
+/// The `_meta` of [`Stamped`].
+struct StampedMeta<'a> {
+    own: Option<&'a Map<String, Value>>,
+    version: &'a str,
+    client: &'a [(String, Box<RawValue>)],
+}
+
+impl Serialize for StampedMeta<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let own = self.own.into_iter().flatten();
+        // A few keys: a look along them costs less than hashing.
+        let carries = |k: &str| self.own.is_some_and(|m| m.keys().any(|o| o == k));
+        let mut map = s.serialize_map(None)?;
+        for (k, v) in own.filter(|(k, _)| *k != PROTOCOL_VERSION_KEY) {
+            map.serialize_entry(k, v)?;
+        }
+        map.serialize_entry(PROTOCOL_VERSION_KEY, self.version)?;
+        for (k, v) in self.client.iter().filter(|(k, _)| !carries(k)) {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
     }
 }
 
@@ -69,18 +104,33 @@ mod tests {
     use crate::meta::CLIENT_INFO_KEY;
     use serde_json::json;
 
+    /// `params` stamped, as JSON.
+    fn stamped(params: Value, client: Value) -> Value {
+        let client: Vec<(String, Box<RawValue>)> = client
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::value::to_raw_value(v).unwrap()))
+            .collect();
+        let stamp = Stamped { params: params.as_object().unwrap(), version: "2026-07-28", client: &client };
+        serde_json::to_value(&stamp).unwrap()
+    }
+
     #[test]
     fn the_stamp_keeps_other_meta_keys_and_the_requests_own() {
-        let mut p = json!({"_meta": {"progressToken": 3, CLIENT_INFO_KEY: {"name": "own"}}, "name": "x"});
+        let p = json!({"_meta": {"progressToken": 3, CLIENT_INFO_KEY: {"name": "own"}}, "name": "x"});
         let client = json!({CLIENT_INFO_KEY: {"name": "c"}, "io.modelcontextprotocol/clientCapabilities": {}});
-        stamp_meta(p.as_object_mut().unwrap(), "2026-07-28", client.as_object().unwrap());
+        let p = stamped(p, client);
         let meta = &p["_meta"];
         assert_eq!(meta["progressToken"], 3);
         assert_eq!(meta[PROTOCOL_VERSION_KEY], "2026-07-28");
         assert_eq!(meta[CLIENT_INFO_KEY]["name"], "own");
         assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], json!({}));
-        let mut p = json!({"_meta": 7});
-        stamp_meta(p.as_object_mut().unwrap(), "2026-07-28", &Map::new());
+        assert_eq!(p["name"], "x");
+        // A version of the request's own is the stamp's; a `_meta` that is not an object is replaced.
+        let p = stamped(json!({"_meta": {PROTOCOL_VERSION_KEY: "old"}}), json!({}));
+        assert_eq!(p, json!({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28"}}));
+        let p = stamped(json!({"_meta": 7}), json!({}));
         assert_eq!(p["_meta"], json!({PROTOCOL_VERSION_KEY: "2026-07-28"}));
     }
 

@@ -2,6 +2,7 @@
 //! needs (a stateless request's `_meta` and standard headers), encoded once.
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::era::Spoken;
@@ -9,7 +10,7 @@ use crate::header_params::HeaderParam;
 use crate::legacy::method as legacy;
 use crate::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROGRESS_TOKEN_KEY};
 use crate::model::{ClientCapabilities, Implementation, JsonObject, LoggingLevel};
-use crate::outgoing::{stamp_meta, standard_headers};
+use crate::outgoing::{standard_headers, Stamped};
 use crate::request::method;
 use crate::{ErrorData, ProtocolVersion, RequestId};
 
@@ -30,28 +31,28 @@ pub struct Encoded {
 pub struct Session {
     info: Implementation,
     capabilities: ClientCapabilities,
-    /// `clientInfo`, `clientCapabilities` and the log level as `_meta` entries.
-    meta: JsonObject,
+    /// `clientInfo`, `clientCapabilities` and the log level as `_meta`
+    /// entries, encoded once.
+    meta: Vec<(String, Box<RawValue>)>,
 }
 
 /// A request as it goes on the wire, its params borrowed.
 #[derive(Serialize)]
-struct RequestBody<'a> {
+struct RequestBody<'a, P> {
     jsonrpc: &'static str,
     id: i64,
     method: &'a str,
-    params: &'a JsonObject,
+    params: P,
 }
 
 impl Session {
     /// The session of a client with this identity and these capabilities,
     /// asking for `log_level` (statelessly in `_meta`).
     pub fn new(info: Implementation, capabilities: ClientCapabilities, log_level: Option<LoggingLevel>) -> Self {
-        let mut meta = JsonObject::new();
-        meta.insert(CLIENT_INFO_KEY.into(), serde_json::to_value(&info).unwrap_or(Value::Null));
-        meta.insert(CLIENT_CAPABILITIES_KEY.into(), serde_json::to_value(&capabilities).unwrap_or(Value::Null));
+        let mut meta =
+            vec![(CLIENT_INFO_KEY.to_owned(), raw(&info)), (CLIENT_CAPABILITIES_KEY.to_owned(), raw(&capabilities))];
         if let Some(level) = log_level {
-            meta.insert(LOG_LEVEL_KEY.into(), serde_json::to_value(level).unwrap_or(Value::Null));
+            meta.push((LOG_LEVEL_KEY.to_owned(), raw(&level)));
         }
         Session { info, capabilities, meta }
     }
@@ -87,26 +88,31 @@ impl Session {
     }
 
     /// Request `id` in `era` (`None`: before one is chosen, as
-    /// `initialize`): a stateless request's `_meta` is stamped into
-    /// `params` (so that a retry sends it again as it is) and its standard
-    /// headers made, with the `x-mcp-header` arguments of its tool
-    /// (`tool_params`).
+    /// `initialize`): a stateless request's `_meta` is stamped as it is
+    /// encoded (`params` stay as they are, so a retry is stamped the same
+    /// way) and its standard headers made, with the `x-mcp-header`
+    /// arguments of its tool (`tool_params`).
     pub fn request(
         &self,
         era: Option<Spoken>,
         id: i64,
         method: &str,
-        params: &mut JsonObject,
+        params: &JsonObject,
         tool_params: &[HeaderParam],
     ) -> Encoded {
+        let body = match era {
+            Some(Spoken::Stateless(v)) => {
+                let params = Stamped { params, version: v.as_str(), client: &self.meta };
+                serde_json::to_vec(&RequestBody { jsonrpc: "2.0", id, method, params })
+            }
+            _ => serde_json::to_vec(&RequestBody { jsonrpc: "2.0", id, method, params }),
+        };
         let mut headers = Vec::new();
         if let Some(Spoken::Stateless(v)) = era {
-            stamp_meta(params, v.as_str(), &self.meta);
             headers = standard_headers(method, params, tool_params);
             headers.push(("MCP-Protocol-Version".into(), v.as_str().to_owned()));
         }
-        let body = RequestBody { jsonrpc: "2.0", id, method, params };
-        Encoded { body: serde_json::to_vec(&body).expect("a request serializes"), headers }
+        Encoded { body: body.expect("a request serializes"), headers }
     }
 
     /// A notification (`params` `None`: without params).
@@ -146,6 +152,12 @@ impl Session {
     }
 }
 
+/// `v` as JSON text (`null` if it does not serialize).
+fn raw<T: Serialize>(v: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(v)
+        .unwrap_or_else(|_| RawValue::from_string("null".to_owned()).expect("null is JSON"))
+}
+
 /// The headers of a message that expects no answer.
 fn message_headers(era: Option<Spoken>, method: Option<&str>) -> Vec<(String, String)> {
     let mut headers = Vec::new();
@@ -167,9 +179,12 @@ mod tests {
     #[test]
     fn a_stateless_request_is_stamped_and_a_legacy_one_is_not() {
         let session = Session::new(Implementation::new("c", "1"), ClientCapabilities::roots(), None);
-        let mut p = json!({"_meta": {"progressToken": 3}, "name": "x"}).as_object().unwrap().clone();
+        let p = json!({"_meta": {"progressToken": 3}, "name": "x"}).as_object().unwrap().clone();
         let era = Some(Spoken::Stateless(ProtocolVersion::V2026_07_28));
-        let out = session.request(era, 9, method::TOOLS_CALL, &mut p, &[]);
+        let out = session.request(era, 9, method::TOOLS_CALL, &p, &[]);
+        // Stamped on the wire, not in the params (a retry is stamped the same way).
+        assert_eq!(json!(p), json!({"_meta": {"progressToken": 3}, "name": "x"}));
+        assert_eq!(session.request(era, 9, method::TOOLS_CALL, &p, &[]), out);
         let sent: Value = serde_json::from_slice(&out.body).unwrap();
         let meta = &sent["params"]["_meta"];
         assert_eq!(
@@ -179,9 +194,10 @@ mod tests {
         assert_eq!(meta[CLIENT_INFO_KEY]["name"], "c");
         assert_eq!(meta[CLIENT_CAPABILITIES_KEY], json!({"roots": {}}));
         assert!(out.headers.contains(&("Mcp-Name".into(), "x".into())));
-        let mut p = JsonObject::new();
-        let legacy = session.request(Some(Spoken::Legacy(ProtocolVersion::V2025_11_25)), 1, "tools/list", &mut p, &[]);
-        assert!(legacy.headers.is_empty() && p.is_empty());
+        let legacy = session.request(Some(Spoken::Legacy(ProtocolVersion::V2025_11_25)), 1, "tools/list", &p, &[]);
+        let sent: Value = serde_json::from_slice(&legacy.body).unwrap();
+        assert!(legacy.headers.is_empty());
+        assert_eq!(sent["params"], json!({"_meta": {"progressToken": 3}, "name": "x"}));
     }
 
     #[test]

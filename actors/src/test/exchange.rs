@@ -6,18 +6,23 @@
 use actix_web::body::BoxBody;
 use actix_web::dev::ServiceResponse;
 use actix_web::test::TestRequest;
-use mcp_protocol::outgoing::stamp_meta;
+use mcp_protocol::outgoing::Stamped;
 use mcp_protocol::{ErrorData, ProtocolVersion};
-use serde_json::{json, Map, Value};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
 
 use super::CallError;
 
 /// The body of a 2026-07-28 request, its `_meta` stamped with this
 /// client's entries (`client`: identity and capabilities).
-pub(super) fn body(id: &Value, method: &str, mut params: Value, client: &Map<String, Value>) -> Vec<u8> {
-    if let Some(p) = params.as_object_mut() {
-        stamp_meta(p, ProtocolVersion::V2026_07_28.as_str(), client);
-    }
+pub(super) fn body(id: &Value, method: &str, params: Value, client: &[(String, Box<RawValue>)]) -> Vec<u8> {
+    let params = match &params {
+        Value::Object(p) => {
+            serde_json::to_value(Stamped { params: p, version: ProtocolVersion::V2026_07_28.as_str(), client })
+                .unwrap_or_default()
+        }
+        other => other.clone(),
+    };
     serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).unwrap_or_default()
 }
 

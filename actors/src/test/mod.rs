@@ -299,12 +299,10 @@ impl TestClient {
     }
 
     /// The `_meta` entries of this client: its identity and capabilities.
-    fn client_meta(&self) -> Map<String, Value> {
+    fn client_meta(&self) -> Vec<(String, Box<serde_json::value::RawValue>)> {
         let info = json!({"name": "actix-mcp-test", "version": env!("CARGO_PKG_VERSION")});
-        let mut meta = Map::new();
-        meta.insert(CLIENT_INFO_KEY.into(), info);
-        meta.insert(CLIENT_CAPABILITIES_KEY.into(), self.capabilities.clone());
-        meta
+        let raw = |v: &Value| serde_json::value::to_raw_value(v).expect("a JSON value serializes");
+        vec![(CLIENT_INFO_KEY.into(), raw(&info)), (CLIENT_CAPABILITIES_KEY.into(), raw(&self.capabilities))]
     }
 
     fn id(&self) -> Value {
