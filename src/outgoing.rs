@@ -10,54 +10,88 @@ use serde_json::{Map, Value};
 
 use crate::header::{encode_value, header_form};
 use crate::header_params::HeaderParam;
-use crate::meta::PROTOCOL_VERSION_KEY;
+use crate::meta::{CLIENT_CAPABILITIES_KEY, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY};
+use crate::model::ClientCapabilities;
 use crate::request::{item_member, method};
 
-/// A stateless request's params as they go on the wire: its own members,
-/// and a `_meta` stamped with `version` and the client's own entries
-/// (`client`: identity, capabilities, log level, each already JSON) it does
-/// not carry already — a request's own capabilities stay — keeping any
-/// other keys. A `_meta` that is not an object is replaced. The params
-/// themselves are not touched: a retry is stamped again, the same way.
+/// A request's params as they go on the wire: its own members, and a
+/// `_meta` stamped with what the request says of itself — a stateless
+/// request's `version` and the client's own entries (`client`: identity,
+/// capabilities, log level, each already JSON) it does not carry already,
+/// and for any request its progress token and its own capabilities (over
+/// the client's) — keeping any other keys. A `_meta` that is not an object
+/// is replaced. The params themselves are not touched: a retry is stamped
+/// again, the same way.
+#[derive(Clone, Copy)]
 pub struct Stamped<'a> {
     /// The request's params.
     pub params: &'a Map<String, Value>,
-    /// The protocol version.
-    pub version: &'a str,
+    /// The protocol version (`None`: a legacy request, which carries none).
+    pub version: Option<&'a str>,
     /// The client's `_meta` entries, encoded once.
     pub client: &'a [(String, Box<RawValue>)],
+    /// Its progress token, when the request asks for progress.
+    pub progress: Option<i64>,
+    /// Its own capabilities, in place of the client's.
+    pub capabilities: Option<&'a ClientCapabilities>,
+}
+
+impl<'a> Stamped<'a> {
+    /// `params` as they are, to be stamped with what is set next.
+    pub fn new(params: &'a Map<String, Value>) -> Self {
+        Stamped { params, version: None, client: &[], progress: None, capabilities: None }
+    }
+
+    /// Whether nothing is stamped (the params go as they are).
+    fn is_plain(&self) -> bool {
+        self.version.is_none() && self.client.is_empty() && self.progress.is_none() && self.capabilities.is_none()
+    }
+
+    /// Whether `key` is stamped by the request itself (its own entries give way).
+    fn stamps(&self, key: &str) -> bool {
+        (key == PROTOCOL_VERSION_KEY && self.version.is_some())
+            || (key == PROGRESS_TOKEN_KEY && self.progress.is_some())
+            || (key == CLIENT_CAPABILITIES_KEY && self.capabilities.is_some())
+    }
 }
 
 impl Serialize for Stamped<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let own = self.params.get("_meta").and_then(Value::as_object);
+        if self.is_plain() {
+            return self.params.serialize(s);
+        }
         let mut map = s.serialize_map(None)?;
         for (k, v) in self.params.iter().filter(|(k, _)| *k != "_meta") {
             map.serialize_entry(k, v)?;
         }
-        map.serialize_entry("_meta", &StampedMeta { own, version: self.version, client: self.client })?;
+        map.serialize_entry("_meta", &StampedMeta(*self))?;
         map.end()
     }
 }
 
 /// The `_meta` of [`Stamped`].
-struct StampedMeta<'a> {
-    own: Option<&'a Map<String, Value>>,
-    version: &'a str,
-    client: &'a [(String, Box<RawValue>)],
-}
+struct StampedMeta<'a>(Stamped<'a>);
 
 impl Serialize for StampedMeta<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let own = self.own.into_iter().flatten();
+        let st = &self.0;
+        let own = st.params.get("_meta").and_then(Value::as_object);
         // A few keys: a look along them costs less than hashing.
-        let carries = |k: &str| self.own.is_some_and(|m| m.keys().any(|o| o == k));
+        let carried = |k: &str| own.is_some_and(|m| m.keys().any(|o| o == k)) || st.stamps(k);
         let mut map = s.serialize_map(None)?;
-        for (k, v) in own.filter(|(k, _)| *k != PROTOCOL_VERSION_KEY) {
+        for (k, v) in own.into_iter().flatten().filter(|(k, _)| !st.stamps(k)) {
             map.serialize_entry(k, v)?;
         }
-        map.serialize_entry(PROTOCOL_VERSION_KEY, self.version)?;
-        for (k, v) in self.client.iter().filter(|(k, _)| !carries(k)) {
+        if let Some(version) = st.version {
+            map.serialize_entry(PROTOCOL_VERSION_KEY, version)?;
+        }
+        if let Some(token) = st.progress {
+            map.serialize_entry(PROGRESS_TOKEN_KEY, &token)?;
+        }
+        if let Some(caps) = st.capabilities {
+            map.serialize_entry(CLIENT_CAPABILITIES_KEY, caps)?;
+        }
+        for (k, v) in st.client.iter().filter(|(k, _)| !carried(k)) {
             map.serialize_entry(k, v)?;
         }
         map.end()
@@ -112,8 +146,9 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.clone(), serde_json::value::to_raw_value(v).unwrap()))
             .collect();
-        let stamp = Stamped { params: params.as_object().unwrap(), version: "2026-07-28", client: &client };
-        serde_json::to_value(&stamp).unwrap()
+        let stamp =
+            Stamped { version: Some("2026-07-28"), client: &client, ..Stamped::new(params.as_object().unwrap()) };
+        serde_json::to_value(stamp).unwrap()
     }
 
     #[test]
@@ -132,6 +167,24 @@ mod tests {
         assert_eq!(p, json!({"_meta": {PROTOCOL_VERSION_KEY: "2026-07-28"}}));
         let p = stamped(json!({"_meta": 7}), json!({}));
         assert_eq!(p["_meta"], json!({PROTOCOL_VERSION_KEY: "2026-07-28"}));
+    }
+
+    #[test]
+    fn a_request_marks_its_progress_and_its_own_capabilities() {
+        let p = json!({"name": "x", "_meta": {PROGRESS_TOKEN_KEY: "old", "k": 1}});
+        let client = [(CLIENT_CAPABILITIES_KEY.to_owned(), serde_json::value::to_raw_value(&json!({})).unwrap())];
+        let caps = ClientCapabilities::sampling();
+        let marked = Stamped { progress: Some(4), capabilities: Some(&caps), ..Stamped::new(p.as_object().unwrap()) };
+        // A legacy request: its marks, no version, nothing of the client's.
+        let legacy = serde_json::to_value(marked).unwrap();
+        assert_eq!(legacy["_meta"], json!({"k": 1, PROGRESS_TOKEN_KEY: 4, CLIENT_CAPABILITIES_KEY: {"sampling": {}}}));
+        // A stateless one: its own capabilities over the client's.
+        let stateless = Stamped { version: Some("2026-07-28"), client: &client, ..marked };
+        let sent = serde_json::to_value(stateless).unwrap();
+        assert_eq!(sent["_meta"][CLIENT_CAPABILITIES_KEY], json!({"sampling": {}}));
+        assert_eq!(sent["_meta"][PROTOCOL_VERSION_KEY], "2026-07-28");
+        // Nothing to stamp: the params as they are.
+        assert_eq!(serde_json::to_value(Stamped::new(p.as_object().unwrap())).unwrap(), p);
     }
 
     #[test]

@@ -37,4 +37,4 @@ pub use era::Spoken;
 pub use message::ServerMessage;
 pub use negotiation::{Failure, Negotiation, Step};
 pub use server_info::ServerInfo;
-pub use session::{Encoded, Session};
+pub use session::{Encoded, Marks, Session};

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::era::Spoken;
 use crate::header_params::HeaderParam;
 use crate::legacy::method as legacy;
-use crate::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROGRESS_TOKEN_KEY};
+use crate::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY};
 use crate::model::{ClientCapabilities, Implementation, JsonObject, LoggingLevel};
 use crate::outgoing::{standard_headers, Stamped};
 use crate::request::method;
@@ -36,13 +36,22 @@ pub struct Session {
     meta: Vec<(String, Box<RawValue>)>,
 }
 
+/// What one request says of itself in its `_meta`, beyond its params.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Marks<'a> {
+    /// It asks for progress (its id is the token).
+    pub progress: bool,
+    /// Its own capabilities, in place of the session's.
+    pub capabilities: Option<&'a ClientCapabilities>,
+}
+
 /// A request as it goes on the wire, its params borrowed.
 #[derive(Serialize)]
-struct RequestBody<'a, P> {
+struct RequestBody<'a> {
     jsonrpc: &'static str,
     id: i64,
     method: &'a str,
-    params: P,
+    params: Stamped<'a>,
 }
 
 impl Session {
@@ -71,47 +80,32 @@ impl Session {
         params
     }
 
-    /// Marks request `id`'s params: a progress token (the id) when progress
-    /// is wanted, and the request's own capabilities instead of the session's.
-    pub fn mark(params: &mut JsonObject, id: i64, progress: bool, capabilities: Option<&ClientCapabilities>) {
-        if !progress && capabilities.is_none() {
-            return;
-        }
-        let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
-        let Some(m) = meta.as_object_mut() else { return };
-        if progress {
-            m.insert(PROGRESS_TOKEN_KEY.into(), Value::from(id));
-        }
-        if let Some(caps) = capabilities {
-            m.insert(CLIENT_CAPABILITIES_KEY.into(), serde_json::to_value(caps).unwrap_or(Value::Null));
-        }
-    }
-
     /// Request `id` in `era` (`None`: before one is chosen, as
-    /// `initialize`): a stateless request's `_meta` is stamped as it is
-    /// encoded (`params` stay as they are, so a retry is stamped the same
-    /// way) and its standard headers made, with the `x-mcp-header`
-    /// arguments of its tool (`tool_params`).
+    /// `initialize`), with what it says of itself (`marks`): its `_meta`
+    /// is stamped as it is encoded (`params` stay as they are, so a retry is
+    /// stamped the same way) and, when stateless, its standard headers made,
+    /// with the `x-mcp-header` arguments of its tool (`tool_params`).
     pub fn request(
         &self,
         era: Option<Spoken>,
         id: i64,
         method: &str,
         params: &JsonObject,
+        marks: Marks<'_>,
         tool_params: &[HeaderParam],
     ) -> Encoded {
-        let body = match era {
-            Some(Spoken::Stateless(v)) => {
-                let params = Stamped { params, version: v.as_str(), client: &self.meta };
-                serde_json::to_vec(&RequestBody { jsonrpc: "2.0", id, method, params })
-            }
-            _ => serde_json::to_vec(&RequestBody { jsonrpc: "2.0", id, method, params }),
+        let mut stamped = Stamped {
+            progress: marks.progress.then_some(id),
+            capabilities: marks.capabilities,
+            ..Stamped::new(params)
         };
         let mut headers = Vec::new();
         if let Some(Spoken::Stateless(v)) = era {
+            (stamped.version, stamped.client) = (Some(v.as_str()), &self.meta);
             headers = standard_headers(method, params, tool_params);
             headers.push(("MCP-Protocol-Version".into(), v.as_str().to_owned()));
         }
+        let body = serde_json::to_vec(&RequestBody { jsonrpc: "2.0", id, method, params: stamped });
         Encoded { body: body.expect("a request serializes"), headers }
     }
 
@@ -173,7 +167,7 @@ fn message_headers(era: Option<Spoken>, method: Option<&str>) -> Vec<(String, St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::meta::PROTOCOL_VERSION_KEY;
+    use crate::meta::{PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY};
     use serde_json::json;
 
     #[test]
@@ -181,10 +175,10 @@ mod tests {
         let session = Session::new(Implementation::new("c", "1"), ClientCapabilities::roots(), None);
         let p = json!({"_meta": {"progressToken": 3}, "name": "x"}).as_object().unwrap().clone();
         let era = Some(Spoken::Stateless(ProtocolVersion::V2026_07_28));
-        let out = session.request(era, 9, method::TOOLS_CALL, &p, &[]);
+        let out = session.request(era, 9, method::TOOLS_CALL, &p, Marks::default(), &[]);
         // Stamped on the wire, not in the params (a retry is stamped the same way).
         assert_eq!(json!(p), json!({"_meta": {"progressToken": 3}, "name": "x"}));
-        assert_eq!(session.request(era, 9, method::TOOLS_CALL, &p, &[]), out);
+        assert_eq!(session.request(era, 9, method::TOOLS_CALL, &p, Marks::default(), &[]), out);
         let sent: Value = serde_json::from_slice(&out.body).unwrap();
         let meta = &sent["params"]["_meta"];
         assert_eq!(
@@ -194,7 +188,8 @@ mod tests {
         assert_eq!(meta[CLIENT_INFO_KEY]["name"], "c");
         assert_eq!(meta[CLIENT_CAPABILITIES_KEY], json!({"roots": {}}));
         assert!(out.headers.contains(&("Mcp-Name".into(), "x".into())));
-        let legacy = session.request(Some(Spoken::Legacy(ProtocolVersion::V2025_11_25)), 1, "tools/list", &p, &[]);
+        let legacy_era = Some(Spoken::Legacy(ProtocolVersion::V2025_11_25));
+        let legacy = session.request(legacy_era, 1, "tools/list", &p, Marks::default(), &[]);
         let sent: Value = serde_json::from_slice(&legacy.body).unwrap();
         assert!(legacy.headers.is_empty());
         assert_eq!(sent["params"], json!({"_meta": {"progressToken": 3}, "name": "x"}));
@@ -202,9 +197,16 @@ mod tests {
 
     #[test]
     fn marks_and_messages() {
-        let mut p = JsonObject::new();
-        Session::mark(&mut p, 4, true, Some(&ClientCapabilities::sampling()));
-        assert_eq!(json!(p), json!({"_meta": {PROGRESS_TOKEN_KEY: 4, CLIENT_CAPABILITIES_KEY: {"sampling": {}}}}));
+        let session = Session::new(Implementation::new("c", "1"), ClientCapabilities::roots(), None);
+        let caps = ClientCapabilities::sampling();
+        let marks = Marks { progress: true, capabilities: Some(&caps) };
+        let legacy = Some(Spoken::Legacy(ProtocolVersion::V2025_11_25));
+        let sent = session.request(legacy, 4, "tools/call", &JsonObject::new(), marks, &[]);
+        let sent: Value = serde_json::from_slice(&sent.body).unwrap();
+        assert_eq!(
+            sent["params"],
+            json!({"_meta": {PROGRESS_TOKEN_KEY: 4, CLIENT_CAPABILITIES_KEY: {"sampling": {}}}})
+        );
         let c = Session::cancelled(Some(Spoken::Stateless(ProtocolVersion::V2026_07_28)), 4, "gone");
         let sent: Value = serde_json::from_slice(&c.body).unwrap();
         assert_eq!(sent["params"], json!({"requestId": 4, "reason": "gone"}));

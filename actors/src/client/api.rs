@@ -53,9 +53,9 @@ impl Client {
     }
 
     /// Any request, its result as the text the server sent (a task it
-    /// becomes followed to its end): for a caller that passes it on or
-    /// reads it into a type of its own.
-    pub(crate) async fn request_raw(
+    /// becomes followed to its end): for a caller that passes it on (a
+    /// proxy) or reads it into a type of its own.
+    pub async fn request_raw(
         &self,
         method: &str,
         params: JsonObject,

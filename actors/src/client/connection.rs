@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use mcp_protocol::client::{Answer, Encoded, ServerInfo, ServerMessage, Session, Spoken};
+use mcp_protocol::client::{Answer, Encoded, Marks, ServerInfo, ServerMessage, Session, Spoken};
 use mcp_protocol::header_params::HeaderParam;
 use mcp_protocol::model::progress::ProgressParams;
 use mcp_protocol::model::JsonObject;
@@ -122,7 +122,7 @@ impl Inner {
         ropts: &RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         let id = self.next_id();
-        Session::mark(params, id, ropts.progress.is_some(), ropts.capabilities.as_ref());
+        let marks = Marks { progress: ropts.progress.is_some(), capabilities: ropts.capabilities.as_ref() };
         // A legacy stdio server's requests name no request (unless it says
         // they do): those that answer input themselves go one at a time,
         // so that one is whose.
@@ -135,7 +135,7 @@ impl Inner {
             _ => None,
         };
         let _asking = ropts.input.as_ref().map(|h| Asking::new(self, id, h.clone()));
-        let inbound = self.open(era, id, method, params).await?;
+        let inbound = self.open(era, id, method, params, marks).await?;
         let stateless = matches!(era, Some(Spoken::Stateless(_)));
         let mut guard = Cancel::new(self, id, stateless);
         let outcome = self.answer_of(inbound, id, method, ropts).await;
@@ -143,15 +143,16 @@ impl Inner {
         outcome
     }
 
-    /// Sends a request with what its era needs (stamped into `params`, so
-    /// that a retry sends them again as they are); the messages of its
-    /// answer come on the returned channel.
+    /// Sends a request with what its era needs and what it says of itself
+    /// (`marks`), stamped as it is encoded; the messages of its answer come
+    /// on the returned channel.
     pub(crate) async fn open(
         &self,
         era: Option<Spoken>,
         id: i64,
         method: &str,
-        params: &mut JsonObject,
+        params: &JsonObject,
+        marks: Marks<'_>,
     ) -> Result<Inbound, ClientError> {
         let tool_params = match (era, method) {
             (Some(Spoken::Stateless(_)), method::TOOLS_CALL) => {
@@ -160,7 +161,8 @@ impl Inner {
             }
             _ => None,
         };
-        let encoded = self.session.request(era, id, method, params, tool_params.as_deref().unwrap_or_default());
+        let tool_params = tool_params.as_deref().unwrap_or_default();
+        let encoded = self.session.request(era, id, method, params, marks, tool_params);
         self.transport.send(&outgoing(encoded, Some(RequestId::number(id))), method).await
     }
 

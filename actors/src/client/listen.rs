@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::stream::{BoxStream, Stream, StreamExt};
-use mcp_protocol::client::{ServerMessage, Spoken};
+use mcp_protocol::client::{Marks, ServerMessage, Spoken};
 use mcp_protocol::model::JsonObject;
 use mcp_protocol::subscription::{ListenParams, SubscriptionFilter, ACKNOWLEDGED_METHOD, LISTEN_METHOD};
 use serde::Deserialize;
@@ -60,7 +60,7 @@ async fn stateless(inner: &Arc<Inner>, era: Option<Spoken>, filter: Subscription
     let id = inner.next_id();
     let mut params = JsonObject::new();
     params.insert("notifications".into(), serde_json::to_value(&filter).unwrap_or_default());
-    let mut inbound = inner.open(era, id, LISTEN_METHOD, &mut params).await?;
+    let mut inbound = inner.open(era, id, LISTEN_METHOD, &params, Marks::default()).await?;
     let guard = Cancel::new(inner, id, true);
     let limit = inner.options.timeout;
     let first = tokio::time::timeout(limit, next_message(inner, &mut inbound))

@@ -4,9 +4,10 @@
 //! (`mcp.method.name`) and `error.type`; restarts, whether each is up, and
 //! the notifications an upstream sent about what it does not serve.
 
+use std::cell::RefCell;
 use std::time::Duration;
 
-use metrics::{counter, gauge, histogram};
+use metrics::{counter, gauge, histogram, Histogram};
 
 /// Duration of each request to an upstream (its count is the calls).
 pub const UPSTREAM_OPERATION_DURATION: &str = "mcp_client_operation_duration_seconds";
@@ -20,13 +21,46 @@ pub const FORGED_NOTIFICATIONS: &str = "mcp_gateway_forged_notifications_total";
 
 /// A request of `method` to `upstream` ended after `elapsed`; `error`: its
 /// error type (a JSON-RPC code, `tool_error`, `transport`…), `None` on success.
-pub fn upstream_call(upstream: &str, method: &'static str, error: Option<&str>, elapsed: Duration) {
-    let labels = [
-        ("upstream", upstream.to_owned()),
-        ("mcp_method_name", method.to_owned()),
-        ("error_type", error.unwrap_or("").to_owned()),
-    ];
-    histogram!(UPSTREAM_OPERATION_DURATION, &labels).record(elapsed.as_secs_f64());
+pub fn upstream_call(upstream: &str, method: &'static str, error: Option<&'static str>, elapsed: Duration) {
+    let error = error.unwrap_or("");
+    let make = || {
+        let labels = [
+            ("upstream", upstream.to_owned()),
+            ("mcp_method_name", method.to_owned()),
+            ("error_type", error.to_owned()),
+        ];
+        histogram!(UPSTREAM_OPERATION_DURATION, &labels)
+    };
+    // Before the recorder is in place a handle records nothing: none is kept.
+    if super::handles().is_none() {
+        return make().record(elapsed.as_secs_f64());
+    }
+    // `try_with`: a call may end while its thread is being torn down.
+    let _ = DURATIONS.try_with(|d| {
+        let mut d = d.borrow_mut();
+        let made = match d.get_mut(upstream) {
+            Some(made) => made,
+            None => d.entry(upstream.to_owned()).or_default(),
+        };
+        // The method and error type are static: compared by address.
+        let same = |(m, e, _): &&(&str, &str, Histogram)| std::ptr::eq(*m, method) && std::ptr::eq(*e, error);
+        match made.iter().find(same) {
+            Some((_, _, h)) => h.record(elapsed.as_secs_f64()),
+            None => {
+                let h = make();
+                h.record(elapsed.as_secs_f64());
+                made.push((method, error, h));
+            }
+        }
+    });
+}
+
+/// One upstream's duration histograms made so far: by method and error type.
+type Made = Vec<(&'static str, &'static str, Histogram)>;
+
+thread_local! {
+    /// The duration histograms made on this thread, by upstream (a handful each).
+    static DURATIONS: RefCell<foldhash::HashMap<String, Made>> = RefCell::new(foldhash::HashMap::default());
 }
 
 /// `upstream` is started again.

@@ -18,8 +18,8 @@ use super::CallError;
 pub(super) fn body(id: &Value, method: &str, params: Value, client: &[(String, Box<RawValue>)]) -> Vec<u8> {
     let params = match &params {
         Value::Object(p) => {
-            serde_json::to_value(Stamped { params: p, version: ProtocolVersion::V2026_07_28.as_str(), client })
-                .unwrap_or_default()
+            let version = Some(ProtocolVersion::V2026_07_28.as_str());
+            serde_json::to_value(Stamped { version, client, ..Stamped::new(p) }).unwrap_or_default()
         }
         other => other.clone(),
     };
