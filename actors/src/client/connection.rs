@@ -3,7 +3,7 @@
 //! (progress and logs to their callbacks, a server's requests answered),
 //! and an `InputRequiredResult` is answered and retried until the result.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -59,7 +59,7 @@ impl Inner {
             era: Mutex::new(None),
             server: Mutex::new(ServerInfo::default()),
             next_id: AtomicI64::new(1),
-            tool_headers: Mutex::new(HashMap::new()),
+            tool_headers: Mutex::new(HashMap::default()),
             lists: ListCache::default(),
             asking: Mutex::new(Vec::new()),
             input_lane: tokio::sync::Mutex::new(()),

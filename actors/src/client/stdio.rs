@@ -16,7 +16,7 @@
 //! most its connection's time limit, then fails naming the limit, rather
 //! than stalling every other request behind it for longer.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::process::Stdio as Piped;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
