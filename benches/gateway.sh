@@ -48,7 +48,8 @@ LOCAL_PID=$!
 FLOOR_PORT=18198
 taskset -c 0 "$PWD/target/release/hop-floor" "127.0.0.1:$FLOOR_PORT" "$UPSTREAM" 2>/dev/null &
 FLOOR_PID=$!
-trap 'kill "$GATEWAY_PID" "$LOCAL_PID" "$FLOOR_PID" 2>/dev/null || true' EXIT
+# Killed and waited for: a run right after this one finds the ports free.
+trap 'kill "$GATEWAY_PID" "$LOCAL_PID" "$FLOOR_PID" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
   "$LOAD" "$URL" 1 1 stdio__echo 2>/dev/null | grep -q " errors=0 " && break
   sleep 0.2
@@ -62,7 +63,7 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 # The gateway's stdio child (its pid, for its CPU).
-UPSTREAM_PID="$(pgrep -P "$GATEWAY_PID" | head -n 1)"
+UPSTREAM_PID="$(pgrep -P "$GATEWAY_PID" | head -n 1 || true)"
 [ -n "$UPSTREAM_PID" ] || { echo "the gateway did not start its upstream" >&2; exit 1; }
 
 # shellcheck source=lib.sh
