@@ -4,6 +4,7 @@
 //! standard headers, verification of every reply, latency histograms, and the
 //! resident memory of a server process.
 
+pub mod echo;
 pub mod report;
 pub mod triggers;
 

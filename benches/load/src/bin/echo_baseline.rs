@@ -22,6 +22,7 @@ use std::cell::RefCell;
 use actix_web::{web, App, HttpResponse, HttpServer};
 use futures::channel::mpsc;
 use futures::StreamExt;
+use mcp_load::echo::echo_reply;
 use mcp_load::triggers::{acknowledgement, notification_of};
 use serde_json::{json, Value};
 
@@ -84,9 +85,7 @@ async fn echo(body: web::Bytes) -> HttpResponse {
     if v["method"] == "subscriptions/listen" {
         return idle_stream(&v["id"]);
     }
-    let text = v["params"]["arguments"]["text"].as_str().unwrap_or_default();
-    let reply = json!({"jsonrpc": "2.0", "id": v["id"], "result": {"content": [{"type": "text", "text": text}], "resultType": "complete"}});
-    HttpResponse::Ok().content_type("application/json").body(serde_json::to_vec(&reply).unwrap_or_default())
+    HttpResponse::Ok().content_type("application/json").body(echo_reply(&v))
 }
 
 #[actix_web::main]

@@ -15,7 +15,8 @@
 use std::process::Stdio;
 
 use actix_web::{web, App, HttpResponse, HttpServer};
-use serde_json::{json, Value};
+use mcp_load::echo::echo_reply;
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::Mutex;
@@ -81,9 +82,7 @@ async fn local(body: web::Bytes, upstream: web::Data<Upstream>) -> HttpResponse 
     if v["method"] != "tools/call" {
         return answered(upstream.forward(&body).await);
     }
-    let text = v["params"]["arguments"]["text"].as_str().unwrap_or_default();
-    let reply = json!({"jsonrpc": "2.0", "id": v["id"], "result": {"content": [{"type": "text", "text": text}], "resultType": "complete"}});
-    HttpResponse::Ok().content_type("application/json").body(serde_json::to_vec(&reply).unwrap_or_default())
+    HttpResponse::Ok().content_type("application/json").body(echo_reply(&v))
 }
 
 #[actix_web::main]
