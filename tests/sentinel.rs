@@ -54,7 +54,13 @@ async fn sentinel_set(
     p_replica: u16,
     sentinels: [u16; 3],
 ) -> (tokio::process::Child, Vec<tokio::process::Child>) {
-    let base = |port: u16| vec![port.to_string(), "--bind".into(), "127.0.0.1".into(), "--save".into(), String::new()];
+    // `--dir`: a replica writes the copy it syncs to disk (dump.rdb), into the test's folder.
+    let folder = dir.display().to_string();
+    let base = |port: u16| {
+        let mut args = vec![port.to_string(), "--bind".into(), "127.0.0.1".into(), "--save".into(), String::new()];
+        args.extend(["--dir".into(), folder.clone()]);
+        args
+    };
     let mut master_args = vec!["--port".to_owned()];
     master_args.extend(base(p_master));
     let master_args: Vec<&str> = master_args.iter().map(String::as_str).collect();
