@@ -121,6 +121,12 @@ impl Default for UpstreamConfig {
 }
 
 impl UpstreamConfig {
+    /// Whether the upstream is a child process spoken to over stdio (it
+    /// names a `command`), not a Streamable HTTP server (a `url`).
+    pub fn is_stdio(&self) -> bool {
+        self.url.is_empty()
+    }
+
     /// An upstream from `NAME=COMMAND` or `NAME=URL` (`--upstream`): a value
     /// starting with `http://` or `https://` is a URL, anything else a
     /// command line split at whitespace.

@@ -31,7 +31,7 @@ pub(crate) async fn open(config: &UpstreamConfig) -> Result<Client, ClientError>
     if let Some(token) = bearer(config)? {
         options = options.bearer(token);
     }
-    if config.url.is_empty() {
+    if config.is_stdio() {
         let mut command = tokio::process::Command::new(&config.command);
         command.args(&config.args).envs(&config.env);
         if !config.cwd.is_empty() {

@@ -53,7 +53,7 @@ impl Homes {
     /// next worker's thread, if there is one (a worker that has stopped is
     /// forgotten), else on this thread; an HTTP upstream here.
     pub(crate) async fn open(&self, config: &UpstreamConfig) -> Result<Client, ClientError> {
-        if !config.url.is_empty() {
+        if !config.is_stdio() {
             return connect::open(config).await;
         }
         if self.expected.load(Ordering::Acquire) && self.is_empty() {
