@@ -84,7 +84,11 @@
 //! [`ClientError::Tool`](crate::client::ClientError::Tool)), `call::<T>`
 //! (the structured content, or the text as JSON, read as `T`),
 //! `read_resource`, `get_prompt`, `complete`, `discover`, and `request` for
-//! any other method. [`RequestOptions`](crate::client::RequestOptions) adds
+//! any other method — its result as a JSON value, or read once into a type
+//! of yours with [`request_as`](crate::client::Client::request_as), or as
+//! the text the server sent with
+//! [`request_raw`](crate::client::Client::request_raw) (to pass it on as it
+//! is). [`RequestOptions`](crate::client::RequestOptions) adds
 //! a progress callback (the client sends a `progressToken`), a log callback
 //! and a time limit to one call. Dropping a call's future gives it up: over
 //! stateless HTTP the stream closes, elsewhere `notifications/cancelled`
