@@ -92,7 +92,7 @@ impl Link {
     /// its state names), its notifications passed to `ctx`, the input it
     /// asks for asked of the caller, given up when the caller gives up; the
     /// result decoded as `T`.
-    async fn forward<T: Outcome>(
+    async fn forward<T: Answered>(
         &self,
         method: &'static str,
         params: JsonObject,
@@ -258,19 +258,19 @@ fn error_type(e: &ClientError) -> &'static str {
 
 /// What an upstream's result is read into, and whether it says it failed
 /// (a tool's `isError`).
-trait Outcome: DeserializeOwned {
+trait Answered: DeserializeOwned {
     fn failed(&self) -> bool {
         false
     }
 }
 
-impl Outcome for CallToolResult {
+impl Answered for CallToolResult {
     fn failed(&self) -> bool {
         self.is_error == Some(true)
     }
 }
 
-impl Outcome for GetPromptResult {}
+impl Answered for GetPromptResult {}
 
 /// An upstream's error about its item `own`, as the caller knows the item:
 /// `own` in its message (as a whole name) becomes `served`, so that
@@ -363,7 +363,7 @@ fn completer(
             struct Completed {
                 completion: Completion,
             }
-            impl Outcome for Completed {}
+            impl Answered for Completed {}
             let params = CompleteParams { reference: own, ..p };
             let params = match serde_json::to_value(params) {
                 Ok(Value::Object(params)) => params,
@@ -385,7 +385,7 @@ async fn read(link: Arc<Link>, uri: String, ctx: RequestContext) -> Result<Vec<R
         ttl_ms: Option<u64>,
         cache_scope: Option<CacheScope>,
     }
-    impl Outcome for Read {}
+    impl Answered for Read {}
     let prefix = link.config.uri_prefix.as_str();
     let own = uri.strip_prefix(prefix).unwrap_or(&uri);
     let mut read: Read =
