@@ -7,8 +7,8 @@ answers an elicitation asked mid-call, subscribes to a resource and waits
 for its update on the GET stream, gives up on a long call (the client sends
 notifications/cancelled), pings, and ends the session (DELETE on close). A
 step that fails is recorded with its error and the flow goes on in the same
-session; the last ping says whether the session survived. Prints one JSON
-line: {flows, ok, failedSteps, lostSessions, errors}."""
+session; the last ping (tried twice) says whether the session survived.
+Prints one JSON line: {flows, ok, failedSteps, lostSessions, errors}."""
 
 import json
 import logging
@@ -105,7 +105,9 @@ async def flow(url: str, i: int) -> dict:
             await step("elicitation", elicited)
             await step("subscribe", subscribed)
             await step("cancel", cancelled)
-            alive = await step("ping", pinged)
+            # A ping in flight on an instance that dies fails like any step; the
+            # session survived if the next one, which the balancer sends elsewhere, is answered.
+            alive = await step("ping", pinged) or await step("ping again", pinged)
     except Exception as e:
         errors.append(f"session: {type(e).__name__}: {e}")
     return {"errors": errors, "alive": alive}
