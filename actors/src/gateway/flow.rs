@@ -179,15 +179,13 @@ impl Flow {
     /// Lets the request run alone (it is parked: nobody polls it until
     /// its caller comes back).
     fn run_alone(&mut self) {
-        if let Running::Inline { .. } = self.running {
-            let Running::Inline { request, done } = std::mem::replace(&mut self.running, Running::Ended(None)) else {
-                return;
-            };
-            self.running = Running::Alone(tokio::spawn(async move {
+        self.running = match std::mem::replace(&mut self.running, Running::Ended(None)) {
+            Running::Inline { request, done } => Running::Alone(tokio::spawn(async move {
                 let result = request.await;
                 let _ = done.send(Event::Done(result)).await;
-            }));
-        }
+            })),
+            other => other,
+        };
     }
 
     /// After an input request: the others of its round, which arrive
