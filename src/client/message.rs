@@ -111,7 +111,7 @@ impl ServerMessage {
             ServerMessage::Response { id, outcome } => {
                 m.insert("id".into(), id.as_ref().map(RequestId::to_value).unwrap_or(Value::Null));
                 match outcome {
-                    Ok(result) => m.insert("result".into(), serde_json::from_str(result.get()).unwrap_or_default()),
+                    Ok(result) => m.insert("result".into(), as_value(result)),
                     Err(error) => m.insert("error".into(), serde_json::to_value(error).unwrap_or(Value::Null)),
                 };
             }
