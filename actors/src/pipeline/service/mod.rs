@@ -298,7 +298,10 @@ impl McpService {
         }
         let answer = match (request, tool) {
             (ClientRequest::CallTool(p), Some(tool)) => self.call_found_tool(tool, p, ctx).await,
-            (request, _) => self.answer(request, ctx).await,
+            // Boxed: the dispatch to every other method is twice the size of
+            // a tool call's future, and a call held open (a slow tool, a
+            // stream) would carry that room for as long as it runs.
+            (request, _) => Box::pin(self.answer(request, ctx)).await,
         };
         match answer? {
             Answer::Tree(mut result) if legacy => {
