@@ -198,7 +198,7 @@ impl Actor for RequestActor {
         // The timeout runs from the request's start, read once for both.
         let deadline = tokio::time::Instant::from_std(self.watch.started_at()) + self.timeout;
         let limit = Limit { timeout: self.timeout, deadline };
-        let work = Box::pin(run(self.service.clone(), (request, tool), rctx, limit, self.watch.take_charge()));
+        let work = Box::pin(run(self.service.clone(), request, tool, rctx, limit, self.watch.take_charge()));
         ctx.spawn(work.into_actor(self).map(|Ran { ending, code, tool_error, over_quota }, act, ctx| {
             if over_quota {
                 act.watch.refused_by_quota();
@@ -299,21 +299,19 @@ impl Ran {
 /// into this future would copy it once more per call.
 async fn run(
     service: Arc<McpService>,
-    (request, tool): (ClientRequest, Option<Arc<Tool>>),
+    request: ClientRequest,
+    tool: Option<Arc<Tool>>,
     ctx: RequestContext,
     limit: Limit,
     charge: Option<Box<Charge>>,
 ) -> Ran {
-    let Limit { timeout, deadline } = limit;
     let (id, version) = (ctx.request_id().clone(), ctx.protocol_version());
     let legacy = ctx.in_session();
     let (outbound, cancel) = (ctx.outbound().clone(), ctx.cancellation().clone());
     if let Some(charge) = charge {
-        if let Err(over) = charge.settle().await {
-            let data = over.error_data();
-            let answer = Outbound::retry_later(encode_error(Some(&id), &data), data.code.0, over.retry_after_secs);
-            let ending = deliver(&outbound, &cancel, answer, Ending::Answered).await;
-            return Ran { over_quota: true, ..Ran::new(ending, Some(data.code.0), false) };
+        // Boxed: only calls the quotas count pay for the room it takes.
+        if let Some(refused) = Box::pin(settle(charge, &id, &outbound, &cancel)).await {
+            return refused;
         }
     }
     // A panicking handler is an internal error for this request only: the
@@ -332,10 +330,12 @@ async fn run(
         std::task::Poll::Ready(r) => Ok(r),
         // Boxed: the waiting (a timer, the token, the client) would add its
         // futures' size to every request's, answered at once or not.
-        std::task::Poll::Pending => match Box::pin(wait_for(handler.as_mut(), &cancel, &outbound, deadline)).await {
-            Some(outcome) => outcome,
-            None => return Ran::new(Ending::Cancelled, None, false),
-        },
+        std::task::Poll::Pending => {
+            match Box::pin(wait_for(handler.as_mut(), &cancel, &outbound, limit.deadline)).await {
+                Some(outcome) => outcome,
+                None => return Ran::new(Ending::Cancelled, None, false),
+            }
+        }
     };
     if outcome.is_err() {
         // Timed out: the handler stops (its token fires, its future is
@@ -344,12 +344,22 @@ async fn run(
     }
     // `isError: true`: a success of the protocol, a failure of the operation.
     let tool_error = matches!(&outcome, Ok(Ok(Ok(Answer::Tool(r)))) if r.is_error == Some(true));
-    let (bytes, code, ending) = encode_outcome(&service, &id, version, legacy, timeout, outcome);
+    let (bytes, code, ending) = encode_outcome(&service, &id, version, legacy, limit.timeout, outcome);
     let answered = matches!(ending, Ending::Answered | Ending::Panicked(_));
     if answered && cancel.is_cancelled() {
         return Ran::new(Ending::Cancelled, code, tool_error);
     }
     Ran::new(deliver(&outbound, &cancel, Outbound::answer(bytes, code), ending).await, code, tool_error)
+}
+
+/// Counts a call against its quotas: `None` when it may run, else how its
+/// refusal (answered at once, 429 with `Retry-After` over HTTP) ended.
+async fn settle(charge: Box<Charge>, id: &RequestId, outbound: &OutboundTx, cancel: &CancellationToken) -> Option<Ran> {
+    let over = charge.settle().await.err()?;
+    let data = over.error_data();
+    let answer = Outbound::retry_later(encode_error(Some(id), &data), data.code.0, over.retry_after_secs);
+    let ending = deliver(outbound, cancel, answer, Ending::Answered).await;
+    Some(Ran { over_quota: true, ..Ran::new(ending, Some(data.code.0), false) })
 }
 
 /// Hands the final `answer` to the outbound channel: `ending` once it is
