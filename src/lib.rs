@@ -56,6 +56,7 @@ pub mod meta;
 pub mod model;
 pub mod outgoing;
 pub mod pagination;
+pub mod params;
 mod params_split;
 pub mod raw_object;
 pub mod request;

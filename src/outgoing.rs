@@ -12,6 +12,8 @@ use crate::header::{encode_value, header_form};
 use crate::header_params::HeaderParam;
 use crate::meta::{CLIENT_CAPABILITIES_KEY, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY};
 use crate::model::ClientCapabilities;
+use crate::params::Params;
+use crate::raw_object::RawObject;
 use crate::request::{item_member, method};
 
 /// A request's params as they go on the wire: its own members, and a
@@ -26,6 +28,9 @@ use crate::request::{item_member, method};
 pub struct Stamped<'a> {
     /// The request's params.
     pub params: &'a Map<String, Value>,
+    /// Members written as their text, after `params` (and over a member of
+    /// the same name there).
+    pub raw: &'a [(String, RawObject)],
     /// The protocol version (`None`: a legacy request, which carries none).
     pub version: Option<&'a str>,
     /// The client's `_meta` entries, encoded once.
@@ -39,7 +44,12 @@ pub struct Stamped<'a> {
 impl<'a> Stamped<'a> {
     /// `params` as they are, to be stamped with what is set next.
     pub fn new(params: &'a Map<String, Value>) -> Self {
-        Stamped { params, version: None, client: &[], progress: None, capabilities: None }
+        Stamped { params, raw: &[], version: None, client: &[], progress: None, capabilities: None }
+    }
+
+    /// The members and raw members of `params`, to be stamped likewise.
+    pub fn of(params: &'a Params) -> Self {
+        Stamped { raw: params.raw(), ..Stamped::new(params.members()) }
     }
 
     /// Whether nothing is stamped (the params go as they are).
@@ -57,14 +67,23 @@ impl<'a> Stamped<'a> {
 
 impl Serialize for Stamped<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.is_plain() {
+        let plain = self.is_plain();
+        if plain && self.raw.is_empty() {
             return self.params.serialize(s);
         }
+        let is_raw = |k: &str| self.raw.iter().any(|(r, _)| r == k);
         let mut map = s.serialize_map(None)?;
-        for (k, v) in self.params.iter().filter(|(k, _)| *k != "_meta") {
+        for (k, v) in self.params.iter().filter(|(k, _)| *k != "_meta" && !is_raw(k)) {
             map.serialize_entry(k, v)?;
         }
-        map.serialize_entry("_meta", &StampedMeta(*self))?;
+        for (k, v) in self.raw {
+            map.serialize_entry(k, v)?;
+        }
+        match (plain, self.params.get("_meta")) {
+            (false, _) => map.serialize_entry("_meta", &StampedMeta(*self))?,
+            (true, Some(own)) => map.serialize_entry("_meta", own)?,
+            (true, None) => {}
+        }
         map.end()
     }
 }
@@ -115,16 +134,34 @@ pub fn standard_headers(
     params: &Map<String, Value>,
     tool_params: &[HeaderParam],
 ) -> Vec<(String, String)> {
+    headers_with(method, params, params.get("arguments").and_then(Value::as_object), tool_params)
+}
+
+/// [`standard_headers`] of [`Params`]: raw arguments are read only when the
+/// tool has header parameters.
+pub fn params_headers(method: &str, params: &Params, tool_params: &[HeaderParam]) -> Vec<(String, String)> {
+    let args = match method == method::TOOLS_CALL && !tool_params.is_empty() {
+        true => params.object("arguments"),
+        false => None,
+    };
+    headers_with(method, params.members(), args.as_deref(), tool_params)
+}
+
+/// The headers of `method` about `params`, with the tool call's `args`.
+fn headers_with(
+    method: &str,
+    params: &Map<String, Value>,
+    args: Option<&Map<String, Value>>,
+    tool_params: &[HeaderParam],
+) -> Vec<(String, String)> {
     let mut out = vec![("Mcp-Method".to_owned(), method.to_owned())];
     if let Some(name) = item_name(method, params) {
         out.push(("Mcp-Name".to_owned(), encode_value(name)));
     }
-    if method == method::TOOLS_CALL {
-        if let Some(args) = params.get("arguments").and_then(Value::as_object) {
-            for p in tool_params {
-                if let Some(v) = p.value_in(args).and_then(header_form) {
-                    out.push((p.header_name(), encode_value(&v)));
-                }
+    if let Some(args) = args.filter(|_| method == method::TOOLS_CALL) {
+        for p in tool_params {
+            if let Some(v) = p.value_in(args).and_then(header_form) {
+                out.push((p.header_name(), encode_value(&v)));
             }
         }
     }

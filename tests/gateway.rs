@@ -303,3 +303,26 @@ async fn caching_hints_come_from_the_upstream() {
     let result = &read.response()["result"];
     assert_eq!((result["ttlMs"].as_u64(), result["cacheScope"].as_str()), (Some(7000), Some("private")), "{result}");
 }
+
+/// A forwarded call's arguments go upstream as the caller wrote them, and a
+/// stateless HTTP upstream's tool gets the `Mcp-Param-*` headers its schema
+/// names, read from those arguments: the upstream (this project's server)
+/// refuses a call whose header is missing, as the first check shows.
+#[actix_rt::test]
+async fn arguments_go_upstream_as_written_with_the_header_parameters_their_tool_names() {
+    let upstream = HttpChild::spawn(&["--catalog", "everything", "--log-level", "error"]).await;
+    let body = request(json!(1), "tools/call", json!({"name": "test_custom_header", "arguments": {"region": "eu"}}));
+    let bare = post_with(&upstream.url, &body, |_| {}).await;
+    assert_eq!(bare.status, 400, "a call without its Mcp-Param-Region header: {}", bare.raw);
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("gateway.toml");
+    std::fs::write(&config, format!("[[upstreams]]\nname = \"web\"\nurl = \"{}\"\n", upstream.url)).unwrap();
+    let gw = HttpChild::spawn(&["--config", config.to_str().unwrap(), "--log-level", "error"]).await;
+    let client = Client::connect(&gw.url, answering()).await.unwrap();
+    until_tools(&client, &["web__test_custom_header", "web__echo"], true).await;
+    let r: String = client.call("web__test_custom_header", json!({"region": "eu-west", "query": "q"})).await.unwrap();
+    assert_eq!(r, "region=eu-west");
+    let echoed: String = client.call("web__echo", json!({"text": "caf\u{e9} \"quoted\" ✓"})).await.unwrap();
+    assert_eq!(echoed, "café \"quoted\" ✓");
+}

@@ -10,7 +10,8 @@ use crate::header_params::HeaderParam;
 use crate::legacy::method as legacy;
 use crate::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY};
 use crate::model::{ClientCapabilities, Implementation, JsonObject, LoggingLevel};
-use crate::outgoing::{standard_headers, Stamped};
+use crate::outgoing::{params_headers, Stamped};
+use crate::params::Params;
 use crate::request::method;
 use crate::{ErrorData, ProtocolVersion, RequestId};
 
@@ -90,19 +91,16 @@ impl Session {
         era: Option<Spoken>,
         id: i64,
         method: &str,
-        params: &JsonObject,
+        params: &Params,
         marks: Marks<'_>,
         tool_params: &[HeaderParam],
     ) -> Encoded {
-        let mut stamped = Stamped {
-            progress: marks.progress.then_some(id),
-            capabilities: marks.capabilities,
-            ..Stamped::new(params)
-        };
+        let mut stamped =
+            Stamped { progress: marks.progress.then_some(id), capabilities: marks.capabilities, ..Stamped::of(params) };
         let mut headers = Vec::new();
         if let Some(Spoken::Stateless(v)) = era {
             (stamped.version, stamped.client) = (Some(v.as_str()), &self.meta);
-            headers = standard_headers(method, params, tool_params);
+            headers = params_headers(method, params, tool_params);
             headers.push(("MCP-Protocol-Version".into(), v.as_str().to_owned()));
         }
         let body = serde_json::to_vec(&RequestBody { jsonrpc: "2.0", id, method, params: stamped });
@@ -173,11 +171,11 @@ mod tests {
     #[test]
     fn a_stateless_request_is_stamped_and_a_legacy_one_is_not() {
         let session = Session::new(Implementation::new("c", "1"), ClientCapabilities::roots(), None);
-        let p = json!({"_meta": {"progressToken": 3}, "name": "x"}).as_object().unwrap().clone();
+        let p = Params::new(json!({"_meta": {"progressToken": 3}, "name": "x"}).as_object().unwrap().clone());
         let era = Some(Spoken::Stateless(ProtocolVersion::V2026_07_28));
         let out = session.request(era, 9, method::TOOLS_CALL, &p, Marks::default(), &[]);
         // Stamped on the wire, not in the params (a retry is stamped the same way).
-        assert_eq!(json!(p), json!({"_meta": {"progressToken": 3}, "name": "x"}));
+        assert_eq!(json!(p.members()), json!({"_meta": {"progressToken": 3}, "name": "x"}));
         assert_eq!(session.request(era, 9, method::TOOLS_CALL, &p, Marks::default(), &[]), out);
         let sent: Value = serde_json::from_slice(&out.body).unwrap();
         let meta = &sent["params"]["_meta"];
@@ -196,12 +194,44 @@ mod tests {
     }
 
     #[test]
+    fn raw_arguments_go_as_their_text_and_are_read_only_for_header_parameters() {
+        let session = Session::new(Implementation::new("c", "1"), ClientCapabilities::default(), None);
+        let text = r#"{"region":"eu", "n":1.50}"#;
+        let args = crate::RawObject::from_raw(RawValue::from_string(text.into()).unwrap()).unwrap();
+        let name = json!({"name": "t", "arguments": {"stale": true}}).as_object().unwrap().clone();
+        let p = Params::new(name).with_raw("arguments", args);
+        let era = Some(Spoken::Stateless(ProtocolVersion::V2026_07_28));
+        let schema = json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
+        let tool_params = crate::header_params::header_params(&schema).unwrap();
+        let out = session.request(era, 5, method::TOOLS_CALL, &p, Marks::default(), &tool_params);
+        // The caller's text as it came (spacing and number form kept), once.
+        let body = std::str::from_utf8(&out.body).unwrap();
+        assert!(body.contains(&format!(r#""arguments":{text}"#)), "{body}");
+        assert_eq!(body.matches("arguments").count(), 1, "{body}");
+        let sent: Value = serde_json::from_slice(&out.body).unwrap();
+        assert_eq!(sent["params"]["name"], "t");
+        assert_eq!(sent["params"]["_meta"][PROTOCOL_VERSION_KEY], "2026-07-28");
+        assert!(out.headers.contains(&("Mcp-Param-Region".into(), "eu".into())), "{:?}", out.headers);
+        // Legacy: no stamp, no headers; the text all the same.
+        let legacy = session.request(
+            Some(Spoken::Legacy(ProtocolVersion::V2025_11_25)),
+            6,
+            method::TOOLS_CALL,
+            &p,
+            Marks::default(),
+            &tool_params,
+        );
+        let body = std::str::from_utf8(&legacy.body).unwrap();
+        assert!(body.contains(&format!(r#""params":{{"name":"t","arguments":{text}}}"#)), "{body}");
+    }
+
+    #[test]
     fn marks_and_messages() {
         let session = Session::new(Implementation::new("c", "1"), ClientCapabilities::roots(), None);
         let caps = ClientCapabilities::sampling();
         let marks = Marks { progress: true, capabilities: Some(&caps) };
         let legacy = Some(Spoken::Legacy(ProtocolVersion::V2025_11_25));
-        let sent = session.request(legacy, 4, "tools/call", &JsonObject::new(), marks, &[]);
+        let sent = session.request(legacy, 4, "tools/call", &Params::default(), marks, &[]);
         let sent: Value = serde_json::from_slice(&sent.body).unwrap();
         assert_eq!(
             sent["params"],

@@ -173,7 +173,12 @@ impl Tool {
     }
 
     /// A tool whose handler parses the arguments' text itself.
-    fn with_handler<F>(name: impl Into<String>, description: impl Into<String>, input_schema: Value, handler: F) -> Self
+    pub(crate) fn with_handler<F>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+        handler: F,
+    ) -> Self
     where
         F: Fn(&RawObject, RequestContext) -> HandlerFuture<CallToolResult> + Send + Sync + 'static,
     {

@@ -8,6 +8,7 @@ use mcp_protocol::model::prompts::{GetPromptResult, Prompt};
 use mcp_protocol::model::resources::{Resource, ResourceTemplate};
 use mcp_protocol::model::tools::{CallToolResult, Tool};
 use mcp_protocol::model::{CacheScope, JsonObject, ResourceContents};
+use mcp_protocol::params::Params;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -54,11 +55,12 @@ impl Client {
 
     /// Any request, its result as the text the server sent (a task it
     /// becomes followed to its end): for a caller that passes it on (a
-    /// proxy) or reads it into a type of its own.
+    /// proxy) or reads it into a type of its own. Its params may carry
+    /// members as the text they came in ([`Params::with_raw`]).
     pub async fn request_raw(
         &self,
         method: &str,
-        params: JsonObject,
+        params: impl Into<Params>,
         options: RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         match self.inner.request(method, params, &options).await? {

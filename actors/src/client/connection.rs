@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, Weak};
 use mcp_protocol::client::{Answer, Encoded, Marks, ServerInfo, ServerMessage, Session, Spoken};
 use mcp_protocol::header_params::HeaderParam;
 use mcp_protocol::model::progress::ProgressParams;
-use mcp_protocol::model::JsonObject;
+use mcp_protocol::params::Params;
 use mcp_protocol::{ErrorData, RequestId};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -80,12 +80,12 @@ impl Inner {
     pub(crate) async fn request(
         self: &Arc<Self>,
         method: &str,
-        params: JsonObject,
+        params: impl Into<Params>,
         ropts: &RequestOptions,
     ) -> Result<Started<Box<RawValue>>, ClientError> {
         let era = self.era();
         let limit = ropts.timeout.unwrap_or(self.options.timeout);
-        let work = self.with_input_rounds(era, method, params, ropts);
+        let work = self.with_input_rounds(era, method, params.into(), ropts);
         tokio::time::timeout(limit, work).await.map_err(|_| ClientError::Timeout(limit))?
     }
 
@@ -95,7 +95,7 @@ impl Inner {
         self: &Arc<Self>,
         era: Option<Spoken>,
         method: &str,
-        mut params: JsonObject,
+        mut params: Params,
         ropts: &RequestOptions,
     ) -> Result<Started<Box<RawValue>>, ClientError> {
         for _ in 0..=self.options.max_input_rounds {
@@ -108,7 +108,7 @@ impl Inner {
                 Answer::Complete(result) => return Ok(Started::Done(result)),
             };
             let responses = input::answer_all(&self.options, ropts.input.as_ref(), &requests).await?;
-            Answer::retry(&mut params, responses, state);
+            Answer::retry(params.members_mut(), responses, state);
         }
         Err(ClientError::Input(format!("{method} still needed input after {} rounds", self.options.max_input_rounds)))
     }
@@ -118,7 +118,7 @@ impl Inner {
         self: &Arc<Self>,
         era: Option<Spoken>,
         method: &str,
-        params: &mut JsonObject,
+        params: &mut Params,
         ropts: &RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         let id = self.next_id();
@@ -151,12 +151,12 @@ impl Inner {
         era: Option<Spoken>,
         id: i64,
         method: &str,
-        params: &JsonObject,
+        params: &Params,
         marks: Marks<'_>,
     ) -> Result<Inbound, ClientError> {
         let tool_params = match (era, method) {
             (Some(Spoken::Stateless(_)), method::TOOLS_CALL) => {
-                let tool = params.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+                let tool = params.members().get("name").and_then(|n| n.as_str()).unwrap_or_default();
                 self.tool_headers.lock().expect("headers lock").get(tool).cloned()
             }
             _ => None,

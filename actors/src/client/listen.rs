@@ -60,7 +60,7 @@ async fn stateless(inner: &Arc<Inner>, era: Option<Spoken>, filter: Subscription
     let id = inner.next_id();
     let mut params = JsonObject::new();
     params.insert("notifications".into(), serde_json::to_value(&filter).unwrap_or_default());
-    let mut inbound = inner.open(era, id, LISTEN_METHOD, &params, Marks::default()).await?;
+    let mut inbound = inner.open(era, id, LISTEN_METHOD, &params.into(), Marks::default()).await?;
     let guard = Cancel::new(inner, id, true);
     let limit = inner.options.timeout;
     let first = tokio::time::timeout(limit, next_message(inner, &mut inbound))

@@ -26,8 +26,8 @@ pub(crate) async fn negotiate(inner: &Arc<Inner>) -> Result<(), ClientError> {
     let mut unanswered = None;
     loop {
         match step {
-            Step::Ask { era, method, mut params } => {
-                let answer = match inner.round(era, method, &mut params, &RequestOptions::default()).await {
+            Step::Ask { era, method, params } => {
+                let answer = match inner.round(era, method, &mut params.into(), &RequestOptions::default()).await {
                     Ok(result) => Ok(decode_raw(method, &result)?),
                     Err(ClientError::Protocol(e)) => Err(Some(e)),
                     // Credentials and time are not the era's to decide.
@@ -69,9 +69,9 @@ async fn initialized(inner: &Arc<Inner>, version: &str) -> Result<(), ClientErro
     }
     let logs = inner.server.lock().expect("server lock").logs();
     if let Some(level) = inner.options.log_level.filter(|_| logs) {
-        let mut params = JsonObject::from_iter([("level".to_owned(), serde_json::to_value(level).unwrap_or_default())]);
+        let params = JsonObject::from_iter([("level".to_owned(), serde_json::to_value(level).unwrap_or_default())]);
         let era = inner.era();
-        inner.round(era, legacy::LOGGING_SET_LEVEL, &mut params, &RequestOptions::default()).await?;
+        inner.round(era, legacy::LOGGING_SET_LEVEL, &mut params.into(), &RequestOptions::default()).await?;
     }
     Ok(())
 }

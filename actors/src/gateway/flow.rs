@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use mcp_protocol::meta::INPUT_KEY_KEY;
 use mcp_protocol::model::logging::LogMessage;
 use mcp_protocol::model::mrtr::InputRequest;
-use mcp_protocol::model::JsonObject;
+use mcp_protocol::params::Params;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -104,7 +104,7 @@ impl Flow {
     pub(crate) fn start(
         client: &Client,
         method: &'static str,
-        params: JsonObject,
+        params: Params,
         caps: Option<mcp_protocol::model::ClientCapabilities>,
         timeout: Duration,
         progress: bool,

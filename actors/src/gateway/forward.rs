@@ -9,12 +9,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::{select, Either};
+use futures::FutureExt;
 use mcp_protocol::error::{ErrorCode, ErrorData, ProtocolError};
 use mcp_protocol::model::completion::{CompleteParams, Completion, CompletionRef};
 use mcp_protocol::model::prompts::{self, GetPromptResult};
 use mcp_protocol::model::resources;
 use mcp_protocol::model::tools::{self, CallToolResult};
 use mcp_protocol::model::{CacheHints, CacheScope, ClientCapabilities, JsonObject, ResourceContents};
+use mcp_protocol::params::Params;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -95,7 +97,7 @@ impl Link {
     async fn forward<T: Answered>(
         &self,
         method: &'static str,
-        params: JsonObject,
+        params: impl Into<Params>,
         ctx: &RequestContext,
     ) -> Result<T, HandlerError> {
         let mut flow = match ctx.handler_state::<Waiting>() {
@@ -110,7 +112,7 @@ impl Link {
                 let caps = Some(Self::caller_capabilities(ctx));
                 let progress = ctx.meta().progress_token.is_some();
                 let limit = Duration::from_millis(self.config.timeout_ms);
-                Flow::start(&self.client, method, params, caps, limit, progress)
+                Flow::start(&self.client, method, params.into(), caps, limit, progress)
             }
         };
         // A call that ends with no outcome (its caller went away) is timed as cancelled.
@@ -308,16 +310,18 @@ fn renamed(text: &str, own: &str, served: &str) -> String {
 /// The upstream's tool `def`, served as `served`.
 pub(crate) fn tool(link: &Arc<Link>, def: tools::Tool, served: String) -> Tool {
     let (link2, own, name) = (link.clone(), def.name.clone(), served.clone());
-    let mut tool = Tool::raw(served.clone(), def.description.clone(), def.input_schema.clone(), move |args, ctx| {
-        let (link, own, name) = (link2.clone(), own.clone(), name.clone());
-        async move {
-            // Built by hand: `json!` would serialize the arguments again.
-            let params =
-                JsonObject::from_iter([("name".into(), own.as_str().into()), ("arguments".into(), args.into())]);
-            let called = link.forward::<CallToolResult>("tools/call", params, &ctx).await;
-            called.map_err(|e| as_served(e, &own, &name))
-        }
-    });
+    let mut tool =
+        Tool::with_handler(served.clone(), def.description.clone(), def.input_schema.clone(), move |args, ctx| {
+            let (link, own, name) = (link2.clone(), own.clone(), name.clone());
+            // The caller's arguments go upstream as the text they came in.
+            let params = Params::new(JsonObject::from_iter([("name".into(), own.as_str().into())]))
+                .with_raw("arguments", args.clone());
+            async move {
+                let called = link.forward::<CallToolResult>("tools/call", params, &ctx).await;
+                called.map_err(|e| as_served(e, &own, &name))
+            }
+            .boxed_local()
+        });
     tool.def = tools::Tool { name: served, ..def };
     let tool = tool.with_upstream(link.config.name.as_str());
     // A long upstream call becomes a task of this server for a caller that
