@@ -88,7 +88,10 @@
 //! of yours with [`request_as`](crate::client::Client::request_as), or as
 //! the text the server sent with
 //! [`request_raw`](crate::client::Client::request_raw) (to pass it on as it
-//! is). [`RequestOptions`](crate::client::RequestOptions) adds
+//! is), whose params may carry members as the text they came in
+//! ([`Params::with_raw`](crate::protocol::params::Params::with_raw): a proxy
+//! forwards its caller's arguments without reading them).
+//! [`RequestOptions`](crate::client::RequestOptions) adds
 //! a progress callback (the client sends a `progressToken`), a log callback
 //! and a time limit to one call. Dropping a call's future gives it up: over
 //! stateless HTTP the stream closes, elsewhere `notifications/cancelled`
