@@ -50,11 +50,6 @@ impl Params {
         &self.raw
     }
 
-    /// Whether `key` is a raw member.
-    pub fn is_raw(&self, key: &str) -> bool {
-        self.raw.iter().any(|(k, _)| k == key)
-    }
-
     /// Member `key` as an object, read from its text when it is raw (only
     /// what needs to look inside, such as a tool's header parameters, pays
     /// for that).
@@ -83,7 +78,7 @@ mod tests {
         let members = json!({"name": "echo", "arguments": {"old": 1}}).as_object().cloned().unwrap();
         let args = RawObject::from_raw(RawValue::from_string(r#"{"text": "hi"}"#.into()).unwrap()).unwrap();
         let p = Params::new(members).with_raw("arguments", args);
-        assert!(p.is_raw("arguments") && !p.members().contains_key("arguments"));
+        assert!(!p.members().contains_key("arguments"));
         assert_eq!(
             p.raw().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>(),
             [("arguments", r#"{"text": "hi"}"#)]

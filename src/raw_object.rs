@@ -31,11 +31,6 @@ impl RawObject {
         RawObject(serde_json::value::to_raw_value(map).expect("a map serializes"))
     }
 
-    /// The object as raw JSON.
-    pub fn as_raw(&self) -> &RawValue {
-        &self.0
-    }
-
     /// The exact JSON text.
     pub fn as_str(&self) -> &str {
         self.0.get()
