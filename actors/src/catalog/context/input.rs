@@ -29,26 +29,79 @@ pub(crate) struct InputRound {
     pub(crate) state_out: Option<Value>,
 }
 
+/// Where a request keeps its input round: most requests never begin one,
+/// and most rounds that begin are a first try whose handler asks for
+/// nothing, so a round is written out (boxed) only once it holds something.
+#[derive(Debug, Default)]
+pub(crate) enum RoundSlot {
+    /// No round begun: this method may not ask for input.
+    #[default]
+    Closed,
+    /// A first round with nothing carried in (round 1, no responses, no state).
+    Fresh,
+    /// A round holding responses, requests or state.
+    Open(Box<InputRound>),
+}
+
+impl RoundSlot {
+    /// The round, written out if it was not yet.
+    fn round_mut(&mut self) -> &mut InputRound {
+        let round = match std::mem::take(self) {
+            RoundSlot::Open(round) => round,
+            RoundSlot::Fresh => Box::new(InputRound { enabled: true, number: 1, ..InputRound::default() }),
+            RoundSlot::Closed => Box::default(),
+        };
+        *self = RoundSlot::Open(round);
+        match self {
+            RoundSlot::Open(round) => round,
+            _ => unreachable!("just written"),
+        }
+    }
+
+    /// The round as it stands, or `None` while it holds nothing.
+    fn written(&self) -> Option<&InputRound> {
+        match self {
+            RoundSlot::Open(round) => Some(round),
+            RoundSlot::Closed | RoundSlot::Fresh => None,
+        }
+    }
+}
+
 impl RequestContext {
-    fn round(&self) -> std::sync::MutexGuard<'_, InputRound> {
+    fn slot(&self) -> std::sync::MutexGuard<'_, RoundSlot> {
         self.inner.round.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Opens the input round (the service does this once `requestState` verified).
     pub(crate) fn begin_round(&self, number: u32, responses: Map<String, Value>, state_in: Option<Value>) {
-        *self.round() = InputRound { enabled: true, number, responses, state_in, ..InputRound::default() };
+        *self.slot() = if number <= 1 && responses.is_empty() && state_in.is_none() {
+            RoundSlot::Fresh
+        } else {
+            RoundSlot::Open(Box::new(InputRound {
+                enabled: true,
+                number,
+                responses,
+                state_in,
+                ..InputRound::default()
+            }))
+        };
     }
 
     /// The answers and handler state of the round so far (a task records
     /// them, so that a resumed run has the answers given before the task).
     pub(crate) fn round_so_far(&self) -> (Map<String, Value>, Option<Value>) {
-        let round = self.round();
+        let slot = self.slot();
+        let Some(round) = slot.written() else { return (Map::new(), None) };
         (round.responses.clone(), round.state_out.clone().or_else(|| round.state_in.clone()))
     }
 
     /// Takes the round (the service does this to build an `InputRequiredResult`).
     pub(crate) fn take_round(&self) -> InputRound {
-        std::mem::take(&mut *self.round())
+        match std::mem::take(&mut *self.slot()) {
+            RoundSlot::Open(round) => *round,
+            RoundSlot::Fresh => InputRound { enabled: true, number: 1, ..InputRound::default() },
+            RoundSlot::Closed => InputRound::default(),
+        }
     }
 
     /// Asks the client for input under `key` (unique within the request).
@@ -68,7 +121,11 @@ impl RequestContext {
     /// carries their own state between rounds.
     pub fn ask<T: DeserializeOwned>(&self, key: &str, request: InputRequest) -> Result<Option<T>, HandlerError> {
         self.require_capabilities(&request.required_capabilities())?;
-        let mut round = self.round();
+        let mut slot = self.slot();
+        if matches!(*slot, RoundSlot::Closed) {
+            return Err(HandlerError::InputRequired);
+        }
+        let round = slot.round_mut();
         if !round.enabled {
             return Err(HandlerError::InputRequired);
         }
@@ -136,20 +193,42 @@ impl RequestContext {
 
     /// Which round of a multi round-trip flow this is (1 on the first try).
     pub fn input_round(&self) -> u32 {
-        self.round().number.max(1)
+        self.slot().written().map_or(1, |round| round.number.max(1))
     }
 
     /// The handler state saved by [`RequestContext::set_handler_state`] in
     /// the previous round (verified, so it is what this server wrote).
     pub fn handler_state<T: DeserializeOwned>(&self) -> Option<T> {
-        let round = self.round();
+        let slot = self.slot();
+        let round = slot.written()?;
         round.state_out.clone().or_else(|| round.state_in.clone()).and_then(|v| serde_json::from_value(v).ok())
     }
 
     /// Saves handler state into the next round's `requestState`.
     pub fn set_handler_state<T: Serialize>(&self, state: &T) -> Result<(), HandlerError> {
         let v = serde_json::to_value(state).map_err(|e| HandlerError::internal(format!("handler state: {e}")))?;
-        self.round().state_out = Some(v);
+        self.slot().round_mut().state_out = Some(v);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_round_is_written_out_only_once_it_holds_something() {
+        let mut fresh = RoundSlot::Fresh;
+        assert!(fresh.written().is_none(), "a first try holds nothing");
+        let round = fresh.round_mut();
+        assert!(round.enabled && round.number == 1 && round.responses.is_empty());
+        round.answered.push("k".into());
+        assert_eq!(fresh.written().map(|r| r.answered.clone()), Some(vec!["k".to_owned()]));
+
+        let mut closed = RoundSlot::Closed;
+        assert!(closed.written().is_none());
+        let round = closed.round_mut();
+        assert!(!round.enabled, "a method without rounds still may not ask once state is written");
+        assert_eq!(round.number, 0);
     }
 }

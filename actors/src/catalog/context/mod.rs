@@ -20,7 +20,7 @@ mod notify;
 mod session;
 mod task_link;
 
-pub(crate) use input::InputRound;
+use input::RoundSlot;
 pub use session::{ClientAnswer, SessionPeer};
 pub(crate) use task_link::TaskLink;
 
@@ -39,7 +39,7 @@ struct Inner {
     log: slog::Logger,
     child_log: std::sync::OnceLock<slog::Logger>,
     catalog: Arc<Catalog>,
-    round: Mutex<InputRound>,
+    round: Mutex<RoundSlot>,
     /// A legacy request's session: input from the client is asked through it.
     session: Option<Arc<dyn SessionPeer>>,
     /// Headers and extensions from the transport.
@@ -83,7 +83,7 @@ impl RequestContext {
             log: p.log,
             child_log: std::sync::OnceLock::new(),
             catalog: p.catalog,
-            round: Mutex::new(InputRound::default()),
+            round: Mutex::new(RoundSlot::Closed),
             cache: Mutex::new(None),
             session: p.session,
             facts: p.facts,
@@ -114,7 +114,7 @@ impl RequestContext {
             log: i.log.clone(),
             child_log: std::sync::OnceLock::new(),
             catalog: i.catalog.clone(),
-            round: Mutex::new(InputRound::default()),
+            round: Mutex::new(RoundSlot::Closed),
             cache: Mutex::new(None),
             session: i.session.clone(),
             facts: facts.unwrap_or_else(|| i.facts.clone()),
