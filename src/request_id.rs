@@ -79,7 +79,7 @@ impl RequestId {
 
     /// An integer id.
     pub fn number(n: i64) -> Self {
-        Self::of_text(&n.to_string())
+        Self::of_text(itoa::Buffer::new().format(n))
     }
 
     /// A string id.
