@@ -39,7 +39,13 @@ impl McpService {
         if tool.is_app_only() && !ctx.renders_views() {
             return Err(mcp_protocol::apps::app_only(&p.name).into());
         }
-        match (tool.task_support(), self.tasks_for(&ctx)) {
+        // Most tools never run as tasks: the client's declaration is read
+        // only for one that may.
+        let tasks = match tool.task_support() {
+            TaskSupport::Forbidden => None,
+            _ => self.tasks_for(&ctx),
+        };
+        match (tool.task_support(), tasks) {
             (TaskSupport::Forbidden, _) | (TaskSupport::Optional, None) => {}
             // Boxed: a task's future is large, and most calls are not tasks.
             (_, Some(tasks)) => {
