@@ -22,8 +22,10 @@ impl McpService {
         Box::pin(async move {
             let prompt = self.catalog.prompt(&p.name).ok_or_else(|| HandlerError::unknown_prompt(&p.name))?;
             let args = p.arguments.map(|a| a.to_map());
-            let owner = ctx.auth().map(crate::facts::identity::Identity::key);
-            let binding = || Binding::new("prompts/get", &p.name, args.as_ref()).for_subject(owner.as_deref());
+            let binding = || {
+                Binding::new("prompts/get", &p.name, args.as_ref())
+                    .for_subject(ctx.auth().map(crate::facts::identity::Identity::key).as_deref())
+            };
             let run = || prompt.get(args.clone(), ctx.clone());
             let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await?;
             self.complete_with(out, None).map(Answer::Tree)

@@ -41,8 +41,10 @@ impl McpService {
         ctx: RequestContext,
     ) -> Result<Answer, HandlerError> {
         Box::pin(async move {
-            let owner = ctx.auth().map(crate::facts::identity::Identity::key);
-            let binding = || Binding::new("resources/read", &p.uri, None).for_subject(owner.as_deref());
+            let binding = || {
+                Binding::new("resources/read", &p.uri, None)
+                    .for_subject(ctx.auth().map(crate::facts::identity::Identity::key).as_deref())
+            };
             let (reader, cache) = self.reader(&p.uri, &ctx)?;
             let out = self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), reader).await?;
             let out = out.map(|contents| json!({ "contents": contents }));

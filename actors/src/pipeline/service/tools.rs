@@ -59,8 +59,10 @@ impl McpService {
         let args = p.arguments.unwrap_or_default();
         // The state binding is computed only when a round needs it (a
         // requestState came in, or the handler asks): plain calls skip it.
-        let owner = ctx.auth().map(crate::facts::identity::Identity::key);
-        let binding = || Binding::new("tools/call", &p.name, Some(&args.to_map())).for_subject(owner.as_deref());
+        let binding = || {
+            Binding::new("tools/call", &p.name, Some(&args.to_map()))
+                .for_subject(ctx.auth().map(crate::facts::identity::Identity::key).as_deref())
+        };
         let run = || tool.call(&args, ctx.clone());
         // A finished result is encoded as it is; an `InputRequiredResult` is a tree.
         match self.rounds(&ctx, &binding, p.input_responses, p.request_state.as_deref(), run).await? {
