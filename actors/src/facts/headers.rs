@@ -2,36 +2,43 @@
 //! sees them (stdio requests have none).
 
 /// A request's HTTP headers, names lowercase, values that are valid UTF-8
-/// (others are left out). Kept in one buffer: one allocation per request.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// (others are left out). Kept in one buffer: one allocation per request,
+/// and the values are checked when read, not when the request comes in.
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct RequestHeaders {
-    /// `name\0value\0` pairs (a `String`: shrinking it to fit would cost a
-    /// reallocation per request).
-    buf: String,
+    /// `name\0value\0` pairs: names lowercase ASCII, values the bytes that
+    /// came (one that is not UTF-8 is passed over when read). A `Vec`:
+    /// shrinking it to fit would cost a reallocation per request.
+    buf: Vec<u8>,
+}
+
+impl std::fmt::Debug for RequestHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 impl RequestHeaders {
     /// Headers from `(name, value)` pairs.
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Self {
         // Room for a typical request's headers, so the buffer grows rarely.
-        let mut buf = String::with_capacity(384);
+        let mut buf = Vec::with_capacity(384);
         for (name, value) in pairs {
             // One pass over the name: a NUL excludes it, and HTTP/1.1 and
             // HTTP/2 header names arrive lowercased already.
             let (nul, upper) =
                 name.bytes().fold((false, false), |(n, u), b| (n || b == 0, u || b.is_ascii_uppercase()));
-            let Ok(value) = std::str::from_utf8(value) else { continue };
-            if nul || value.contains('\0') {
+            if nul || value.contains(&0) {
                 continue;
             }
             if upper {
-                buf.extend(name.chars().map(|c| c.to_ascii_lowercase()));
+                buf.extend(name.bytes().map(|b| b.to_ascii_lowercase()));
             } else {
-                buf.push_str(name);
+                buf.extend_from_slice(name.as_bytes());
             }
-            buf.push('\0');
-            buf.push_str(value);
-            buf.push('\0');
+            buf.push(0);
+            buf.extend_from_slice(value);
+            buf.push(0);
         }
         RequestHeaders { buf }
     }
@@ -40,21 +47,37 @@ impl RequestHeaders {
     /// values hold no NUL (those of a parsed HTTP header map), with room for
     /// `capacity` bytes of names and values.
     pub fn from_lowercase_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>, capacity: usize) -> Self {
-        let mut buf = String::with_capacity(capacity);
+        Self::from_header_values(pairs.into_iter().map(|(name, value)| (name, value.as_bytes())), capacity)
+    }
+
+    /// Headers from the pairs of a parsed HTTP header map: names lowercase,
+    /// names and values without NUL (which a header value cannot hold),
+    /// values as they came; with room for `capacity` bytes.
+    pub(crate) fn from_header_values<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+        capacity: usize,
+    ) -> Self {
+        let mut buf = Vec::with_capacity(capacity);
         for (name, value) in pairs {
-            buf.push_str(name);
-            buf.push('\0');
-            buf.push_str(value);
-            buf.push('\0');
+            buf.extend_from_slice(name.as_bytes());
+            buf.push(0);
+            buf.extend_from_slice(value);
+            buf.push(0);
         }
         RequestHeaders { buf }
     }
 
-    /// Every `(name, value)`, in the order received (a repeated header once
-    /// per value).
+    /// Every `(name, value)` whose value is text, in the order received (a
+    /// repeated header once per value).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        let mut parts = self.buf.split('\0');
-        std::iter::from_fn(move || Some((parts.next().filter(|n| !n.is_empty())?, parts.next()?)))
+        let mut parts = self.buf.split(|&b| b == 0);
+        std::iter::from_fn(move || loop {
+            let name = parts.next().filter(|n| !n.is_empty())?;
+            let value = parts.next()?;
+            if let (Ok(name), Ok(value)) = (std::str::from_utf8(name), std::str::from_utf8(value)) {
+                return Some((name, value));
+            }
+        })
     }
 
     /// The first value of header `name` (any case).

@@ -53,19 +53,13 @@ pub(super) fn session_id(req: &HttpRequest) -> Option<&str> {
 /// `Authorization` header when the server checked it itself).
 ///
 /// The map's names are lowercase and its values hold no NUL (the `http`
-/// crate refuses control bytes), so only the values' UTF-8 is checked: the
-/// common all-ASCII value by one byte scan; values that are not UTF-8 are
-/// left out.
+/// crate refuses control bytes), so the pairs are copied as they are; a
+/// value that is not UTF-8 is passed over when read.
 pub(super) fn request_headers(map: &HeaderMap, skip: Option<&HeaderName>) -> RequestHeaders {
     let capacity = map.iter().map(|(n, v)| n.as_str().len() + v.len() + 2).sum();
-    let text = map.iter().filter(|(name, _)| skip != Some(*name)).filter_map(|(name, value)| {
-        let value = match value.to_str() {
-            Ok(text) => text,
-            Err(_) => std::str::from_utf8(value.as_bytes()).ok()?,
-        };
-        Some((name.as_str(), value))
-    });
-    RequestHeaders::from_lowercase_pairs(text, capacity)
+    let pairs =
+        map.iter().filter(|(name, _)| skip != Some(*name)).map(|(name, value)| (name.as_str(), value.as_bytes()));
+    RequestHeaders::from_header_values(pairs, capacity)
 }
 
 #[cfg(test)]
