@@ -68,6 +68,64 @@ impl ErrorCode {
     /// matter of load rather than a fault; the client may retry later. HTTP
     /// answers it with 429.
     pub const SERVER_BUSY: ErrorCode = ErrorCode(-32000);
+
+    /// Every code named above, in the order they are named.
+    pub const NAMED: [ErrorCode; 12] = [
+        Self::PARSE_ERROR,
+        Self::INVALID_REQUEST,
+        Self::METHOD_NOT_FOUND,
+        Self::INVALID_PARAMS,
+        Self::INTERNAL_ERROR,
+        Self::HEADER_MISMATCH,
+        Self::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        Self::UNSUPPORTED_PROTOCOL_VERSION,
+        Self::RESOURCE_NOT_FOUND,
+        Self::DRAFT_HEADER_MISMATCH,
+        Self::DRAFT_MISSING_REQUIRED_CLIENT_CAPABILITY,
+        Self::SERVER_BUSY,
+    ];
+
+    /// The code as text when it is one named above (a bounded label for
+    /// metrics and spans), `None` for any other.
+    pub fn label(self) -> Option<&'static str> {
+        Some(match self {
+            Self::PARSE_ERROR => "-32700",
+            Self::INVALID_REQUEST => "-32600",
+            Self::METHOD_NOT_FOUND => "-32601",
+            Self::INVALID_PARAMS => "-32602",
+            Self::INTERNAL_ERROR => "-32603",
+            Self::HEADER_MISMATCH => "-32020",
+            Self::MISSING_REQUIRED_CLIENT_CAPABILITY => "-32021",
+            Self::UNSUPPORTED_PROTOCOL_VERSION => "-32022",
+            Self::RESOURCE_NOT_FOUND => "-32002",
+            Self::DRAFT_HEADER_MISMATCH => "-32001",
+            Self::DRAFT_MISSING_REQUIRED_CLIENT_CAPABILITY => "-32003",
+            Self::SERVER_BUSY => "-32000",
+            _ => return None,
+        })
+    }
+
+    /// The HTTP status of a stateless response carrying this error: 404 for
+    /// an unknown method, 500 for an internal error, 429 for a busy server,
+    /// 400 for a request the server cannot take as sent (in every revision's
+    /// codes); 200 for any other (an error of the operation, not of the
+    /// request). A legacy session answers 200 whatever the code.
+    pub fn http_status(self) -> u16 {
+        match self {
+            Self::METHOD_NOT_FOUND => 404,
+            Self::INTERNAL_ERROR => 500,
+            Self::SERVER_BUSY => 429,
+            Self::PARSE_ERROR
+            | Self::INVALID_REQUEST
+            | Self::INVALID_PARAMS
+            | Self::HEADER_MISMATCH
+            | Self::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | Self::UNSUPPORTED_PROTOCOL_VERSION
+            | Self::DRAFT_HEADER_MISMATCH
+            | Self::DRAFT_MISSING_REQUIRED_CLIENT_CAPABILITY => 400,
+            _ => 200,
+        }
+    }
 }
 
 /// The `error` member of a JSON-RPC error response.
@@ -226,6 +284,18 @@ mod tests {
         assert_eq!(d.data.unwrap()["requested"], "v999.0.0");
         let d = e.to_error_data(ProtocolVersion::Draft2026V1.profile());
         assert_eq!(d.code.0, -32602);
+    }
+
+    #[test]
+    fn every_named_code_has_its_text_as_label_and_one_status() {
+        for code in ErrorCode::NAMED {
+            assert_eq!(code.label(), Some(code.0.to_string().as_str()));
+            assert!([200, 400, 404, 429, 500].contains(&code.http_status()), "{code:?}");
+        }
+        assert_eq!(ErrorCode(-32099).label(), None);
+        assert_eq!(ErrorCode(-32099).http_status(), 200);
+        assert_eq!(ErrorCode::RESOURCE_NOT_FOUND.http_status(), 200, "a legacy code of the operation");
+        assert_eq!(ErrorCode::DRAFT_HEADER_MISMATCH.http_status(), 400);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures::future::{select, Either};
 use futures::FutureExt;
-use mcp_protocol::error::{ErrorCode, ErrorData, ProtocolError};
+use mcp_protocol::error::{ErrorData, ProtocolError};
 use mcp_protocol::model::completion::{CompleteParams, Completion, CompletionRef};
 use mcp_protocol::model::prompts::{self, GetPromptResult};
 use mcp_protocol::model::resources;
@@ -246,12 +246,7 @@ impl Drop for Unfinished<'_> {
 /// what failed.
 fn error_type(e: &ClientError) -> &'static str {
     match e {
-        ClientError::Protocol(e) => match e.code {
-            ErrorCode::INVALID_PARAMS => "-32602",
-            ErrorCode::METHOD_NOT_FOUND => "-32601",
-            ErrorCode::INTERNAL_ERROR => "-32603",
-            _ => "protocol",
-        },
+        ClientError::Protocol(e) => e.code.label().unwrap_or("protocol"),
         ClientError::Timeout(_) => "timeout",
         ClientError::Cancelled => "cancelled",
         _ => "transport",
@@ -433,6 +428,7 @@ pub(crate) fn template(link: &Arc<Link>, def: resources::ResourceTemplate, serve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_protocol::ErrorCode;
 
     #[test]
     fn an_upstream_error_names_the_item_as_the_caller_called_it() {

@@ -40,24 +40,10 @@ pub enum Outcome {
     TimedOut,
 }
 
-/// A JSON-RPC code as a bounded label value: the codes this server uses,
+/// A JSON-RPC code as a bounded label value: the codes the protocol names,
 /// `_OTHER` for any other.
 fn code_text(code: i32) -> &'static str {
-    match code {
-        -32700 => "-32700",
-        -32600 => "-32600",
-        -32601 => "-32601",
-        -32602 => "-32602",
-        -32603 => "-32603",
-        -32020 => "-32020",
-        -32021 => "-32021",
-        -32022 => "-32022",
-        -32002 => "-32002",
-        -32001 => "-32001",
-        -32003 => "-32003",
-        -32000 => "-32000",
-        _ => "_OTHER",
-    }
+    mcp_protocol::ErrorCode(code).label().unwrap_or("_OTHER")
 }
 
 impl Outcome {

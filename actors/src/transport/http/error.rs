@@ -1,7 +1,8 @@
 //! [`HttpError`]: every refusal of the HTTP transport, as a JSON-RPC error
 //! body with its HTTP status. Protocol error codes map to statuses in one
-//! place, [`status_for`]; a refusal of the intake gets the status of its
-//! cause (`HttpError::refused`).
+//! place, `ErrorCode::http_status` of the protocol crate ([`status_for`]
+//! reads it); a refusal of the intake gets the status of its cause
+//! (`HttpError::refused`).
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
@@ -14,14 +15,8 @@ use crate::pipeline::intake::{Cause, Refusal};
 /// The HTTP status for a JSON-RPC error code in the stateless era (`None`:
 /// success). The legacy era answers JSON-RPC errors with 200.
 pub fn status_for(code: Option<i32>) -> StatusCode {
-    match code {
-        None => StatusCode::OK,
-        Some(-32601) => StatusCode::NOT_FOUND,
-        Some(-32603) => StatusCode::INTERNAL_SERVER_ERROR,
-        Some(-32000) => StatusCode::TOO_MANY_REQUESTS,
-        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022 | -32001 | -32003) => StatusCode::BAD_REQUEST,
-        Some(_) => StatusCode::OK,
-    }
+    let status = code.map_or(200, |c| mcp_protocol::ErrorCode(c).http_status());
+    StatusCode::from_u16(status).unwrap_or(StatusCode::OK)
 }
 
 /// The status of an authorization refusal (OAuth 2.1 §5.3, RFC 6750 §3):
