@@ -6,13 +6,16 @@
 # gateway forwards to a stdio upstream (the gateway's process only; its
 # upstream is another process). A debug build under callgrind, each
 # scenario at two sizes, so that what does not grow with the calls cancels
-# out (benches/walk.py).
+# out (benches/walk.py). Counted as ours: functions of the workspace's two
+# crates (by name), each in the file its line table gives; the tool's own
+# code (the everything catalog's echo) is counted apart from the server's.
 #
 #   bash benches/walk.sh          # prints each path's files, calls and conversions
 #
 # BIN is the server (default target/debug/actix-mcp, built if missing);
 # SRC the checkout it was built from (default this one); CALLS the two
-# sizes ("SMALL LARGE", default "20 120").
+# sizes ("SMALL LARGE", default "20 120"); FUNCTIONS=1 lists the functions
+# that run in each file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN="${BIN:-target/debug/actix-mcp}"
@@ -83,7 +86,7 @@ walk() {
     calls "$n" "$tool"
     stop
   done
-  python3 benches/walk.py "$WORK/cg.$label-$SMALL" "$WORK/cg.$label-$LARGE" "$SMALL" "$LARGE" --label "$label" --root "$SRC"
+  python3 benches/walk.py "$WORK/cg.$label-$SMALL" "$WORK/cg.$label-$LARGE" "$SMALL" "$LARGE" --label "$label" --root "$SRC" ${FUNCTIONS:+--functions} ${AS_COMPILED:+--as-compiled}
 }
 
 walk direct echo --catalog everything
