@@ -29,6 +29,14 @@ pub(crate) struct InputRound {
     pub(crate) state_out: Option<Value>,
 }
 
+impl InputRound {
+    /// The first round of a method that may ask for input, with nothing
+    /// carried in.
+    fn first() -> Self {
+        InputRound { enabled: true, number: 1, ..InputRound::default() }
+    }
+}
+
 /// Where a request keeps its input round: most requests never begin one,
 /// and most rounds that begin are a first try whose handler asks for
 /// nothing, so a round is written out (boxed) only once it holds something.
@@ -48,7 +56,7 @@ impl RoundSlot {
     fn round_mut(&mut self) -> &mut InputRound {
         let round = match std::mem::take(self) {
             RoundSlot::Open(round) => round,
-            RoundSlot::Fresh => Box::new(InputRound { enabled: true, number: 1, ..InputRound::default() }),
+            RoundSlot::Fresh => Box::new(InputRound::first()),
             RoundSlot::Closed => Box::default(),
         };
         *self = RoundSlot::Open(round);
@@ -99,7 +107,7 @@ impl RequestContext {
     pub(crate) fn take_round(&self) -> InputRound {
         match std::mem::take(&mut *self.slot()) {
             RoundSlot::Open(round) => *round,
-            RoundSlot::Fresh => InputRound { enabled: true, number: 1, ..InputRound::default() },
+            RoundSlot::Fresh => InputRound::first(),
             RoundSlot::Closed => InputRound::default(),
         }
     }
@@ -122,6 +130,7 @@ impl RequestContext {
     pub fn ask<T: DeserializeOwned>(&self, key: &str, request: InputRequest) -> Result<Option<T>, HandlerError> {
         self.require_capabilities(&request.required_capabilities())?;
         let mut slot = self.slot();
+        // Refused before writing a round out: a closed slot's round could not ask either.
         if matches!(*slot, RoundSlot::Closed) {
             return Err(HandlerError::InputRequired);
         }

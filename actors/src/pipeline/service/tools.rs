@@ -41,11 +41,12 @@ impl McpService {
         }
         // Most tools never run as tasks: the client's declaration is read
         // only for one that may.
-        let tasks = match tool.task_support() {
+        let support = tool.task_support();
+        let tasks = match support {
             TaskSupport::Forbidden => None,
             _ => self.tasks_for(&ctx),
         };
-        match (tool.task_support(), tasks) {
+        match (support, tasks) {
             (TaskSupport::Forbidden, _) | (TaskSupport::Optional, None) => {}
             // Boxed: a task's future is large, and most calls are not tasks.
             (_, Some(tasks)) => {
