@@ -13,8 +13,8 @@
 # it shows which server's code and data are the larger footprint.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p actix-mcp -p mcp-load
 . benches/lib.sh
+build_release
 needs valgrind curl
 read -r SMALL LARGE <<<"${CALLS:-500 2500}"
 WORK="$(mktemp -d)"

@@ -16,7 +16,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-1 16}"
-cargo build --release -q -p actix-mcp -p mcp-load
+# shellcheck source=lib.sh
+. benches/lib.sh
+build_release
 cargo build --release -q -p actix-mcp --example client_load
 PORT=18195
 URL="http://127.0.0.1:$PORT/mcp"
@@ -26,8 +28,6 @@ SERVER_PID=$!
 trap 'kill "$SERVER_PID" 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
 
-# shellcheck source=lib.sh
-. benches/lib.sh
 # The generator's calls and CPU seconds (its whole process).
 measure() { run_pinned '(?:requests|calls)=(?P<calls>\d+) ok=\d+ errors=(?P<errors>\d+)' "$@"; }
 # Warm-up, every reply checked.

@@ -32,7 +32,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-16 256}"
 command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; exit 1; }
-cargo build --release -q -p actix-mcp -p mcp-load
+# shellcheck source=lib.sh
+. benches/lib.sh
+build_release
 cargo build --release -q --manifest-path benches/rmcp-echo/Cargo.toml
 BASE_BIN=target/release/echo-baseline MCP_BIN=target/release/actix-mcp RMCP_BIN=benches/rmcp-echo/target/release/rmcp-echo
 if [ "${PGO:-0}" = 1 ]; then

@@ -35,7 +35,7 @@ ROUNDS="${ROUNDS:-5}"; EVENTS="${EVENTS:-20}"; STREAMS="${STREAMS:-10000}"
 # shellcheck source=lib.sh
 . benches/lib.sh
 streams_fit "$STREAMS"
-cargo build --release -q -p actix-mcp -p mcp-load
+build_release
 cargo build --release -q -p actix-mcp --features h2c --example scale_server
 PORT=18194
 OUT="$(mktemp)"

@@ -21,7 +21,7 @@ ROUNDS="${ROUNDS:-3}"; EVENTS="${EVENTS:-20}"; STREAMS="${STREAMS:-10000}"
 # shellcheck source=lib.sh
 . benches/lib.sh
 streams_fit "$STREAMS"
-cargo build --release -q -p actix-mcp -p mcp-load
+build_release
 BIN="$PWD/target/release/actix-mcp"
 PORT=18197
 DIR="$(mktemp -d)"

@@ -1,5 +1,15 @@
 # Shared by the benchmark scripts that measure a generator's CPU (sourced).
 
+# build_release: the server and the load generator in release, each on its
+# own features. Built together, Cargo would unify their dependencies'
+# features and make a second server binary, unlike the one `cargo install`
+# and CI's conformance step build (and a script run after either would
+# rebuild the whole tree).
+build_release() {
+  cargo build --release -q -p actix-mcp
+  cargo build --release -q -p mcp-load
+}
+
 # needs PROGRAM…: exits naming the first that is neither on PATH nor an
 # executable file.
 needs() {

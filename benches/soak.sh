@@ -24,7 +24,9 @@ mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 step() { echo "[$(date +%T)] $*"; }
 step "building (release)"
-cargo build --release -q -p actix-mcp -p mcp-load
+# shellcheck source=lib.sh
+. benches/lib.sh
+build_release
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 REDIS_PORT=$(free_port)
