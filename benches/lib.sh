@@ -1,4 +1,5 @@
-# Shared by the benchmark scripts that measure a generator's CPU (sourced).
+# Shared by the benchmark scripts (sourced): their release build, and the
+# helpers of those that measure a generator's CPU.
 
 # build_release: the server and the load generator in release, each on its
 # own features. Built together, Cargo would unify their dependencies'

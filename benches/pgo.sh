@@ -37,7 +37,11 @@ URL="http://127.0.0.1:$PORT/mcp"
 
 # The instrumented builds (each instrumented binary writes into $WORK/raw-NAME).
 generate() { RUSTFLAGS="-Cprofile-generate=$WORK/unused" cargo build --release -q "$@"; }
-generate -p actix-mcp -p mcp-load --target-dir "$WORK/gen"
+# Each on its own features (as `build_release` in benches/lib.sh): built
+# together they would unify features, and the server trained would not be
+# the one its profile is used on below.
+generate -p actix-mcp --target-dir "$WORK/gen"
+generate -p mcp-load --target-dir "$WORK/gen"
 generate --manifest-path benches/rmcp-echo/Cargo.toml --target-dir "$WORK/gen-rmcp"
 # The client is the plain release build.
 cargo build --release -q -p mcp-load
