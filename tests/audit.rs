@@ -1,8 +1,9 @@
 //! The audit log (`[audit]`) of the real binary over real HTTP: one record
 //! per call with its caller, item, upstream, outcome and the digest of the
-//! arguments as sent; the chain verified by `actix-mcp audit verify`, a
-//! flipped byte named by its line, and rotation carrying the chain across
-//! files.
+//! arguments as sent; the chain verified by `actix-mcp audit verify` (and
+//! `actix_mcp::audit::verify`), a flipped byte named by its line, lines
+//! removed from the start named at line 1, rotation carrying the chain
+//! across files, and no audit file left by a server whose build failed.
 
 mod common;
 
@@ -40,8 +41,32 @@ async fn call_raw(url: &str, id: u64, name: &str, args: &str) -> Reply {
 
 /// `actix-mcp audit verify FILES…`: its exit status and output.
 fn verify(files: &[PathBuf]) -> (bool, String) {
-    let out = std::process::Command::new(binary()).args(["audit", "verify"]).args(files).output().unwrap();
+    verify_with(&[], files)
+}
+
+/// `actix-mcp audit verify ARGS… FILES…`: its exit status and output.
+fn verify_with(args: &[&str], files: &[PathBuf]) -> (bool, String) {
+    let out = std::process::Command::new(binary()).args(["audit", "verify"]).args(args).args(files).output().unwrap();
     (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A log of `n` records written by the binary, one `echo` call each, and
+/// its lines.
+async fn log_of(dir: &Path, n: u64) -> (PathBuf, Vec<String>) {
+    let file = dir.join("audit.jsonl");
+    let (server, _config) = audited_server(dir, &file, "", &[]).await;
+    for i in 1..=n {
+        assert_eq!(call_raw(&server.url, i, "echo", &format!(r#"{{"text":"call {i}"}}"#)).await.status, 200);
+    }
+    server.terminate().await;
+    let lines: Vec<String> = std::fs::read_to_string(&file).unwrap().lines().map(str::to_owned).collect();
+    assert_eq!(lines.len() as u64, n, "one record per call");
+    (file, lines)
+}
+
+/// `sed -i 1,Kd FILE`: `file` holds `lines` from the `k`th on (from 0).
+fn keep_from(file: &Path, lines: &[String], k: usize) {
+    std::fs::write(file, lines[k..].iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
@@ -179,7 +204,70 @@ async fn rotation_carries_the_chain_and_a_gateway_call_names_its_upstream() {
         (Some("ok"), Some(sha256_hex(br#"{"name":"L"}"#).as_str()))
     );
     // Files out of order break the chain where they meet.
-    let (ok, out) = verify(&[files[1].clone(), files[0].clone()]);
-    assert!(!ok && out.contains("line 1:"), "{out}");
+    let (ok, out) = verify(&[files[0].clone(), files[2].clone(), files[1].clone()]);
+    assert!(!ok && out.contains(&format!("{} line 1: seq ", files[2].display())), "{out}");
+    // Without its first file the log is missing its start, unless verified
+    // after that file's head.
+    let (ok, out) = verify(&files[1..]);
+    assert!(!ok && out.contains(&format!("{} line 1: the first record has seq ", files[1].display())), "{out}");
+    let first = std::fs::read_to_string(&files[0]).unwrap();
+    let head = format!("{}:{}", records(&files[0]).len(), sha256_hex(first.lines().last().unwrap().as_bytes()));
+    let (ok, out) = verify_with(&["--after", &head], &files[1..]);
+    assert!(ok && out.starts_with(&format!("{} records intact", total - records(&files[0]).len())), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[actix_rt::test]
+async fn a_log_missing_its_first_two_lines_is_broken_at_line_1() {
+    let dir = scratch("audit-test-prefix");
+    let (file, lines) = log_of(&dir, 6).await;
+    let files = [file.clone()];
+    let (ok, out) = verify(&files);
+    assert!(ok && out.starts_with("6 records intact\nhead: seq 6 sha256 "), "{out}");
+    keep_from(&file, &lines, 2);
+    let why = "the first record has seq 3, not 1: the records before it (seq 1 to 2) are missing";
+    let (ok, out) = verify(&files);
+    assert!(!ok, "{out}");
+    assert_eq!(out.trim_end(), format!("altered: {} line 1: {why}", file.display()));
+    let broken = actix_mcp::audit::verify(&files).unwrap_err();
+    assert_eq!((broken.file.as_path(), broken.line, broken.why.as_str()), (file.as_path(), 1, why));
+    // What is left continues the log after the head of the lines removed
+    // (as `verify` printed it, or the server logged it), and after no other.
+    let anchor = actix_mcp::audit::Head { seq: 2, hash: sha256_hex(lines[1].as_bytes()) };
+    let intact = actix_mcp::audit::verify_after(&anchor, &files).unwrap();
+    assert_eq!((intact.records, intact.head_seq), (4, 6));
+    let (ok, out) = verify_with(&["--after", &format!("2:{}", anchor.hash)], &files);
+    assert!(ok && out.starts_with("4 records intact\nhead: seq 6 sha256 "), "{out}");
+    let (ok, out) = verify_with(&["--after", &format!("1:{}", sha256_hex(lines[0].as_bytes()))], &files);
+    assert!(!ok && out.contains("line 1: the first record has seq 3, not 2"), "{out}");
+    // An anchor that is not SEQ:SHA256 is a usage error.
+    let out = std::process::Command::new(binary()).args(["audit", "verify", "--after", "2"]).arg(&file).output();
+    assert_eq!(out.unwrap().status.code(), Some(2));
+}
+
+#[actix_rt::test]
+async fn a_log_missing_its_first_line_is_broken_at_line_1() {
+    let dir = scratch("audit-test-first-line");
+    let (file, lines) = log_of(&dir, 4).await;
+    keep_from(&file, &lines, 1);
+    let files = [file.clone()];
+    let why = "the first record has seq 2, not 1: the record before it (seq 1) is missing";
+    let (ok, out) = verify(&files);
+    assert!(!ok, "{out}");
+    assert_eq!(out.trim_end(), format!("altered: {} line 1: {why}", file.display()));
+    let broken = actix_mcp::audit::verify(&files).unwrap_err();
+    assert_eq!((broken.line, broken.why.as_str()), (1, why));
+}
+
+#[actix_rt::test]
+async fn a_build_that_fails_leaves_no_audit_file() {
+    let dir = scratch("audit-test-failed-build");
+    let file = dir.join("audit.jsonl");
+    let mut config = actix_mcp::config::Config::default();
+    config.audit.file = file.display().to_string();
+    // The policy is loaded after the audit log opened.
+    config.policy.file = dir.join("missing.cedar").display().to_string();
+    let e = actix_mcp::McpServer::builder(actix_mcp::server_info!()).config(config).build().unwrap_err();
+    assert!(e.to_string().contains("policy.file"), "{e}");
+    assert!(!file.exists(), "the audit file is removed with the server that was not built");
 }

@@ -61,7 +61,7 @@ fn main() -> ExitCode {
     let (loaded, transport, reload) = match cli.command {
         #[cfg(feature = "client")]
         Some(Command::Client(args)) => return exit_code(actix_mcp::client::cli::run(args)),
-        Some(Command::Audit(AuditCommand::Verify { files })) => return verify_audit(&files),
+        Some(Command::Audit(AuditCommand::Verify { after, files })) => return verify_audit(after.as_deref(), &files),
         #[cfg(feature = "gateway")]
         Some(Command::Gateway(GatewayCommand::Approve { pins, all, item })) => {
             return exit_code(approve(&pins, all.as_deref(), item.as_deref()))
@@ -88,10 +88,18 @@ fn loader<E: std::fmt::Display>(load: impl Fn(Vec<(String, String)>) -> Result<C
     Box::new(move || load(Config::env_overrides()).map_err(|e| e.to_string()))
 }
 
-/// `actix-mcp audit verify FILE…`: 0 when the chain holds, 1 naming the
-/// first line that breaks it.
-fn verify_audit(files: &[std::path::PathBuf]) -> ExitCode {
-    match actix_mcp::audit::verify(files) {
+/// `actix-mcp audit verify [--after SEQ:SHA256] FILE…`: 0 when the chain
+/// holds from `after` (the genesis when not given), 1 naming the first line
+/// that breaks it, 2 for an `after` that is not a head.
+fn verify_audit(after: Option<&str>, files: &[std::path::PathBuf]) -> ExitCode {
+    let anchor = match after.map(str::parse::<actix_mcp::audit::Head>).transpose() {
+        Ok(anchor) => anchor.unwrap_or_default(),
+        Err(e) => {
+            eprintln!("actix-mcp: --after: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match actix_mcp::audit::verify_after(&anchor, files) {
         Ok(intact) => {
             println!("{} records intact", intact.records);
             println!("head: seq {} sha256 {}", intact.head_seq, intact.head_hash);

@@ -189,8 +189,12 @@
 //! written as they come and fsync'd every `audit.sync_ms` (1000; 0: each
 //! line). Past `audit.max_bytes` (64 MiB) the file is renamed `FILE.SEQ`,
 //! `SEQ` being its first record, and a new `FILE` goes on with the chain; a
-//! restarted server continues the chain of the file it finds (and refuses
-//! to start on one whose last line is cut short or is not a record).
+//! restarted server continues the chain of the file it finds — or, when
+//! `FILE` is missing or empty (a stop right after a rotation), of the
+//! rotated `FILE.SEQ` with the highest `SEQ` — and refuses to start on one
+//! whose last line is cut short or is not a record. A `FILE` the server
+//! created and never wrote to is removed when it stops, so a start that
+//! failed (a policy file that does not load, say) leaves no empty file.
 //!
 //! `actix-mcp audit verify FILE…` walks the chain — rotated files first, by
 //! `SEQ`, the live file last — and exits 0 printing `N records intact` and
@@ -203,6 +207,20 @@
 //! # head: seq 1000 sha256 4c2d…
 //! ```
 //!
+//! The first record must be `seq` 1, with a `prev` of 64 zeros: lines (or
+//! whole files) removed from the start are named at line 1 (`altered: FILE
+//! line 1: the first record has seq 3, not 1: the records before it (seq 1
+//! to 2) are missing`). Files that continue a log whose earlier files were
+//! deleted (retention) or are kept elsewhere are verified after the head
+//! those files ended with: `audit verify --after SEQ:SHA256 FILE…`, the
+//! head as an earlier `verify` printed it or as the server logged it at the
+//! rotation (`audit log rotated`, `seq` and `head_sha256`); the first
+//! record must then be `seq` S+1 with that SHA-256 as its `prev`.
+//! Embedders call the same checks: `actix_mcp::audit::verify(&files)` and
+//! `actix_mcp::audit::verify_after(&head, &files)` return the
+//! [`Intact`](crate::audit::Intact) chain (records, head `seq` and SHA-256)
+//! or where it is [`Broken`](crate::audit::Broken) (file, line, why).
+//!
 //! A chain alone cannot see its *last* line changed or removed (nothing
 //! follows it). Anchor the head elsewhere: the server logs it at INFO when
 //! the log opens, at each rotation and when it closes (`audit log closed`,
@@ -214,4 +232,7 @@
 //! chain intact, nothing up to it changed.
 //! `tests/audit.rs` makes 1,000 calls against the binary, verifies the
 //! 1,000 records, flips bytes in one line and checks that `verify` names
-//! it, and rotates a log across files through the gateway.
+//! it, removes a log's first lines and checks that `verify` names line 1
+//! (and that `--after` the head of the lines removed verifies the rest),
+//! rotates a log across files through the gateway, and checks that a
+//! build that failed left no audit file.

@@ -3,7 +3,7 @@
 //! that exists already left off.
 
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -114,6 +114,52 @@ impl Head {
             .map_err(|e| format!("{}: the last line is not an audit record ({e})", path.display()))?;
         Ok(Head { seq: record.seq, hash: sha256_hex(line) })
     }
+
+    /// Where the log whose live file is `path` left off: the live file's
+    /// head or, when that file is missing or empty (a server stopped right
+    /// after a rotation), the head of its rotated file `FILE.SEQ` with the
+    /// highest `SEQ`; the default when there is neither.
+    pub fn of_log(path: &Path) -> Result<Head, String> {
+        let head = Head::of_file(path)?;
+        if head.seq > 0 {
+            return Ok(head);
+        }
+        match latest_rotated(path) {
+            Some(rotated) => Head::of_file(&rotated),
+            None => Ok(head),
+        }
+    }
+}
+
+/// A head written as `SEQ:SHA256` (`actix-mcp audit verify --after`): the
+/// `seq` of a record and the SHA-256 of its line, as the server logs them.
+impl std::str::FromStr for Head {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Head, String> {
+        let (seq, hash) = text.split_once(':').ok_or_else(|| format!("{text:?} is not SEQ:SHA256"))?;
+        let seq = seq.parse().map_err(|_| format!("{seq:?} is not a seq (a whole number)"))?;
+        if !is_digest(hash) {
+            return Err(format!("{hash:?} is not a SHA-256 in lowercase hex"));
+        }
+        Ok(Head { seq, hash: hash.to_owned() })
+    }
+}
+
+/// The rotated file of the log at `path` with the highest `SEQ`
+/// (`FILE.SEQ`, `SEQ` its first record), if there is one.
+fn latest_rotated(path: &Path) -> Option<PathBuf> {
+    let prefix = format!("{}.", path.file_name()?.to_str()?);
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let rotated = std::fs::read_dir(dir).ok()?.filter_map(|entry| {
+        let entry = entry.ok()?;
+        let seq: u64 = entry.file_name().to_str()?.strip_prefix(prefix.as_str())?.parse().ok()?;
+        Some((seq, entry.path()))
+    });
+    rotated.max_by_key(|(seq, _)| *seq).map(|(_, path)| path)
 }
 
 /// An empty folder of its own for a test, removed when dropped.
@@ -182,5 +228,32 @@ mod tests {
         assert!(Head::of_file(&path).unwrap_err().contains("cut short"));
         std::fs::write(&path, "not json\n").unwrap();
         assert!(Head::of_file(&path).unwrap_err().contains("not an audit record"));
+    }
+
+    #[test]
+    fn an_empty_live_file_continues_the_latest_rotated_file() {
+        let dir = scratch("chain-rotated");
+        let path = dir.path().join("audit.jsonl");
+        let mut head = Head::default();
+        for first in [1, 3, 5] {
+            let text: String = (0..2).map(|i| head.append(sample(&format!("t{i}"))) + "\n").collect();
+            std::fs::write(dir.path().join(format!("audit.jsonl.{first}")), text).unwrap();
+        }
+        std::fs::write(dir.path().join("audit.jsonl.old"), "not a rotated file\n").unwrap();
+        assert_eq!(Head::of_log(&path).unwrap(), head, "no live file");
+        std::fs::write(&path, "").unwrap();
+        assert_eq!(Head::of_log(&path).unwrap(), head, "an empty live file");
+        let live = head.append(sample("live")) + "\n";
+        std::fs::write(&path, live).unwrap();
+        assert_eq!(Head::of_log(&path).unwrap(), head, "the live file's own head");
+    }
+
+    #[test]
+    fn a_head_is_read_as_seq_colon_sha256() {
+        let hash = sha256_hex(b"x");
+        assert_eq!(format!("7:{hash}").parse::<Head>().unwrap(), Head { seq: 7, hash: hash.clone() });
+        assert!(hash.parse::<Head>().unwrap_err().contains("SEQ:SHA256"));
+        assert!(format!("x:{hash}").parse::<Head>().unwrap_err().contains("not a seq"));
+        assert!(format!("7:{}", hash.to_uppercase()).parse::<Head>().unwrap_err().contains("lowercase hex"));
     }
 }

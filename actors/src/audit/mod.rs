@@ -2,7 +2,9 @@
 //! `resources/read` and `prompts/get` that ran or was refused, written off
 //! the request path, each line carrying the SHA-256 of the line before it,
 //! so that an edit, an insertion or a removal anywhere but at the end
-//! breaks the chain ([`verify`], `actix-mcp audit verify FILE…`).
+//! breaks the chain: [`verify`] (what `actix-mcp audit verify FILE…` runs)
+//! checks a whole log from its first record, [`verify_after`] files that
+//! continue a log after a head kept elsewhere (`--after SEQ:SHA256`).
 //!
 //! ```text
 //! {"seq":1,"time":"2026-12-05T10:00:00.123Z","caller":"anonymous","method":"tools/call","name":"echo",
@@ -22,7 +24,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 pub use chain::{Head, Record, GENESIS};
-pub use verify::{verify, Broken, Intact};
+pub use verify::{verify, verify_after, Broken, Intact};
 
 use crate::config::{AuditConfig, AuditWhenFull};
 use crate::telemetry::{AUDIT_DROPPED, AUDIT_QUEUE_FULL};
@@ -82,8 +84,10 @@ impl std::fmt::Debug for AuditLog {
 
 impl AuditLog {
     /// Opens the log `config` names (`None` when `audit.file` is empty),
-    /// continuing the chain of a file that exists; an error names the file
-    /// and why it cannot be used.
+    /// continuing the chain of a file that exists (or of its latest rotated
+    /// file when it is missing or empty); an error names the file and why
+    /// it cannot be used. A file it creates is removed again if the log is
+    /// dropped before anything was written to it.
     pub fn open(config: &AuditConfig, log: &slog::Logger) -> Result<Option<AuditLog>, String> {
         if !config.enabled() {
             return Ok(None);
@@ -183,6 +187,34 @@ mod tests {
         let last = std::fs::read_to_string(&file).unwrap();
         let last: Record = serde_json::from_str(last.lines().last().unwrap()).unwrap();
         assert_eq!((last.name.as_str(), last.decision.as_str(), last.outcome.as_str()), ("again", "deny", "error"));
+    }
+
+    #[test]
+    fn a_restart_after_a_rotation_continues_the_chain_and_an_unused_new_file_is_removed() {
+        let dir = chain::scratch("restart");
+        let file = dir.path().join("audit.jsonl");
+        // Every record fills a file: the live file is left empty.
+        let config = AuditConfig { file: file.display().to_string(), max_bytes: 1, ..AuditConfig::default() };
+        let log = crate::telemetry::logging::discard();
+        let audit = AuditLog::open(&config, &log).unwrap().expect("enabled");
+        for i in 0..3 {
+            audit.record(call(&format!("t{i}")), Decision::Allow, "ok", Duration::ZERO);
+        }
+        drop(audit);
+        assert_eq!(std::fs::read(&file).unwrap(), b"", "rotated after each record");
+        std::fs::remove_file(&file).unwrap();
+        // Opened with no live file and dropped unused: none is left.
+        drop(AuditLog::open(&config, &log).unwrap());
+        assert!(!file.exists(), "an unused file the log created is removed");
+        let audit = AuditLog::open(&config, &log).unwrap().expect("enabled");
+        audit.record(call("again"), Decision::Allow, "ok", Duration::ZERO);
+        drop(audit);
+        let files: Vec<_> = (1..=4).map(|seq| dir.path().join(format!("audit.jsonl.{seq}"))).collect();
+        let intact = verify(&files).unwrap();
+        assert_eq!((intact.records, intact.head_seq), (4, 4));
+        // A file that was there is kept, even with nothing written to it.
+        drop(AuditLog::open(&config, &log).unwrap());
+        assert_eq!(std::fs::read(&file).unwrap(), b"", "an existing file is kept");
     }
 
     #[test]

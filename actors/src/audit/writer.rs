@@ -3,7 +3,9 @@
 //! size with the chain carried into the next file, and says where the
 //! chain's head stands when it rotates or stops. Lines are buffered while
 //! more records wait in the queue and written out as soon as it is empty
-//! (one write for a burst, not one per record).
+//! (one write for a burst, not one per record). A file it created and
+//! never wrote to is removed when it stops (a server whose build failed
+//! after the log opened leaves no empty file behind).
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -32,15 +34,21 @@ pub(super) struct Writer {
     last_sync: Instant,
     /// Written since the last sync.
     dirty: bool,
+    /// The file did not exist before this writer and nothing was written
+    /// to it yet: it is removed when the writer stops.
+    created: bool,
     log: Logger,
 }
 
 impl Writer {
-    /// Opens (or continues) the log `config.file`.
+    /// Opens (or continues) the log `config.file`: the chain goes on from
+    /// the file's last record or, when the file is missing or empty, from
+    /// the last record of its latest rotated file ([`Head::of_log`]).
     pub(super) fn open(config: &AuditConfig, log: &Logger) -> Result<Writer, String> {
         let path = PathBuf::from(&config.file);
-        let head = Head::of_file(&path)?;
+        let head = Head::of_log(&path)?;
         let first_seq = first_seq(&path)?;
+        let created = !path.exists();
         let file = append(&path)?;
         let size = file.metadata().map_err(|e| format!("{}: {e}", path.display()))?.len();
         let file = BufWriter::with_capacity(64 * 1024, file);
@@ -55,6 +63,7 @@ impl Writer {
             sync_every: (config.sync_ms > 0).then(|| Duration::from_millis(config.sync_ms)),
             last_sync: Instant::now(),
             dirty: false,
+            created,
             log: log.clone(),
         })
     }
@@ -109,6 +118,7 @@ impl Writer {
             return;
         }
         metrics::counter!(AUDIT_RECORDS).increment(1);
+        self.created = false;
         self.first_seq.get_or_insert(self.head.seq);
         self.size += line.len() as u64;
         self.dirty = true;
@@ -149,6 +159,15 @@ impl Writer {
             }
             // Written on where it is (the rename may not have happened).
             Err(e) => error!(self.log, "audit log not rotated"; "file" => %self.path.display(), "error" => e),
+        }
+    }
+}
+
+impl Drop for Writer {
+    /// Removes the file this writer created if nothing was written to it.
+    fn drop(&mut self) {
+        if self.created && self.size == 0 && std::fs::remove_file(&self.path).is_ok() {
+            info!(self.log, "audit log removed: nothing was written to it"; "file" => %self.path.display());
         }
     }
 }

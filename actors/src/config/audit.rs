@@ -11,7 +11,9 @@ use super::error::ConfigError;
 #[serde(default, deny_unknown_fields)]
 pub struct AuditConfig {
     /// The log file (JSON Lines). Default: `""`, no audit log. A file that
-    /// exists is continued: its last line's `seq` and hash start the chain.
+    /// exists is continued: its last line's `seq` and hash start the chain
+    /// (those of the latest rotated `FILE.SEQ` when the file is missing or
+    /// empty).
     pub file: String,
     /// Records waiting for the writer at most. Default: 4096 (bounded: a
     /// stalled disk must not grow memory; see `when_full`).

@@ -61,9 +61,16 @@ pub enum GatewayCommand {
 #[derive(Debug, Subcommand)]
 pub enum AuditCommand {
     /// Check the chain of an audit log: prints `N records intact` and the
-    /// head (exit 0), or names the first altered line (exit 1). Give rotated
-    /// files first, oldest first (`FILE.SEQ` by SEQ), the live file last.
+    /// head (exit 0), or names the first altered, inserted or removed line
+    /// (exit 1). Give rotated files first, oldest first (`FILE.SEQ` by SEQ),
+    /// the live file last. The first record must be seq 1, unless `--after`
+    /// names the head the files continue.
     Verify {
+        /// The files continue a log after this head (`SEQ:SHA256`: a
+        /// record's seq and the SHA-256 of its line, as `audit verify`
+        /// printed it or the server logged it), not from its start.
+        #[arg(long, value_name = "SEQ:SHA256")]
+        after: Option<String>,
         /// The log's files, in order.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
