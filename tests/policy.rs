@@ -1,7 +1,8 @@
 //! Cedar policies (`[policy]`): one decision for a list and a call, through
 //! the local catalog and the gateway, in both eras; a denied call answered
 //! exactly as for an unknown item; shadow mode; the schema check at start;
-//! and, for random policies and catalogs, "listed ⇔ permitted on call".
+//! a template's policy deciding the reads through it; and, for random
+//! policies and catalogs, "listed ⇔ permitted on call".
 
 mod common;
 
@@ -279,6 +280,84 @@ fn a_policy_the_schema_does_not_know_or_not_cedar_is_a_start_up_error() {
     let _ = child.kill();
     let _ = child.wait();
     assert!(started, "a valid policy starts");
+}
+
+/// A server of the template `notes://{title}` and the resource
+/// `memo://motd` under `policy`, for anonymous callers.
+fn notes_under(dir: &std::path::Path, policy: &str) -> TestServer {
+    let file = dir.join("policy.cedar");
+    std::fs::write(&file, policy).unwrap();
+    let mut config = test_config();
+    config.policy.file = file.display().to_string();
+    let template = ResourceTemplate::new("notes://{title}", "note", |uri, vars, _ctx| async move {
+        Ok(vec![ResourceContents::text(uri, "text/plain", format!("title={}", vars["title"]))])
+    })
+    .unwrap();
+    let motd = Resource::text("memo://motd", "motd", "text/plain", "Be kind.");
+    let builder = McpServer::builder(server_info!()).config(config).template(template).resource(motd);
+    TestServer::serve(builder.build().expect("a valid server"))
+}
+
+/// What a read of `uri` answers: the text read, or the error.
+async fn read(url: &str, uri: &str) -> Result<String, Value> {
+    let r = post(url, &request(json!(1), "resources/read", json!({"uri": uri}))).await;
+    let text = |m: &Value| m["result"]["contents"][0]["text"].as_str().map(str::to_owned);
+    match r.response().get("error") {
+        Some(e) => Err(e.clone()),
+        None => Ok(text(r.response()).unwrap_or_else(|| panic!("a text: {}", r.raw))),
+    }
+}
+
+/// The error a read of `uri` would get if nothing served it.
+async fn as_unknown(url: &str, uri: &str) -> Value {
+    let missing = "nothing://here";
+    let e = read(url, missing).await.expect_err("nothing serves it");
+    serde_json::from_str(&serde_json::to_string(&e).unwrap().replace(missing, uri)).unwrap()
+}
+
+/// The URI templates `resources/templates/list` shows.
+async fn templates(url: &str) -> BTreeSet<String> {
+    let r = post(url, &request(json!(2), "resources/templates/list", json!({}))).await;
+    let listed = r.response()["result"]["resourceTemplates"].as_array().unwrap_or_else(|| panic!("{}", r.raw)).clone();
+    listed.iter().map(|t| t["uriTemplate"].as_str().unwrap().to_owned()).collect()
+}
+
+#[actix_rt::test]
+async fn a_forbid_on_a_template_refuses_every_read_through_it() {
+    let dir = scratch("policy-test-template-forbid");
+    let server = notes_under(
+        &dir,
+        r#"
+        permit(principal, action, resource);
+        forbid(principal, action == Action::"resources/read", resource == Resource::"notes://{title}");
+        "#,
+    );
+    assert_eq!(templates(&server.url).await, BTreeSet::new(), "the template is hidden");
+    for uri in ["notes://public", "notes://secret"] {
+        let refused = read(&server.url, uri).await.expect_err("a read through a forbidden template is refused");
+        assert_eq!(refused, as_unknown(&server.url, uri).await, "{uri}: as for an unknown URI");
+    }
+    assert_eq!(read(&server.url, "memo://motd").await, Ok("Be kind.".to_owned()), "the rest is read");
+    server.stop().await;
+}
+
+#[actix_rt::test]
+async fn a_permit_on_a_template_and_a_forbid_on_one_uri_refuse_just_that_uri() {
+    let dir = scratch("policy-test-template-permit");
+    let server = notes_under(
+        &dir,
+        r#"
+        permit(principal, action == Action::"resources/read", resource in Resource::"notes://{title}");
+        forbid(principal, action == Action::"resources/read", resource == Resource::"notes://secret");
+        "#,
+    );
+    assert_eq!(templates(&server.url).await, BTreeSet::from(["notes://{title}".to_owned()]), "the template is shown");
+    assert_eq!(read(&server.url, "notes://public").await, Ok("title=public".to_owned()));
+    let refused = read(&server.url, "notes://secret").await.expect_err("the forbidden URI is refused");
+    assert_eq!(refused, as_unknown(&server.url, "notes://secret").await);
+    let motd = read(&server.url, "memo://motd").await.expect_err("nothing permits the resource");
+    assert_eq!(motd, as_unknown(&server.url, "memo://motd").await);
+    server.stop().await;
 }
 
 /// Bearer `SUBJECT:SCOPE,SCOPE` is that caller.

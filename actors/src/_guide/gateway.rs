@@ -242,10 +242,26 @@
 //! | principal `Caller` | the identity key (issuer and subject), `"anonymous"` with authorization off | `issuer`, `subject`, `client_id` (`""` when absent), `scopes` (a set), `anonymous` |
 //! | action | `"tools/call"`, `"resources/read"`, `"prompts/get"` | |
 //! | resource `Tool` | the name as served (`git__log`) | `upstream` (`""` for local tools), `read_only`, `destructive` (the annotations' hints, false when absent) |
-//! | resource `Resource` | the URI (a template is listed by its URI template) | `upstream` |
+//! | resource `Resource` | the URI; a template's URI template (`"notes://{title}"`) | `upstream`, `template` (the URI template a read resolves through, a template's own for a template, `""` for a URI read on its own) |
 //! | resource `Prompt` | the name as served | `upstream` |
 //!
 //! What no `permit` allows is denied; a `forbid` wins over any `permit`.
+//! A read whose URI no listed resource has but a template matches (the
+//! first that matches, as the read resolves) is let through only when the
+//! policies permit it both as that template — the decision that lists the
+//! template — and as the URI, whose entity is a member of the template's.
+//! So `resource in Resource::"notes://{title}"` names the template and every
+//! URI read through it, `resource == …` the template alone; a `forbid` on a
+//! template hides it and refuses every read through it, and nothing is read
+//! through a template the caller is not shown:
+//!
+//! ```text
+//! // Every note may be read, but one; the drafts template is hidden and none of it read.
+//! permit(principal, action == Action::"resources/read", resource in Resource::"notes://{title}");
+//! forbid(principal, action == Action::"resources/read", resource == Resource::"notes://secret");
+//! forbid(principal, action == Action::"resources/read", resource == Resource::"drafts://{title}");
+//! ```
+//!
 //! Policies are validated against the schema at start, strictly: a policy
 //! naming an attribute or type the schema lacks (`resource.owner`, or
 //! `resource.read_only` where the resource may be a `Prompt` — scope such a
@@ -258,8 +274,9 @@
 //! would deny is logged at WARN (`policy: shadow`, the action, the name) and
 //! served. `tests/policy.rs` checks a table of callers, actions and items
 //! through the local catalog and a stdio upstream in both eras, shadow mode,
-//! the schema check, and, for random policies and catalogs, that a tool is
-//! listed exactly when its call is let through.
+//! the schema check, a template's policy deciding the reads through it, and,
+//! for random policies and catalogs, that a tool is listed exactly when its
+//! call is let through.
 //!
 //! ## How many calls: quotas
 //!

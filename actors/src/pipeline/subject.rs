@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use mcp_protocol::request::ClientRequest;
 
-use crate::catalog::{Catalog, Tool};
+use crate::catalog::{Catalog, ResourceTemplate, Tool};
 use crate::config::PolicyMode;
 use crate::facts::identity::Identity;
 use crate::policy::{Action, Item, Policy};
@@ -24,6 +24,8 @@ pub(crate) struct Subject {
     pub(crate) known: bool,
     read_only: bool,
     destructive: bool,
+    /// The URI template a read resolves through (`""`: none).
+    template: String,
 }
 
 /// What the policy says of a call.
@@ -65,6 +67,7 @@ impl Subject {
                     known: item.is_some(),
                     read_only: item.is_some_and(|i| i.read_only),
                     destructive: item.is_some_and(|i| i.destructive),
+                    template: String::new(),
                 }
             }
             ClientRequest::GetPrompt(p) => {
@@ -76,12 +79,18 @@ impl Subject {
                     known: found.is_some(),
                     read_only: false,
                     destructive: false,
+                    template: String::new(),
                 }
             }
             ClientRequest::ReadResource(p) => {
-                let served_by = match catalog.resource(&p.uri) {
-                    Some(r) => Some(r.upstream().map(str::to_owned)),
-                    None => catalog.match_template(&p.uri).map(|(t, _)| t.upstream().map(str::to_owned)),
+                // As the read resolves: a listed resource first, then the
+                // first template that matches (decided as that template too).
+                let (served_by, template) = match catalog.resource(&p.uri) {
+                    Some(r) => (Some(r.upstream().map(str::to_owned)), String::new()),
+                    None => match catalog.match_template(&p.uri) {
+                        Some((t, _)) => (Some(t.upstream().map(str::to_owned)), t.uri_template().to_owned()),
+                        None => (None, String::new()),
+                    },
                 };
                 let known = served_by.is_some();
                 Subject {
@@ -91,6 +100,7 @@ impl Subject {
                     known,
                     read_only: false,
                     destructive: false,
+                    template,
                 }
             }
             _ => return None,
@@ -105,6 +115,7 @@ impl Subject {
             upstream: &self.upstream,
             read_only: self.read_only,
             destructive: self.destructive,
+            template: &self.template,
         }
     }
 
@@ -127,10 +138,18 @@ pub(crate) fn tool_item(t: &Tool) -> Item<'_> {
         upstream: t.upstream().unwrap_or_default(),
         read_only: hints.and_then(|a| a.read_only_hint).unwrap_or(false),
         destructive: hints.and_then(|a| a.destructive_hint).unwrap_or(false),
+        template: "",
     }
 }
 
-/// The item of a listed resource, template (by its URI template) or prompt.
+/// The item of a listed template: `Resource::"<URI template>"`, the same
+/// decision as the template half of a read through it.
+pub(crate) fn template_item(t: &ResourceTemplate) -> Item<'_> {
+    let uri_template = t.uri_template();
+    Item { template: uri_template, ..other_item(Action::ReadResource, uri_template, t.upstream()) }
+}
+
+/// The item of a listed resource or prompt.
 pub(crate) fn other_item<'a>(action: Action, name: &'a str, upstream: Option<&'a str>) -> Item<'a> {
-    Item { action, name, upstream: upstream.unwrap_or_default(), read_only: false, destructive: false }
+    Item { action, name, upstream: upstream.unwrap_or_default(), read_only: false, destructive: false, template: "" }
 }

@@ -76,7 +76,8 @@ impl Cedar {
         Principal { uid, entity }
     }
 
-    /// The item's entity.
+    /// The item's entity: a URI read through a template is a member of the
+    /// template's entity.
     fn item(&self, item: &Item<'_>) -> Entity {
         let kind = match item.action {
             Action::CallTool => &self.tool,
@@ -86,11 +87,21 @@ impl Cedar {
         let uid = EntityUid::from_type_name_and_id(kind.clone(), EntityId::new(item.name));
         let mut attrs =
             HashMap::from([("upstream".to_owned(), RestrictedExpression::new_string(item.upstream.to_owned()))]);
-        if item.action == Action::CallTool {
-            attrs.insert("read_only".to_owned(), RestrictedExpression::new_bool(item.read_only));
-            attrs.insert("destructive".to_owned(), RestrictedExpression::new_bool(item.destructive));
+        let mut parents = HashSet::new();
+        match item.action {
+            Action::CallTool => {
+                attrs.insert("read_only".to_owned(), RestrictedExpression::new_bool(item.read_only));
+                attrs.insert("destructive".to_owned(), RestrictedExpression::new_bool(item.destructive));
+            }
+            Action::ReadResource => {
+                attrs.insert("template".to_owned(), RestrictedExpression::new_string(item.template.to_owned()));
+                if let Some(template) = item.through() {
+                    parents.insert(EntityUid::from_type_name_and_id(kind.clone(), EntityId::new(template.name)));
+                }
+            }
+            Action::GetPrompt => {}
         }
-        Entity::new(uid, attrs, HashSet::new()).expect("literal attributes evaluate")
+        Entity::new(uid, attrs, parents).expect("literal attributes evaluate")
     }
 
     /// Whether `who` may do `item.action` to `item`.
@@ -117,7 +128,7 @@ mod tests {
     const SCHEMA: &str = super::super::SCHEMA;
 
     fn tool<'a>(name: &'a str, upstream: &'a str, read_only: bool) -> Item<'a> {
-        Item { action: Action::CallTool, name, upstream, read_only, destructive: !read_only }
+        Item { action: Action::CallTool, name, upstream, read_only, destructive: !read_only, template: "" }
     }
 
     #[test]
@@ -141,8 +152,14 @@ mod tests {
         assert!(!cedar.permits(&reader, &tool("rm", "", false)));
         assert!(!cedar.permits(&anonymous, &tool("ls", "scratch", true)), "forbid wins");
         assert!(cedar.permits(&ops, &tool("ls", "scratch", true)));
-        let prompt =
-            |name| Item { action: Action::GetPrompt, name, upstream: "", read_only: false, destructive: false };
+        let prompt = |name| Item {
+            action: Action::GetPrompt,
+            name,
+            upstream: "",
+            read_only: false,
+            destructive: false,
+            template: "",
+        };
         assert!(cedar.permits(&anonymous, &prompt("hello")) && !cedar.permits(&anonymous, &prompt("other")));
         let read = Item {
             action: Action::ReadResource,
@@ -150,6 +167,7 @@ mod tests {
             upstream: "",
             read_only: false,
             destructive: false,
+            template: "",
         };
         assert!(!cedar.permits(&reader, &read) && cedar.permits(&ops, &read));
     }
@@ -159,8 +177,24 @@ mod tests {
         let (schema, _) = Schema::from_cedarschema_str(SCHEMA).unwrap();
         let cedar = Cedar::new("", SCHEMA).unwrap();
         let who = cedar.principal(&who(Some(&Identity::new("ann").with_scopes(["a"]))));
-        for action in [Action::CallTool, Action::ReadResource, Action::GetPrompt] {
-            let item = Item { action, name: "x", upstream: "u", read_only: true, destructive: false };
+        let through = Item {
+            action: Action::ReadResource,
+            name: "x://1",
+            upstream: "u",
+            read_only: false,
+            destructive: false,
+            template: "x://{n}",
+        };
+        let items = [Action::CallTool, Action::ReadResource, Action::GetPrompt].map(|action| Item {
+            action,
+            name: "x",
+            upstream: "u",
+            read_only: true,
+            destructive: false,
+            template: "",
+        });
+        for item in items.into_iter().chain([through]) {
+            let action = item.action;
             let entities = Entities::from_entities([who.entity.clone(), cedar.item(&item)], Some(&schema));
             assert!(entities.is_ok(), "{action:?}: {:?}", entities.err());
             let request = Request::new(

@@ -11,15 +11,29 @@
 //! authorization off every caller is `Caller::"anonymous"`. The actions are
 //! `Action::"tools/call"`, `Action::"resources/read"` and
 //! `Action::"prompts/get"`; the resources `Tool::"<name as served>"` (with
-//! `upstream`, `read_only`, `destructive`), `Resource::"<uri>"` and
-//! `Prompt::"<name>"` (with `upstream`). [`SCHEMA`] spells them out
-//! (`config/policy.cedarschema`); policies are validated against it at start.
+//! `upstream`, `read_only`, `destructive`), `Resource::"<uri>"` (with
+//! `upstream` and `template`) and `Prompt::"<name>"` (with `upstream`).
+//! [`SCHEMA`] spells them out (`config/policy.cedarschema`); policies are
+//! validated against it at start.
+//!
+//! A resource template is `Resource::"<URI template>"`: its listing is
+//! decided for it. A read that resolves through a template (no listed
+//! resource has the URI) is decided twice, and let through only when both
+//! permit it: as the template (the decision its listing gets), and as the
+//! URI, whose entity is a member of the template's (`resource in
+//! Resource::"notes://{title}"` holds for both) and whose `template` names
+//! it (`""` for a URI read on its own; a template's own is itself). So a
+//! `forbid` on a template hides it and refuses every read through it, and
+//! nothing is read through a template a caller is not shown.
 //!
 //! ```text
 //! // Everyone may use read-only tools; only the ops team the rest.
 //! permit(principal, action == Action::"tools/call", resource) when { resource.read_only };
 //! permit(principal, action, resource) when { principal.scopes.contains("ops") };
 //! forbid(principal, action == Action::"tools/call", resource) when { resource.upstream == "scratch" && principal.anonymous };
+//! // Every note may be read, but one.
+//! permit(principal, action == Action::"resources/read", resource in Resource::"notes://{title}");
+//! forbid(principal, action == Action::"resources/read", resource == Resource::"notes://secret");
 //! ```
 
 #[cfg(feature = "policy")]
@@ -68,6 +82,18 @@ pub struct Item<'a> {
     pub read_only: bool,
     /// A tool's `destructiveHint` (false when absent, and for other items).
     pub destructive: bool,
+    /// For a read: the URI template it resolves through, or the template's
+    /// own for a template (`""`: a URI read on its own, and other items).
+    pub template: &'a str,
+}
+
+impl<'a> Item<'a> {
+    /// The template a read resolves through, as an item of its own (`None`:
+    /// not a read through a template, or the template itself).
+    pub fn through(&self) -> Option<Item<'a>> {
+        let through = self.action == Action::ReadResource && !self.template.is_empty() && self.template != self.name;
+        through.then_some(Item { name: self.template, ..*self })
+    }
 }
 
 /// A loaded and validated policy set.
@@ -189,35 +215,44 @@ impl Policy {
         }
     }
 
-    /// Whether the policies permit `who` to do `item.action` to `item`.
+    /// Whether the policies permit `who` to do `item.action` to `item`; a
+    /// read through a template only when they permit it as the template too.
     pub fn permits(&self, who: &Principal, item: &Item<'_>) -> bool {
         #[cfg(feature = "policy")]
         {
-            let mut key = String::with_capacity(who.key.len() + item.name.len() + item.upstream.len() + 32);
-            key.push_str(&who.key);
-            key.push_str(item.action.as_str());
-            push_sized(&mut key, item.name);
-            push_sized(&mut key, item.upstream);
-            key.push(if item.read_only { 'r' } else { '-' });
-            key.push(if item.destructive { 'd' } else { '-' });
-            let known = self.decisions.lock().unwrap_or_else(|p| p.into_inner()).get(&key).copied();
-            if let Some(permitted) = known {
-                return permitted;
-            }
-            let principal = who.entity.get_or_init(|| self.inner.principal(&who.who));
-            let permitted = self.inner.permits(principal, item);
-            let mut decisions = self.decisions.lock().unwrap_or_else(|p| p.into_inner());
-            if decisions.len() >= MAX_DECISIONS {
-                decisions.clear();
-            }
-            decisions.insert(key, permitted);
-            permitted
+            item.through().is_none_or(|template| self.decide(who, &template)) && self.decide(who, item)
         }
         #[cfg(not(feature = "policy"))]
         {
             let _ = (who, item);
             match self.never {}
         }
+    }
+
+    /// One decision, remembered.
+    #[cfg(feature = "policy")]
+    fn decide(&self, who: &Principal, item: &Item<'_>) -> bool {
+        let size = item.name.len() + item.upstream.len() + item.template.len();
+        let mut key = String::with_capacity(who.key.len() + size + 40);
+        key.push_str(&who.key);
+        key.push_str(item.action.as_str());
+        push_sized(&mut key, item.name);
+        push_sized(&mut key, item.upstream);
+        push_sized(&mut key, item.template);
+        key.push(if item.read_only { 'r' } else { '-' });
+        key.push(if item.destructive { 'd' } else { '-' });
+        let known = self.decisions.lock().unwrap_or_else(|p| p.into_inner()).get(&key).copied();
+        if let Some(permitted) = known {
+            return permitted;
+        }
+        let principal = who.entity.get_or_init(|| self.inner.principal(&who.who));
+        let permitted = self.inner.permits(principal, item);
+        let mut decisions = self.decisions.lock().unwrap_or_else(|p| p.into_inner());
+        if decisions.len() >= MAX_DECISIONS {
+            decisions.clear();
+        }
+        decisions.insert(key, permitted);
+        permitted
     }
 }
 
@@ -263,7 +298,14 @@ mod tests {
         let text =
             r#"permit(principal, action == Action::"tools/call", resource) when { principal.scopes.contains("a") };"#;
         let policy = Policy::from_text(text, SCHEMA, PolicyMode::Enforce).unwrap();
-        let item = Item { action: Action::CallTool, name: "t", upstream: "", read_only: false, destructive: false };
+        let item = Item {
+            action: Action::CallTool,
+            name: "t",
+            upstream: "",
+            read_only: false,
+            destructive: false,
+            template: "",
+        };
         let with = policy.principal(Some(&Identity::new("x").with_scopes(["a"])));
         let without = policy.principal(Some(&Identity::new("x")));
         for _ in 0..2 {
@@ -275,6 +317,53 @@ mod tests {
             assert!(policy.permits(&with, &Item { name: &name, ..item }));
         }
         assert!(policy.decisions.lock().unwrap().len() <= MAX_DECISIONS);
+    }
+
+    #[cfg(feature = "policy")]
+    #[test]
+    fn a_read_through_a_template_is_permitted_only_as_the_template_too() {
+        use super::*;
+        let read = |name, template| Item {
+            action: Action::ReadResource,
+            name,
+            upstream: "",
+            read_only: false,
+            destructive: false,
+            template,
+        };
+        let (template, public, secret) = ("notes://{title}", "notes://public", "notes://secret");
+        let forbid_template = r#"
+            permit(principal, action, resource);
+            forbid(principal, action == Action::"resources/read", resource == Resource::"notes://{title}");
+        "#;
+        let policy = Policy::from_text(forbid_template, SCHEMA, PolicyMode::Enforce).unwrap();
+        let who = policy.principal(None);
+        assert!(!policy.permits(&who, &read(template, template)), "the template is not listed");
+        assert!(!policy.permits(&who, &read(public, template)), "nor read through");
+        assert!(policy.permits(&who, &read(public, "")), "the same URI as a resource of its own is another item");
+        let all_but_one = r#"
+            permit(principal, action == Action::"resources/read", resource in Resource::"notes://{title}");
+            forbid(principal, action == Action::"resources/read", resource == Resource::"notes://secret");
+        "#;
+        let policy = Policy::from_text(all_but_one, SCHEMA, PolicyMode::Enforce).unwrap();
+        let who = policy.principal(None);
+        assert!(policy.permits(&who, &read(template, template)) && policy.permits(&who, &read(public, template)));
+        assert!(!policy.permits(&who, &read(secret, template)), "a forbid on one URI refuses just that URI");
+        assert!(!policy.permits(&who, &read("other://x", "other://{x}")), "another template is not a member");
+        // A permit on the URI alone does not open a template the caller is not shown.
+        let one_uri = r#"
+            permit(principal, action == Action::"resources/read", resource == Resource::"notes://public");
+        "#;
+        let policy = Policy::from_text(one_uri, SCHEMA, PolicyMode::Enforce).unwrap();
+        let who = policy.principal(None);
+        assert!(!policy.permits(&who, &read(public, template)) && policy.permits(&who, &read(public, "")));
+        let by_attribute = r#"
+            permit(principal, action, resource is Resource) when { resource.template == "notes://{title}" };
+        "#;
+        let policy = Policy::from_text(by_attribute, SCHEMA, PolicyMode::Enforce).unwrap();
+        let who = policy.principal(None);
+        assert!(policy.permits(&who, &read(template, template)) && policy.permits(&who, &read(public, template)));
+        assert!(!policy.permits(&who, &read(public, "")));
     }
 
     #[test]

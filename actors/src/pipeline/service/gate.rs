@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::catalog::context::RequestContext;
 use crate::catalog::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::config::PolicyMode;
-use crate::pipeline::subject::{other_item, tool_item};
+use crate::pipeline::subject::{other_item, template_item, tool_item};
 use crate::policy::{Action, Policy, Principal};
 
 use super::McpService;
@@ -38,9 +38,10 @@ impl Gate {
         self.policy.permits(&self.who, &other_item(Action::ReadResource, &r.def.uri, r.upstream()))
     }
 
-    /// Whether the caller may read what `t` names (decided for its URI template).
+    /// Whether the caller may read through `t` (decided for its URI
+    /// template, as each read through it is too).
     pub(super) fn template(&self, t: &ResourceTemplate) -> bool {
-        self.policy.permits(&self.who, &other_item(Action::ReadResource, &t.def.uri_template, t.upstream()))
+        self.policy.permits(&self.who, &template_item(t))
     }
 
     /// Whether the caller may get `p`.
