@@ -4,7 +4,10 @@
 //! level and subscriptions shared, the GET stream fed wherever the change
 //! happened, a question answered through another instance, a cancellation
 //! reaching the instance running the call, DELETE ending the session (and
-//! its streams) everywhere, and clear errors when Redis is down.
+//! its streams) everywhere, and clear errors when Redis is down. A change
+//! answered on one instance shows on the very next request on another:
+//! hundreds of log levels and subscriptions changed on B, each followed at
+//! once by a call on A.
 
 mod common;
 
@@ -123,7 +126,7 @@ async fn a_legacy_session_is_served_by_every_instance() {
     // A call running on B, cancelled through C: its stream ends without a result.
     let long = call(10, "sleep", json!({"ms": 20000}));
     let mut running = SseReader::open_with(&b_url, &long, &[("Mcp-Session-Id", &sid)]).await;
-    let _ = running.next_within(Duration::from_millis(300)).await; // progress, if any
+    // The response began: the call runs on B, and is registered there.
     let cancel =
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 10, "reason": "bored"}});
     assert_eq!(legacy_post(&c_url, Some(&sid), &cancel).await.status, 202);
@@ -152,8 +155,7 @@ async fn a_legacy_session_is_served_by_every_instance() {
 
     // Redis down: opening or finding a session answers 503 at once.
     let other = initialize(&a_url, json!({})).await;
-    drop(redis);
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    redis.stop().await;
     let started = std::time::Instant::now();
     let r = legacy_post(&b_url, Some(&other), &rpc(json!(12), "ping", json!({}))).await;
     assert_eq!(r.status, 503, "{}", r.raw);
@@ -170,6 +172,77 @@ async fn a_legacy_session_is_served_by_every_instance() {
     for node in [a, b, c] {
         node.terminate().await;
     }
+}
+
+/// Two instances over the Redis on `port`, and a session opened on the
+/// first and used on the second, so that each holds a copy.
+async fn held_on_both(port: u16, names: [&str; 2]) -> ([(HttpChild, ConfigFile); 2], String) {
+    let a = instance(names[0], port, "").await;
+    let b = instance(names[1], port, "").await;
+    let sid = initialize(&a.0.url, json!({})).await;
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(legacy_post(&b.0.url, Some(&sid), &note).await.status, 202);
+    ([a, b], sid)
+}
+
+#[actix_rt::test]
+async fn a_log_level_set_on_one_instance_applies_to_the_next_call_on_another() {
+    let test = "legacy_cluster::a_log_level_set_on_one_instance_applies_to_the_next_call_on_another";
+    let Some(_) = external(test, &["redis-server"]) else {
+        return;
+    };
+    let port = free_fixed_port();
+    let _redis = Redis::start(port).await;
+    let ([(a, _fa), (b, _fb)], sid) = held_on_both(port, ["level-a", "level-b"]).await;
+    // A level set on B, then at once a call on A that logs one info message:
+    // debug lets it through, error does not.
+    let mut stale = Vec::new();
+    for i in 0..300i64 {
+        let (level, expected) = if i % 2 == 0 { ("debug", 1) } else { ("error", 0) };
+        let set = rpc(json!(2 * i + 1), "logging/setLevel", json!({"level": level}));
+        let r = legacy_post(&b.url, Some(&sid), &set).await;
+        assert_eq!(r.response()["result"], json!({}), "{}", r.raw);
+        let r = legacy_post(&a.url, Some(&sid), &call(2 * i + 2, "test_streaming_elicitation", json!({}))).await;
+        assert!(r.response()["result"]["content"].is_array(), "{}", r.raw);
+        let logs = r.messages.iter().filter(|m| m["method"] == "notifications/message").count();
+        if logs != expected {
+            stale.push((i, level, logs));
+        }
+    }
+    assert!(stale.is_empty(), "calls on A that missed the level just set on B (round, level, log messages): {stale:?}");
+    a.terminate().await;
+    b.terminate().await;
+}
+
+#[actix_rt::test]
+async fn a_subscription_changed_on_one_instance_applies_to_the_next_update_on_another() {
+    let test = "legacy_cluster::a_subscription_changed_on_one_instance_applies_to_the_next_update_on_another";
+    let Some(_) = external(test, &["redis-server"]) else {
+        return;
+    };
+    let port = free_fixed_port();
+    let _redis = Redis::start(port).await;
+    let ([(a, _fa), (b, _fb)], sid) = held_on_both(port, ["subs-a", "subs-b"]).await;
+    let mut stream = get_stream(&a.url, &sid).await;
+    let watched = json!({"uri": "test://watched-resource"});
+    // Subscribed on B, the update a call on A causes reaches A's GET stream;
+    // unsubscribed on B, it does not (the tool change after it comes first).
+    for i in 0..100i64 {
+        let id = |n: i64| 10 * i + n;
+        let r = legacy_post(&b.url, Some(&sid), &rpc(json!(id(1)), "resources/subscribe", watched.clone())).await;
+        assert_eq!(r.response()["result"], json!({}), "{}", r.raw);
+        legacy_post(&a.url, Some(&sid), &call(id(2), "test_trigger_resource_update", json!({}))).await;
+        let m = stream.next().await.unwrap();
+        assert_eq!(m["method"], "notifications/resources/updated", "round {i}: no update came: {m}");
+        let r = legacy_post(&b.url, Some(&sid), &rpc(json!(id(3)), "resources/unsubscribe", watched.clone())).await;
+        assert_eq!(r.response()["result"], json!({}), "{}", r.raw);
+        legacy_post(&a.url, Some(&sid), &call(id(4), "test_trigger_resource_update", json!({}))).await;
+        legacy_post(&a.url, Some(&sid), &call(id(5), "test_trigger_tool_change", json!({}))).await;
+        let m = stream.next().await.unwrap();
+        assert_eq!(m["method"], "notifications/tools/list_changed", "round {i}: the unsubscribed update came: {m}");
+    }
+    a.terminate().await;
+    b.terminate().await;
 }
 
 #[actix_rt::test]

@@ -64,17 +64,27 @@
 //!   one field per subscribed resource. `initialize` writes it before the
 //!   client hears the id (with `min_replicas`, it waits for a replica); the
 //!   first message of the session on another instance reads it (one round
-//!   trip) and that instance keeps a copy — an actor, as on one instance —
-//!   so its next messages cost no Redis round trip; each copy tells Redis of
-//!   the session's use at most every tenth of the idle time (at most every
-//!   10 s). `logging/setLevel`, `resources/subscribe` and `unsubscribe` are
-//!   written through (a Lua script per change, so that changes made at once
-//!   on two instances both stand) and told to every instance: a level set on
-//!   B applies to calls on A at once, and the session's GET stream, wherever
-//!   it is held, delivers the updates of what was subscribed anywhere (the
-//!   updates themselves travel through the hub, wherever the change
+//!   trip) and that instance keeps a copy — an actor, as on one instance.
+//!   `logging/setLevel`, `resources/subscribe` and `unsubscribe` are
+//!   written through before the client hears the answer (a Lua script per
+//!   change, so that changes made at once on two instances both stand),
+//!   each raising the session's revision (`rev` in the hash), and told to
+//!   every instance. Each later message of the session on an instance that
+//!   holds a copy costs one round trip, before it is served: a Lua script
+//!   marks the use (the idle time starts again) and returns the whole
+//!   session only when `rev` is not the copy's, which then takes it (its
+//!   GET stream's filter included) first. So whatever another instance
+//!   answered shows on the next message anywhere — a level set on B applies
+//!   to the next call on A, a resource subscribed on B is delivered on A's
+//!   GET stream when the next call on A updates it — even when the letter
+//!   telling A is late or was lost (the bus drops letters past
+//!   `redis.bus_buffer`). A GET stream, wherever it is held, also follows
+//!   the letters: it delivers the updates of what was subscribed anywhere
+//!   (the updates themselves travel through the hub, wherever the change
 //!   happened). `DELETE` on any instance removes the session and tells every
-//!   instance: its id answers 404 everywhere and its GET streams end.
+//!   instance: its id answers 404 everywhere (an instance that missed the
+//!   letter finds the session gone at its next message) and its GET streams
+//!   end.
 //! - What belongs to a running request travels on a small addressed bus:
 //!   each instance listens on its inbox (`{prefix}:inbox:{name}`) and on
 //!   `{prefix}:all`. A question the server asks the client mid-call
@@ -92,7 +102,7 @@
 //!   writes. While Redis is unreachable, opening a session (`initialize`)
 //!   and a session's first message on an instance that holds no copy
 //!   answer 503 "the session store is unavailable" at once; messages of
-//!   sessions an instance already holds go on.
+//!   sessions an instance already holds go on, served by its copy as it is.
 //!   `tests/legacy_round_robin.rs` runs the official TypeScript client and
 //!   the Python SDK client (legacy mode), 200 full flows each — list, a call
 //!   with progress, an elicitation answered mid-call, subscribe and the
@@ -193,13 +203,10 @@
 //!
 //! What sessions in Redis cost is measured by `benches/legacy_store.sh`:
 //! legacy `tools/call` with `legacy.store = "redis"` beside `"memory"`
-//! (wrk, interleaved rounds), and the first message of a session on an
-//! instance that does not hold it yet: two runs here gave the same
-//! throughput and CPU per call either way (B/A 0.999–1.009, paired by
-//! round) — a session's messages cost no Redis round trip on an instance
-//! that holds it — and 0.15–0.17 ms more at p50 for a session's first
-//! message on another instance (its one read). The figures are in the
-//! benchmark docs (`benches/README.md`).
+//! (wrk, interleaved rounds) — with Redis, each message of a session costs
+//! the one round trip of the revision check above — and the first message
+//! of a session on an instance that does not hold it yet (its one read).
+//! The figures are in the benchmark docs (`benches/README.md`).
 //!
 //! # End to end: TLS, OAuth, two instances, Redis, nginx, Prometheus
 //!

@@ -34,7 +34,7 @@ impl McpServer {
             .inner
             .session_store
             .as_ref()
-            .map(|store| (store, Stored { state: state.clone(), owner: owner.clone() }));
+            .map(|store| (store, Stored { state: state.clone(), owner: owner.clone(), revision: 0 }));
         let opened = self.inner.sessions.send(Open(state, owner)).await;
         let session = match opened {
             Ok(Ok(s)) => s,
@@ -55,11 +55,14 @@ impl McpServer {
     }
 
     /// The open HTTP session `id`, if there is one: held here, or (with a
-    /// session store) opened on another instance and now held here too. An
-    /// error when the store cannot be reached.
+    /// session store) opened on another instance and now held here too. A
+    /// copy held here is first brought up to the store's revision of the
+    /// session ([`SessionHandle::fresh`]), so that the message is served
+    /// by what other instances answered before it. An error when the store
+    /// cannot be reached for a session not held here.
     pub(crate) async fn find_session(&self, id: &str) -> Result<Option<SessionHandle>, ErrorData> {
         if let Some(held) = self.inner.session_index.find(id) {
-            return Ok(Some(held));
+            return Ok(held.fresh().await.then_some(held));
         }
         let Some(store) = &self.inner.session_store else { return Ok(None) };
         let Some(stored) = store.load(id).await.map_err(|e| e.to_error_data())? else { return Ok(None) };

@@ -2,7 +2,9 @@
 //! one legacy session. Cheap to clone. A request that only reads the
 //! session's state is decided here, against its shared part; a change of
 //! that state, the notification stream and the questions asked of the
-//! client are messages to its actor.
+//! client are messages to its actor. A copy of a session that lives in a
+//! store is brought up to the store's revision before each message of its
+//! client is served ([`SessionHandle::fresh`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,7 +18,7 @@ use tokio::sync::oneshot;
 use super::dispatch::{self, Reply, SessionAction};
 use super::session::{Ask, Change, ClientAnswer, End, ForgetAsk, Replace, Session, SetStream, StreamFilter};
 use super::shared::SessionShared;
-use super::store::{asked_by, SessionStore, StoreError};
+use super::store::{asked_by, Checked, Revised, SessionStore, StoreError};
 use crate::catalog::context::SessionPeer;
 use crate::channels::control::{Cancel, Close, UpdateFilter};
 use futures::future::BoxFuture;
@@ -186,9 +188,36 @@ impl SessionHandle {
         Ok(())
     }
 
-    /// The session's state as another instance changed it.
-    pub(crate) fn replace(&self, state: mcp_protocol::legacy::SessionState) {
-        self.addr.do_send(Replace(state));
+    /// The session's state as another instance changed it (a letter: not
+    /// waited for).
+    pub(crate) fn replace(&self, revised: Revised) {
+        self.addr.do_send(Replace(revised));
+    }
+
+    /// Brings this copy up to `revised` when that is newer than its state;
+    /// returns once the copy serves by it, its notification stream
+    /// included. False if the session has ended here.
+    pub(crate) async fn revise(&self, revised: Revised) -> bool {
+        revised.revision <= self.shared.revision() || self.addr.send(Replace(revised)).await.is_ok()
+    }
+
+    /// Before a message of the client is served on this instance: with a
+    /// store, asks it for the session's revision (one round trip, which
+    /// counts as the session's use) and brings this copy up to it, so that
+    /// whatever another instance answered before shows here — a change
+    /// whose letter is late or was lost included. False when the session is
+    /// gone (expired, or ended on another instance): this copy ends. While
+    /// the store cannot be reached the copy serves as it is.
+    pub(crate) async fn fresh(&self) -> bool {
+        let Some(store) = &self.store else { return true };
+        match store.check(&self.id, self.shared.revision()).await {
+            Ok(Checked::Current) | Err(_) => true,
+            Ok(Checked::Changed(revised)) => self.revise(revised).await,
+            Ok(Checked::Gone) => {
+                self.end();
+                false
+            }
+        }
     }
 
     /// Registers a request started in the session.

@@ -1,12 +1,14 @@
 //! [`RedisSessions`]: legacy sessions in Redis, so that every instance
 //! serves every session. A session is one hash at `{prefix}:session:{id}`
 //! expiring after `legacy.idle_timeout_ms` without use: `init` (what
-//! `initialize` settled and who opened it, as JSON), `level` (set by
-//! `logging/setLevel`) and one `sub:{uri}` per subscribed resource, so that
-//! changes made at once on two instances both stand (a Lua script applies
-//! one and reads the whole back, only while the session exists). Writes
-//! wait for `redis.min_replicas`. What instances tell each other about a
-//! session travels on the [`Bus`] as small JSON letters.
+//! `initialize` settled and who opened it, as JSON), `rev` (the revision),
+//! `level` (set by `logging/setLevel`) and one `sub:{uri}` per subscribed
+//! resource, so that changes made at once on two instances both stand (a
+//! Lua script applies one, raises `rev` and reads the whole back, only
+//! while the session exists). Another script marks each use and reads the
+//! whole back only when `rev` is not the copy's. Writes wait for
+//! `redis.min_replicas`. What instances tell each other about a session
+//! travels on the [`Bus`] as small JSON letters.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,17 +25,27 @@ use tokio::sync::mpsc;
 
 use super::dispatch::StateChange;
 use super::registry::Deliver;
-use super::store::{Remote, SessionStore, StoreError, Stored};
+use super::store::{Checked, Remote, Revised, SessionStore, StoreError, Stored};
 use crate::config::Config;
 use crate::hub::bus::{Bus, BusError};
 use crate::hub::redis_link::{replicated, RedisLink};
 
 /// Applies one change (ARGV: the field, its value or "" to delete it, the
-/// idle time in ms) to a session that exists, and reads it back.
+/// idle time in ms) to a session that exists, raises its revision, and
+/// reads it back.
 const CHANGE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return redis.call('HGETALL', KEYS[1])";
+
+/// Marks a use of a session (ARGV: the idle time in ms, the copy's
+/// revision): nil when it is gone, nothing when it is at the copy's
+/// revision, else the whole session.
+const CHECK: &str = r"
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return false end
+if tonumber(redis.call('HGET', KEYS[1], 'rev') or '0') == tonumber(ARGV[2]) then return {} end
 return redis.call('HGETALL', KEYS[1])";
 
 /// Legacy sessions in Redis.
@@ -119,7 +131,7 @@ fn fields(stored: &Stored) -> Vec<(String, String)> {
         "clientInfo": s.client_info,
         "owner": stored.owner.as_deref(),
     });
-    let mut out = vec![("init".to_owned(), init.to_string())];
+    let mut out = vec![("init".to_owned(), init.to_string()), ("rev".to_owned(), stored.revision.to_string())];
     if let Some(level) = s.log_level {
         out.push(("level".to_owned(), level_word(level)));
     }
@@ -134,9 +146,11 @@ fn level_word(level: LoggingLevel) -> String {
 /// The session the hash's `fields` hold.
 fn parse(fields: Vec<(String, String)>) -> Result<Stored, String> {
     let (mut init, mut level, mut subscriptions) = (None, None, std::collections::BTreeSet::new());
+    let mut revision: u64 = 0;
     for (field, value) in fields {
         match field.as_str() {
             "init" => init = Some(serde_json::from_str::<Value>(&value).map_err(|e| format!("init: {e}"))?),
+            "rev" => revision = value.parse::<u64>().map_err(|e| format!("rev: {e}"))?,
             "level" => level = Some(serde_json::from_value(Value::String(value)).map_err(|e| format!("level: {e}"))?),
             _ => {
                 if let Some(uri) = field.strip_prefix("sub:") {
@@ -156,7 +170,12 @@ fn parse(fields: Vec<(String, String)>) -> Result<Stored, String> {
         log_level: level,
         subscriptions,
     };
-    Ok(Stored { state, owner: init["owner"].as_str().map(Arc::from) })
+    Ok(Stored { state, owner: init["owner"].as_str().map(Arc::from), revision })
+}
+
+/// The state and revision of a session read whole.
+fn revised(stored: Stored) -> Revised {
+    Revised { revision: stored.revision, state: stored.state }
 }
 
 /// A letter about `session` of `kind`, with `more` members.
@@ -185,7 +204,7 @@ fn decode(payload: &[u8]) -> Result<Remote, String> {
         Some("cancel") => Remote::Cancel { session, id: id()?, reason: v["reason"].as_str().map(str::to_owned) },
         Some("changed") => {
             let fields = serde_json::from_value(v["f"].clone()).map_err(|e| e.to_string())?;
-            Remote::Changed { session, state: parse(fields)?.state }
+            Remote::Changed { session, revised: revised(parse(fields)?) }
         }
         Some("ended") => Remote::Ended { session },
         other => return Err(format!("unknown kind {other:?}")),
@@ -234,7 +253,7 @@ impl SessionStore for RedisSessions {
         .boxed()
     }
 
-    fn change(&self, id: &str, change: &StateChange) -> BoxFuture<'static, Result<Option<SessionState>, StoreError>> {
+    fn change(&self, id: &str, change: &StateChange) -> BoxFuture<'static, Result<Option<Revised>, StoreError>> {
         let (field, value) = match change {
             StateChange::SetLevel(level) => ("level".to_owned(), level_word(*level)),
             StateChange::Subscribe(uri, on) => (format!("sub:{uri}"), if *on { "1".into() } else { String::new() }),
@@ -262,20 +281,37 @@ impl SessionStore for RedisSessions {
             let note = letter("changed", &session, json!({ "f": fields }));
             let stored = parse(fields).map_err(unreadable)?;
             // The change stands even when the letter does not go: an
-            // instance that misses it keeps its copy's older state until
-            // that copy ends (its idle time), then reads the session anew.
+            // instance that misses it finds the new revision at the
+            // session's next message there ([`SessionStore::check`]).
             let _ = tell.broadcast(note.to_string().as_bytes()).await;
-            Ok(Some(stored.state))
+            Ok(Some(revised(stored)))
         }
         .boxed()
     }
 
-    fn refresh(&self, id: &str) -> BoxFuture<'static, Result<bool, StoreError>> {
+    fn check(&self, id: &str, known: u64) -> BoxFuture<'static, Result<Checked, StoreError>> {
         let (key, idle) = (self.key(id), self.idle_ms);
-        self.run(move |mut con| {
-            async move { redis::cmd("PEXPIRE").arg(&key).arg(idle).query_async::<i64>(&mut con).await.map(|n| n == 1) }
-                .boxed()
-        })
+        let read = self.run(move |mut con| {
+            async move {
+                redis::cmd("EVAL")
+                    .arg(CHECK)
+                    .arg(1)
+                    .arg(&key)
+                    .arg(idle)
+                    .arg(known)
+                    .query_async::<Option<Vec<(String, String)>>>(&mut con)
+                    .await
+            }
+            .boxed()
+        });
+        async move {
+            Ok(match read.await? {
+                None => Checked::Gone,
+                Some(fields) if fields.is_empty() => Checked::Current,
+                Some(fields) => Checked::Changed(revised(parse(fields).map_err(unreadable)?)),
+            })
+        }
+        .boxed()
     }
 
     fn end(&self, id: &str) -> BoxFuture<'static, Result<bool, StoreError>> {
@@ -328,7 +364,7 @@ mod tests {
         let mut state = SessionState::new(ProtocolVersion::V2025_06_18, &params);
         state.log_level = Some(LoggingLevel::Warning);
         state.subscriptions.insert("demo://a".into());
-        Stored { state, owner: Some("iss sub".into()) }
+        Stored { state, owner: Some("iss sub".into()), revision: 3 }
     }
 
     #[test]
@@ -345,7 +381,7 @@ mod tests {
         let changed = letter("changed", "s1", json!({"f": fields(&stored())}));
         assert_eq!(
             decode(changed.to_string().as_bytes()).unwrap(),
-            Remote::Changed { session: "s1".into(), state: stored().state }
+            Remote::Changed { session: "s1".into(), revised: Revised { revision: 3, state: stored().state } }
         );
         let cancel = letter("cancel", "s1", json!({"id": 4, "reason": "bored"}));
         assert!(matches!(decode(cancel.to_string().as_bytes()).unwrap(),

@@ -23,7 +23,7 @@ use slog::{info, Logger};
 
 use super::handle::SessionHandle;
 use super::session::Session;
-use super::store::{Remote, SessionStore, Stored};
+use super::store::{Remote, Revised, SessionStore, Stored};
 
 /// Why a session could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,6 +147,7 @@ impl SessionRegistry {
         let version = stored.state.version;
         let session = Session::new(id.clone(), stored.state, Some(self.idle), self.log.clone())
             .with_store(self.store.clone())
+            .at_revision(stored.revision)
             .on_end(move |id| me.do_send(Forget(id.to_owned())));
         let handle = SessionHandle::start(session, &id, version, self.input_timeout)
             .with_owner(stored.owner)
@@ -211,24 +212,32 @@ impl Handler<Open> for SessionRegistry {
     fn handle(&mut self, Open(state, owner): Open, ctx: &mut Self::Context) -> Self::Result {
         // 32 hex digits of a random UUID: visible ASCII, unguessable.
         let id = uuid::Uuid::new_v4().simple().to_string();
-        self.start(id, Stored { state, owner }, ctx.address())
+        self.start(id, Stored { state, owner, revision: 0 }, ctx.address())
     }
 }
 
 /// This instance's copy of session `id`, opened on another instance, as
-/// the store holds it (the copy already here, if there is one).
+/// the store holds it (the copy already here, if there is one, brought up
+/// to what the store held).
 #[derive(Message)]
 #[rtype(result = "Result<SessionHandle, SessionsFull>")]
 pub(crate) struct Adopt(pub String, pub Stored);
 
 impl Handler<Adopt> for SessionRegistry {
-    type Result = Result<SessionHandle, SessionsFull>;
+    type Result = ResponseFuture<Result<SessionHandle, SessionsFull>>;
 
     fn handle(&mut self, Adopt(id, stored): Adopt, ctx: &mut Self::Context) -> Self::Result {
-        if let Some(held) = self.sessions.index.find(&id) {
-            return Ok(held);
-        }
-        self.start(id, stored, ctx.address())
+        let Some(held) = self.sessions.index.find(&id) else {
+            let started = self.start(id, stored, ctx.address());
+            return Box::pin(std::future::ready(started));
+        };
+        // Two first messages at once: the one that read a newer revision
+        // must not be served by the older.
+        let revised = Revised { revision: stored.revision, state: stored.state };
+        Box::pin(async move {
+            held.revise(revised).await;
+            Ok(held)
+        })
     }
 }
 
@@ -256,9 +265,9 @@ impl Handler<Deliver> for SessionRegistry {
                     s.cancel_here(&id, reason);
                 }
             }
-            Remote::Changed { session, state } => {
+            Remote::Changed { session, revised } => {
                 if let Some(s) = find(&session) {
-                    s.replace(state);
+                    s.replace(revised);
                 }
             }
             Remote::Ended { session } => {

@@ -4,11 +4,12 @@
 //! change the negotiated state; the state itself, when the client last
 //! spoke and the requests running in the session are shared with its
 //! handles ([`SessionShared`]). It expires on its own timer when idle, and
-//! ending it cancels what runs in it.
+//! ending it cancels what runs in it. A copy of a session that lives in a
+//! store takes each newer revision of the state whole ([`Replace`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use actix::prelude::*;
 use mcp_protocol::jsonrpc::Response;
@@ -21,7 +22,7 @@ use tokio::sync::oneshot;
 
 use super::dispatch::{Reply, StateChange};
 use super::shared::SessionShared;
-use super::store::{question_id, SessionStore};
+use super::store::{question_id, Revised, SessionStore};
 use crate::channels::control::{Cancel, Close, CloseReason, UpdateFilter};
 
 /// The client's answer to a server-to-client request: a result, or the
@@ -47,8 +48,6 @@ pub(crate) struct Session {
     on_end: Option<OnEnd>,
     /// Where the session lives beyond this instance, if it does.
     store: Option<Arc<dyn SessionStore>>,
-    /// The last use the store was told of.
-    refreshed: Instant,
     log: Logger,
 }
 
@@ -65,7 +64,6 @@ impl Session {
             idle,
             on_end: None,
             store: None,
-            refreshed: Instant::now(),
             log,
         }
     }
@@ -75,6 +73,13 @@ impl Session {
     #[must_use]
     pub(crate) fn with_store(mut self, store: Option<Arc<dyn SessionStore>>) -> Self {
         self.store = store;
+        self
+    }
+
+    /// This copy, its state being the store's `revision` of it.
+    #[must_use]
+    pub(crate) fn at_revision(self, revision: u64) -> Self {
+        self.shared.set_revision(revision);
         self
     }
 
@@ -105,28 +110,11 @@ impl Session {
 
     /// Publishes `state` (the one writer); when that changed what the
     /// notification stream delivers, what tells the stream so.
-    fn replace(&mut self, state: SessionState) -> Option<actix::dev::RecipientRequest<UpdateFilter>> {
+    fn publish(&mut self, state: SessionState) -> Option<actix::dev::RecipientRequest<UpdateFilter>> {
         let same = self.shared.state().subscriptions == state.subscriptions;
         self.shared.change_state(|s| *s = state);
         let (_, update) = self.stream.as_ref().filter(|_| !same)?;
         Some(update.send(UpdateFilter { filter: self.filter() }))
-    }
-
-    /// Tells the store of the session's use since the last time; ends this
-    /// copy when the store says the session is gone (expired, or ended on
-    /// another instance).
-    fn refresh(&mut self, ctx: &mut Context<Self>) {
-        let (Some(store), seen) = (self.store.clone(), self.shared.last_seen()) else { return };
-        if seen <= self.refreshed {
-            return;
-        }
-        self.refreshed = seen;
-        ctx.spawn(store.refresh(&self.id).into_actor(self).map(|alive, act, ctx| {
-            if alive == Ok(false) {
-                info!(act.log, "legacy session gone from the store"; "session" => &act.id);
-                ctx.stop();
-            }
-        }));
     }
 }
 
@@ -137,7 +125,6 @@ impl Actor for Session {
         if let Some(idle) = self.idle {
             let every = (idle / 10).clamp(Duration::from_millis(10), Duration::from_secs(10));
             ctx.run_interval(every, move |act, ctx| {
-                act.refresh(ctx);
                 if act.shared.last_seen().elapsed() >= idle {
                     info!(act.log, "legacy session expired"; "session" => &act.id);
                     ctx.stop();
@@ -177,20 +164,28 @@ impl Handler<Change> for Session {
         let Some(store) = self.store.clone() else {
             let mut next = SessionState::clone(&self.shared.state());
             change.apply(&mut next);
-            return Box::pin(filtered(self.replace(next), ok()).into_actor(self));
+            return Box::pin(filtered(self.publish(next), ok()).into_actor(self));
         };
-        // Written through the store, which tells the other instances; this
-        // copy takes the state the store holds after the change.
+        // Written through the store, which raises the revision and tells
+        // the other instances; this copy takes the state the store holds
+        // after the change as any newer revision ([`Replace`]), before the
+        // client hears the answer.
         Box::pin(store.change(&self.id, &change).into_actor(self).then(move |written, act, ctx| {
-            let (update, reply) = match written {
-                Ok(Some(state)) => (act.replace(state), ok()),
-                Ok(None) => {
-                    ctx.stop();
-                    (None, Reply::Now(Err(ErrorData::internal("the session has ended"))))
+            let me = ctx.address();
+            if matches!(written, Ok(None)) {
+                ctx.stop();
+            }
+            async move {
+                match written {
+                    Ok(Some(revised)) => match me.send(Replace(revised)).await {
+                        Ok(()) => ok(),
+                        Err(_) => Reply::Now(Err(ErrorData::internal("the session has ended"))),
+                    },
+                    Ok(None) => Reply::Now(Err(ErrorData::internal("the session has ended"))),
+                    Err(e) => Reply::Now(Err(e.to_error_data())),
                 }
-                Err(e) => (None, Reply::Now(Err(e.to_error_data()))),
-            };
-            filtered(update, reply).into_actor(act)
+            }
+            .into_actor(act)
         }))
     }
 }
@@ -205,17 +200,25 @@ async fn filtered<T>(update: Option<actix::dev::RecipientRequest<UpdateFilter>>,
     then
 }
 
-/// The session's state as another instance changed it.
+/// The session's state at a revision of the store: another instance
+/// changed it, or a message found this copy behind. A revision no newer
+/// than the copy's changes nothing. Answered once the copy serves by it,
+/// its notification stream included.
 #[derive(Message)]
 #[rtype(result = "()")]
-pub(crate) struct Replace(pub SessionState);
+pub(crate) struct Replace(pub Revised);
 
 impl Handler<Replace> for Session {
-    type Result = ();
+    /// Atomic: the revision is published once the stream routes by the new
+    /// state, and nothing else is handled meanwhile, so that a message that
+    /// finds the copy at a revision finds its stream at it too.
+    type Result = AtomicResponse<Self, ()>;
 
-    fn handle(&mut self, Replace(state): Replace, ctx: &mut Self::Context) {
-        let update = self.replace(state);
-        ctx.spawn(filtered(update, ()).into_actor(self));
+    fn handle(&mut self, Replace(Revised { revision, state }): Replace, _ctx: &mut Self::Context) -> Self::Result {
+        let update = if revision > self.shared.revision() { self.publish(state) } else { None };
+        AtomicResponse::new(Box::pin(
+            filtered(update, ()).into_actor(self).map(move |(), act, _| act.shared.set_revision(revision)),
+        ))
     }
 }
 

@@ -2,10 +2,12 @@
 //! message to its actor — the state a request is decided against, when the
 //! client last spoke, and the requests running in the session. The
 //! session's actor is the only writer of its state and publishes each
-//! change as a new immutable snapshot that readers load without a lock; the
-//! clock is an atomic; the running requests are a short list under a mutex
-//! held only to add or take out one entry (each request does both, so a
-//! copy-on-write list would copy and allocate twice per request). A request
+//! change as a new immutable snapshot that readers load without a lock,
+//! then the store's revision of it (an atomic: a reader that sees a
+//! revision sees the state of it); the clock is an atomic; the running
+//! requests are a short list under a mutex held only to add or take out
+//! one entry (each request does both, so a copy-on-write list would copy
+//! and allocate twice per request). A request
 //! of the session's client so costs no round trip to the session's arbiter,
 //! whatever thread serves it.
 
@@ -29,6 +31,8 @@ type InFlight = Vec<(RequestId, Recipient<Cancel>)>;
 #[derive(Debug)]
 pub(crate) struct SessionShared {
     state: ArcSwap<SessionState>,
+    /// The store's revision of `state` (0 without a store).
+    revision: AtomicU64,
     /// When the session began; `last_seen` counts from it.
     began: Instant,
     /// Milliseconds from `began` to the client's last message.
@@ -42,6 +46,7 @@ impl SessionShared {
     pub(crate) fn new(state: SessionState) -> Self {
         SessionShared {
             state: ArcSwap::from_pointee(state),
+            revision: AtomicU64::new(0),
             began: Instant::now(),
             last_seen: AtomicU64::new(0),
             in_flight: Mutex::new(Vec::new()),
@@ -60,6 +65,18 @@ impl SessionShared {
         let out = change(&mut next);
         self.state.store(Arc::new(next));
         out
+    }
+
+    /// The store's revision of the state published last: published after
+    /// that state, so that the state read after it is at least as new.
+    pub(crate) fn revision(&self) -> u64 {
+        self.revision.load(Ordering::Acquire)
+    }
+
+    /// The state published last is the store's `revision` (the session's
+    /// actor only); a revision never goes back.
+    pub(crate) fn set_revision(&self, revision: u64) {
+        self.revision.fetch_max(revision, Ordering::AcqRel);
     }
 
     /// The client spoke.

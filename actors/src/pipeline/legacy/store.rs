@@ -6,10 +6,14 @@
 //!
 //! With a store, each instance holds its own copy of a session it serves
 //! (an actor, as without one), made from the stored state on the session's
-//! first message there. Changes of the state are written to the store and
-//! told to every instance; the questions an instance asks the client carry
-//! its name in their ids, so that the client's answer, wherever it lands,
-//! reaches the instance waiting for it.
+//! first message there. Changes of the state are written to the store,
+//! each raising the session's revision, and told to every instance; every
+//! later message of the session on an instance first asks the store for
+//! the revision ([`SessionStore::check`]) and brings the copy up to it, so
+//! that a change another instance answered is seen even when its letter is
+//! late or lost. The questions an instance asks the client carry its name
+//! in their ids, so that the client's answer, wherever it lands, reaches
+//! the instance waiting for it.
 
 use std::sync::Arc;
 
@@ -27,6 +31,31 @@ pub(crate) struct Stored {
     pub state: SessionState,
     /// The key of the caller that opened it (only it may use it).
     pub owner: Option<Arc<str>>,
+    /// Its revision (0 as opened).
+    pub revision: u64,
+}
+
+/// A session's state at one revision in the store: the number each change
+/// of the state raises by one, so that a copy tells a newer state from one
+/// it already has, whatever order they reach it in.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Revised {
+    /// The revision.
+    pub revision: u64,
+    /// The state at it.
+    pub state: SessionState,
+}
+
+/// What the store says of a copy's revision ([`SessionStore::check`]).
+#[cfg_attr(not(feature = "redis"), allow(dead_code))] // only stores make them
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Checked {
+    /// The session is gone (expired, or ended).
+    Gone,
+    /// The copy has the stored revision.
+    Current,
+    /// The store holds another revision: this one.
+    Changed(Revised),
 }
 
 /// Why the store could not do what was asked.
@@ -76,8 +105,8 @@ pub(crate) enum Remote {
     Changed {
         /// The session.
         session: String,
-        /// Its state.
-        state: SessionState,
+        /// Its state, and the revision it is.
+        revised: Revised,
     },
     /// The session ended (`DELETE`).
     Ended {
@@ -98,13 +127,14 @@ pub(crate) trait SessionStore: Send + Sync {
     /// (it never was, expired or ended).
     fn load(&self, id: &str) -> BoxFuture<'static, Result<Option<Stored>, StoreError>>;
 
-    /// Applies `change` and tells every instance; the state after it, or
-    /// `None` if the session is gone.
-    fn change(&self, id: &str, change: &StateChange) -> BoxFuture<'static, Result<Option<SessionState>, StoreError>>;
+    /// Applies `change`, raising the session's revision, and tells every
+    /// instance; the state after it, or `None` if the session is gone.
+    fn change(&self, id: &str, change: &StateChange) -> BoxFuture<'static, Result<Option<Revised>, StoreError>>;
 
-    /// The session was used: it lives another idle period; false if it is
-    /// gone.
-    fn refresh(&self, id: &str) -> BoxFuture<'static, Result<bool, StoreError>>;
+    /// The session was used (it lives another idle period): whether it is
+    /// gone, at revision `known`, or at another (then its state too). One
+    /// round trip.
+    fn check(&self, id: &str, known: u64) -> BoxFuture<'static, Result<Checked, StoreError>>;
 
     /// Ends the session everywhere; whether it was there.
     fn end(&self, id: &str) -> BoxFuture<'static, Result<bool, StoreError>>;
