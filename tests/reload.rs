@@ -2,7 +2,9 @@
 //! quotas and upstreams change in place (a call in flight to a changed
 //! upstream finishes, lists announce their change), a file that does not
 //! load is refused and the running configuration kept, and a hundred
-//! reloads under load fail no call.
+//! reloads under load fail no call. And a server from the builder, over
+//! loopback: what it set in code — its upstreams, its name — outlives a
+//! reloaded configuration that does not mention it.
 
 mod common;
 
@@ -10,6 +12,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use actix_mcp::client::{Client, SubscriptionFilter};
+use actix_mcp::config::UpstreamConfig;
+use actix_mcp::gateway::FleetChange;
 use actix_mcp::prelude::*;
 use common::*;
 use futures::StreamExt;
@@ -190,4 +194,80 @@ async fn a_hundred_reloads_under_load_fail_no_call() {
     client.close().await;
     server.terminate().await;
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An upstream of the everything catalog at `url`, named `name`, its
+/// resources under `name+` (two of them serve the same URIs).
+fn everything_at(name: &str, url: &str) -> UpstreamConfig {
+    let mut up = UpstreamConfig::parse_flag(&format!("{name}={url}")).unwrap();
+    up.uri_prefix = format!("{name}+");
+    up
+}
+
+/// An upstream given to the builder in code is part of the program: a
+/// reload whose configuration lists no upstream (a SIGHUP meant for the
+/// policy) leaves it running; the configuration's own come and go next to
+/// it; a configuration naming it too is refused.
+#[actix_rt::test]
+async fn a_reload_keeps_the_upstreams_given_in_code() {
+    let upstream = TestServer::everything();
+    let server = McpServer::builder(mcp_protocol::model::discover::Implementation::new("weather", "1.0.0"))
+        .config(test_config())
+        .tool(Tool::no_args("ping", "Answers pong", |_ctx| async { Ok("pong") }))
+        .upstream(everything_at("time", &upstream.url))
+        .build()
+        .unwrap();
+    let served = TestServer::serve(server.clone());
+    let client = Client::connect(&served.url, answering()).await.unwrap();
+    until_tools(&client, &["time__echo"], true).await;
+
+    let r = server.reload(Config::default()).unwrap();
+    assert_eq!(r.upstreams, FleetChange::default(), "nothing started, stopped or restarted");
+    assert!(names(&client).await.contains(&"time__echo".to_owned()), "{:?}", names(&client).await);
+    let echoed = client.call_tool("time__echo", json!({"text": "still here"})).await.unwrap();
+    assert_eq!(text(&echoed), "still here");
+
+    let mut more = Config::default();
+    more.upstreams.push(everything_at("extra", &upstream.url));
+    let r = server.reload(more).unwrap();
+    assert_eq!(r.upstreams.added, ["extra"]);
+    assert!(r.upstreams.removed.is_empty(), "{:?}", r.upstreams);
+    until_tools(&client, &["extra__echo", "time__echo"], true).await;
+    let r = server.reload(Config::default()).unwrap();
+    assert_eq!(r.upstreams.removed, ["extra"], "the configuration's own leaves with it");
+    until_tools(&client, &["extra__echo"], false).await;
+    assert!(names(&client).await.contains(&"time__echo".to_owned()), "the code's stays");
+
+    let mut clash = Config::default();
+    clash.upstreams.push(everything_at("time", &upstream.url));
+    let refused = server.reload(clash).unwrap_err();
+    assert!(refused.contains("\"time\" is given in code"), "{refused}");
+    assert!(names(&client).await.contains(&"time__echo".to_owned()), "a refused reload changes nothing");
+    client.close().await;
+    served.stop().await;
+    upstream.stop().await;
+}
+
+/// The builder's `serverInfo` and instructions are what a reload compares
+/// with: a reloaded configuration that does not name the server changes
+/// nothing that needs a restart (no WARN at every SIGHUP); one that does is
+/// told apart.
+#[actix_rt::test]
+async fn a_reload_keeps_the_builders_server_name() {
+    let server = McpServer::builder(mcp_protocol::model::discover::Implementation::new("weather", "2.0.0"))
+        .config(test_config())
+        .instructions("Ask about the weather.")
+        .build()
+        .unwrap();
+    let served = TestServer::serve(server.clone());
+    let r = server.reload(test_config()).unwrap();
+    assert_eq!(r.need_restart, Vec::<String>::new(), "nothing changed");
+    let discover = post(&served.url, &request(json!(1), "server/discover", json!({}))).await;
+    let result = &discover.response()["result"];
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "weather", "{}", discover.raw);
+    assert_eq!(result["instructions"], "Ask about the weather.");
+    let mut named = test_config();
+    named.server.name = "gateway".into();
+    assert_eq!(server.reload(named).unwrap().need_restart, ["server"]);
+    served.stop().await;
 }

@@ -24,7 +24,9 @@ use crate::config::{Config, ConfigError, UpstreamConfig};
 use crate::facts::clock::{Clock, SystemClock};
 use crate::hub::HubBackend;
 use crate::server::build_error::BuildError;
+use crate::server::InCode;
 use crate::server::McpServer;
+use crate::telemetry::logging;
 use runner::{RunError, Transport};
 
 /// `serverInfo` naming the crate this macro is expanded in (its Cargo
@@ -43,7 +45,8 @@ macro_rules! server_info {
 pub struct McpServerBuilder {
     info: Implementation,
     config: Config,
-    config_names_server: bool,
+    /// `instructions()` set `server.instructions` (and no `config()` since).
+    instructions_in_code: bool,
     catalog: Arc<Catalog>,
     problems: Vec<String>,
     log: Option<Logger>,
@@ -73,7 +76,7 @@ impl McpServer {
         McpServerBuilder {
             info,
             config: Config::default(),
-            config_names_server: false,
+            instructions_in_code: false,
             catalog: Arc::new(Catalog::new()),
             problems: Vec::new(),
             log: None,
@@ -87,9 +90,11 @@ impl McpServer {
 
 impl McpServerBuilder {
     /// Uses `config` (else the embedded defaults). A `server.name` set in it
-    /// wins over the builder's `serverInfo`.
+    /// wins over the builder's `serverInfo`. A reload
+    /// ([`McpServer::reload`]) reads the builder's name, instructions and
+    /// upstreams into the reloaded configuration the same way.
     pub fn config(mut self, config: Config) -> Self {
-        self.config_names_server = config.server.name != Config::default().server.name;
+        self.instructions_in_code = false;
         self.config = config;
         self
     }
@@ -116,6 +121,12 @@ impl McpServerBuilder {
     /// own URIs. The builder starts every upstream — these and the
     /// configuration's — when it builds the server.
     ///
+    /// An upstream given here is part of the program, not of its
+    /// configuration: a reload ([`McpServer::reload`], SIGHUP through
+    /// [`reload_on_hangup`](crate::server::reload_on_hangup)) keeps it
+    /// running whatever the reloaded configuration lists, and refuses one
+    /// that names an upstream of the same name (as `build` does).
+    ///
     /// ```no_run
     /// use actix_mcp::config::UpstreamConfig;
     /// use actix_mcp::prelude::*;
@@ -137,6 +148,7 @@ impl McpServerBuilder {
     /// Guidance for models, sent in `server/discover` (`instructions`).
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.config.server.instructions = text.into();
+        self.instructions_in_code = true;
         self
     }
 
@@ -266,22 +278,43 @@ impl McpServerBuilder {
         }
     }
 
+    /// What was set in code rather than in the configuration: read into it
+    /// at `build`, and into every reloaded configuration.
+    fn in_code(&self) -> InCode {
+        InCode {
+            upstreams: self.upstreams.clone(),
+            named: Some((self.info.name.clone(), self.info.version.clone())),
+            instructions: self.instructions_in_code.then(|| self.config.server.instructions.clone()),
+        }
+    }
+
+    /// The configuration the server is built with: the builder's, with what
+    /// was set in code, validated.
+    fn effective_config(&self) -> Result<Config, BuildError> {
+        let config = self.in_code().apply(self.config.clone())?;
+        config.validate()?;
+        Ok(config)
+    }
+
     /// Builds the server. Needs a running actix system (see
-    /// [`BuildError::NoSystem`]); the `run_*` methods start one.
+    /// [`BuildError::NoSystem`]); the `run_*` methods start one. Without a
+    /// [`logger`](Self::logger), it logs as `log.*` says, each record's
+    /// `service` the server's name.
     pub fn build(mut self) -> Result<McpServer, BuildError> {
         self.problems.extend(self.catalog.broken_view_links());
         if !self.problems.is_empty() {
             return Err(BuildError::Catalog(self.problems));
         }
-        if !self.config_names_server {
-            self.config.server.name = self.info.name.clone();
-            self.config.server.version = self.info.version.clone();
-        }
-        self.config.upstreams.append(&mut self.upstreams);
-        self.config.validate()?;
+        let in_code = self.in_code();
+        self.config = self.effective_config()?;
         let log = match self.log {
             Some(l) => l,
-            None => crate::telemetry::logging::root_logger(&self.config.log)?,
+            None => {
+                let (log, guard) = logging::root_logger_for(&self.config.log, &self.config.server.name)?;
+                // Without a guard the drain flushes when the logger itself is dropped.
+                std::mem::forget(guard);
+                log
+            }
         };
         // Upstreams serve into the catalog; an upstream refused at its
         // first start (a URI another serves) is logged and shown as down.
@@ -292,7 +325,7 @@ impl McpServerBuilder {
             Some(backend) => backend,
             None => crate::server::backend_for(&self.config)?,
         };
-        let server = McpServer::assemble(self.catalog, self.config, log, backend, self.clock)?;
+        let server = McpServer::assemble(self.catalog, self.config, log, backend, self.clock)?.with_code(in_code)?;
         #[cfg(feature = "gateway")]
         let server = match gateway {
             Some(gateway) => server.with_gateway(gateway)?,
@@ -370,16 +403,32 @@ impl McpServerBuilder {
         if !self.problems.is_empty() {
             return Err(BuildError::Catalog(self.problems));
         }
-        let mut checked = self.config.clone();
-        checked.upstreams.extend(self.upstreams.iter().cloned());
-        checked.validate()?;
+        // Log records name the server as it will be named.
+        let service = self.effective_config()?.server.name;
         let (log_config, log) = (self.config.log.clone(), self.log.clone());
         // The runner hands back `log` when one was given.
-        let service = self.info.name.clone();
         runner::run(&service, &log_config, log, transport, move |log| self.logger(log).build()).map_err(|e| match e {
             RunError::Make(e) => e,
             RunError::Logger(e) => BuildError::Config(e),
             RunError::Serve(e) => BuildError::Serve(e.to_string()),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What names the server in `serverInfo` and in every log record's
+    /// `service`: the configuration, else the builder's `serverInfo`.
+    #[test]
+    fn the_server_is_named_by_the_configuration_else_by_the_builder() {
+        let info = Implementation::new("weather", "2.0.0");
+        let c = McpServer::builder(info.clone()).instructions("Ask.").effective_config().unwrap();
+        assert_eq!((c.server.name.as_str(), c.server.version.as_str()), ("weather", "2.0.0"));
+        assert_eq!(c.server.instructions, "Ask.");
+        let mut named = Config::default();
+        named.server.name = "gw".into();
+        assert_eq!(McpServer::builder(info).config(named).effective_config().unwrap().server.name, "gw");
     }
 }

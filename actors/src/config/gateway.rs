@@ -44,6 +44,16 @@ impl Default for GatewayConfig {
     }
 }
 
+impl GatewayConfig {
+    /// The wait before an upstream is started again after `failures`
+    /// failures in a row: `restart_initial_ms`, doubled per failure after
+    /// the first, at most `restart_max_ms`.
+    pub fn restart_wait(&self, failures: u32) -> std::time::Duration {
+        let doubled = self.restart_initial_ms.saturating_mul(1u64 << failures.saturating_sub(1).min(20));
+        std::time::Duration::from_millis(doubled.min(self.restart_max_ms))
+    }
+}
+
 /// One `[[upstreams]]` entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -235,6 +245,13 @@ mod tests {
         assert_eq!(up.url, "https://mcp.example.com/mcp");
         assert!(UpstreamConfig::parse_flag("nothing").is_err());
         assert!(UpstreamConfig::parse_flag("x=").is_err());
+    }
+
+    #[test]
+    fn the_restart_wait_doubles_up_to_its_limit() {
+        let g = GatewayConfig { restart_initial_ms: 100, restart_max_ms: 1000, ..Default::default() };
+        let waits: Vec<u128> = (1..=6).map(|f| g.restart_wait(f).as_millis()).collect();
+        assert_eq!(waits, [100, 200, 400, 800, 1000, 1000]);
     }
 
     #[test]

@@ -10,10 +10,14 @@ pub struct MetricsConfig {
     /// `metrics` feature (the default features), false without it (where
     /// `true` is refused at start).
     pub enabled: bool,
-    /// Empty (default): serve `path` on the main port. `ADDR:PORT`: on a
-    /// listener of its own (recommended when the main port is reachable
-    /// from outside: metrics then need no exposure beyond the scraper's
-    /// network, and no authorization).
+    /// Empty (default): serve `path` on the main port (an embedding
+    /// application's too, where `transport::http::configure` mounts it).
+    /// `ADDR:PORT`: on a listener of its own instead (recommended when the
+    /// main port is reachable from outside: metrics then need no exposure
+    /// beyond the scraper's network, and no authorization). The server
+    /// starts that listener when it is built, whether it then serves HTTP
+    /// itself or is mounted in an application's actix-web server; an
+    /// address it cannot listen on fails the build, naming this key.
     pub bind: String,
     /// The path of the text exposition. Default: `/metrics`.
     pub path: String,

@@ -47,6 +47,8 @@ pub(super) struct Fleet {
     told: Arc<ArcSwap<Vec<Recipient<Wanted>>>>,
     /// The resolver and the interest hook are installed (once there was an upstream).
     installed: bool,
+    /// Set when the server shuts down (every upstream reads it).
+    pub(super) closing: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// What a reload did to the upstreams, by name.
@@ -75,6 +77,7 @@ impl Fleet {
             routes: Arc::new(ArcSwap::from_pointee(Vec::new())),
             told: Arc::new(ArcSwap::from_pointee(Vec::new())),
             installed: false,
+            closing: Arc::default(),
         }
     }
 
@@ -99,6 +102,7 @@ impl Fleet {
             refused,
             pins: self.pins.clone(),
             homes: self.homes.clone(),
+            closing: self.closing.clone(),
         };
         let addr = Upstream::new(up.clone(), self.gateway.clone(), shared, status.clone()).start();
         self.running.push(Running { config: up.clone(), names, addr, status, route });

@@ -182,6 +182,14 @@ impl Gateway {
         self.statuses().iter().all(|s| !s.required || matches!(s.state, UpstreamState::Up { .. }))
     }
 
+    /// The server is shutting down ([`McpServer::shutdown`](crate::McpServer::shutdown)
+    /// says so): an upstream whose connection ends from now on — a stdio
+    /// one's ends with the HTTP worker it lives on — is not started again,
+    /// and its end is logged at INFO, not as a fault.
+    pub fn closing(&self) {
+        self.fleet().closing.store(true, std::sync::atomic::Ordering::Release);
+    }
+
     /// Stops every upstream: their items leave the catalog, their
     /// processes end.
     pub fn stop(&self) {

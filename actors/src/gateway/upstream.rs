@@ -6,6 +6,7 @@
 //! backoff that doubles per failure in a row.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -44,6 +45,9 @@ pub(crate) struct Shared {
     pub(crate) pins: Option<Arc<super::pins::Pins>>,
     /// The threads a stdio connection may open on.
     pub(crate) homes: Arc<Homes>,
+    /// Set when the server shuts down: a connection lost then is not
+    /// started again (nor reported as a fault).
+    pub(crate) closing: Arc<AtomicBool>,
 }
 
 /// The actor of one upstream.
@@ -56,6 +60,8 @@ pub struct Upstream {
     route: Arc<Route>,
     log: Logger,
     status: Arc<Mutex<UpstreamStatus>>,
+    /// The server is shutting down (see `Shared::closing`).
+    closing: Arc<AtomicBool>,
     mirror: Mirror,
     link: Option<Arc<Link>>,
     /// Counts connections, so that what an old one reports is ignored.
@@ -104,6 +110,7 @@ impl Upstream {
             route: shared.route,
             log,
             status,
+            closing: shared.closing,
             mirror,
             link: None,
             generation: 0,
@@ -293,7 +300,8 @@ impl Upstream {
     }
 
     /// The connection of `generation` is lost: its items leave, and it is
-    /// started again after the backoff.
+    /// started again after the backoff (not when the server is shutting
+    /// down: then its connection ends with it).
     fn lost(&mut self, generation: u64, reason: String, ctx: &mut Context<Self>) {
         if generation != self.generation {
             return;
@@ -310,8 +318,12 @@ impl Upstream {
             actix::spawn(async move { client.close().await });
         }
         self.mirror.clear(&self.catalog);
+        if self.closing.load(Ordering::Acquire) {
+            info!(self.log, "upstream closed: the server is shutting down"; "reason" => &reason);
+            return self.set_state(UpstreamState::Down { reason });
+        }
         self.failures = self.failures.saturating_add(1);
-        let wait = backoff(&self.gateway, self.failures);
+        let wait = self.gateway.restart_wait(self.failures);
         warn!(self.log, "upstream down"; "reason" => &reason, "restart_in_ms" => wait.as_millis() as u64);
         self.set_state(UpstreamState::Down { reason });
         ctx.run_later(wait, |act, ctx| {
@@ -345,12 +357,6 @@ impl Upstream {
                 "uri" => &uri, "dropped_so_far" => self.forged);
         }
     }
-}
-
-/// The wait before the restart after `failures` failures in a row.
-fn backoff(gateway: &GatewayConfig, failures: u32) -> Duration {
-    let doubled = gateway.restart_initial_ms.saturating_mul(1u64 << failures.saturating_sub(1).min(20));
-    Duration::from_millis(doubled.min(gateway.restart_max_ms))
 }
 
 impl Actor for Upstream {
@@ -432,17 +438,5 @@ impl Upstream {
                 self.count_watching();
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_backoff_doubles_up_to_its_limit() {
-        let g = GatewayConfig { restart_initial_ms: 100, restart_max_ms: 1000, ..Default::default() };
-        let waits: Vec<u128> = (1..=6).map(|f| backoff(&g, f).as_millis()).collect();
-        assert_eq!(waits, [100, 200, 400, 800, 1000, 1000]);
     }
 }

@@ -30,7 +30,9 @@ impl McpServer {
     /// A server for `catalog`, with the hub backend `hub.backend` names
     /// (`memory` or `redis`). The configuration is validated first (an
     /// error names the key). Needs a running actix system; the
-    /// [builder](McpServer::builder) can start one.
+    /// [builder](McpServer::builder) can start one. With `metrics.bind`
+    /// set, the metrics listener starts now (see [`McpServer::metrics_addrs`]);
+    /// an address it cannot listen on is an error naming the key.
     pub fn new(catalog: Arc<Catalog>, config: Config, log: slog::Logger) -> Result<Self, BuildError> {
         config.validate()?;
         let backend = backend_for(&config)?;
@@ -77,7 +79,7 @@ impl McpServer {
         let stopping = CancellationToken::new();
         let _anchor = stopping.child_token();
         let auth = Authorizer::from_config(&config)?.map(Arc::new);
-        let draining = std::sync::atomic::AtomicBool::new(false);
+        let metrics_listener = super::metrics::start_listener(&config, &sessions, &backend_link, &log)?;
         let inner = Inner {
             service,
             reloads: super::reload::Generations::new(&config),
@@ -91,11 +93,12 @@ impl McpServer {
             stopping,
             _anchor,
             auth,
-            draining,
+            draining: Default::default(),
             backend_link,
             checks: Vec::new(),
             #[cfg(feature = "gateway")]
             gateway: None,
+            metrics_listener,
         };
         Ok(McpServer { inner: Arc::new(inner) })
     }

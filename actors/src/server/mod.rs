@@ -23,6 +23,7 @@
 mod assemble;
 pub mod build_error;
 mod listen;
+mod metrics;
 mod observe;
 mod readiness;
 mod reload;
@@ -31,6 +32,7 @@ mod shutdown;
 
 pub(crate) use assemble::backend_for;
 pub use readiness::ReadinessCheck;
+pub(crate) use reload::InCode;
 pub use reload::{reload_on_hangup, Reloaded};
 pub use shutdown::{shutdown_signal, Signal};
 
@@ -95,6 +97,8 @@ struct Inner {
     gateway: Option<crate::gateway::Gateway>,
     /// The configuration's generations (reloads).
     reloads: reload::Generations,
+    /// The listener of `metrics.bind`, started with the server.
+    metrics_listener: Option<metrics::MetricsListener>,
 }
 
 impl std::fmt::Debug for McpServer {

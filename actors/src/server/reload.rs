@@ -6,6 +6,11 @@
 //! and the running one kept. Requests in flight finish on what they started
 //! with: each took the policy and quotas of its start, and an upstream's
 //! calls in flight finish before its connection closes.
+//!
+//! What a [builder](crate::builder::McpServerBuilder) set in code is read
+//! into every reloaded configuration as it was into the first
+//! (`InCode`): its upstreams are kept, and its server name, version and
+//! instructions stay unless the configuration sets them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,7 +21,7 @@ use serde_json::{json, Value};
 use slog::{error, info, warn};
 
 use super::McpServer;
-use crate::config::Config;
+use crate::config::{Config, ConfigError, ServerConfig, UpstreamConfig};
 
 /// The settings a reload applies; the rest wait for a restart.
 const RELOADED: [&str; 4] = ["upstreams", "policy", "quotas", "quotas_fail"];
@@ -38,11 +43,56 @@ pub struct Reloaded {
     pub need_restart: Vec<String>,
 }
 
-/// The configuration's generations: the one loaded last, and how the last
-/// reload went.
+/// What a builder set in code rather than in the configuration, read into
+/// the configuration it builds with and into every reloaded one alike.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct InCode {
+    /// The upstreams given with `McpServerBuilder::upstream`: served after
+    /// the configuration's, and never removed by a reload.
+    pub(crate) upstreams: Vec<UpstreamConfig>,
+    /// The builder's `serverInfo` (name, version): the server's, unless the
+    /// configuration names the server.
+    pub(crate) named: Option<(String, String)>,
+    /// `McpServerBuilder::instructions`: the server's, unless the
+    /// configuration sets them.
+    pub(crate) instructions: Option<String>,
+}
+
+impl InCode {
+    /// `config` with what was set in code: the name, version and
+    /// instructions where `config` leaves them at their defaults, and the
+    /// code's upstreams after its own. An upstream of `config` named as one
+    /// given in code is an error naming it (the code's cannot be replaced).
+    pub(crate) fn apply(&self, mut config: Config) -> Result<Config, ConfigError> {
+        let defaults = ServerConfig::default();
+        if let Some((name, version)) = self.named.as_ref().filter(|_| config.server.name == defaults.name) {
+            config.server.name = name.clone();
+            config.server.version = version.clone();
+        }
+        if let Some(text) = self.instructions.as_ref().filter(|_| config.server.instructions == defaults.instructions) {
+            config.server.instructions = text.clone();
+        }
+        for up in &self.upstreams {
+            if config.upstreams.iter().any(|u| u.name == up.name) {
+                return Err(ConfigError(format!(
+                    "upstream {:?} is given in code (McpServerBuilder::upstream); the configuration may not \
+                     name it too: rename one of them",
+                    up.name
+                )));
+            }
+            config.upstreams.push(up.clone());
+        }
+        Ok(config)
+    }
+}
+
+/// The configuration's generations: the one loaded last, how the last
+/// reload went, and what the builder set in code.
 pub(crate) struct Generations {
     generation: AtomicU64,
     last: Mutex<Last>,
+    /// Read into every reloaded configuration.
+    code: InCode,
 }
 
 struct Last {
@@ -56,7 +106,7 @@ impl Generations {
     /// Generation 1: `config`, as the server started with it.
     pub(crate) fn new(config: &Config) -> Generations {
         let last = Last { config: config.clone(), at: None, error: None };
-        Generations { generation: AtomicU64::new(1), last: Mutex::new(last) }
+        Generations { generation: AtomicU64::new(1), last: Mutex::new(last), code: InCode::default() }
     }
 
     fn last(&self) -> std::sync::MutexGuard<'_, Last> {
@@ -77,6 +127,14 @@ impl McpServer {
     /// [`Reloaded::need_restart`]). Refused whole, with the running
     /// configuration kept, when `config` does not validate or its policy,
     /// quotas or pins do not load.
+    ///
+    /// A server from the [builder](crate::builder::McpServerBuilder) reads
+    /// what was set in code into `config` as it did at start: the upstreams
+    /// given with `upstream()` are kept (`config`'s own are added, changed
+    /// and removed around them; one `config` names as well is refused), and
+    /// where `config` does not name the server, or leaves its instructions
+    /// at their default, the builder's stay — so a reloaded file that
+    /// changes only the policy changes only the policy.
     pub fn reload(&self, config: Config) -> Result<Reloaded, String> {
         let result = self.try_reload(config);
         self.inner.reloads.tried(result.as_ref().err().cloned());
@@ -84,6 +142,7 @@ impl McpServer {
     }
 
     fn try_reload(&self, config: Config) -> Result<Reloaded, String> {
+        let config = self.inner.reloads.code.apply(config).map_err(|e| e.0)?;
         config.validate().map_err(|e| e.0)?;
         let service = self.service();
         let log = self.logger();
@@ -133,6 +192,14 @@ impl McpServer {
                 "settings" => reloaded.need_restart.join(", "));
         }
         Ok(reloaded)
+    }
+
+    /// This server reading `code` into every reloaded configuration (the
+    /// builder gives what it set in code). Must be called before the server
+    /// is cloned.
+    pub(crate) fn with_code(mut self, code: InCode) -> Result<Self, super::build_error::BuildError> {
+        self.inner_mut("with_code")?.reloads.code = code;
+        Ok(self)
     }
 
     /// The configuration's generation (1 at start, +1 per reload) and how
@@ -206,5 +273,29 @@ mod tests {
         new.log.level = "debug".into();
         new.quotas_max_keys = 5;
         assert_eq!(need_restart(&old, &new), ["http", "log", "quotas_max_keys"]);
+    }
+
+    #[test]
+    fn what_was_set_in_code_is_read_into_a_reloaded_configuration() {
+        let up = UpstreamConfig::parse_flag("time=http://127.0.0.1:9/mcp").unwrap();
+        let code = InCode {
+            upstreams: vec![up.clone()],
+            named: Some(("weather".into(), "2.0.0".into())),
+            instructions: Some("Ask about the weather.".into()),
+        };
+        let c = code.apply(Config::default()).unwrap();
+        assert_eq!((c.server.name.as_str(), c.server.version.as_str()), ("weather", "2.0.0"));
+        assert_eq!(c.server.instructions, "Ask about the weather.");
+        assert_eq!(c.upstreams, std::slice::from_ref(&up));
+        // What the configuration sets wins.
+        let mut named = Config::default();
+        named.server.name = "gw".into();
+        named.server.instructions = "Other.".into();
+        let c = code.apply(named).unwrap();
+        assert_eq!((c.server.name.as_str(), c.server.instructions.as_str()), ("gw", "Other."));
+        // An upstream given in code is not redefined by the configuration.
+        let mut clash = Config::default();
+        clash.upstreams.push(up);
+        assert!(code.apply(clash).unwrap_err().0.contains("\"time\" is given in code"));
     }
 }

@@ -30,11 +30,18 @@ impl McpServer {
 
     /// Ends every subscription gracefully (each receives its completion
     /// result) and waits until they are gone, at most `hub.drain_ms`.
-    /// Returns how many were open.
+    /// Returns how many were open. Readiness fails from now on, and the
+    /// gateway's upstreams are not started again when their connections
+    /// end (they end with the server).
     pub async fn shutdown(&self) -> usize {
         // Readiness fails first, so a load balancer stops sending new work
         // before the listeners get their completion result.
         self.begin_draining();
+        // Upstream connections that end from now on end with the server.
+        #[cfg(feature = "gateway")]
+        if let Some(gateway) = self.gateway() {
+            gateway.closing();
+        }
         let open = self.inner.hub.send(Shutdown).await.unwrap_or(0);
         let deadline = Instant::now() + Duration::from_millis(self.inner.config.hub.drain_ms);
         while Instant::now() < deadline && self.hub_stats().await.listeners > 0 {

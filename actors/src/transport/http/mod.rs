@@ -1,8 +1,11 @@
 //! Streamable HTTP: one endpoint at `http.path` for both eras. POST takes
 //! every message (`post`); GET and DELETE serve legacy sessions
-//! (`session`). The entry points: [`configure`] mounts the endpoint on an
-//! actix-web `App` (embedding), [`bind`] builds the server, [`serve`] runs
-//! it until SIGINT/SIGTERM with graceful shutdown.
+//! (`session`). The entry points: [`configure`] mounts the endpoint and the
+//! operational routes on an actix-web `App` (embedding;
+//! [`configure_endpoint`] and [`configure_operations`] mount each part
+//! alone), [`bind`] builds the server, [`serve`] runs it until
+//! SIGINT/SIGTERM with graceful shutdown, and [`run_until`] gives an
+//! application's own actix-web server that shutdown.
 
 mod answer;
 mod auth;
@@ -11,6 +14,7 @@ pub mod error;
 pub mod guard;
 mod headers;
 mod health;
+mod lifecycle;
 #[cfg(feature = "metrics")]
 mod metrics;
 mod post;
@@ -21,28 +25,39 @@ mod status;
 pub mod tls;
 
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use actix_web::{web, App, HttpServer};
 use slog::info;
 
 pub use error::{status_for, HttpError};
+pub use lifecycle::run_until;
 
-use crate::server::{shutdown_signal, McpServer, Signal};
+use crate::server::{shutdown_signal, McpServer};
 
-/// Before the end of `http.shutdown_timeout_secs`, requests still running
-/// are ended with an error response, this long before their connections
-/// would be closed.
-const ABORT_MARGIN: Duration = Duration::from_millis(500);
-
-/// Registers the MCP endpoint of `server` at its configured path, for
-/// embedding (`App::new().configure(transport::http::configure(server))`),
-/// the liveness and readiness endpoints (`[health]`), and with authorization
-/// on, the protected-resource metadata at
-/// `/.well-known/oauth-protected-resource` and its path-inserted forms.
-/// Set `HttpServer::h1_allow_half_closed(false)` on the embedding server
-/// too, so that a client closing its connection cancels at once.
+/// Registers everything `server` serves over HTTP on an actix-web `App`
+/// or scope, for embedding (`App::new().configure(transport::http::configure(server))`):
+/// [`configure_endpoint`] (the MCP endpoint at `http.path`) and
+/// [`configure_operations`] (health, metrics, the status page), each at
+/// the path its configuration names, under the `App` or scope it is given.
+/// Routes of the application at the same paths are not replaced: actix-web
+/// serves whichever was registered first. To put the operational routes
+/// elsewhere, or leave them out, mount the two parts yourself. Set
+/// `HttpServer::h1_allow_half_closed(false)` on the embedding server too,
+/// so that a client closing its connection cancels at once.
 pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone {
+    let operations = configure_operations(server.clone());
+    let endpoint = configure_endpoint(server);
+    move |cfg: &mut web::ServiceConfig| {
+        operations(cfg);
+        endpoint(cfg);
+    }
+}
+
+/// Registers the MCP endpoint of `server` alone: `http.path` (every method
+/// the protocol uses there) and, with authorization on, the
+/// protected-resource metadata at `/.well-known/oauth-protected-resource`
+/// and its path-inserted forms (clients look for it there, at the root).
+pub fn configure_endpoint(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone {
     // A gateway's stdio upstreams keep their connections on the workers'
     // threads, which register as each builds its `App` (below).
     #[cfg(feature = "gateway")]
@@ -55,6 +70,34 @@ pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone 
             gateway.worker_started();
         }
         let path = server.config().http.path.clone();
+        if let Some(auth) = server.authorizer() {
+            for p in auth.protected_resource().paths(&path) {
+                cfg.service(
+                    web::resource(p)
+                        .app_data(web::Data::new(server.clone()))
+                        .route(web::get().to(auth::metadata))
+                        .route(web::head().to(auth::metadata)),
+                );
+            }
+        }
+        cfg.service(
+            web::resource(path).app_data(web::Data::new(server.clone())).route(web::route().to(endpoint::endpoint)),
+        );
+    }
+}
+
+/// Registers the operational routes of `server` alone, each only when its
+/// section is on: `GET health.liveness_path` and `health.readiness_path`
+/// (`/healthz`, `/readyz`; no `Host`/`Origin` check, no authorization),
+/// `GET metrics.path` (`/metrics`; not when `metrics.bind` gives metrics a
+/// listener of their own; with authorization on, only to credentials with
+/// `metrics.scope`, unless `metrics.public`; with it off, to anyone who
+/// passes the `Host`/`Origin` check), and `GET status.path` with
+/// `{status.path}.json` (loopback clients only, unless
+/// `status.allow_remote`). Inside a `web::scope("/ops")` they answer under
+/// `/ops`, behind whatever middleware wraps the scope.
+pub fn configure_operations(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone {
+    move |cfg: &mut web::ServiceConfig| {
         #[cfg(feature = "metrics")]
         if server.config().metrics.enabled && server.config().metrics.bind.is_empty() {
             let m = &server.config().metrics;
@@ -79,19 +122,6 @@ pub fn configure(server: McpServer) -> impl Fn(&mut web::ServiceConfig) + Clone 
                     .route(web::get().to(health::readiness)),
             );
         }
-        if let Some(auth) = server.authorizer() {
-            for p in auth.protected_resource().paths(&path) {
-                cfg.service(
-                    web::resource(p)
-                        .app_data(web::Data::new(server.clone()))
-                        .route(web::get().to(auth::metadata))
-                        .route(web::head().to(auth::metadata)),
-                );
-            }
-        }
-        cfg.service(
-            web::resource(path).app_data(web::Data::new(server.clone())).route(web::route().to(endpoint::endpoint)),
-        );
     }
 }
 
@@ -132,24 +162,6 @@ pub fn bind(server: McpServer) -> std::io::Result<(actix_web::dev::Server, Vec<S
     Ok((builder.run(), addrs))
 }
 
-/// The drain phase at SIGTERM: for `shutdown.drain_ms`, `/readyz` answers
-/// 503 so that the load balancer takes the instance out of rotation, while
-/// every request that still arrives is served, with `Connection: close`
-/// (which retires the balancer's kept-alive connections). SIGINT skips it,
-/// and a second signal cuts it short.
-async fn drain(server: &McpServer, signal: Signal) {
-    let ms = server.config().shutdown.drain_ms;
-    if signal == Signal::Interrupt || ms == 0 {
-        return;
-    }
-    server.begin_draining();
-    info!(server.logger(), "draining: /readyz answers 503 while requests are still served"; "drain_ms" => ms);
-    tokio::select! {
-        _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
-        _ = shutdown_signal() => info!(server.logger(), "a second signal: the drain is cut short"),
-    }
-}
-
 /// Prints `WHAT URL` on stderr in one write, so that it cannot interleave
 /// with log output; under `log.format = "json"` as a JSON record like the
 /// log's (`{"msg":"listening on http://…","url":"http://…","level":"INFO"}`),
@@ -167,11 +179,13 @@ fn announce(server: &McpServer, what: &str, url: &str) {
 
 /// Serves HTTP until SIGINT or SIGTERM, printing
 /// `listening on http://ADDR/PATH` (`https://` with TLS; a JSON record under
-/// `log.format = "json"`) on stderr. At SIGTERM the server first drains
-/// for `shutdown.drain_ms` (`/readyz` 503, requests still served); then it stops accepting, every
-/// subscription gets its completion result, running requests get
-/// `http.shutdown_timeout_secs` to finish (those still running then answer
-/// -32603 "server shutting down"), and the server stops.
+/// `log.format = "json"`) on stderr, and `metrics on http://ADDR/PATH` for
+/// the listener of `metrics.bind`. At SIGTERM the server first drains for
+/// `shutdown.drain_ms` (`/readyz` 503, requests still served); then it
+/// stops accepting, every subscription gets its completion result, running
+/// requests get `http.shutdown_timeout_secs` to finish (those still running
+/// then answer -32603 "server shutting down"), and the server stops (see
+/// [`run_until`], which gives an application's own actix-web server the same).
 pub async fn serve(server: McpServer) -> std::io::Result<()> {
     let path = server.config().http.path.clone();
     let (http, addrs) = bind(server.clone())?;
@@ -192,41 +206,8 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
     if crate::telemetry::spans_exported() {
         info!(server.logger(), "exporting spans"; "otlp_endpoint" => &c.otel.endpoint);
     }
-    #[cfg(feature = "metrics")]
-    if server.config().metrics.enabled && !server.config().metrics.bind.is_empty() {
-        let m = &server.config().metrics;
-        let (metrics_http, metrics_addrs) = metrics::separate(server.clone())?;
-        for addr in &metrics_addrs {
-            announce(&server, "metrics on", &format!("http://{addr}{}", m.path));
-        }
-        let stop = metrics_http.handle();
-        actix_rt::spawn(metrics_http);
-        actix_rt::spawn(async move {
-            shutdown_signal().await;
-            stop.stop(true).await;
-        });
+    for addr in server.metrics_addrs() {
+        announce(&server, "metrics on", &format!("http://{addr}{}", c.metrics.path));
     }
-    let handle = http.handle();
-    actix_rt::spawn(async move {
-        drain(&server, shutdown_signal().await).await;
-        let open = server.shutdown().await;
-        info!(server.logger(), "shutting down"; "subscriptions_closed" => open);
-        // Running requests get the shutdown timeout to finish, less a
-        // margin in which those still running answer an error before their
-        // connections are closed.
-        let grace = Duration::from_secs(server.config().http.shutdown_timeout_secs).saturating_sub(ABORT_MARGIN);
-        let stop = handle.stop(true);
-        let abort = async {
-            tokio::time::sleep(grace).await;
-            server.abort_requests();
-            std::future::pending::<()>().await
-        };
-        tokio::select! {
-            _ = stop => {}
-            _ = abort => {}
-        }
-    });
-    let served = http.await;
-    crate::telemetry::flush_spans();
-    served
+    run_until(server, http, shutdown_signal()).await
 }
