@@ -64,6 +64,28 @@ fn bad_configuration_is_a_clear_error() {
     // build without default features.
 }
 
+#[actix_rt::test]
+async fn a_config_file_names_a_wrong_word_and_keeps_its_files_beside_it() {
+    // A valid word in another case is refused, naming its setting.
+    let wrong = ConfigFile::new("cli-wrong-word", "[auth]\nmode = \"OAuth\"\n");
+    let out = std::process::Command::new(binary()).args(["serve", "--config", wrong.path()]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains(r#"auth.mode must be one of "none", "oauth", "api_key", not "OAuth""#), "{stderr}");
+    // A relative audit.file is beside the file, not in the working directory.
+    let config = ConfigFile::new("cli-beside", "[audit]\nfile = \"beside.jsonl\"\nsync_ms = 0\n");
+    let audit = std::path::Path::new(config.path()).parent().unwrap().join("beside.jsonl");
+    let server = HttpChild::spawn(&["--catalog", "everything", "--config", config.path()]).await;
+    let call = request(json!(1), "tools/call", json!({"name": "echo", "arguments": {"text": "beside"}}));
+    assert_eq!(post(&server.url, &call).await.status, 200);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !std::fs::read_to_string(&audit).is_ok_and(|log| log.contains("echo")) {
+        assert!(std::time::Instant::now() < deadline, "no record in {}", audit.display());
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(!std::path::Path::new("beside.jsonl").exists(), "a record in the working directory");
+}
+
 /// With OAuth on, the server must know the URL clients reach it at: without
 /// `http.public_url` (or `auth.resource`) it refuses to start with a message
 /// naming the key; with it, the start line names the resource advertised.

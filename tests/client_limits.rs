@@ -1,14 +1,15 @@
 //! The client's bounds against servers written to misbehave: messages
 //! that never end (a stdio line, an HTTP body, an SSE event), a handshake
 //! nobody answers, pagination that never ends, lines that are not UTF-8,
-//! and a server that outlives the shell that started it. Real child
-//! processes (`tests/hostile/upstream.py`) and real loopback TCP.
+//! a discover answer that is not one, answers that are not UTF-8, and a
+//! server that outlives the shell that started it. Real child processes
+//! (`tests/hostile/upstream.py`) and real loopback TCP.
 
 mod common;
 
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,6 +18,7 @@ use common::*;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 
 /// What the raw HTTP server answers a POST with.
 enum Answer {
@@ -29,40 +31,85 @@ enum Answer {
     Silence,
 }
 
+/// What a raw server has done: the body bytes it has written, how many
+/// answers it is still writing, and whether an endless one reached its
+/// bound (256 MiB) instead of the client hanging up.
+#[derive(Default)]
+struct Served {
+    written: AtomicU64,
+    writing: watch::Sender<usize>,
+    bounded: AtomicBool,
+}
+
+impl Served {
+    /// Waits (at most 30 s) until no answer is being written: each has
+    /// been written whole or its client hung up.
+    async fn until_idle(&self) {
+        let mut writing = self.writing.subscribe();
+        let idle = tokio::time::timeout(Duration::from_secs(30), writing.wait_for(|n| *n == 0));
+        idle.await.expect("every answer ends within 30 s").unwrap();
+    }
+}
+
+/// One answer being written, counted in [`Served::writing`] until dropped.
+struct Writing<'a>(&'a Served);
+
+impl<'a> Writing<'a> {
+    fn start(served: &'a Served) -> Self {
+        served.writing.send_modify(|n| *n += 1);
+        Writing(served)
+    }
+}
+
+impl Drop for Writing<'_> {
+    fn drop(&mut self) {
+        self.0.writing.send_modify(|n| *n -= 1);
+    }
+}
+
 /// A loopback HTTP/1.1 server answering every request by `answer(body)`;
-/// its URL and how many body bytes it has written.
-async fn raw_server(answer: impl Fn(Value) -> Answer + Send + Sync + 'static) -> (String, Arc<AtomicU64>) {
+/// its URL and what it has done.
+async fn raw_server(answer: impl Fn(Value) -> Answer + Send + Sync + 'static) -> (String, Arc<Served>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let written = Arc::new(AtomicU64::new(0));
-    let (answer, count) = (Arc::new(answer), written.clone());
+    let served = Arc::new(Served::default());
+    let (answer, count) = (Arc::new(answer), served.clone());
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             let (answer, count) = (answer.clone(), count.clone());
             tokio::spawn(async move { serve_one(stream, &*answer, &count).await });
         }
     });
-    (url, written)
+    (url, served)
 }
 
-async fn serve_one(mut stream: TcpStream, answer: &(dyn Fn(Value) -> Answer + Send + Sync), written: &AtomicU64) {
+async fn serve_one(mut stream: TcpStream, answer: &(dyn Fn(Value) -> Answer + Send + Sync), served: &Served) {
     let Some(body) = read_request(&mut stream).await else { return };
     let (ctype, start, endless) = match answer(body) {
         Answer::Whole(ctype, body) => (ctype, body, false),
         Answer::Endless(ctype, start) => (ctype, start, true),
         Answer::Silence => return tokio::time::sleep(Duration::from_secs(60)).await,
     };
+    // Counted before the client can have read a byte of it.
+    let _writing = Writing::start(served);
     let length = if endless { String::new() } else { format!("content-length: {}\r\n", start.len()) };
     let head = format!("HTTP/1.1 200 OK\r\ncontent-type: {ctype}\r\n{length}connection: close\r\n\r\n");
     if stream.write_all(head.as_bytes()).await.is_err() || stream.write_all(&start).await.is_err() {
         return;
     }
+    if !endless {
+        return;
+    }
     let chunk = vec![b'x'; 64 * 1024];
-    while endless && written.load(Ordering::Relaxed) < 256 << 20 {
+    loop {
+        if served.written.load(Ordering::Relaxed) >= 256 << 20 {
+            served.bounded.store(true, Ordering::Relaxed);
+            return;
+        }
         if stream.write_all(&chunk).await.is_err() {
             return;
         }
-        written.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+        served.written.fetch_add(chunk.len() as u64, Ordering::Relaxed);
     }
 }
 
@@ -135,16 +182,18 @@ async fn a_stdio_line_that_never_ends_fails_naming_the_limit() {
 }
 
 /// A server whose answer of `content_type` starts with `start` and never
-/// ends: the handshake fails naming the limit, and the client stops reading
-/// near it.
+/// ends: the handshake fails naming the limit, and the client hangs up near
+/// it (every endless answer's writer fails on the closed connection, none
+/// reaches the server's own bound).
 async fn an_endless_answer_fails_naming_the_limit(content_type: &'static str, start: &[u8]) {
     let start = start.to_vec();
-    let (url, written) = raw_server(move |_| Answer::Endless(content_type, start.clone())).await;
+    let (url, served) = raw_server(move |_| Answer::Endless(content_type, start.clone())).await;
     let err = Client::connect(&url, options().max_message_bytes(1 << 20)).await.err().expect("no answer");
     assert!(err.to_string().contains("max_message_bytes"), "{err}");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let sent = written.load(Ordering::Relaxed);
-    assert!(sent < 64 << 20, "the client stopped reading near its limit, not after {sent} bytes");
+    served.until_idle().await;
+    assert!(!served.bounded.load(Ordering::Relaxed), "the client read an endless answer to the server's bound");
+    let sent = served.written.load(Ordering::Relaxed);
+    assert!(sent < 64 << 20, "the client hung up near its limit, not after {sent} bytes");
 }
 
 #[actix_rt::test]
@@ -166,13 +215,9 @@ async fn an_sse_event_that_never_ends_fails_naming_the_limit() {
 async fn a_large_sse_event_is_read_whole() {
     let instructions = "i".repeat(8 << 20);
     let (url, _) = raw_server(move |request| {
-        let result = json!({
-            "resultType": "complete",
-            "supportedVersions": ["2026-07-28"],
-            "capabilities": {"tools": {}},
-            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "big", "version": "1"}},
-            "instructions": instructions,
-        });
+        let mut result = discover_result();
+        result["_meta"] = json!({"io.modelcontextprotocol/serverInfo": {"name": "big", "version": "1"}});
+        result["instructions"] = json!(instructions);
         let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
         // Split over lines as a server may: data lines join with "\n".
         Answer::Whole("text/event-stream", format!("id: 1\ndata: {answer}\n\n").into_bytes())
@@ -181,6 +226,62 @@ async fn a_large_sse_event_is_read_whole() {
     let client = Client::connect(&url, options()).await.unwrap();
     assert_eq!(client.server().instructions.map(|i| i.len()), Some(8 << 20));
     assert_eq!(client.server().name(), Some("big"));
+}
+
+/// A whole `server/discover` result, as the specification requires one.
+fn discover_result() -> Value {
+    json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+           "ttlMs": 0, "cacheScope": "public"})
+}
+
+#[actix_rt::test]
+async fn a_discover_answer_that_is_not_one_is_refused_naming_what_it_lacks() {
+    let (url, _) = raw_server(|request| {
+        let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"x": "ok"}});
+        Answer::Whole("application/json", answer.to_string().into_bytes())
+    })
+    .await;
+    match Client::connect(&url, options()).await {
+        Err(ClientError::Transport(why)) => {
+            assert!(why.contains("server/discover") && why.contains("`resultType`"), "{why}")
+        }
+        Err(other) => panic!("a transport error naming resultType, not {other}"),
+        Ok(client) => panic!("{{\"x\":\"ok\"}} negotiated as {:?}", client.server().version),
+    }
+}
+
+/// A server that discovers properly and answers `tools/list` with a tool
+/// whose name is not UTF-8, as an SSE event (id 7) or a JSON body.
+async fn listing_server(sse: bool) -> String {
+    let (url, _) = raw_server(move |request| {
+        if request["method"] == "server/discover" {
+            let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": discover_result()});
+            return Answer::Whole("application/json", answer.to_string().into_bytes());
+        }
+        let start = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"tools":[{{"name":""#, request["id"]);
+        let message = [start.as_bytes(), b"\xff\xfe", br#"","inputSchema":{"type":"object"}}]}}"#].concat();
+        match sse {
+            true => Answer::Whole("text/event-stream", [b"id: 7\ndata: ".as_slice(), &message, b"\n\n"].concat()),
+            false => Answer::Whole("application/json", message),
+        }
+    })
+    .await;
+    url
+}
+
+#[actix_rt::test]
+async fn an_answer_that_is_not_utf8_fails_over_sse_as_over_json() {
+    let sse = (listing_server(true).await, "event 1 (id \"7\") of the SSE stream answering tools/list");
+    for (url, what) in [sse, (listing_server(false).await, "tools/list")] {
+        let client = Client::connect(&url, options()).await.unwrap();
+        match client.list_tools().await {
+            Err(ClientError::Transport(why)) => {
+                assert!(why.contains(what) && why.contains("not UTF-8"), "{why}")
+            }
+            Err(other) => panic!("a transport error naming {what}, not {other}"),
+            Ok(tools) => panic!("invalid UTF-8 read as {:?}", tools.iter().map(|t| &t.name).collect::<Vec<_>>()),
+        }
+    }
 }
 
 #[actix_rt::test]

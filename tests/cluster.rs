@@ -1,7 +1,10 @@
 //! Several instances with the Redis hub backend, with a real `redis-server`
 //! and real `actix-mcp serve` processes on loopback (and nginx round robin in
 //! front of them): cross-instance notifications exactly once, the resync
-//! after a Redis restart, and no sticky sessions needed.
+//! after a Redis restart, and no sticky sessions needed. "No duplicate
+//! came" is shown, never waited out: by a sentinel event sent after the
+//! one that could be duplicated, on the path a copy would take, or by the
+//! instance's count of copies it coalesced.
 
 mod common;
 
@@ -60,7 +63,8 @@ async fn notifications_cross_instances_exactly_once_and_survive_a_redis_restart(
     let listen = request(
         json!("on-b"),
         "subscriptions/listen",
-        json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["test://watched-resource"]}}),
+        json!({"notifications": {"toolsListChanged": true,
+                                 "resourceSubscriptions": ["test://watched-resource", "test://sentinel"]}}),
     );
     let mut on_b = SseReader::open(&b.url, &listen).await;
     assert_eq!(on_b.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
@@ -94,24 +98,51 @@ async fn notifications_cross_instances_exactly_once_and_survive_a_redis_restart(
     post(&a.url, &call(5, "test_trigger_resource_update")).await;
     // The change A made during the outage (call 3) may still arrive, late: A's
     // publisher retries an event it could not send once the connection is back
-    // (connect timeout 500 ms + response timeout 1 s, tried twice). So B sees,
-    // after the resync, at most that one list_changed, and the update of call
-    // 5 exactly once; then nothing more within a window longer than the
-    // publisher's longest retry, so a late duplicate would be seen.
+    // (connect timeout 500 ms + response timeout 1 s, tried twice), and a
+    // retried publish may be a second copy. A's publisher sends in order, so
+    // everything it sends for calls 3 and 5 reaches B before the sentinel
+    // A publishes next: B sees, after the resync and before the sentinel, at
+    // most that one list_changed and the update of call 5 exactly once.
+    let sentinel = json!({"name": "test_trigger_resource_update", "arguments": {"uri": "test://sentinel"}});
+    assert_eq!(post(&a.url, &request(json!(6), "tools/call", sentinel)).await.status, 200);
     let mut list_changed = 0;
     let mut updated = 0;
-    while let Some(m) = on_b.next_within(Duration::from_secs(5)).await {
-        let m = m.expect("the stream stays open");
+    loop {
+        let m = on_b.next().await.expect("the stream stays open");
         assert_eq!(sub_id(&m), &json!("on-b"), "{m}");
-        match m["method"].as_str() {
-            Some("notifications/tools/list_changed") => list_changed += 1,
-            Some("notifications/resources/updated") => updated += 1,
+        match (m["method"].as_str(), m["params"]["uri"].as_str()) {
+            (Some("notifications/tools/list_changed"), _) => list_changed += 1,
+            (Some("notifications/resources/updated"), Some("test://watched-resource")) => updated += 1,
+            (Some("notifications/resources/updated"), Some("test://sentinel")) => break,
             _ => panic!("unexpected {m}"),
         }
     }
     assert_eq!(updated, 1, "the update of call 5 exactly once");
     assert!(list_changed <= 1, "at most the outage's change, late: {list_changed} list_changed");
     redis.stop().await;
+}
+
+/// The counter `name` of the instance at `url` (its `/metrics`; 0 before
+/// it counted anything), summed over its labels.
+async fn counter(url: &str, name: &str) -> u64 {
+    let text = client().get(url.replace("/mcp", "/metrics")).send().await.unwrap().text().await.unwrap();
+    text.lines()
+        .filter(|l| l.strip_prefix(name).is_some_and(|rest| rest.starts_with([' ', '{'])))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum::<f64>() as u64
+}
+
+/// Waits up to 20 s until the counter `name` of the instance at `url` is `want`.
+async fn until_counter(url: &str, name: &str, want: u64) {
+    let mut seen = 0;
+    for _ in 0..200 {
+        seen = counter(url, name).await;
+        if seen == want {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{name} of {url} is {seen}, not {want}, after 20 s");
 }
 
 fn server_name(r: &Reply) -> String {
@@ -195,6 +226,7 @@ async fn a_change_in_a_shared_directory_is_delivered_once() {
     let catalog = format!("[catalog]\nname = \"fs\"\n[fs]\nroot = \"{}\"\n", dir.display());
     let _a = started(config_file_with("shared-a", port, &catalog)).await;
     let b = started(config_file_with("shared-b", port, &catalog)).await;
+    const COALESCED: &str = "mcp_server_redis_events_deduplicated_total";
     let uri = |f: &str| format!("file://{}/{f}", dir.display());
     let listen = request(
         json!(1),
@@ -203,15 +235,17 @@ async fn a_change_in_a_shared_directory_is_delivered_once() {
     );
     let mut on_b = SseReader::open(&b.url, &listen).await;
     on_b.next().await.unwrap();
-    // Both instances see the edit of a.txt; the listener gets it once: the
-    // next message after it is the edit of b.txt.
+    // Both instances see the edit of a.txt; the listener gets it once. B
+    // has its own copy and A's: once B has coalesced one of the two, none
+    // is left to come, and the next message after it is the edit of b.txt.
     std::fs::write(dir.join("a.txt"), "22").unwrap();
     let m = on_b.next().await.unwrap();
     assert_eq!(m["params"]["uri"], uri("a.txt"), "{m}");
-    tokio::time::sleep(Duration::from_millis(300)).await; // let the other instance's copy arrive, if any
+    until_counter(&b.url, COALESCED, 1).await;
     std::fs::write(dir.join("b.txt"), "333").unwrap();
     let m = on_b.next().await.unwrap();
     assert_eq!(m["params"]["uri"], uri("b.txt"), "the edit of a.txt came twice: {m}");
+    until_counter(&b.url, COALESCED, 2).await;
     std::fs::remove_dir_all(&dir).ok();
     redis.stop().await;
 }
@@ -250,8 +284,10 @@ async fn gateways_deliver_each_upstream_event_once() {
         &format!("gw-upstream-{port}"),
         &format!("[catalog]\nname = \"fs\"\n[fs]\nroot = \"{}\"\n", dir.display()),
     );
+    // The everything catalog beside the upstream gives each instance a
+    // change of its own to make: the sentinel, which goes through Redis.
     let gateway = format!(
-        "[status]\nenabled = true\n\n[[upstreams]]\nname = \"files\"\ncommand = {:?}\nargs = [\"stdio\", \"--log-level\", \"error\", \"--config\", {:?}]\n",
+        "[catalog]\nname = \"everything\"\n[status]\nenabled = true\n\n[[upstreams]]\nname = \"files\"\ncommand = {:?}\nargs = [\"stdio\", \"--log-level\", \"error\", \"--config\", {:?}]\n",
         binary().display().to_string(),
         upstream.path()
     );
@@ -264,7 +300,8 @@ async fn gateways_deliver_each_upstream_event_once() {
     let listen = request(
         json!(1),
         "subscriptions/listen",
-        json!({"notifications": {"resourcesListChanged": true, "resourceSubscriptions": [uri("a.txt"), uri("b.txt")]}}),
+        json!({"notifications": {"resourcesListChanged": true,
+                                 "resourceSubscriptions": [uri("a.txt"), uri("b.txt"), "test://sentinel-a", "test://sentinel-b"]}}),
     );
     let mut on_a = SseReader::open(&a.url, &listen).await;
     let mut on_b = SseReader::open(&b.url, &listen).await;
@@ -298,7 +335,23 @@ async fn gateways_deliver_each_upstream_event_once() {
         let m = on.next().await.unwrap();
         assert_eq!(m["method"], "notifications/resources/list_changed", "{m}");
     }
-    tokio::time::sleep(Duration::from_millis(500)).await; // let any copy from the other instance arrive
+    // Each instance publishes a sentinel: through Redis it reaches the
+    // other instance's listener after anything that instance published
+    // before it. Each listener hears both sentinels and nothing else.
+    for (n, (node, name)) in [(&a, "sentinel-a"), (&b, "sentinel-b")].into_iter().enumerate() {
+        let args = json!({"name": "test_trigger_resource_update", "arguments": {"uri": format!("test://{name}")}});
+        assert_eq!(post(&node.url, &request(json!(10 + n), "tools/call", args)).await.status, 200);
+    }
+    for on in [&mut on_a, &mut on_b] {
+        let mut sentinels = Vec::new();
+        while sentinels.len() < 2 {
+            let m = on.next().await.unwrap();
+            assert_eq!(m["method"], "notifications/resources/updated", "an event came twice: {m}");
+            sentinels.push(m["params"]["uri"].as_str().unwrap_or_default().to_owned());
+        }
+        sentinels.sort();
+        assert_eq!(sentinels, ["test://sentinel-a", "test://sentinel-b"], "an event came twice");
+    }
     std::fs::write(dir.join("b.txt"), "333").unwrap();
     for on in [&mut on_a, &mut on_b] {
         let m = on.next().await.unwrap();

@@ -148,6 +148,7 @@ def handle(msg):
         return
     if method == "server/discover" and not args.legacy:
         return result(id, {"supportedVersions": [VERSION], "capabilities": CAPABILITIES,
+                           "ttlMs": 0, "cacheScope": "public",
                            "_meta": {"io.modelcontextprotocol/serverInfo": INFO}})
     if method == "initialize":
         return result(id, {"protocolVersion": "2025-11-25", "capabilities": CAPABILITIES, "serverInfo": INFO})

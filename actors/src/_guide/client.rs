@@ -32,7 +32,10 @@
 //! answers with them. [`ClientOptions::pin`](crate::client::ClientOptions::pin)
 //! speaks one version only. [`Client::server`](crate::client::Client::server)
 //! says what was chosen, with the server's identity, capabilities and
-//! instructions.
+//! instructions. A `server/discover` result must carry what the
+//! specification requires of one — `resultType`, `supportedVersions`,
+//! `capabilities`, `ttlMs` and `cacheScope`, each of its type — or the
+//! connection fails with a transport error naming the member.
 //!
 //! - **Stateless**: every request carries `_meta` (version, `clientInfo`,
 //!   `clientCapabilities`, and the log level if set) and the standard headers:
@@ -58,8 +61,12 @@
 //! error naming the limit, and the rest is not read); `list_*` follows at
 //! most `max_list(pages, items)` (10,000 pages, 100,000 items) before it
 //! gives up naming the bound; `timeout` bounds every request, the
-//! handshake (`server/discover` or `initialize`) included. A stdio line that
-//! is not JSON, invalid UTF-8 included, is skipped. SSE is parsed in one
+//! handshake (`server/discover` or `initialize`) included. Over HTTP,
+//! nothing that is not UTF-8 is read as if it were: a JSON body or an SSE
+//! event (its data or `id:`) with invalid UTF-8 fails its request with a
+//! transport error (naming the event and the request for SSE), and the
+//! stream is not read further. A stdio line that is not JSON, invalid UTF-8
+//! included, is skipped, as a server's stray output. SSE is parsed in one
 //! pass, whatever an event's size. Every queue is bounded by
 //! `max_queued_messages` (1,024): the messages of one request's answer
 //! waiting to be read (an HTTP stream is read no faster than they are; over

@@ -23,6 +23,27 @@
 //! the upstreams, the policy, the quotas and the pins (see "Reload" in the
 //! operating guide); every other setting takes effect at the next start.
 //!
+//! **Paths.** In a file, a relative path of the files the server keeps
+//! beside its configuration — `policy.file`, `policy.schema`, `audit.file`,
+//! `gateway.pins` — is relative to the file's directory, so
+//! `actix-mcp --config /etc/actix-mcp/server.toml` with `audit.file =
+//! "audit.jsonl"` writes `/etc/actix-mcp/audit.jsonl` wherever it is started
+//! from. Every other path (`fs.root`, `http.tls.cert` and `key`, an
+//! upstream's `command`, `cwd` and `bearer_file`), and any path given by an
+//! `ACTIX_MCP_*` variable or a flag, is relative to the working directory,
+//! as is every path of `Config::from_toml` (no file).
+//!
+//! **Words.** A setting that takes one of a few words (`auth.mode`,
+//! `hub.backend`, `log.format`, `cache.scope`, `tasks.store`,
+//! `legacy.store`, `audit.when_full`, `policy.mode`, `quotas_fail`,
+//! `[[quotas]] by`) refuses any other value with the same sentence from a
+//! file, a variable or a flag, naming the setting and its words:
+//! `auth.mode must be one of "none", "oauth", "api_key", not "OAuth"`.
+//!
+//! **Embedding.** Reading a file (`Config::from_file`, `Config::from_toml`)
+//! needs the `config-file` cargo feature (toml alone), which `cli`
+//! includes: an application built without `cli` reads the same files.
+//!
 //! ```text
 //! actix-mcp [serve] [--config FILE] [--bind ADDR:PORT] [--h2c] [--catalog fs|everything] [--root DIR] [--log-level L] [--log-format term|json]
 //! actix-mcp stdio   [--config FILE] [--catalog fs|everything] [--root DIR] [--log-level L] [--log-format term|json]

@@ -77,6 +77,7 @@ impl Client {
     pub async fn discover(&self) -> Result<ServerInfo, ClientError> {
         if let Some(Spoken::Stateless(v)) = self.inner.era() {
             let result = self.request(method::DISCOVER, json!({})).await?;
+            super::negotiate::discovered(&result)?;
             *self.inner.server.lock().expect("server lock") = ServerInfo::from_discover(&result, v.as_str());
         }
         Ok(self.server())

@@ -3,9 +3,9 @@
 //! it (resumed with `Last-Event-ID` if the stream breaks first). A legacy
 //! session adds `Mcp-Session-Id`, a GET stream for messages not tied to a
 //! request, and a `DELETE` at close. A JSON body or an SSE event larger
-//! than `max_message_bytes` fails its request (the stream is not read
-//! further), and a request that cannot reach the server at all (refused,
-//! reset) says so to [`Http::unreachable`].
+//! than `max_message_bytes`, or one that is not UTF-8, fails its request
+//! (the stream is not read further), and a request that cannot reach the
+//! server at all (refused, reset) says so to [`Http::unreachable`].
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,7 +25,7 @@ use super::error::ClientError;
 use super::h1::Pool;
 use super::options::ClientOptions;
 use super::outgoing::{inbound, Inbound, InboundTx, Outgoing};
-use super::sse::{SseDecoder, TooLarge};
+use super::sse::{Malformed, SseDecoder};
 
 /// How many times a broken SSE answer is resumed before the call fails.
 const MAX_RESUMES: u32 = 5;
@@ -217,7 +217,8 @@ impl Http {
         }
         let ctype = header(resp.headers(), CONTENT_TYPE.as_str()).unwrap_or_default();
         if ctype.starts_with("text/event-stream") && status == 200 {
-            let resume = Resume { http: self.resume_target(), id, max: self.options.max_message_bytes };
+            let (http, max) = (self.resume_target(), self.options.max_message_bytes);
+            let resume = Resume { http, id, max, what: what.to_owned() };
             tokio::spawn(pump_sse(resp, tx, resume));
             return Ok(rx);
         }
@@ -237,7 +238,10 @@ impl Http {
                 tx.send(msg).await;
                 Ok(rx)
             }
-            _ => Err(ClientError::transport(format!(
+            Err(_) if std::str::from_utf8(&bytes).is_err() => {
+                Err(ClientError::transport(format!("the HTTP {status} answer to {what} is not UTF-8; refused")))
+            }
+            Err(_) => Err(ClientError::transport(format!(
                 "sending {what}: HTTP {status} without a JSON-RPC answer ({})",
                 String::from_utf8_lossy(&bytes[..bytes.len().min(200)])
             ))),
@@ -257,7 +261,8 @@ impl Http {
         if resp.status().as_u16() != 200 {
             return Ok(());
         }
-        let resume = Resume { http: self.resume_target(), id: None, max: self.options.max_message_bytes };
+        let (http, max) = (self.resume_target(), self.options.max_message_bytes);
+        let resume = Resume { http, id: None, max, what: "the GET stream".to_owned() };
         tokio::spawn(pump_sse(resp, self.unrouted.clone(), resume));
         Ok(())
     }
@@ -342,11 +347,14 @@ struct Resume {
     id: Option<RequestId>,
     /// The largest event read.
     max: usize,
+    /// What the stream answers, for its errors.
+    what: String,
 }
 
 /// Feeds an SSE answer's messages to `tx` until the response to `id`
-/// arrives, the receiver is dropped, an event is over the size limit (the
-/// answer fails, naming it), or the stream ends and cannot be resumed.
+/// arrives, the receiver is dropped, an event is over the size limit or
+/// not UTF-8 (the answer fails, naming it), or the stream ends and cannot
+/// be resumed.
 async fn pump_sse(mut resp: Reply, tx: InboundTx, resume: Resume) {
     let mut last_id: Option<String> = None;
     let mut retry = DEFAULT_RETRY;
@@ -370,13 +378,8 @@ async fn pump_sse(mut resp: Reply, tx: InboundTx, resume: Resume) {
                     break;
                 }
             }
-            if let Err(too_large) = fed {
-                let why = format!(
-                    "the server sent an event of more than {} bytes (max_message_bytes; {} read); \
-                     the stream is not read further",
-                    resume.max, too_large.0
-                );
-                tx.fail(ClientError::Transport(why));
+            if let Err(malformed) = fed {
+                tx.fail(ClientError::Transport(malformed.describe(&resume.what, resume.max)));
                 return;
             }
             if done {
@@ -400,13 +403,14 @@ async fn pump_sse(mut resp: Reply, tx: InboundTx, resume: Resume) {
 }
 
 /// The messages of one chunk of an SSE stream, noting its last event id and
-/// retry interval; and whether an event was over the size limit.
+/// retry interval; and whether an event was refused (over the size limit,
+/// not UTF-8).
 fn read_events(
     decoder: &mut SseDecoder,
     chunk: &[u8],
     last_id: &mut Option<String>,
     retry: &mut Duration,
-) -> (Vec<ServerMessage>, Result<(), TooLarge>) {
+) -> (Vec<ServerMessage>, Result<(), Malformed>) {
     let mut messages = Vec::new();
     let fed = decoder.feed(chunk, |event| {
         if let Some(id) = event.id.filter(|id| !id.is_empty()) {

@@ -3,7 +3,8 @@
 //! memory bounded by one event. Each byte is looked at once to find line
 //! ends and copied at most twice (into the current line, then into the
 //! event's data); an event larger than the limit is refused before it is
-//! read whole.
+//! read whole. An event whose data or id is not UTF-8 is refused too, as a
+//! JSON body with invalid UTF-8 is: nothing the server sent is replaced.
 
 use std::time::Duration;
 
@@ -18,9 +19,40 @@ pub(crate) struct SseEvent {
     pub(crate) retry: Option<Duration>,
 }
 
-/// An event larger than the limit (its size so far).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TooLarge(pub(crate) usize);
+/// Why the stream is not read further.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Malformed {
+    /// An event larger than the limit (its size so far).
+    TooLarge(usize),
+    /// An event whose data or id is not UTF-8: which event of the stream it
+    /// is (counted from 1) and its id, when that was readable.
+    NotUtf8 {
+        /// Its place in the stream.
+        event: usize,
+        /// Its `id:`, if it had a readable one.
+        id: Option<String>,
+    },
+}
+
+impl Malformed {
+    /// What went wrong, as a clause: in the stream answering `what`, with
+    /// events limited to `max` bytes.
+    pub(crate) fn describe(&self, what: &str, max: usize) -> String {
+        match self {
+            Malformed::TooLarge(read) => format!(
+                "the server sent an event of more than {max} bytes (max_message_bytes; {read} read); \
+                 the stream is not read further"
+            ),
+            Malformed::NotUtf8 { event, id } => {
+                let id = id.as_ref().map(|i| format!(" (id {i:?})")).unwrap_or_default();
+                format!(
+                    "event {event}{id} of the SSE stream answering {what} is not UTF-8; \
+                     the stream is not read further"
+                )
+            }
+        }
+    }
+}
 
 /// The parser's state between chunks.
 pub(crate) struct SseDecoder {
@@ -34,6 +66,8 @@ pub(crate) struct SseDecoder {
     after_cr: bool,
     /// Largest event (data and the line being read), in bytes.
     max: usize,
+    /// Events passed on so far.
+    events: usize,
     /// Bytes looked at so far, for the test of linearity.
     #[cfg(test)]
     examined: usize,
@@ -49,13 +83,15 @@ impl SseDecoder {
             retry: None,
             after_cr: false,
             max,
+            events: 0,
             #[cfg(test)]
             examined: 0,
         }
     }
 
     /// Reads `chunk`, handing each event it completes to `event`.
-    pub(crate) fn feed(&mut self, mut chunk: &[u8], mut event: impl FnMut(SseEvent)) -> Result<(), TooLarge> {
+    /// After an error the decoder is not to be fed again.
+    pub(crate) fn feed(&mut self, mut chunk: &[u8], mut event: impl FnMut(SseEvent)) -> Result<(), Malformed> {
         if std::mem::take(&mut self.after_cr) && chunk.first() == Some(&b'\n') {
             chunk = &chunk[1..];
         }
@@ -86,10 +122,10 @@ impl SseDecoder {
         Ok(())
     }
 
-    fn grow_line(&mut self, bytes: &[u8]) -> Result<(), TooLarge> {
+    fn grow_line(&mut self, bytes: &[u8]) -> Result<(), Malformed> {
         let size = self.data.len() + self.line.len() + bytes.len();
         if size > self.max {
-            return Err(TooLarge(size));
+            return Err(Malformed::TooLarge(size));
         }
         self.line.extend_from_slice(bytes);
         Ok(())
@@ -97,10 +133,10 @@ impl SseDecoder {
 
     /// The current line is whole: a field of the event, a comment, or (an
     /// empty line) the event's end.
-    fn line_ended(&mut self) -> Result<Option<SseEvent>, TooLarge> {
+    fn line_ended(&mut self) -> Result<Option<SseEvent>, Malformed> {
         let line = std::mem::take(&mut self.line);
         if line.is_empty() {
-            return Ok(self.dispatch());
+            return self.dispatch();
         }
         if line[0] == b':' {
             return Ok(None);
@@ -119,7 +155,10 @@ impl SseDecoder {
                 }
                 self.data.extend_from_slice(value);
             }
-            b"id" if !value.contains(&0) => self.id = Some(String::from_utf8_lossy(value).into_owned()),
+            b"id" if !value.contains(&0) => match std::str::from_utf8(value) {
+                Ok(id) => self.id = Some(id.to_owned()),
+                Err(_) => return Err(Malformed::NotUtf8 { event: self.events + 1, id: None }),
+            },
             b"retry" => {
                 if let Some(ms) = std::str::from_utf8(value).ok().and_then(|v| v.parse::<u64>().ok()) {
                     self.retry = Some(Duration::from_millis(ms));
@@ -135,15 +174,19 @@ impl SseDecoder {
 
     /// The event read so far (none after a blank line alone), reset for
     /// the next. An event with an `id:` and no data is passed on: a server
-    /// names the point to resume from with one.
-    fn dispatch(&mut self) -> Option<SseEvent> {
+    /// names the point to resume from with one. Data that is not UTF-8 is
+    /// refused, naming the event.
+    fn dispatch(&mut self) -> Result<Option<SseEvent>, Malformed> {
         let (id, retry) = (self.id.take(), self.retry.take());
         if self.data.is_empty() && id.is_none() && retry.is_none() {
-            return None;
+            return Ok(None);
         }
-        let data = String::from_utf8_lossy(&self.data).into_owned();
-        self.data.clear();
-        Some(SseEvent { id, data, retry })
+        self.events += 1;
+        let data = match String::from_utf8(std::mem::take(&mut self.data)) {
+            Ok(data) => data,
+            Err(_) => return Err(Malformed::NotUtf8 { event: self.events, id }),
+        };
+        Ok(Some(SseEvent { id, data, retry }))
     }
 }
 
@@ -151,7 +194,7 @@ impl SseDecoder {
 mod tests {
     use super::*;
 
-    fn events(chunks: &[&[u8]], max: usize) -> Result<Vec<SseEvent>, TooLarge> {
+    fn events(chunks: &[&[u8]], max: usize) -> Result<Vec<SseEvent>, Malformed> {
         let mut d = SseDecoder::new(max);
         let mut out = Vec::new();
         for c in chunks {
@@ -179,11 +222,24 @@ mod tests {
 
     #[test]
     fn an_event_over_the_limit_is_refused_before_it_is_read_whole() {
-        assert_eq!(events(&[b"data: 0123456789\n\n"], 8), Err(TooLarge(16)));
+        assert_eq!(events(&[b"data: 0123456789\n\n"], 8), Err(Malformed::TooLarge(16)));
         // Over several lines and chunks, and without ever ending.
         let r = events(&[b"data: 0123\n", b"data: 4567", b"89ab"], 12);
-        assert!(matches!(r, Err(TooLarge(n)) if n > 12), "{r:?}");
+        assert!(matches!(r, Err(Malformed::TooLarge(n)) if n > 12), "{r:?}");
         assert!(events(&[b"data: 0123\n\ndata: 4567\n\n"], 12).is_ok(), "the limit is per event");
+    }
+
+    #[test]
+    fn an_event_that_is_not_utf8_is_refused_naming_it() {
+        let second = events(&[b"id: 1\ndata: {}\n\nid: 2\ndata: \"\xff\xfe\"\n\n"], 1024);
+        assert_eq!(second, Err(Malformed::NotUtf8 { event: 2, id: Some("2".into()) }));
+        let id = events(&[b"data: {}\n\nid: \xc3\n"], 1024);
+        assert_eq!(id, Err(Malformed::NotUtf8 { event: 2, id: None }));
+        // Split inside a character, it is still whole UTF-8.
+        let e = events(&[b"data: \xc3", b"\xa9\n\n"], 1024).unwrap();
+        assert_eq!(e[0].data, "\u{e9}");
+        let why = Malformed::NotUtf8 { event: 2, id: Some("2".into()) }.describe("tools/list", 8);
+        assert!(why.contains("event 2 (id \"2\")") && why.contains("tools/list") && why.contains("UTF-8"), "{why}");
     }
 
     #[test]

@@ -1,18 +1,20 @@
 //! Settings that take one of a few words. Each is an enum, so that the
 //! TOML parser, an `ACTIX_MCP_*` variable and a command-line flag all refuse
-//! a word outside the list, naming the valid ones.
+//! a word outside the list with the same sentence, naming the setting and
+//! the valid words.
 
+use serde::de::{Deserializer, Error, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::error::ConfigError;
 
 /// Defines a setting enum: its variants with their words, `as_str`,
-/// `Display`, `FromStr` (an error naming the setting and the valid words)
-/// and `WORDS`.
+/// `Display`, `FromStr` and `Deserialize` (an error naming the setting and
+/// the valid words) and `WORDS`.
 macro_rules! choice {
     ($(#[$doc:meta])* $name:ident, $setting:literal, { $($(#[$vdoc:meta])* $variant:ident = $word:literal),+ $(,)? }) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
         #[non_exhaustive]
         pub enum $name {
             $($(#[$vdoc])* #[serde(rename = $word)] $variant,)+
@@ -46,7 +48,47 @@ macro_rules! choice {
                 }
             }
         }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                setting(d, $setting, Self::WORDS, |w| w.parse::<Self>().ok())
+            }
+        }
     };
+}
+
+/// Reads the word of `setting`: a string `parse` takes, else an error
+/// naming the setting and its `words` (a value of another type too).
+pub(super) fn setting<'de, D: Deserializer<'de>, T>(
+    d: D,
+    setting: &'static str,
+    words: &'static [&'static str],
+    parse: fn(&str) -> Option<T>,
+) -> Result<T, D::Error> {
+    d.deserialize_str(Word { setting, words, parse })
+}
+
+/// The visitor of [`setting`].
+struct Word<T> {
+    setting: &'static str,
+    words: &'static [&'static str],
+    parse: fn(&str) -> Option<T>,
+}
+
+impl<T> Visitor<'_> for Word<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let list: Vec<String> = self.words.iter().map(|w| format!("{w:?}")).collect();
+        write!(f, "{} as one of {}", self.setting, list.join(", "))
+    }
+
+    fn visit_str<E: Error>(self, word: &str) -> Result<T, E> {
+        match (self.parse)(word) {
+            Some(value) => Ok(value),
+            None => Err(E::custom(not_one_of(self.setting, word, self.words).0)),
+        }
+    }
 }
 
 /// The error for `word`, which is not one of `words` for `setting`.
@@ -194,8 +236,11 @@ mod tests {
         }
         let s: Section = serde_json::from_str(r#"{"backend": "redis"}"#).unwrap();
         assert_eq!(s.backend, HubBackend::Redis);
+        // A wrong word or type names the setting, as a variable's does.
         let e = serde_json::from_str::<Section>(r#"{"backend": "redsi"}"#).err().unwrap().to_string();
-        assert!(e.contains("`memory`") && e.contains("`redis`"), "{e}");
+        assert!(e.starts_with(r#"hub.backend must be one of "memory", "redis", not "redsi""#), "{e}");
+        let e = serde_json::from_str::<Section>(r#"{"backend": 1}"#).err().unwrap().to_string();
+        assert!(e.contains(r#"expected hub.backend as one of "memory", "redis""#), "{e}");
         assert_eq!(serde_json::to_string(&LogFormat::Json).unwrap(), r#""json""#);
     }
 }

@@ -29,7 +29,7 @@ fn needed(config: &Config) -> Vec<(&'static str, &'static str, bool)> {
 }
 
 /// Each cargo feature of actix-mcp and whether this build has it.
-pub const FEATURES: [(&str, bool); 11] = [
+pub const FEATURES: [(&str, bool); 12] = [
     ("fs", cfg!(feature = "fs")),
     ("redis", cfg!(feature = "redis")),
     ("oauth", cfg!(feature = "oauth")),
@@ -39,6 +39,7 @@ pub const FEATURES: [(&str, bool); 11] = [
     ("metrics", cfg!(feature = "metrics")),
     ("otel", cfg!(feature = "otel")),
     ("h2c", cfg!(feature = "h2c")),
+    ("config-file", cfg!(feature = "config-file")),
     ("cli", cfg!(feature = "cli")),
     ("policy", cfg!(feature = "policy")),
 ];

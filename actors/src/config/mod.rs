@@ -1,6 +1,7 @@
 //! Typed configuration. `config/default.toml` mirrors [`Config::default`]
 //! key for key (a test checks they agree); every field documents its default
 //! and why. Precedence: defaults < file (`--config`) < `ACTIX_MCP_*` env < CLI flags.
+//! Reading a file needs the `config-file` feature (part of `cli`).
 
 use std::net::SocketAddr;
 
@@ -160,17 +161,43 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Reads a TOML file over the defaults.
-    #[cfg(feature = "cli")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+    /// Reads a TOML file over the defaults. The relative paths it gives
+    /// of the files the server keeps beside its configuration
+    /// (`policy.file`, `policy.schema`, `audit.file`, `gateway.pins`) are
+    /// relative to the file's directory, wherever the program runs from;
+    /// every other path (`fs.root`, `http.tls`, an upstream's `command`,
+    /// `cwd` and `bearer_file`), and a path given by a variable or a flag,
+    /// to the working directory.
+    #[cfg(feature = "config-file")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "config-file")))]
     pub fn from_file(path: &std::path::Path) -> Result<Self, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
-        Self::from_toml(&text).map_err(|e| ConfigError(format!("{}: {}", path.display(), e.0)))
+        let mut config = Self::from_toml(&text).map_err(|e| ConfigError(format!("{}: {}", path.display(), e.0)))?;
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+        config.resolve_beside(path.parent().unwrap_or(std::path::Path::new("")));
+        Ok(config)
     }
 
-    /// Parses TOML over the defaults.
-    #[cfg(feature = "cli")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+    /// Makes the relative paths of the files kept beside the configuration
+    /// (`policy.file`, `policy.schema`, `audit.file`, `gateway.pins`)
+    /// relative to `dir` instead, as `Config::from_file` does with the
+    /// file's directory.
+    pub fn resolve_beside(&mut self, dir: &std::path::Path) {
+        for file in [&mut self.policy.file, &mut self.policy.schema, &mut self.audit.file, &mut self.gateway.pins] {
+            if file.is_empty() || std::path::Path::new(file.as_str()).is_absolute() {
+                continue;
+            }
+            // A directory that is not UTF-8 leaves the path as it was.
+            if let Some(beside) = dir.join(file.as_str()).to_str() {
+                *file = beside.to_owned();
+            }
+        }
+    }
+
+    /// Parses TOML over the defaults (no file: relative paths stay relative
+    /// to the working directory).
+    #[cfg(feature = "config-file")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "config-file")))]
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
         let config: Config = toml::from_str(text).map_err(|e| ConfigError(e.to_string()))?;
         config.validate()?;
@@ -409,5 +436,5 @@ fn list(value: &str) -> Vec<String> {
     value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect()
 }
 
-#[cfg(all(test, feature = "cli"))]
+#[cfg(all(test, feature = "config-file"))]
 mod tests;

@@ -52,7 +52,19 @@ pub struct CacheConfig {
     /// `ttlMs` of `resources/read` and `server/discover`. Default: 0.
     pub read_ttl_ms: u64,
     /// `cacheScope`: `public` or `private`. Default: `public`.
+    #[serde(deserialize_with = "cache_scope")]
     pub scope: mcp_protocol::model::CacheScope,
+}
+
+/// Reads `cache.scope`; a wrong word is refused naming the setting, as
+/// every other word setting's is.
+fn cache_scope<'de, D: serde::Deserializer<'de>>(d: D) -> Result<mcp_protocol::model::CacheScope, D::Error> {
+    use mcp_protocol::model::CacheScope;
+    super::choices::setting(d, "cache.scope", &["public", "private"], |word| match word {
+        "public" => Some(CacheScope::Public),
+        "private" => Some(CacheScope::Private),
+        _ => None,
+    })
 }
 
 impl Default for CacheConfig {
