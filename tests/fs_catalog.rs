@@ -258,6 +258,27 @@ async fn a_link_to_an_excluded_file_is_not_served() {
     srv.stop().await;
 }
 
+/// Writes `rel` under the root and waits until the watcher has listed it;
+/// the listing then.
+///
+/// The watcher takes events in the order they happened and applies a batch
+/// of them as a whole before it takes the next: once a file written after
+/// this one is listed too, every change made before this one was applied.
+async fn control_file(dir: &TempDir, url: &str, rel: &str) -> Vec<String> {
+    std::fs::write(dir.0.join(rel), "inside").unwrap();
+    let what = format!("the watcher lists {rel}");
+    let every = std::time::Duration::from_millis(25);
+    wait_for(&what, std::time::Duration::from_secs(10), every, async || {
+        let names = listed(url).await;
+        if names.iter().any(|n| n == rel) {
+            Ok(names)
+        } else {
+            Err(format!("{names:?}"))
+        }
+    })
+    .await
+}
+
 /// Finding 4: a link created after start to a directory (or a file) outside
 /// the root brings nothing from outside into the catalog.
 #[cfg(unix)]
@@ -270,21 +291,17 @@ async fn links_made_after_start_to_outside_the_root_are_not_followed() {
     let srv = start(&dir);
     std::os::unix::fs::symlink(&outside, dir.0.join("outdir")).unwrap();
     std::os::unix::fs::symlink(outside.join("before.txt"), dir.0.join("outfile.txt")).unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Once a file made inside the root after the links is listed, the
+    // watcher has taken the links' events (and would watch a directory
+    // they led to, were it to follow them).
+    control_file(&dir, &srv.url, "sub/control-1.txt").await;
     std::fs::write(outside.join("after.txt"), "outside, later").unwrap();
-    // A file made inside the root after the links: once the watcher has
-    // listed it, it has seen the links too.
-    std::fs::write(dir.0.join("sub/control.txt"), "inside").unwrap();
-    let url = srv.url.clone();
-    let mut names = Vec::new();
-    for _ in 0..200 {
-        names = listed(&url).await;
-        if names.iter().any(|n| n == "sub/control.txt") {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
-    assert!(names.iter().any(|n| n == "sub/control.txt"), "the watcher saw the inside file: {names:?}");
+    // Two more: once the last is listed, everything before the one before
+    // it (the links, the file made outside) has been applied.
+    control_file(&dir, &srv.url, "sub/control-2.txt").await;
+    let names = control_file(&dir, &srv.url, "sub/control-3.txt").await;
+    let controls = ["sub/control-1.txt", "sub/control-2.txt", "sub/control-3.txt"];
+    assert!(controls.iter().all(|c| names.iter().any(|n| n == c)), "{names:?}");
     assert!(!names.iter().any(|n| n.starts_with("outdir") || n == "outfile.txt"), "{names:?}");
     srv.stop().await;
     std::fs::remove_dir_all(&outside).ok();

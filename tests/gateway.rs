@@ -152,9 +152,27 @@ async fn an_upstream_that_cannot_start_is_retried_and_the_others_serve() {
     assert_eq!(ready.status().as_u16(), 503);
     let why: serde_json::Value = ready.json().await.unwrap();
     assert!(why["reasons"].to_string().contains("required upstream"), "{why}");
-    tokio::time::sleep(Duration::from_millis(1200)).await;
-    let status: serde_json::Value =
-        http.get(gw.url.replace("/mcp", "/status.json")).send().await.unwrap().json().await.unwrap();
+    // The broken upstream's first restart attempt (after restart_initial_ms),
+    // as the status page counts it.
+    let status_url = gw.url.replace("/mcp", "/status.json");
+    let status: serde_json::Value = wait_for(
+        "the status page counts a restart of the broken upstream",
+        Duration::from_secs(20),
+        Duration::from_millis(50),
+        async || {
+            let status: serde_json::Value = http.get(&status_url).send().await.unwrap().json().await.unwrap();
+            let restarts = status["upstreams"]
+                .as_array()
+                .and_then(|rows| rows.iter().find(|r| r["name"] == "broken"))
+                .and_then(|r| r["restarts"].as_u64());
+            if restarts.is_some_and(|n| n >= 1) {
+                Ok(status)
+            } else {
+                Err(status.to_string())
+            }
+        },
+    )
+    .await;
     let rows = status["upstreams"].as_array().expect("an upstreams row each").clone();
     let row = |n: &str| rows.iter().find(|r| r["name"] == n).cloned().unwrap();
     assert_eq!(row("ok")["state"], "up", "{status}");
@@ -217,14 +235,14 @@ async fn the_guide_runs_as_written() {
             background.push(child.stderr(std::process::Stdio::null()).spawn().unwrap());
             // Serving once the upstream's tools are there.
             let url = format!("http://127.0.0.1:{port}/mcp");
-            for _ in 0..100 {
-                let Ok(client) = Client::connect(&url, answering()).await else {
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                };
-                until_tools(&client, &["demo__echo"], true).await;
-                break;
-            }
+            let client = wait_for(
+                &format!("a client connects to the gateway the guide started ({command})"),
+                Duration::from_secs(10),
+                Duration::from_millis(100),
+                async || Client::connect(&url, answering()).await.map_err(|e| e.to_string()),
+            )
+            .await;
+            until_tools(&client, &["demo__echo"], true).await;
             continue;
         }
         let out =

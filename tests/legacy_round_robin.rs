@@ -89,15 +89,42 @@ async fn report(what: &str, child: tokio::process::Child) -> Value {
         .unwrap_or_else(|e| panic!("{what} printed no JSON ({e}): {stdout}\n{}", String::from_utf8_lossy(&out.stderr)))
 }
 
-/// Runs `flows` flows of each client at `url`, 4 at a time each; SIGKILLs
-/// `kill` (if given) once they are under way.
-async fn both(python: &Path, url: &str, flows: usize, kill: Option<&mut tokio::process::Child>) -> (Value, Value) {
+/// Requests the balancer's access log shows answered by the instance on `port`.
+fn answered_by(lb: &ShippedNginx, port: u16) -> usize {
+    let upstream = format!("upstream=127.0.0.1:{port} ");
+    lb.access_log().lines().filter(|l| l.contains(&upstream)).count()
+}
+
+/// Runs `flows` flows of each client through `lb`, 4 at a time each;
+/// SIGKILLs `kill` (an instance and its port, if given) once it has answered
+/// 40 requests of this run, both drivers still running.
+async fn both(
+    python: &Path,
+    lb: &ShippedNginx,
+    flows: usize,
+    kill: Option<(&mut tokio::process::Child, u16)>,
+) -> (Value, Value) {
+    let url = lb.url("/mcp");
     let (n, c) = (flows.to_string(), "4".to_string());
-    let ts = driver(Path::new("node"), &["legacy_flows.mjs", url, &n, &c], &root().join("target/ts-client"));
+    let before = kill.as_ref().map(|(_, port)| answered_by(lb, *port));
+    let mut ts = driver(Path::new("node"), &["legacy_flows.mjs", &url, &n, &c], &root().join("target/ts-client"));
     let script = root().join("tests/real-servers/legacy_flows.py");
-    let py = driver(python, &[script.to_str().unwrap(), url, &n, &c], &root());
-    if let Some(victim) = kill {
-        tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut py = driver(python, &[script.to_str().unwrap(), &url, &n, &c], &root());
+    if let (Some((victim, port)), Some(before)) = (kill, before) {
+        let what = format!("the instance on {port} answered 40 requests of the flows");
+        wait_for(&what, Duration::from_secs(120), Duration::from_millis(100), async || {
+            let answered = answered_by(lb, port) - before;
+            if answered >= 40 {
+                Ok(())
+            } else {
+                Err(format!("{answered} answered"))
+            }
+        })
+        .await;
+        for (what, driver) in [("TypeScript", &mut ts), ("Python", &mut py)] {
+            let ended = driver.try_wait().expect("the driver's status");
+            assert!(ended.is_none(), "the {what} flows still run when the instance is killed: they ended {ended:?}");
+        }
         victim.start_kill().expect("SIGKILL");
         let _ = victim.wait().await;
     }
@@ -114,10 +141,9 @@ async fn official_clients_in_legacy_sessions_round_robin_over_three_instances() 
     let (mut b, b_port, _fb) = instance("rr-b", redis_port).await;
     let (_c, c_port, _fc) = instance("rr-c", redis_port).await;
     let lb = ShippedNginx::start(&[(a_port, true), (b_port, true), (c_port, true)]).await;
-    let url = lb.url("/mcp");
 
     // 200 flows of each client: none fails.
-    let (ts, py) = both(&python, &url, 200, None).await;
+    let (ts, py) = both(&python, &lb, 200, None).await;
     for (what, v) in [("TypeScript", &ts), ("Python", &py)] {
         println!("{what} flows: {v}");
         assert_eq!(v["flows"], 200, "{what}: {v}");
@@ -130,10 +156,11 @@ async fn official_clients_in_legacy_sessions_round_robin_over_three_instances() 
         assert!(log.contains(&format!("upstream=127.0.0.1:{port}")), "instance {port} served nothing");
     }
 
-    // Instance B is SIGKILLed 3 s into 100 more flows of each: only steps in
-    // flight on it fail (each flow has one request out at a time, 4 flows
-    // per client), each with an error; no session is lost.
-    let (ts, py) = both(&python, &url, 100, Some(&mut b)).await;
+    // Instance B is SIGKILLed mid-run of 100 more flows of each (once it has
+    // answered 40 of their requests): only steps in flight on it fail (each
+    // flow has one request out at a time, 4 flows per client), each with an
+    // error; no session is lost.
+    let (ts, py) = both(&python, &lb, 100, Some((&mut b, b_port))).await;
     for (what, v) in [("TypeScript", &ts), ("Python", &py)] {
         println!("{what} flows with an instance killed: {v}");
         assert_eq!(v["flows"], 100, "{what}: {v}");

@@ -172,7 +172,15 @@ async fn a_rolling_restart_behind_nginx_loses_no_request() {
     let watching = actix_rt::spawn(operator(lb.clone(), [port_a, port_b], stop.clone(), statuses.clone()));
     let clients: Vec<_> =
         (0..4).map(|_| actix_rt::spawn(load(lb.url("/mcp"), stop.clone(), answers.clone()))).collect();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The load is under way through the balancer, answered by both
+    // instances, and the operator has seen both ready.
+    eventually("both instances answer the load and the operator saw both ready", || {
+        let answers = answers.lock().unwrap();
+        let by = |name: &str| answers.iter().any(|(_, a)| a.as_deref() == Ok(name));
+        let statuses = statuses.lock().unwrap();
+        by("node-a") && by("node-b") && statuses.contains(&(port_a, 200)) && statuses.contains(&(port_b, 200))
+    })
+    .await;
 
     // SIGTERM to node-a: it drains. Its /readyz says 503 while a request
     // that still reaches it (here: straight, on a new connection) is served,
@@ -204,10 +212,7 @@ async fn a_rolling_restart_behind_nginx_loses_no_request() {
     let restarted = Instant::now();
     let _a2 = start(port_a, &config_a).await;
     let back = |seen: &[Answer]| seen.iter().any(|(at, a)| *at > restarted && a.as_deref() == Ok("node-a"));
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !back(&answers.lock().unwrap()) && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually("node-a answers through the balancer after its restart", || back(&answers.lock().unwrap())).await;
     stop.store(true, Ordering::Relaxed);
     for c in clients {
         c.await.unwrap();

@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -56,6 +57,40 @@ async fn instance(port: u16, keys: &[&str]) -> (HttpChild, ConfigFile) {
     (HttpChild::spawn_at(&format!("127.0.0.1:{port}"), &["--config", cfg.path()]).await, cfg)
 }
 
+/// The operator's balancer: which instances take new flows, how many flows
+/// are under way on each instance (started there or to finish there), and
+/// how many ended that started on it, and that finished on it.
+#[derive(Default)]
+struct Rotation {
+    up: Vec<u16>,
+    in_flight: HashMap<u16, usize>,
+    ended: HashMap<u16, [usize; 2]>,
+}
+
+impl Rotation {
+    /// A new flow's instances: where it starts and where it finishes.
+    fn pick(&mut self, n: usize) -> (u16, u16) {
+        let (start, finish) = (self.up[n % self.up.len()], self.up[(n + 1) % self.up.len()]);
+        for port in [start, finish] {
+            *self.in_flight.entry(port).or_default() += 1;
+        }
+        (start, finish)
+    }
+
+    /// The flow from `start` to `finish` ended.
+    fn end(&mut self, start: u16, finish: u16) {
+        for (role, port) in [start, finish].into_iter().enumerate() {
+            *self.in_flight.get_mut(&port).unwrap() -= 1;
+            self.ended.entry(port).or_default()[role] += 1;
+        }
+    }
+
+    /// Flows ended that started on `port`, and that finished on it.
+    fn ended_on(&self, port: u16) -> [usize; 2] {
+        self.ended.get(&port).copied().unwrap_or_default()
+    }
+}
+
 #[actix_rt::test]
 async fn a_key_rolled_through_a_running_fleet_loses_no_flow() {
     let ports = [free_fixed_port(), free_fixed_port(), free_fixed_port()];
@@ -64,24 +99,21 @@ async fn a_key_rolled_through_a_running_fleet_loses_no_flow() {
         nodes.push(Some(instance(port, &[K1]).await));
     }
     let url = |port: u16| format!("http://127.0.0.1:{port}/mcp");
-    // Which instances take new flows (an operator's balancer).
-    let up = Arc::new(Mutex::new(ports.to_vec()));
+    let rotation = Arc::new(Mutex::new(Rotation { up: ports.to_vec(), ..Rotation::default() }));
     let (done, flows, failures) =
         (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)), Arc::new(Mutex::new(Vec::new())));
     let mut workers = Vec::new();
     for w in 0..4usize {
-        let (up, done, flows, failures) = (up.clone(), done.clone(), flows.clone(), failures.clone());
+        let (rotation, done, flows, failures) = (rotation.clone(), done.clone(), flows.clone(), failures.clone());
         workers.push(actix_rt::spawn(async move {
             let mut n = w;
             while !done.load(Ordering::Acquire) || flows.load(Ordering::Acquire) < 500 {
-                let (start, finish) = {
-                    let up = up.lock().unwrap();
-                    (up[n % up.len()], up[(n + 1) % up.len()])
-                };
+                let (start, finish) = rotation.lock().unwrap().pick(n);
                 n += 1;
                 if let Err(e) = flow(&url(start), &url(finish)).await {
                     failures.lock().unwrap().push(e);
                 }
+                rotation.lock().unwrap().end(start, finish);
                 flows.fetch_add(1, Ordering::AcqRel);
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
@@ -89,18 +121,42 @@ async fn a_key_rolled_through_a_running_fleet_loses_no_flow() {
     }
 
     // The roll: each step through the whole fleet, one instance at a time
-    // taken out of rotation, stopped (it drains), started with the step's
-    // keys and put back.
+    // taken out of rotation, stopped once no flow is under way on it (it
+    // drains), started with the step's keys and put back; the next is taken
+    // out once flows started on the new one and finished on another, and
+    // the other way round, have ended.
     let steps: [&[&str]; 3] = [&[K1, K2], &[K2, K1], &[K2]];
+    let every = Duration::from_millis(5);
     for keys in steps {
         for (i, port) in ports.iter().enumerate() {
-            up.lock().unwrap().retain(|p| p != port);
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            rotation.lock().unwrap().up.retain(|p| p != port);
+            let what = format!("no flow under way on {port}, out of rotation");
+            wait_for(&what, Duration::from_secs(20), every, async || {
+                match rotation.lock().unwrap().in_flight.get(port).copied().unwrap_or(0) {
+                    0 => Ok(()),
+                    n => Err(format!("{n} flows")),
+                }
+            })
+            .await;
             let (old, _cfg) = nodes[i].take().unwrap();
             old.terminate().await;
             nodes[i] = Some(instance(*port, keys).await);
-            up.lock().unwrap().push(*port);
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            let before = {
+                let mut rotation = rotation.lock().unwrap();
+                rotation.up.push(*port);
+                rotation.ended_on(*port)
+            };
+            let what = format!("flows started on {port} and finished on it, back in rotation");
+            wait_for(&what, Duration::from_secs(20), every, async || {
+                let now = rotation.lock().unwrap().ended_on(*port);
+                let since = [now[0] - before[0], now[1] - before[1]];
+                if since[0] >= 4 && since[1] >= 4 {
+                    Ok(())
+                } else {
+                    Err(format!("{} started there, {} finished there", since[0], since[1]))
+                }
+            })
+            .await;
         }
     }
     done.store(true, Ordering::Release);

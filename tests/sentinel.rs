@@ -108,9 +108,9 @@ struct Load {
     refused_tasks: Vec<String>,
 }
 
-/// Calls and task creations on `urls` in turn until `stop`: 4 callers.
-async fn load(urls: [String; 2], stop: Arc<AtomicBool>) -> Load {
-    let seen = Arc::new(Mutex::new(Load::default()));
+/// Calls and task creations on `urls` in turn until `stop`: 4 callers,
+/// each answer recorded in `seen` as it comes.
+async fn load(urls: [String; 2], stop: Arc<AtomicBool>, seen: Arc<Mutex<Load>>) {
     let mut workers = Vec::new();
     for w in 0..4usize {
         let (urls, stop, seen) = (urls.clone(), stop.clone(), seen.clone());
@@ -129,6 +129,8 @@ async fn load(urls: [String; 2], stop: Arc<AtomicBool>) -> Load {
                     }
                 }
                 if n % 4 == 0 {
+                    // Every fourth request of a worker, on each instance in turn.
+                    let url = &urls[(n / 4) % 2];
                     let body = with_tasks(
                         n as i64,
                         "tools/call",
@@ -149,8 +151,38 @@ async fn load(urls: [String; 2], stop: Arc<AtomicBool>) -> Load {
     for w in workers {
         w.await.unwrap();
     }
-    let out = std::mem::take(&mut *seen.lock().unwrap());
-    out
+}
+
+impl Load {
+    /// How many task creations each of `urls` acknowledged.
+    fn acknowledged(&self, urls: &[String; 2]) -> [usize; 2] {
+        urls.clone().map(|url| self.tasks.iter().filter(|(u, _)| *u == url).count())
+    }
+}
+
+/// Waits until the load has had at least `tasks[i]` task creations
+/// acknowledged by `urls[i]`, each (fails after `secs`).
+async fn until_acknowledged(seen: &Mutex<Load>, urls: &[String; 2], tasks: [usize; 2], secs: u64, what: &str) {
+    wait_for(what, Duration::from_secs(secs), Duration::from_millis(20), async || {
+        let s = seen.lock().unwrap();
+        let acknowledged = s.acknowledged(urls);
+        if acknowledged[0] >= tasks[0] && acknowledged[1] >= tasks[1] {
+            Ok(())
+        } else {
+            Err(format!("{acknowledged:?} acknowledged, {} refused, {} calls", s.refused_tasks.len(), s.calls))
+        }
+    })
+    .await;
+}
+
+/// `name`'s value in `url`'s `/metrics` (0 when absent).
+async fn metric(url: &str, name: &str) -> f64 {
+    let text = reqwest::get(url.replace("/mcp", "/metrics")).await.unwrap().text().await.unwrap();
+    text.lines()
+        .find(|l| l.strip_prefix(name).is_some_and(|rest| rest.starts_with(' ') || rest.starts_with('{')))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0)
 }
 
 #[actix_rt::test]
@@ -176,8 +208,10 @@ async fn a_failover_under_load_is_followed_within_15_s_and_loses_nothing_acknowl
         node.stderr_until_all(&["redis subscription established", "task cancellations subscribed", "bus subscribed"])
             .await;
     }
-    // A listen stream on each instance.
-    let filter = json!({"notifications": {"toolsListChanged": true}});
+    // A listen stream on each instance, for tool list changes and the
+    // updates of one resource.
+    let watched = "test://watched-resource";
+    let filter = json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": [watched]}});
     let mut streams = Vec::new();
     for node in [&a, &b] {
         let mut stream = SseReader::open(&node.url, &request(json!(1), "subscriptions/listen", filter.clone())).await;
@@ -199,10 +233,17 @@ async fn a_failover_under_load_is_followed_within_15_s_and_loses_nothing_acknowl
     let before = status(&a.url, "/readyz").await;
     assert_eq!(before["redis"]["master"], format!("127.0.0.1:{p_master}"), "{before}");
 
-    // Load on both instances; the master dies 2 s into it.
+    // Load on both instances; the master dies once the load has had task
+    // creations acknowledged (so that there is something to lose).
     let stop = Arc::new(AtomicBool::new(false));
-    let running = actix_rt::spawn(load([a.url.clone(), b.url.clone()], stop.clone()));
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let seen = Arc::new(Mutex::new(Load::default()));
+    let urls = [a.url.clone(), b.url.clone()];
+    let running = actix_rt::spawn(load(urls.clone(), stop.clone(), seen.clone()));
+    until_acknowledged(&seen, &urls, [4, 4], 20, "task creations acknowledged by both before the kill").await;
+    let mut resyncs_before = Vec::new();
+    for node in [&a, &b] {
+        resyncs_before.push(metric(&node.url, "mcp_server_redis_resyncs_total").await);
+    }
     let killed = Instant::now();
     master.kill().await.unwrap();
     let promoted = format!("127.0.0.1:{p_replica}");
@@ -214,27 +255,45 @@ async fn a_failover_under_load_is_followed_within_15_s_and_loses_nothing_acknowl
         .await;
         followed.push(killed.elapsed());
     }
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The load goes on on the promoted replica: task creations acknowledged
+    // after both instances followed it.
+    let [on_a, on_b] = seen.lock().unwrap().acknowledged(&urls);
+    let what = "task creations acknowledged by both after the failover";
+    until_acknowledged(&seen, &urls, [on_a + 2, on_b + 2], 15, what).await;
     stop.store(true, Ordering::Release);
-    let seen = running.await.unwrap();
+    running.await.unwrap();
+    let seen = std::mem::take(&mut *seen.lock().unwrap());
 
-    // Whatever the gap brought (the resync's list_changed), then a new change
-    // made on A reaches both streams held open since before the kill.
-    for stream in &mut streams {
-        while let Some(Some(_)) = stream.next_within(Duration::from_secs(2)).await {}
+    // Both instances' hub subscriptions are back, on the promoted replica
+    // (each counts the resync of its listeners that followed).
+    for (node, before) in [&a, &b].into_iter().zip(resyncs_before) {
+        let what = format!("the hub subscription of {} restored after the failover", node.url);
+        wait_for(&what, Duration::from_secs(15), Duration::from_millis(50), async || {
+            let resyncs = metric(&node.url, "mcp_server_redis_resyncs_total").await;
+            if resyncs > before {
+                Ok(())
+            } else {
+                Err(format!("{resyncs} resyncs, {before} before the kill"))
+            }
+        })
+        .await;
     }
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let mut heard = [false, false];
-    let mut id = 10;
-    while heard.contains(&false) && Instant::now() < deadline {
-        id += 1;
-        post(&a.url, &trigger(id)).await;
-        for (i, stream) in streams.iter_mut().enumerate() {
-            let n = stream.next_within(Duration::from_secs(1)).await;
-            heard[i] |= matches!(n, Some(Some(n)) if n["method"] == "notifications/tools/list_changed");
-        }
+    // A change made on A after that reaches both streams held open since
+    // before the kill. No resource was updated before it, and the resync
+    // brings only list changes: the update heard is this one.
+    let update = request(json!(10), "tools/call", json!({"name": "test_trigger_resource_update", "arguments": {}}));
+    let r = post(&a.url, &update).await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    for (node, stream) in ["A", "B"].into_iter().zip(&mut streams) {
+        let n = loop {
+            let n = stream.next().await.unwrap_or_else(|| panic!("the stream on {node} stayed open"));
+            if n["method"] != "notifications/tools/list_changed" {
+                break n;
+            }
+        };
+        assert_eq!(n["method"], "notifications/resources/updated", "on {node}: {n}");
+        assert_eq!(n["params"]["uri"], watched, "on {node}: {n}");
     }
-    assert_eq!(heard, [true, true], "a change after the failover reached both streams opened before it");
     // Every acknowledged task and the session outlived the failover.
     let mut lost = Vec::new();
     for (url, task) in &seen.tasks {

@@ -13,11 +13,13 @@ pub mod nginx;
 pub mod redis;
 mod scratch;
 mod tasks;
+mod wait;
 pub use client_options::*;
 pub use external::*;
 pub use hostile::*;
 pub use scratch::{scratch, Scratch};
 pub use tasks::*;
+pub use wait::*;
 
 use std::path::PathBuf;
 use std::process::Stdio;
