@@ -86,6 +86,16 @@ async fn a_config_file_names_a_wrong_word_and_keeps_its_files_beside_it() {
     assert!(!std::path::Path::new("beside.jsonl").exists(), "a record in the working directory");
 }
 
+/// Log records name the server as configured, not the program.
+#[actix_rt::test]
+async fn log_records_name_the_configured_server() {
+    let config = ConfigFile::new("cli-service-name", "[server]\nname = \"notes\"\n");
+    let served =
+        HttpChild::spawn(&["--catalog", "everything", "--log-format", "json", "--config", config.path()]).await;
+    let address: serde_json::Value = serde_json::from_str(&served.address_line).expect("the address line is JSON");
+    assert_eq!(address["service"], "notes", "{address}");
+}
+
 /// With OAuth on, the server must know the URL clients reach it at: without
 /// `http.public_url` (or `auth.resource`) it refuses to start with a message
 /// naming the key; with it, the start line names the resource advertised.

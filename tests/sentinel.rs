@@ -299,7 +299,7 @@ async fn a_failover_under_load_is_followed_within_15_s_and_loses_nothing_acknowl
     for (url, task) in &seen.tasks {
         let r = post(url, &with_tasks(900, "tasks/get", json!({"taskId": task}))).await;
         if r.status != 200 || !r.response()["result"]["status"].is_string() {
-            lost.push(format!("{task}: {}", r.raw));
+            lost.push(format!("{url} {task}: {}", r.raw));
         }
     }
     assert!(lost.is_empty(), "{} of {} acknowledged tasks lost: {lost:?}", lost.len(), seen.tasks.len());

@@ -33,7 +33,9 @@ type Loader = Box<dyn Fn() -> Result<Config, String> + Send>;
 /// serves until the end; SIGHUP reloads what `load` reads.
 fn run(config: Config, transport: Transport, load: Loader) -> Result<(), String> {
     let log_config = config.log.clone();
-    runner::run("actix-mcp", &log_config, None, transport, move |log| {
+    // Log records name the server as configured (`server.name`).
+    let service = config.server.name.clone();
+    runner::run(&service, &log_config, None, transport, move |log| {
         let catalog = catalogs::build(&config, &log)?;
         #[cfg(feature = "gateway")]
         let gateway = Gateway::start(&config, &catalog, &log);

@@ -70,6 +70,15 @@ impl RedisLink {
         Ok(RedisLink { target, config, con, deadline: reply_timeout, down, patient: false })
     }
 
+    /// A link to the same place with a connection of its own: for writes
+    /// that `WAIT` for replicas, since `WAIT` holds its connection until
+    /// the replicas answer and every other command on a shared connection
+    /// would queue behind it.
+    pub(crate) fn another(&self) -> Self {
+        let (con, down) = (Arc::new(tokio::sync::Mutex::new(None)), Arc::new(Mutex::new(None)));
+        RedisLink { con, down, ..self.clone() }
+    }
+
     /// This link trying work even while Redis counts as unreachable: for
     /// work that waits on nobody (the hub's publisher), so that the first
     /// event after an outage is not dropped.

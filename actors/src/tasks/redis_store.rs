@@ -49,6 +49,10 @@ return 0";
 /// Tasks in Redis.
 pub struct RedisStore {
     link: RedisLink,
+    /// Writes: `link` itself, or a connection of their own when they wait
+    /// for replicas (a `WAIT` holds its connection; reads must not queue
+    /// behind it).
+    writes: RedisLink,
     prefix: String,
     max: usize,
     /// At most this many unexpired tasks per owner (0: no share).
@@ -71,7 +75,7 @@ impl RedisStore {
     ) -> Result<Self, String> {
         let target = target.into();
         let link = RedisLink::open(&target, Duration::from_millis(2000)).map_err(|e| format!("Redis {target}: {e}"))?;
-        Ok(RedisStore { link, prefix: prefix.to_owned(), max, share: 0, clock, wait: None })
+        Ok(RedisStore { writes: link.clone(), link, prefix: prefix.to_owned(), max, share: 0, clock, wait: None })
     }
 
     /// This store, each write of which waits until `replicas` replicas hold
@@ -81,6 +85,7 @@ impl RedisStore {
         self.wait = (replicas > 0).then_some((replicas, timeout_ms));
         if self.wait.is_some() {
             metrics::counter!(WAIT_SHORT).increment(0);
+            self.writes = self.link.another();
         }
         self
     }
@@ -134,7 +139,7 @@ impl TaskStore for RedisStore {
         let expiry = record.created_ms.saturating_add(record.ttl_ms);
         let ttl = expiry.saturating_sub(now).max(1);
         let wait = self.wait;
-        let stored = self.link.with_connection(move |mut con| async move {
+        let stored = self.writes.with_connection(move |mut con| async move {
             let stored: i64 = redis::cmd("EVAL")
                 .arg(CREATE)
                 .arg(3)
@@ -181,7 +186,7 @@ impl TaskStore for RedisStore {
     fn update(&self, id: &str, change: Change) -> BoxFuture<'static, Result<Option<(TaskRecord, bool)>, StoreError>> {
         let (key, now, wait) = (self.key(id), self.clock.now_ms(), self.wait);
         // Redis's failures outside, the update's own inside.
-        let updated = self.link.with_connection(move |mut con| async move {
+        let updated = self.writes.with_connection(move |mut con| async move {
             // The change is applied to the value read, and written only if
             // nobody wrote in between; on a race it is applied again to the
             // newer value.

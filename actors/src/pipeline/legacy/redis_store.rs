@@ -51,6 +51,10 @@ return redis.call('HGETALL', KEYS[1])";
 /// Legacy sessions in Redis.
 pub(crate) struct RedisSessions {
     link: RedisLink,
+    /// Writes: `link` itself, or a connection of their own when they wait
+    /// for replicas (a `WAIT` holds its connection; the check before each
+    /// message must not queue behind it).
+    writes: RedisLink,
     bus: Bus,
     prefix: String,
     idle_ms: u64,
@@ -65,12 +69,14 @@ impl RedisSessions {
         let link = RedisLink::open(&target, timeout).map_err(|e| format!("Redis {target}: {e}"))?;
         let prefix = config.hub.redis_channel_prefix.clone();
         let r = &config.redis;
+        let wait = (r.min_replicas > 0).then_some((r.min_replicas, r.wait_timeout_ms));
         Ok(RedisSessions {
             bus: Bus::new(link.clone(), &prefix),
+            writes: if wait.is_some() { link.another() } else { link.clone() },
             link,
             prefix,
             idle_ms: config.legacy.idle_timeout_ms.max(1),
-            wait: (r.min_replicas > 0).then_some((r.min_replicas, r.wait_timeout_ms)),
+            wait,
         })
     }
 
@@ -96,11 +102,27 @@ impl RedisSessions {
         });
     }
 
+    /// Runs `work` on the link for reads.
     fn run<T: Send + 'static>(
         &self,
         work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>> + Send + 'static,
     ) -> BoxFuture<'static, Result<T, StoreError>> {
-        let done = self.link.with_connection(work);
+        Self::on(&self.link, work)
+    }
+
+    /// Runs `work`, a write that may wait for replicas, on the link for writes.
+    fn write<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>> + Send + 'static,
+    ) -> BoxFuture<'static, Result<T, StoreError>> {
+        Self::on(&self.writes, work)
+    }
+
+    fn on<T: Send + 'static>(
+        link: &RedisLink,
+        work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>> + Send + 'static,
+    ) -> BoxFuture<'static, Result<T, StoreError>> {
+        let done = link.with_connection(work);
         async move { done.await.map_err(|e| StoreError::Unavailable(format!("Redis: {e}"))) }.boxed()
     }
 
@@ -218,7 +240,7 @@ impl SessionStore for RedisSessions {
 
     fn create(&self, id: &str, stored: &Stored) -> BoxFuture<'static, Result<(), StoreError>> {
         let (key, fields, idle, wait) = (self.key(id), fields(stored), self.idle_ms, self.wait);
-        self.run(move |mut con| {
+        self.write(move |mut con| {
             async move {
                 redis::pipe()
                     .atomic()
@@ -259,7 +281,7 @@ impl SessionStore for RedisSessions {
             StateChange::Subscribe(uri, on) => (format!("sub:{uri}"), if *on { "1".into() } else { String::new() }),
         };
         let (key, idle, wait) = (self.key(id), self.idle_ms, self.wait);
-        let written = self.run(move |mut con| {
+        let written = self.write(move |mut con| {
             async move {
                 let fields: Option<Vec<(String, String)>> = redis::cmd("EVAL")
                     .arg(CHANGE)
