@@ -360,6 +360,86 @@ async fn a_permit_on_a_template_and_a_forbid_on_one_uri_refuse_just_that_uri() {
     server.stop().await;
 }
 
+/// A forbid on a URI holds for every spelling of it that reads the same:
+/// escaped unreserved characters are decoded before the policy decides
+/// (a template reads `notes://%73ecret` as `notes://secret`).
+#[actix_rt::test]
+async fn a_forbid_on_a_uri_holds_for_its_escaped_spellings() {
+    let dir = scratch("policy-test-escaped-uri");
+    let server = notes_under(
+        &dir,
+        r#"
+        permit(principal, action, resource);
+        forbid(principal, action == Action::"resources/read", resource == Resource::"notes://secret");
+        "#,
+    );
+    assert_eq!(read(&server.url, "notes://public").await, Ok("title=public".to_owned()));
+    for uri in ["notes://secret", "notes://%73ecret", "notes://s%65cr%65t", "notes://%73%65%63%72%65%74"] {
+        let refused = read(&server.url, uri).await.expect_err("every spelling of the forbidden URI is refused");
+        assert_eq!(refused, as_unknown(&server.url, uri).await, "{uri}: as for an unknown URI");
+    }
+    server.stop().await;
+}
+
+/// What `completion/complete` answers for `reference` (its first argument
+/// is `title`): the values, or the error.
+async fn complete(url: &str, reference: Value) -> Result<Value, Value> {
+    let params = json!({"ref": reference, "argument": {"name": "title", "value": ""}});
+    let r = post(url, &request(json!(3), "completion/complete", params)).await;
+    match r.response().get("error") {
+        Some(e) => Err(e.clone()),
+        None => Ok(r.response()["result"]["completion"]["values"].clone()),
+    }
+}
+
+/// Completion is no way around a list: a template or prompt the policy
+/// hides is answered as an unknown one.
+#[actix_rt::test]
+async fn completion_of_a_hidden_template_or_prompt_is_answered_as_for_an_unknown_one() {
+    let dir = scratch("policy-test-completion");
+    let file = dir.join("policy.cedar");
+    std::fs::write(
+        &file,
+        r#"
+        permit(principal, action, resource);
+        forbid(principal, action == Action::"resources/read", resource == Resource::"notes://{title}");
+        forbid(principal, action == Action::"prompts/get", resource == Prompt::"hidden");
+        "#,
+    )
+    .unwrap();
+    let mut config = test_config();
+    config.policy.file = file.display().to_string();
+    let template = |t: &str| {
+        ResourceTemplate::new(t, "note", |uri, _vars, _ctx| async move {
+            Ok(vec![ResourceContents::text(uri, "text/plain", "x")])
+        })
+        .unwrap()
+    };
+    let prompt = |name: &str| {
+        Prompt::new(name, "d", |_, _| async { Ok(GetPromptResult { description: None, messages: vec![] }) })
+    };
+    let builder = McpServer::builder(server_info!())
+        .config(config)
+        .template(template("notes://{title}"))
+        .template(template("memo://{title}"))
+        .prompt(prompt("hidden"))
+        .prompt(prompt("shown"));
+    let server = TestServer::serve(builder.build().expect("a valid server"));
+    let url = &server.url;
+    // What is shown completes; what is hidden answers as what is not there.
+    assert!(complete(url, json!({"type": "ref/resource", "uri": "memo://{title}"})).await.is_ok());
+    assert!(complete(url, json!({"type": "ref/prompt", "name": "shown"})).await.is_ok());
+    let hidden = complete(url, json!({"type": "ref/resource", "uri": "notes://{title}"})).await;
+    let absent = complete(url, json!({"type": "ref/resource", "uri": "none://{title}"})).await;
+    let absent = serde_json::to_string(&absent.expect_err("no such template")).unwrap().replace("none://", "notes://");
+    assert_eq!(serde_json::to_string(&hidden.expect_err("a hidden template")).unwrap(), absent);
+    let hidden = complete(url, json!({"type": "ref/prompt", "name": "hidden"})).await;
+    let absent = complete(url, json!({"type": "ref/prompt", "name": "absent"})).await;
+    let absent = serde_json::to_string(&absent.expect_err("no such prompt")).unwrap().replace("absent", "hidden");
+    assert_eq!(serde_json::to_string(&hidden.expect_err("a hidden prompt")).unwrap(), absent);
+    server.stop().await;
+}
+
 /// Bearer `SUBJECT:SCOPE,SCOPE` is that caller.
 struct Named;
 
@@ -552,5 +632,146 @@ proptest! {
         let (listed, called, expected) = listed_called_expected(&specs, &rules, subject, scopes, case);
         prop_assert_eq!(&listed, &called, "listed ⇔ permitted on call");
         prop_assert_eq!(&listed, &expected, "as the policy reads");
+    }
+}
+
+const UPSTREAM_POLICY: &str = r#"
+permit(principal, action, resource) when { principal.scopes.contains("ops") };
+permit(principal, action == Action::"prompts/get", resource) when { resource.upstream == "up" };
+forbid(principal, action == Action::"prompts/get", resource == Prompt::"up__test_prompt_with_arguments") unless { principal.scopes.contains("ops") };
+permit(principal, action == Action::"resources/read", resource) when { resource.upstream == "up" && resource.template == "" };
+forbid(principal, action == Action::"resources/read", resource == Resource::"test://static-binary") unless { principal.scopes.contains("ops") };
+"#;
+
+#[actix_rt::test]
+async fn an_upstreams_prompts_and_resources_are_listed_exactly_when_permitted_in_both_eras() {
+    let dir = scratch("policy-test-upstream-items");
+    let policy = dir.join("policy.cedar");
+    std::fs::write(&policy, UPSTREAM_POLICY).unwrap();
+    let toml = format!(
+        "[auth]\nmode = \"api_key\"\n\
+         [[auth.api_keys]]\nsha256 = \"{}\"\nsubject = \"dev\"\nscopes = [\"mcp\"]\n\
+         [[auth.api_keys]]\nsha256 = \"{}\"\nsubject = \"ops\"\nscopes = [\"mcp\", \"ops\"]\n\
+         [policy]\nfile = {:?}\n{}",
+        hex("dev-key"),
+        hex("ops-key"),
+        policy.display().to_string(),
+        everything_upstream("up", "")
+    );
+    let config = ConfigFile::new("policy-upstream-items", &toml);
+    // Only the upstream is served: every prompt and resource is its.
+    let server = HttpChild::spawn(&["--catalog", "none", "--config", config.path()]).await;
+    let url = server.url.clone();
+    let ops = Caller::new(&url, "ops-key", false).await;
+    let what = "the upstream's prompts and resources are served";
+    wait_for(what, std::time::Duration::from_secs(20), std::time::Duration::from_millis(100), async || {
+        let prompts = ops.listed("prompts/list", "prompts", "name").await;
+        let resources = ops.listed("resources/list", "resources", "uri").await;
+        if prompts.contains("up__test_simple_prompt") && resources.contains("test://static-text") {
+            Ok(())
+        } else {
+            Err(format!("{prompts:?} {resources:?}"))
+        }
+    })
+    .await;
+    // (caller, kind, item, permitted)
+    let table: &[(&str, &str, &str, bool)] = &[
+        ("dev-key", "prompt", "up__test_simple_prompt", true),
+        ("dev-key", "prompt", "up__test_prompt_with_image", true),
+        ("dev-key", "prompt", "up__test_prompt_with_arguments", false),
+        ("dev-key", "resource", "test://static-text", true),
+        ("dev-key", "resource", "test://stateless-static-text", true),
+        ("dev-key", "resource", "test://static-binary", false),
+        ("ops-key", "prompt", "up__test_simple_prompt", true),
+        ("ops-key", "prompt", "up__test_prompt_with_image", true),
+        ("ops-key", "prompt", "up__test_prompt_with_arguments", true),
+        ("ops-key", "resource", "test://static-text", true),
+        ("ops-key", "resource", "test://stateless-static-text", true),
+        ("ops-key", "resource", "test://static-binary", true),
+    ];
+    for legacy in [false, true] {
+        let era = if legacy { "legacy" } else { "stateless" };
+        let mut shown = Vec::new();
+        for token in ["dev-key", "ops-key"] {
+            let caller = Caller::new(&url, if token == "dev-key" { "dev-key" } else { "ops-key" }, legacy).await;
+            let prompts = caller.listed("prompts/list", "prompts", "name").await;
+            let resources = caller.listed("resources/list", "resources", "uri").await;
+            for (who, kind, name, permitted) in table.iter().filter(|r| r.0 == token) {
+                let listed = if *kind == "prompt" { prompts.contains(*name) } else { resources.contains(*name) };
+                assert_eq!(listed, *permitted, "{era} {who}: {name} listed");
+                let (method, params) = call_of(kind, name);
+                match caller.ask(method, params).await {
+                    Ok(_) => assert!(permitted, "{era} {who}: {method} {name} must be refused"),
+                    Err(e) => {
+                        assert!(!permitted, "{era} {who}: {method} {name} refused: {e}");
+                        // Exactly as for an item that does not exist.
+                        let unknown = format!("{name}-missing");
+                        let (m, p) = call_of(kind, &unknown);
+                        let missing = caller.ask(m, p).await.expect_err("an unknown item is refused");
+                        let missing: Value =
+                            serde_json::from_str(&serde_json::to_string(&missing).unwrap().replace(&unknown, name))
+                                .unwrap();
+                        assert_eq!(e, missing, "{era} {who}: {name}");
+                    }
+                }
+            }
+            shown.push((prompts, resources));
+        }
+        // Everything else the upstream serves: the dev caller is shown all
+        // of it but the two items forbidden to it.
+        let (dev, ops) = (&shown[0], &shown[1]);
+        let mut expected_prompts = ops.0.clone();
+        expected_prompts.remove("up__test_prompt_with_arguments");
+        let mut expected_resources = ops.1.clone();
+        expected_resources.remove("test://static-binary");
+        assert!(ops.0.len() >= 3 && ops.1.len() >= 3, "{era}: the ops caller is shown the upstream's items: {ops:?}");
+        assert_eq!(dev.0, expected_prompts, "{era}: the dev caller's prompts");
+        assert_eq!(dev.1, expected_resources, "{era}: the dev caller's resources");
+    }
+}
+
+#[test]
+fn resource_read_only_where_the_resource_may_be_a_prompt_stops_the_server() {
+    let dir = scratch("policy-test-read-only");
+    let policy = dir.join("policy.cedar");
+    for text in [
+        r#"permit(principal, action, resource) when { resource.read_only };"#,
+        r#"permit(principal, action == Action::"prompts/get", resource) when { resource.read_only };"#,
+        r#"permit(principal, action in [Action::"tools/call", Action::"prompts/get"], resource) when { resource.read_only };"#,
+    ] {
+        std::fs::write(&policy, text).unwrap();
+        let config =
+            ConfigFile::new("policy-read-only", &format!("[policy]\nfile = {:?}\n", policy.display().to_string()));
+        let out = std::process::Command::new(binary())
+            .args(["serve", "--bind", "127.0.0.1:0", "--catalog", "everything", "--config", config.path()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{text}: must not start: {stderr}");
+        assert!(
+            stderr.contains("policy.file") && stderr.contains("read_only") && stderr.contains("Prompt"),
+            "{text}: the validator's message names the attribute and the type: {stderr}"
+        );
+    }
+    // Scoped as the guide says, the same rule starts.
+    for text in [
+        r#"permit(principal, action == Action::"tools/call", resource) when { resource.read_only };"#,
+        r#"permit(principal, action, resource is Tool) when { resource.read_only };"#,
+    ] {
+        std::fs::write(&policy, text).unwrap();
+        let config = ConfigFile::new(
+            "policy-read-only-scoped",
+            &format!("[policy]\nfile = {:?}\n", policy.display().to_string()),
+        );
+        let mut child = std::process::Command::new(binary())
+            .args(["serve", "--bind", "127.0.0.1:0", "--catalog", "everything", "--config", config.path()])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
+        let started = lines.by_ref().take(20).flatten().any(|l| l.starts_with("listening on "));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(started, "{text}: a scoped rule starts");
     }
 }

@@ -16,7 +16,8 @@ use crate::policy::{Action, Item, Policy};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Subject {
     pub(crate) action: Action,
-    /// The name (or URI) as the caller gave it.
+    /// The name as the caller gave it; a URI with its percent-encoded
+    /// unreserved characters decoded ([`normalized_uri`]).
     pub(crate) name: String,
     /// The upstream serving it (`""`: served here, or not in the catalog).
     pub(crate) upstream: String,
@@ -95,7 +96,7 @@ impl Subject {
                 let known = served_by.is_some();
                 Subject {
                     action: Action::ReadResource,
-                    name: p.uri.clone(),
+                    name: normalized_uri(&p.uri),
                     upstream: upstream(served_by.flatten().as_deref()),
                     known,
                     read_only: false,
@@ -152,4 +153,52 @@ pub(crate) fn template_item(t: &ResourceTemplate) -> Item<'_> {
 /// The item of a listed resource or prompt.
 pub(crate) fn other_item<'a>(action: Action, name: &'a str, upstream: Option<&'a str>) -> Item<'a> {
     Item { action, name, upstream: upstream.unwrap_or_default(), read_only: false, destructive: false, template: "" }
+}
+
+/// `uri` with each percent-encoded unreserved character (`A-Z a-z 0-9 - .
+/// _ ~`) decoded, as RFC 3986 (6.2.2.2) says is the same URI: the policy
+/// decides on this form, so `notes://%73ecret`, which a template reads as
+/// `notes://secret`, meets a rule on `notes://secret`. Other escapes are
+/// kept as they are.
+pub(crate) fn normalized_uri(uri: &str) -> String {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let decoded = (bytes[i] == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok())
+            .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
+        match decoded {
+            Some(b) => {
+                out.push(b);
+                i += 3;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    // Only ASCII bytes were put in place of escapes: still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| uri.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalized_uri;
+
+    #[test]
+    fn escaped_unreserved_characters_are_decoded_and_nothing_else() {
+        assert_eq!(normalized_uri("notes://%73ecret"), "notes://secret");
+        assert_eq!(normalized_uri("test://template/%34%32/data"), "test://template/42/data");
+        assert_eq!(normalized_uri("test://template/4%32/data"), "test://template/42/data");
+        assert_eq!(normalized_uri("a://%7e%2D%2e%5F"), "a://~-._");
+        // Reserved, non-ASCII and broken escapes stay as they are.
+        assert_eq!(normalized_uri("a://x%2Fy%20z%C3%A9"), "a://x%2Fy%20z%C3%A9");
+        assert_eq!(normalized_uri("a://%4"), "a://%4");
+        assert_eq!(normalized_uri("a://%zz%"), "a://%zz%");
+        assert_eq!(normalized_uri("é://%41"), "é://A");
+    }
 }
