@@ -469,3 +469,27 @@ async fn tasks_are_answered_by_every_instance_and_outlive_none() {
     }
     assert_eq!(post(&b.url, &call(30, "echo")).await.status, 200, "a call that needs no Redis is served");
 }
+
+/// A connection Redis closed while nothing used it (a restart) is replaced
+/// at its next use: the first request after Redis is back succeeds, since
+/// the errors are promised only while Redis is unreachable.
+#[actix_rt::test]
+async fn the_first_request_after_a_redis_restart_succeeds() {
+    let Some(_) = external("cluster::the_first_request_after_a_redis_restart", &["redis-server"]) else { return };
+    let port = free_fixed_port();
+    let redis = Redis::start(port).await;
+    let mut a = instance("node-restart", port).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
+    let r = legacy_post(&a.url, None, &init).await;
+    assert_eq!(r.status, 200, "a session stored in Redis: {}", r.raw);
+    redis.stop().await;
+    a.stderr_until("redis subscription lost").await;
+    let redis = Redis::start(port).await;
+    a.stderr_until("redis subscription restored").await;
+    for attempt in 1..=3 {
+        let r = legacy_post(&a.url, None, &init).await;
+        assert_eq!(r.status, 200, "session {attempt} after the restart: {}", r.raw);
+    }
+    redis.stop().await;
+}

@@ -91,53 +91,74 @@ impl RedisLink {
     /// once while Redis counts as unreachable. No connection within 500 ms,
     /// or no answer in time, makes it count so for a second; after `work`
     /// failed its connection is dropped (the next use makes a new one); a
-    /// success clears it.
+    /// success clears it. A connection found broken when `work` wrote to it
+    /// (Redis restarted since it was last used: nothing was sent) is
+    /// replaced and `work` run once more on the new one.
     pub(crate) fn with_connection<T, F, Fut>(&self, work: F) -> BoxFuture<'static, redis::RedisResult<T>>
     where
         T: Send + 'static,
-        F: FnOnce(ConnectionManager) -> Fut + Send + 'static,
+        F: FnOnce(ConnectionManager) -> Fut + Clone + Send + 'static,
         Fut: std::future::Future<Output = redis::RedisResult<T>> + Send,
     {
-        let (link, connection) = (self.clone(), self.connection());
+        let link = self.clone();
         async move {
             if let Some(why) = link.unreachable().filter(|_| !link.patient) {
                 return Err(lost(why));
             }
             // Outer error: no connection (within its own bound); inner: the work's.
+            let worker = link.clone();
             let worked = tokio::time::timeout(link.deadline, async move {
-                let con = match tokio::time::timeout(CONNECT_WITHIN, connection).await {
-                    Ok(con) => con?,
-                    Err(_) => return Err(lost(format!("no connection within {} ms", CONNECT_WITHIN.as_millis()))),
-                };
-                Ok::<_, redis::RedisError>(work(con).await)
+                let mut retry = true;
+                loop {
+                    let con = match tokio::time::timeout(CONNECT_WITHIN, worker.connection()).await {
+                        Ok(con) => con?,
+                        Err(_) => return Err(lost(format!("no connection within {} ms", CONNECT_WITHIN.as_millis()))),
+                    };
+                    match work.clone()(con).await {
+                        Err(e) if retry && unsent(&e) => {
+                            retry = false;
+                            *worker.con.lock().await = None;
+                        }
+                        done => return Ok::<_, redis::RedisError>(done),
+                    }
+                }
             })
             .await;
-            let down = |why: String| {
-                *link.down.lock().unwrap_or_else(|p| p.into_inner()) = Some((std::time::Instant::now(), why))
-            };
-            match worked {
-                Err(_) => {
-                    let why = format!("no answer within {} ms", link.deadline.as_millis());
-                    down(why.clone());
-                    *link.con.lock().await = None;
-                    Err(lost(why))
-                }
-                Ok(Err(e)) => {
-                    down(e.to_string());
-                    Err(e)
-                }
-                Ok(Ok(Err(e))) => {
-                    // The connection may be the broken one: the next use makes another.
-                    *link.con.lock().await = None;
-                    Err(e)
-                }
-                Ok(Ok(Ok(v))) => {
-                    *link.down.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                    Ok(v)
-                }
-            }
+            link.settle(worked).await
         }
         .boxed()
+    }
+
+    /// What [`RedisLink::with_connection`] answers for `worked`, marking
+    /// Redis unreachable (or reachable again) and dropping a connection
+    /// that failed.
+    async fn settle<T>(
+        &self,
+        worked: Result<redis::RedisResult<redis::RedisResult<T>>, tokio::time::error::Elapsed>,
+    ) -> redis::RedisResult<T> {
+        let down =
+            |why: String| *self.down.lock().unwrap_or_else(|p| p.into_inner()) = Some((std::time::Instant::now(), why));
+        match worked {
+            Err(_) => {
+                let why = format!("no answer within {} ms", self.deadline.as_millis());
+                down(why.clone());
+                *self.con.lock().await = None;
+                Err(lost(why))
+            }
+            Ok(Err(e)) => {
+                down(e.to_string());
+                Err(e)
+            }
+            Ok(Ok(Err(e))) => {
+                // The connection may be the broken one: the next use makes another.
+                *self.con.lock().await = None;
+                Err(e)
+            }
+            Ok(Ok(Ok(v))) => {
+                *self.down.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                Ok(v)
+            }
+        }
     }
 
     /// Why Redis counts as unreachable now (it failed less than a second ago).
@@ -195,6 +216,14 @@ pub(crate) async fn replicated(con: &mut ConnectionManager, wait: Option<(u32, u
     if acked < i64::from(replicas) {
         metrics::counter!(WAIT_SHORT).increment(1);
     }
+}
+
+/// Whether `e` is a write to a connection its peer had closed: the
+/// command was not sent, so it may be sent again on a new connection.
+/// (`RedisError` tells a dropped connection, a broken pipe among others,
+/// but does not hand out its `io::Error`: the pipe is told by its text.)
+fn unsent(e: &redis::RedisError) -> bool {
+    e.is_connection_dropped() && e.to_string().to_ascii_lowercase().contains("broken pipe")
 }
 
 /// An error saying Redis is unreachable, and why.

@@ -185,6 +185,8 @@ impl TaskStore for RedisStore {
 
     fn update(&self, id: &str, change: Change) -> BoxFuture<'static, Result<Option<(TaskRecord, bool)>, StoreError>> {
         let (key, now, wait) = (self.key(id), self.clock.now_ms(), self.wait);
+        // Shared: the work may run twice (on a new connection).
+        let change = Arc::new(change);
         // Redis's failures outside, the update's own inside.
         let updated = self.writes.with_connection(move |mut con| async move {
             // The change is applied to the value read, and written only if
@@ -200,7 +202,7 @@ impl TaskStore for RedisStore {
                 if record.expired(now) {
                     return Ok(Ok(None));
                 }
-                if !change(&mut record) {
+                if !(**change)(&mut record) {
                     return Ok(Ok(Some((record, false))));
                 }
                 let Ok(new) = serde_json::to_string(&record) else {

@@ -105,7 +105,10 @@ impl RedisSessions {
     /// Runs `work` on the link for reads.
     fn run<T: Send + 'static>(
         &self,
-        work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>> + Send + 'static,
+        work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>>
+            + Clone
+            + Send
+            + 'static,
     ) -> BoxFuture<'static, Result<T, StoreError>> {
         Self::on(&self.link, work)
     }
@@ -113,14 +116,20 @@ impl RedisSessions {
     /// Runs `work`, a write that may wait for replicas, on the link for writes.
     fn write<T: Send + 'static>(
         &self,
-        work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>> + Send + 'static,
+        work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>>
+            + Clone
+            + Send
+            + 'static,
     ) -> BoxFuture<'static, Result<T, StoreError>> {
         Self::on(&self.writes, work)
     }
 
     fn on<T: Send + 'static>(
         link: &RedisLink,
-        work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>> + Send + 'static,
+        work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>>
+            + Clone
+            + Send
+            + 'static,
     ) -> BoxFuture<'static, Result<T, StoreError>> {
         let done = link.with_connection(work);
         async move { done.await.map_err(|e| StoreError::Unavailable(format!("Redis: {e}"))) }.boxed()
