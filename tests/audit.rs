@@ -3,7 +3,9 @@
 //! arguments as sent; the chain verified by `actix-mcp audit verify` (and
 //! `actix_mcp::audit::verify`), a flipped byte named by its line, lines
 //! removed from the start named at line 1, rotation carrying the chain
-//! across files, and no audit file left by a server whose build failed.
+//! across files, and no audit file left by a server whose build failed;
+//! cancelled calls, a disk that stalls (`when_full` "block" and "drop"),
+//! `max_bytes = 0`, and the heads the server logs.
 
 mod common;
 
@@ -270,4 +272,380 @@ async fn a_build_that_fails_leaves_no_audit_file() {
     let e = actix_mcp::McpServer::builder(actix_mcp::server_info!()).config(config).build().unwrap_err();
     assert!(e.to_string().contains("policy.file"), "{e}");
     assert!(!file.exists(), "the audit file is removed with the server that was not built");
+}
+
+/// Waits until `file` holds at least `n` whole records and returns them
+/// (fails after 10 s).
+async fn records_eventually(file: &Path, n: usize) -> Vec<Value> {
+    let what = format!("{n} records in {}", file.display());
+    wait_for(&what, Duration::from_secs(10), Duration::from_millis(20), async || {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let whole = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
+        let all: Vec<Value> = whole.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        if all.len() >= n {
+            Ok(all)
+        } else {
+            Err(format!("{} records", all.len()))
+        }
+    })
+    .await
+}
+
+/// The files of the log whose live file is `dir/audit.jsonl`: the rotated
+/// ones by their `SEQ`, the live one last.
+fn log_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let seq_of = |p: &PathBuf| p.extension().and_then(|e| e.to_str()?.parse::<u64>().ok());
+    files.retain(|p| p.file_name().unwrap().to_string_lossy().starts_with("audit.jsonl"));
+    files.sort_by_key(|p| seq_of(p).unwrap_or(u64::MAX));
+    files
+}
+
+/// One line of the server's log under `--log-format json`.
+fn json_line(line: &str) -> Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON log line ({e}): {line}"))
+}
+
+/// The counter `name` as the server's `/metrics` shows it (0 before it
+/// counted anything).
+async fn counter(url: &str, name: &str) -> u64 {
+    let metrics = url.trim_end_matches("/mcp").to_owned() + "/metrics";
+    let text = client().get(&metrics).send().await.unwrap().text().await.unwrap();
+    let values = text.lines().filter(|l| l.split([' ', '{']).next() == Some(name));
+    values.filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok()).sum::<f64>() as u64
+}
+
+/// An echo call whose arguments are `{"text":"call I"}`, exactly.
+async fn echo(url: &str, i: u64) -> Reply {
+    call_raw(url, i, "echo", &echo_args(i)).await
+}
+
+fn echo_args(i: u64) -> String {
+    format!(r#"{{"text":"call {i}"}}"#)
+}
+
+#[actix_rt::test]
+async fn a_cancelled_call_is_recorded_as_cancelled() {
+    let dir = scratch("audit-test-cancelled");
+    let file = dir.join("audit.jsonl");
+    let (server, _config) = audited_server(&dir, &file, "[shutdown]\ndrain_ms = 0\n", &[]).await;
+    let args = json!({"ms": 60000});
+    // Stateless: the caller closes the call's stream while it runs.
+    let mut call = request(json!(1), "tools/call", json!({"name": "sleep", "arguments": args}));
+    call["params"]["_meta"]["progressToken"] = json!("p");
+    let mut stream = SseReader::open(&server.url, &call).await;
+    assert_eq!(stream.next().await.unwrap()["method"], "notifications/progress", "the call runs");
+    drop(stream);
+    let first = records_eventually(&file, 1).await;
+    // A legacy session: the call cancelled with `notifications/cancelled`.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {}, "clientInfo": {"name": "legacy-client", "version": "1.0"}}});
+    let r = legacy_post(&server.url, None, &init).await;
+    let sid = r.headers["mcp-session-id"].to_str().unwrap().to_string();
+    legacy_post(&server.url, Some(&sid), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "sleep", "arguments": args, "_meta": {"progressToken": "q"}}});
+    let mut running = SseReader::open_with(&server.url, &call, &[("Mcp-Session-Id", &sid)]).await;
+    assert_eq!(running.next().await.unwrap()["method"], "notifications/progress", "the call runs");
+    let cancel =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "bored"}});
+    assert_eq!(legacy_post(&server.url, Some(&sid), &cancel).await.status, 202);
+    while let Some(m) = running.next().await {
+        assert!(m.get("id").is_none(), "a cancelled call sends no result: {m}");
+    }
+    let all = records_eventually(&file, 2).await;
+    server.terminate().await;
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert_eq!(all.len(), 2, "{all:?}");
+    let digest = sha256_hex(br#"{"ms":60000}"#);
+    for (r, era) in all.iter().zip(["stateless, stream closed", "legacy, notifications/cancelled"]) {
+        assert_eq!(
+            (r["method"].as_str(), r["name"].as_str(), r["decision"].as_str(), r["outcome"].as_str()),
+            (Some("tools/call"), Some("sleep"), Some("allow"), Some("cancelled")),
+            "{era}: {r}"
+        );
+        assert_eq!(r["arguments_sha256"].as_str(), Some(digest.as_str()), "{era}: {r}");
+    }
+    let (ok, out) = verify(std::slice::from_ref(&file));
+    assert!(ok && out.starts_with("2 records intact"), "{out}");
+}
+
+/// A disk that takes nothing until the test reads it: `path` made a FIFO
+/// the test holds open for reading and writing (so that neither the
+/// server's opening it for appending nor ours waits for the other end),
+/// with one empty line in it for the server's look at the log's first
+/// line (an empty log). Nothing the server writes is taken until
+/// [`take_all`]: past the pipe's 64 KiB and the writer's buffer, the audit
+/// writer waits, as on a disk that stalled.
+fn stalled_disk(path: &Path) -> std::fs::File {
+    use std::io::Write;
+    let made = std::process::Command::new("mkfifo").arg(path).status().expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", path.display());
+    let mut fifo = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+    fifo.write_all(b"\n").unwrap();
+    fifo
+}
+
+/// From now on, everything written to `fifo` is read into the buffer
+/// returned (by a thread that never ends: the test holds the writing end
+/// too).
+fn take_all(fifo: &std::fs::File) -> std::sync::Arc<std::sync::Mutex<Vec<u8>>> {
+    use std::io::Read;
+    let mut reader = fifo.try_clone().unwrap();
+    let taken = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let into = taken.clone();
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            into.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    taken
+}
+
+fn lines_in(taken: &std::sync::Mutex<Vec<u8>>) -> u64 {
+    taken.lock().unwrap().iter().filter(|b| **b == b'\n').count() as u64
+}
+
+#[actix_rt::test]
+async fn when_full_block_a_call_waits_for_the_disk_and_no_record_is_lost() {
+    let dir = scratch("audit-test-block");
+    let path = dir.join("audit.jsonl");
+    let fifo = stalled_disk(&path);
+    let extra = "queue = 4\nwhen_full = \"block\"\n[shutdown]\ndrain_ms = 0\n";
+    let (server, _config) = audited_server(&dir, &path, extra, &[]).await;
+    let url = server.url.clone();
+    // One call at a time, until one is not answered: the writer waits for
+    // the disk, the queue is full, and the call waits for room in it.
+    let mut stalled = None;
+    for i in 1..=3000u64 {
+        let at = url.clone();
+        let mut call = actix_rt::spawn(async move { echo(&at, i).await });
+        let answered = tokio::time::timeout(Duration::from_secs(5), &mut call).await;
+        match answered {
+            Ok(reply) => assert_eq!(reply.unwrap().status, 200, "call {i}"),
+            Err(_) => {
+                stalled = Some((i, call));
+                break;
+            }
+        }
+    }
+    let (waiting, call) = stalled.expect("with a disk that takes nothing, a call waits (within 3,000 calls)");
+    // The disk takes again: the call that waited is answered, and the ones after it.
+    let taken = take_all(&fifo);
+    assert_eq!(call.await.unwrap().status, 200, "the call that waited (call {waiting}) is answered");
+    let total = waiting + 100;
+    for i in waiting + 1..=total {
+        assert_eq!(echo(&url, i).await.status, 200, "call {i}");
+    }
+    wait_for("every call's record on the disk", Duration::from_secs(20), Duration::from_millis(20), async || {
+        let n = lines_in(&taken);
+        if n >= total {
+            Ok(())
+        } else {
+            Err(format!("{n} of {total} records"))
+        }
+    })
+    .await;
+    assert_eq!(counter(&url, "mcp_server_audit_dropped_total").await, 0, "no record lost");
+    assert!(counter(&url, "mcp_server_audit_queue_full_total").await >= 1, "the queue was full while the call waited");
+    server.terminate().await;
+    // Every call's record, once, chained.
+    let copy = dir.join("taken.jsonl");
+    std::fs::write(&copy, &*taken.lock().unwrap()).unwrap();
+    let all = records(&copy);
+    assert_eq!(all.len() as u64, total, "one record per call");
+    let digests: std::collections::HashSet<&str> =
+        all.iter().map(|r| r["arguments_sha256"].as_str().unwrap()).collect();
+    for i in 1..=total {
+        assert!(digests.contains(sha256_hex(echo_args(i).as_bytes()).as_str()), "no record of call {i}");
+    }
+    let (ok, out) = verify(std::slice::from_ref(&copy));
+    assert!(ok && out.starts_with(&format!("{total} records intact")), "{out}");
+}
+
+#[actix_rt::test]
+async fn when_full_drop_a_call_never_waits_and_each_record_lost_is_counted() {
+    let dir = scratch("audit-test-drop");
+    let path = dir.join("audit.jsonl");
+    let fifo = stalled_disk(&path);
+    let extra = "queue = 4\nwhen_full = \"drop\"\n[shutdown]\ndrain_ms = 0\n";
+    let (server, _config) = audited_server(&dir, &path, extra, &[]).await;
+    let url = server.url.clone();
+    // The disk takes nothing all along (it would hold some 450 records):
+    // every call is answered all the same.
+    let total = 1200u64;
+    for i in 1..=total {
+        let reply = tokio::time::timeout(Duration::from_secs(5), echo(&url, i)).await;
+        let reply = reply.unwrap_or_else(|_| panic!("call {i} waited for the disk"));
+        assert_eq!(reply.status, 200, "call {i}");
+    }
+    assert!(counter(&url, "mcp_server_audit_dropped_total").await > 0, "records were dropped");
+    // The disk takes again: what was not dropped is written, what was is counted.
+    let taken = take_all(&fifo);
+    let what = "the records written and those counted as dropped make every call";
+    let (written, dropped) = wait_for(what, Duration::from_secs(20), Duration::from_millis(50), async || {
+        let (written, dropped) = (lines_in(&taken), counter(&url, "mcp_server_audit_dropped_total").await);
+        if written + dropped == total {
+            Ok((written, dropped))
+        } else {
+            Err(format!("{written} written + {dropped} dropped != {total} calls"))
+        }
+    })
+    .await;
+    assert!(written > 0 && dropped > 0, "{written} written, {dropped} dropped");
+    server.terminate().await;
+    assert_eq!(lines_in(&taken), written, "nothing written after the calls were all recorded or dropped");
+    // What was written is a chain of its own, without gaps.
+    let copy = dir.join("taken.jsonl");
+    std::fs::write(&copy, &*taken.lock().unwrap()).unwrap();
+    let (ok, out) = verify(std::slice::from_ref(&copy));
+    assert!(ok && out.starts_with(&format!("{written} records intact")), "{out}");
+}
+
+#[actix_rt::test]
+async fn max_bytes_0_never_rotates() {
+    use std::io::Write;
+    let dir = scratch("audit-test-never-rotated");
+    let file = dir.join("audit.jsonl");
+    // A log already past the default max_bytes (64 MiB): 1,030 records of
+    // 64 KiB names, chained.
+    let mut head = actix_mcp::audit::Head::default();
+    let name = "x".repeat(64 * 1024);
+    {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&file).unwrap());
+        for _ in 0..1030 {
+            let record = actix_mcp::audit::Record {
+                seq: 0,
+                time: "2026-12-05T10:00:00.123Z".into(),
+                caller: "anonymous".into(),
+                method: "tools/call".into(),
+                name: name.clone(),
+                upstream: String::new(),
+                decision: "allow".into(),
+                outcome: "ok".into(),
+                duration_ms: 0,
+                arguments_sha256: sha256_hex(b"{}"),
+                prev: String::new(),
+            };
+            writeln!(out, "{}", head.append(record)).unwrap();
+        }
+        out.flush().unwrap();
+    }
+    let size = std::fs::metadata(&file).unwrap().len();
+    assert!(size > 64 * 1024 * 1024, "{size} bytes");
+    let (server, _config) = audited_server(&dir, &file, "max_bytes = 0\n[shutdown]\ndrain_ms = 0\n", &[]).await;
+    for i in 1..=20u64 {
+        assert_eq!(echo(&server.url, i).await.status, 200);
+    }
+    server.terminate().await;
+    let names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["audit.jsonl"], "max_bytes = 0: never rotated");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1050, "the calls' records follow in the same file");
+    let first_new: Value = serde_json::from_str(lines[1030]).unwrap();
+    assert_eq!((first_new["seq"].as_u64(), first_new["prev"].as_str()), (Some(1031), Some(head.hash.as_str())));
+    let last: Value = serde_json::from_str(lines[1049]).unwrap();
+    assert_eq!(
+        (last["seq"].as_u64(), last["prev"].as_str()),
+        (Some(1050), Some(sha256_hex(lines[1048].as_bytes()).as_str()))
+    );
+    // The same log with the default max_bytes is rotated at the next record:
+    // what 0 left alone was past the limit.
+    let (server, _config2) = audited_server(&dir, &file, "[shutdown]\ndrain_ms = 0\n", &[]).await;
+    assert_eq!(echo(&server.url, 21).await.status, 200);
+    let rotated = dir.join("audit.jsonl.1");
+    wait_for("the rotation at the default max_bytes", Duration::from_secs(10), Duration::from_millis(20), async || {
+        if rotated.exists() {
+            Ok(())
+        } else {
+            Err(format!("{:?}", std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect::<Vec<_>>()))
+        }
+    })
+    .await;
+    server.terminate().await;
+}
+
+#[actix_rt::test]
+async fn the_head_is_logged_when_the_log_opens_at_each_rotation_and_when_it_closes() {
+    let dir = scratch("audit-test-heads");
+    let file = dir.join("audit.jsonl");
+    let extra = "max_bytes = 2000\nsync_ms = 0\n[shutdown]\ndrain_ms = 0\n";
+    let (mut server, _config) = audited_server(&dir, &file, extra, &["--log-format", "json"]).await;
+    let open = json_line(&server.stderr_until(r#""msg":"audit log open""#).await);
+    assert_eq!(
+        (open["level"].as_str(), open["seq"].as_u64(), open["head_sha256"].as_str()),
+        (Some("INFO"), Some(0), Some(actix_mcp::audit::GENESIS)),
+        "{open}"
+    );
+    let calls = 40u64;
+    for i in 1..=calls {
+        assert_eq!(echo(&server.url, i).await.status, 200);
+    }
+    let pid = server.child.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let mut rotations = Vec::new();
+    let closed = loop {
+        let line = json_line(&server.stderr_until(r#""msg":"audit log "#).await);
+        match line["msg"].as_str() {
+            Some("audit log rotated") => rotations.push(line),
+            Some("audit log closed") => break line,
+            _ => {}
+        }
+    };
+    let status = tokio::time::timeout(Duration::from_secs(15), server.child.wait()).await.expect("exits").unwrap();
+    assert!(status.success(), "{status:?}");
+    let files = log_files(&dir);
+    assert!(files.len() >= 3, "rotated at 2,000 bytes: {files:?}");
+    assert_eq!(rotations.len(), files.len() - 1, "one line per rotation: {rotations:#?}");
+    // Each rotation's head is the rotated file's last line.
+    for (logged, rotated) in rotations.iter().zip(&files) {
+        let name = Path::new(logged["rotated"].as_str().expect("the rotated file")).file_name();
+        assert_eq!(name, rotated.file_name(), "{logged}");
+        let text = std::fs::read_to_string(rotated).unwrap();
+        let last = text.lines().last().unwrap();
+        let record: Value = serde_json::from_str(last).unwrap();
+        assert_eq!(
+            (logged["level"].as_str(), logged["seq"].as_u64(), logged["head_sha256"].as_str()),
+            (Some("INFO"), record["seq"].as_u64(), Some(sha256_hex(last.as_bytes()).as_str())),
+            "{logged}"
+        );
+    }
+    // The closing head is the log's last line, and `verify` prints it too.
+    let all: Vec<String> = files
+        .iter()
+        .flat_map(|f| std::fs::read_to_string(f).unwrap().lines().map(str::to_owned).collect::<Vec<_>>())
+        .collect();
+    assert_eq!(all.len() as u64, calls);
+    let head = sha256_hex(all.last().unwrap().as_bytes());
+    assert_eq!(
+        (closed["level"].as_str(), closed["seq"].as_u64(), closed["head_sha256"].as_str()),
+        (Some("INFO"), Some(calls), Some(head.as_str())),
+        "{closed}"
+    );
+    let (ok, out) = verify(&files);
+    assert!(ok && out.contains(&format!("head: seq {calls} sha256 {head}")), "{out}");
+    // A head the server logged at a rotation anchors the files after it
+    // (`--after SEQ:SHA256`), and no other head does.
+    let (seq, hash) = (rotations[0]["seq"].as_u64().unwrap(), rotations[0]["head_sha256"].as_str().unwrap());
+    let (ok, out) = verify_with(&["--after", &format!("{seq}:{hash}")], &files[1..]);
+    assert!(ok && out.starts_with(&format!("{} records intact", calls - seq)), "{out}");
+    let last_digit = if hash.ends_with('0') { "1" } else { "0" };
+    let forged = format!("{seq}:{}{last_digit}", &hash[..63]);
+    let (ok, out) = verify_with(&["--after", &forged], &files[1..]);
+    assert!(!ok && out.contains(&format!("{} line 1: ", files[1].display())), "{out}");
+    // Opened again, the log says where it goes on from: the head it closed at.
+    let (mut again, _config2) = audited_server(&dir, &file, extra, &["--log-format", "json"]).await;
+    let reopened = json_line(&again.stderr_until(r#""msg":"audit log open""#).await);
+    assert_eq!(
+        (reopened["seq"].as_u64(), reopened["head_sha256"].as_str()),
+        (Some(calls), Some(head.as_str())),
+        "{reopened}"
+    );
+    again.terminate().await;
 }

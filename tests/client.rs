@@ -1,17 +1,20 @@
 //! The client against this project's own server, over real loopback HTTP
 //! and a real child process: both eras, every method, input rounds, a
 //! legacy session's server requests, listen streams, the actor and the
-//! command line.
+//! command line; against fake servers of the test's own, tools with
+//! invalid annotations and refused tokens.
 
 mod common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use actix_mcp::client::auth::{Refusal, TokenProvider};
 use actix_mcp::client::{Call, Client, ClientError, ClientOptions, RequestOptions, SubscriptionFilter};
 use actix_mcp::protocol::model::completion::CompletionRef;
 use actix_mcp::protocol::ProtocolVersion;
 use common::*;
+use futures::future::BoxFuture;
 use futures::StreamExt;
 use serde_json::{json, Value};
 
@@ -314,4 +317,299 @@ async fn lists_are_cached_for_their_ttl_until_they_change() {
     let plain = Client::connect(&server.url, answering()).await.unwrap();
     assert!(has_dynamic(&plain.list_tools().await.unwrap()));
     server.stop().await;
+}
+
+/// What a fake server answers one POST: the HTTP status, headers and the
+/// JSON body.
+type Answered = (u16, Vec<(&'static str, String)>, Value);
+
+/// A stateless MCP server of the test's own on a loopback port, answering
+/// each POST to `/mcp` with `answer(request, its Authorization header)`;
+/// it keeps each request it received, with that header.
+struct FakeServer {
+    url: String,
+    received: Arc<Mutex<Vec<(Value, Option<String>)>>>,
+    handle: actix_web::dev::ServerHandle,
+}
+
+impl FakeServer {
+    fn start(answer: impl Fn(&Value, Option<&str>) -> Answered + Send + Sync + 'static) -> Self {
+        use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+        let received: Arc<Mutex<Vec<(Value, Option<String>)>>> = Arc::default();
+        let answer = Arc::new(answer);
+        let kept = received.clone();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let server = HttpServer::new(move || {
+            let (kept, answer) = (kept.clone(), answer.clone());
+            App::new().route(
+                "/mcp",
+                web::post().to(move |req: HttpRequest, body: web::Bytes| {
+                    let (kept, answer) = (kept.clone(), answer.clone());
+                    async move {
+                        let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                        let auth = req.headers().get("authorization").and_then(|v| v.to_str().ok()).map(str::to_owned);
+                        kept.lock().unwrap().push((request.clone(), auth.clone()));
+                        let (status, headers, body) = (*answer)(&request, auth.as_deref());
+                        let mut reply = HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap());
+                        for header in headers {
+                            reply.insert_header(header);
+                        }
+                        reply.content_type("application/json").body(body.to_string())
+                    }
+                }),
+            )
+        })
+        .workers(1)
+        .disable_signals()
+        .listen(listener)
+        .unwrap()
+        .run();
+        let handle = server.handle();
+        actix_rt::spawn(server);
+        FakeServer { url, received, handle }
+    }
+
+    /// The requests received so far, with their Authorization header.
+    fn received(&self) -> Vec<(Value, Option<String>)> {
+        self.received.lock().unwrap().clone()
+    }
+
+    async fn stop(self) {
+        self.handle.stop(false).await;
+    }
+}
+
+/// A whole `server/discover` answer, as the specification requires one.
+fn discovered(request: &Value) -> Answered {
+    let result = json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+        "ttlMs": 0, "cacheScope": "public"});
+    (200, vec![], json!({"jsonrpc": "2.0", "id": request["id"], "result": result}))
+}
+
+#[actix_rt::test]
+async fn a_tool_whose_annotations_are_invalid_is_left_out_of_list_tools() {
+    let tool = |name: &str, properties: Value| json!({"name": name, "inputSchema": {"type": "object", "properties": properties}});
+    let first_page = vec![
+        json!({"name": "plain", "inputSchema": {"type": "object"}}),
+        tool("on_a_number", json!({"n": {"type": "number", "x-mcp-header": "N"}})),
+        tool(
+            "good",
+            json!({"region": {"type": "string", "x-mcp-header": "Region"},
+                   "n": {"type": "integer", "x-mcp-header": "N"},
+                   "dry": {"type": "boolean", "x-mcp-header": "Dry-Run"}}),
+        ),
+        tool("not_a_token", json!({"a": {"type": "string", "x-mcp-header": "A B"}})),
+        tool("empty_name", json!({"a": {"type": "string", "x-mcp-header": ""}})),
+        tool("not_a_string", json!({"a": {"type": "string", "x-mcp-header": 7}})),
+        tool(
+            "twice",
+            json!({"a": {"type": "string", "x-mcp-header": "Region"}, "b": {"type": "string", "x-mcp-header": "region"}}),
+        ),
+    ];
+    // The second page, reached with the first page's cursor.
+    let second_page = vec![
+        tool(
+            "nested_good",
+            json!({"opts": {"type": "object", "properties": {"depth": {"type": "integer", "x-mcp-header": "Depth"}}}}),
+        ),
+        tool("in_items", json!({"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}})),
+        tool("in_any_of", json!({"a": {"anyOf": [{"type": "string", "x-mcp-header": "A"}]}})),
+        json!({"name": "in_defs", "inputSchema": {"type": "object",
+            "$defs": {"r": {"type": "string", "x-mcp-header": "R"}}, "properties": {"r": {"$ref": "#/$defs/r"}}}}),
+        tool("on_an_object", json!({"o": {"type": "object", "x-mcp-header": "O"}})),
+        tool("without_a_type", json!({"a": {"x-mcp-header": "A"}})),
+        tool("not_ascii", json!({"a": {"type": "string", "x-mcp-header": "Régión"}})),
+    ];
+    let server = FakeServer::start(move |request, _| match request["method"].as_str() {
+        Some("server/discover") => discovered(request),
+        Some("tools/list") => {
+            let (tools, next) = match request["params"]["cursor"].as_str() {
+                Some("2") => (&second_page, None),
+                _ => (&first_page, Some("2")),
+            };
+            let mut result = json!({"tools": tools, "resultType": "complete", "ttlMs": 0, "cacheScope": "public"});
+            if let Some(cursor) = next {
+                result["nextCursor"] = json!(cursor);
+            }
+            (200, vec![], json!({"jsonrpc": "2.0", "id": request["id"], "result": result}))
+        }
+        _ => {
+            let error = json!({"code": -32601, "message": "Method not found"});
+            (200, vec![], json!({"jsonrpc": "2.0", "id": request["id"], "error": error}))
+        }
+    });
+    let options = ClientOptions::new("annotations-test", "1").timeout(Duration::from_secs(20));
+    let client = Client::connect(&server.url, options).await.unwrap();
+    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["plain", "good", "nested_good"], "the tools with invalid annotations are left out");
+    let lists = server.received().iter().filter(|(r, _)| r["method"] == "tools/list").count();
+    assert_eq!(lists, 2, "both pages were read");
+    server.stop().await;
+}
+
+/// A token provider handing out `tokens` in turn: the first until the
+/// server refuses it, then the next (the last one stays); it keeps each
+/// refusal it is told of, and asks for another try when `retry`.
+#[derive(Clone)]
+struct Tokens {
+    left: Arc<Mutex<Vec<&'static str>>>,
+    told: Arc<Mutex<Vec<Refusal>>>,
+    retry: bool,
+}
+
+impl Tokens {
+    fn new(tokens: &[&'static str], retry: bool) -> Self {
+        Tokens { left: Arc::new(Mutex::new(tokens.to_vec())), told: Arc::default(), retry }
+    }
+
+    fn told(&self) -> Vec<Refusal> {
+        self.told.lock().unwrap().clone()
+    }
+}
+
+impl TokenProvider for Tokens {
+    fn token(&self) -> BoxFuture<'static, Result<Option<String>, ClientError>> {
+        let token = self.left.lock().unwrap().first().map(|t| t.to_string());
+        Box::pin(async move { Ok(token) })
+    }
+
+    fn refused(&self, refusal: Refusal) -> BoxFuture<'static, Result<bool, ClientError>> {
+        self.told.lock().unwrap().push(refusal);
+        let mut left = self.left.lock().unwrap();
+        if left.len() > 1 {
+            left.remove(0);
+        }
+        let retry = self.retry;
+        Box::pin(async move { Ok(retry) })
+    }
+}
+
+#[actix_rt::test]
+async fn a_refused_token_is_told_to_the_provider_and_the_request_tried_once_more() {
+    const INVALID: &str = r#"Bearer error="invalid_token", error_description="the token expired""#;
+    const SCOPE: &str = r#"Bearer error="insufficient_scope", scope="notes:write""#;
+    // The token the server takes, and how it refuses any other: the status
+    // and its challenge.
+    let takes: Arc<Mutex<(&'static str, u16, &'static str)>> = Arc::new(Mutex::new(("t2", 401, INVALID)));
+    let taking = takes.clone();
+    let server = FakeServer::start(move |request, auth| {
+        let (token, status, challenge) = *taking.lock().unwrap();
+        if auth != Some(format!("Bearer {token}").as_str()) {
+            let error = json!({"code": -32001, "message": "unauthorized"});
+            let refused = json!({"jsonrpc": "2.0", "id": request["id"], "error": error});
+            return (status, vec![("WWW-Authenticate", challenge.to_owned())], refused);
+        }
+        match request["method"].as_str() {
+            Some("server/discover") => discovered(request),
+            _ => {
+                let result = json!({"resultType": "complete", "content": [{"type": "text", "text": "done"}]});
+                (200, vec![], json!({"jsonrpc": "2.0", "id": request["id"], "result": result}))
+            }
+        }
+    });
+    let options = |provider: &Tokens| {
+        ClientOptions::new("token-test", "1").timeout(Duration::from_secs(20)).token_provider(provider.clone())
+    };
+    let refusal =
+        |status: u16, challenge: &str| Refusal { status, challenge: Some(challenge.into()), dpop_nonce: None };
+
+    // The first token is refused at the handshake (401): the provider is
+    // told, with the challenge, and the same request goes once more with
+    // the token it has then.
+    let provider = Tokens::new(&["t1", "t2", "t3"], true);
+    let client = Client::connect(&server.url, options(&provider)).await.unwrap();
+    assert_eq!(provider.told(), [refusal(401, INVALID)]);
+    let seen = server.received();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!((seen[0].1.as_deref(), seen[1].1.as_deref()), (Some("Bearer t1"), Some("Bearer t2")));
+    assert_eq!(seen[0].0, seen[1].0, "the same request, once more");
+
+    // Later the server wants another token and refuses the call with 403:
+    // told again, tried once more, answered.
+    *takes.lock().unwrap() = ("t3", 403, SCOPE);
+    let r = client.call_tool("echo", json!({"text": "x"})).await.unwrap();
+    assert!(text_of(&r).contains("done"), "{}", text_of(&r));
+    assert_eq!(provider.told(), [refusal(401, INVALID), refusal(403, SCOPE)]);
+    let seen = server.received();
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert_eq!((seen[2].1.as_deref(), seen[3].1.as_deref()), (Some("Bearer t2"), Some("Bearer t3")));
+    assert_eq!(seen[2].0, seen[3].0, "the same call, once more");
+    assert_eq!(seen[3].0["method"], "tools/call");
+
+    // A provider that gives up: told, and the request is not sent again;
+    // the caller gets the refusal, with its challenge.
+    *takes.lock().unwrap() = ("t9", 401, INVALID);
+    let before = server.received().len();
+    let giving_up = Tokens::new(&["t1"], false);
+    match Client::connect(&server.url, options(&giving_up)).await {
+        Err(ClientError::Auth { status, challenge, .. }) => {
+            assert_eq!((status, challenge.as_deref()), (401, Some(INVALID)))
+        }
+        other => panic!("the refusal, not {:?}", other.err()),
+    }
+    assert_eq!(giving_up.told(), [refusal(401, INVALID)]);
+    assert_eq!(server.received().len() - before, 1, "not sent again");
+
+    // A provider whose new tokens are refused too: each try after the
+    // first follows a refusal the provider was told of, and the client
+    // stops trying (the caller gets the refusal, not a timeout).
+    let before = server.received().len();
+    let stale = Tokens::new(&["t1", "t2", "t4"], true);
+    match Client::connect(&server.url, options(&stale)).await {
+        Err(ClientError::Auth { status, .. }) => assert_eq!(status, 401),
+        other => panic!("the refusal, not {:?}", other.err()),
+    }
+    let (sent, told) = (server.received().len() - before, stale.told().len());
+    assert!(told >= 1 && sent >= 2 && sent <= told + 1, "{sent} requests sent, {told} refusals told");
+    server.stop().await;
+}
+
+/// Whether process `pid` is gone (or a zombie nobody waits for).
+fn gone(pid: i32) -> Result<(), String> {
+    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    match state.split_whitespace().nth(2) {
+        None | Some("Z") => Ok(()),
+        Some(s) => Err(format!("process {pid} in state {s}")),
+    }
+}
+
+#[actix_rt::test]
+async fn stopping_the_actor_closes_the_connection() {
+    // A legacy session: the server sees it ended by the client.
+    let mut child = HttpChild::spawn(&["--catalog", "everything", "--log-format", "json"]).await;
+    let client = Client::connect(&child.url, answering().pin(ProtocolVersion::V2025_11_25)).await.unwrap();
+    let opened: Value = serde_json::from_str(&child.stderr_until("legacy session opened").await).unwrap();
+    let session = opened["session"].as_str().expect("the session id").to_owned();
+    let addr = client.start();
+    let r = addr.send(Call::new("tools/call", json!({"name": "echo", "arguments": {"text": "via actor"}}))).await;
+    assert_eq!(r.unwrap().unwrap()["content"][0]["text"], "via actor");
+    // Its last address dropped, the actor stops.
+    drop(addr);
+    let ended: Value = serde_json::from_str(&child.stderr_until("legacy session ended by the client").await).unwrap();
+    assert_eq!(ended["session"].as_str(), Some(session.as_str()), "{ended}");
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}});
+    assert_eq!(legacy_post(&child.url, Some(&session), &ping).await.status, 404, "the session is gone");
+    let _ = child.child.kill().await;
+
+    // A stdio child: it is gone.
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let line = format!(
+        "echo $$ > {:?}; exec {:?} stdio --catalog everything 2>/dev/null",
+        pidfile.display().to_string(),
+        binary().display().to_string()
+    );
+    let client = Client::spawn_shell(&line, answering()).await.unwrap();
+    // Written before the server started, so before it answered the handshake.
+    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let addr = client.start();
+    let r = addr.send(Call::new("tools/call", json!({"name": "echo", "arguments": {"text": "over stdio"}}))).await;
+    assert_eq!(r.unwrap().unwrap()["content"][0]["text"], "over stdio");
+    assert!(gone(pid).is_err(), "the server runs while the actor does");
+    drop(addr);
+    wait_for("the stdio server ends with the actor", Duration::from_secs(10), Duration::from_millis(50), async || {
+        gone(pid)
+    })
+    .await;
 }

@@ -109,3 +109,67 @@ async fn lines_of_invalid_utf8_are_skipped() {
     assert!(serde_json::to_string(&answer.content).unwrap().contains("echo: ok"));
     assert_eq!(upstream_row(&gw.url, "bytes").await["restarts"], 0);
 }
+
+/// Seconds since midnight of a log record's `ts` (`2026-12-07T01:03:56.559670635Z`).
+fn seconds_of_day(ts: &str) -> f64 {
+    let time = ts.split('T').nth(1).unwrap_or_else(|| panic!("a timestamp: {ts}")).trim_end_matches('Z');
+    let parts: Vec<f64> = time.split(':').map(|p| p.parse::<f64>().unwrap_or_else(|e| panic!("{ts}: {e}"))).collect();
+    parts[0] * 3600.0 + parts[1] * 60.0 + parts[2]
+}
+
+/// Forged updates are "dropped, counted … and logged at most once a second"
+/// (gateway guide, "What an upstream may claim"): an upstream that floods
+/// updates of a local URI for more than three seconds is logged again
+/// after each second at most, never more often, and each line says how many
+/// were dropped so far. Its log lines are read up to the line of a reload
+/// the test asks for once the flood is over.
+#[actix_rt::test]
+async fn forged_updates_are_logged_at_most_once_a_second() {
+    if !python("hostile_upstream_limits::forged_updates_are_logged_at_most_once_a_second") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let toml = hostile_upstream(
+        "evil",
+        "",
+        &["--resources", "evil://mine", "--forge", "test://static-text", "--forge-count", "500"],
+    );
+    let path = dir.path().join("gateway.toml");
+    std::fs::write(&path, toml).unwrap();
+    let mut gw =
+        HttpChild::spawn(&["--catalog", "everything", "--log-format", "json", "--config", &path.display().to_string()])
+            .await;
+    let client = Client::connect(&gw.url, answering()).await.unwrap();
+    until_tools(&client, &["evil__echo"], true).await;
+    let flooding = std::time::Instant::now();
+    let mut floods = 0u64;
+    while flooding.elapsed() < Duration::from_millis(3500) {
+        let forged = client.call_tool("evil__forge", json!({})).await.unwrap();
+        assert!(serde_json::to_string(&forged.content).unwrap().contains("forged 500"), "{forged:?}");
+        floods += 1;
+    }
+    gw.hangup();
+    let mut logged: Vec<Value> = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let line = tokio::time::timeout_at(deadline, gw.stderr.next_line())
+            .await
+            .expect("the reload logged within 10 s")
+            .unwrap()
+            .expect("stderr open");
+        let Ok(record) = serde_json::from_str::<Value>(&line) else { continue };
+        match record["msg"].as_str().unwrap_or_default() {
+            "SIGHUP: reloaded" => break,
+            m if m.starts_with("upstream announced a resource it does not serve") => logged.push(record),
+            _ => {}
+        }
+    }
+    let at: Vec<f64> = logged.iter().map(|r| seconds_of_day(r["ts"].as_str().unwrap_or_default())).collect();
+    assert!(logged.len() >= 2, "{floods} floods over 3.5 s were logged {} times: {logged:?}", logged.len());
+    for pair in at.windows(2) {
+        let gap = (pair[1] - pair[0]).rem_euclid(86_400.0);
+        assert!(gap >= 0.99, "two lines {gap:.3} s apart: {logged:#?}");
+    }
+    let dropped: Vec<u64> = logged.iter().map(|r| r["dropped_so_far"].as_u64().unwrap_or_default()).collect();
+    assert!(dropped.windows(2).all(|d| d[1] > d[0] + 1), "each line counts those dropped unlogged since: {dropped:?}");
+}

@@ -143,3 +143,166 @@ async fn two_instances_over_redis_allow_exactly_the_limit_and_quotas_fail_decide
     assert_eq!(metric(&b.url, "mcp_server_quota_decisions_total", &[r#"decision="fail_closed""#]).await, 1.0);
     assert_eq!(metric(&a.url, "mcp_server_quota_decisions_total", &[r#"decision="fail_open""#]).await, 1.0);
 }
+
+/// The text of a served call's answer (fails the test on anything else).
+fn served_text(r: &Reply) -> String {
+    assert_eq!(r.status, 200, "{}", r.raw);
+    let text = r.response()["result"]["content"][0]["text"].as_str();
+    text.unwrap_or_else(|| panic!("a served call: {}", r.raw)).to_owned()
+}
+
+#[actix_rt::test]
+async fn a_call_over_its_quota_never_reaches_the_upstream_in_both_eras() {
+    if external("quotas::a_call_over_its_quota_never_reaches_the_upstream_in_both_eras", &["python3"]).is_none() {
+        return;
+    }
+    let dir = scratch("quota-test-upstream");
+    let log = dir.join("calls.log");
+    // `secret` is answered but not listed: reached by name through the gateway's route.
+    let flags = ["--tools", "echo,other", "--hidden", "secret", "--log-calls", log.to_str().unwrap()];
+    let toml = format!(
+        "[[quotas]]\nname = \"two\"\nlimit = 2\nper_secs = 600\ntools = [\"h__echo\"]\n\
+         [[quotas]]\nname = \"one\"\nlimit = 1\nper_secs = 600\ntools = [\"h__secret\"]\n{}",
+        hostile_upstream("h", "", &flags)
+    );
+    let config = ConfigFile::new("quota-test-upstream", &toml);
+    let server = HttpChild::spawn(&["--catalog", "none", "--config", config.path()]).await;
+    let url = server.url.clone();
+    wait_for("the upstream's tools are served", Duration::from_secs(20), Duration::from_millis(100), async || {
+        let r = post(&url, &request(json!(0), "tools/list", json!({}))).await;
+        if r.raw.contains("\"h__echo\"") {
+            Ok(())
+        } else {
+            Err(r.raw)
+        }
+    })
+    .await;
+    assert_eq!(served_text(&post(&url, &call(1, "h__echo")).await), "echo: q");
+    assert_eq!(served_text(&post(&url, &call(2, "h__echo")).await), "echo: q");
+    let (_, data) = refusal(&post(&url, &call(3, "h__echo")).await);
+    assert_eq!(data["quota"], "two", "{data}");
+    assert_eq!(served_text(&post(&url, &call(4, "h__secret")).await), "secret: q");
+    let (_, data) = refusal(&post(&url, &call(5, "h__secret")).await);
+    assert_eq!(data["quota"], "one", "{data}");
+    // A legacy session's call over the quota: refused as well.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {}, "clientInfo": {"name": "quota-test", "version": "1"}}});
+    let opened = legacy_post(&url, None, &init).await;
+    let session = opened.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    legacy_post(&url, Some(&session), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let legacy = legacy_post(
+        &url,
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "h__echo", "arguments": {"text": "q"}}}),
+    )
+    .await;
+    let (_, data) = refusal(&legacy);
+    assert_eq!(data["quota"], "two", "{data}");
+    // The upstream answers in order and logs each call before answering it:
+    // once this last call is answered, every call that reached it is logged.
+    assert_eq!(served_text(&post(&url, &call(7, "h__other")).await), "other: q");
+    let reached: Vec<String> = std::fs::read_to_string(&log).unwrap().lines().map(str::to_owned).collect();
+    assert_eq!(reached, ["echo", "echo", "secret", "other"], "no refused call reached the upstream");
+}
+
+#[actix_rt::test]
+async fn policies_decide_first_a_call_a_policy_denies_is_not_counted() {
+    let dir = scratch("quota-test-policy-first");
+    let policy = dir.join("policy.cedar");
+    std::fs::write(
+        &policy,
+        "permit(principal, action, resource);\nforbid(principal, action == Action::\"tools/call\", resource == Tool::\"greet\");\n",
+    )
+    .unwrap();
+    let toml = format!(
+        "[catalog]\nname = \"everything\"\n[policy]\nfile = {:?}\n\
+         [[quotas]]\nname = \"three\"\nlimit = 3\nper_secs = 600\nby = \"caller\"\n",
+        policy.display().to_string()
+    );
+    let config = ConfigFile::new("quota-test-policy-first", &toml);
+    let server = HttpChild::spawn(&["--config", config.path()]).await;
+    let url = server.url.clone();
+    // As many denied calls as the quota allows calls.
+    for id in 1..=3 {
+        let greet = request(json!(id), "tools/call", json!({"name": "greet", "arguments": {"name": "x"}}));
+        let denied = post(&url, &greet).await;
+        assert_ne!(denied.status, 429, "a denied call is the policy's, not the quota's: {}", denied.raw);
+        assert_eq!(denied.error_code(), Some(-32602), "denied by the policy: {}", denied.raw);
+    }
+    // The quota is still whole: 3 permitted calls are served, and then it holds.
+    for id in 4..=6 {
+        assert_eq!(served_text(&post(&url, &call(id, "echo")).await), "q", "permitted call {id}");
+    }
+    let (_, data) = refusal(&post(&url, &call(7, "echo")).await);
+    assert_eq!(data["quota"], "three", "{data}");
+    assert_eq!(
+        metric(&url, "mcp_server_quota_decisions_total", &[r#"quota="three""#, r#"decision="allow""#]).await,
+        3.0
+    );
+    assert_eq!(
+        metric(&url, "mcp_server_quota_decisions_total", &[r#"quota="three""#, r#"decision="quota""#]).await,
+        1.0
+    );
+    assert_eq!(metric(&url, "mcp_server_policy_decisions_total", &[r#"decision="deny""#]).await, 3.0);
+}
+
+/// A loopback port where something accepts TCP connections and never
+/// answers: a Redis slower than any timeout.
+fn silent_redis() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            match stream {
+                Ok(s) => held.push(s),
+                Err(_) => break,
+            }
+        }
+    });
+    port
+}
+
+/// An instance counting on the Redis at `port`, with `quotas_fail = fail`
+/// and `quotas_timeout_ms = timeout_ms` (`None`: the default, 100).
+async fn slow_redis_instance(port: u16, fail: &str, timeout_ms: Option<u64>) -> (HttpChild, ConfigFile) {
+    let timeout_line = timeout_ms.map(|ms| format!("quotas_timeout_ms = {ms}\n")).unwrap_or_default();
+    let toml = format!(
+        "quotas_fail = \"{fail}\"\n{timeout_line}[catalog]\nname = \"everything\"\n\
+         [hub]\nbackend = \"redis\"\nredis_url = \"redis://127.0.0.1:{port}/\"\nredis_channel_prefix = \"quota-slow-{pid}\"\n\
+         [[quotas]]\nname = \"hundred\"\nlimit = 100\nper_secs = 3600\ntools = [\"echo\"]\n",
+        pid = std::process::id()
+    );
+    let config = ConfigFile::new(&format!("quota-test-slow-{fail}"), &toml);
+    (HttpChild::spawn(&["--config", config.path()]).await, config)
+}
+
+#[actix_rt::test]
+async fn a_redis_slower_than_quotas_timeout_ms_is_decided_by_quotas_fail() {
+    let port = silent_redis();
+    // Below http.stream_after_ms (200), so that a refusal keeps its status.
+    let (open_ms, closed_ms) = (100, 50);
+    let (mut open, _open_config) = slow_redis_instance(port, "open", None).await;
+    let (mut closed, _closed_config) = slow_redis_instance(port, "closed", Some(closed_ms)).await;
+    // "open": served, uncounted.
+    let started = Instant::now();
+    assert_eq!(served_text(&post(&open.url, &call(1, "echo")).await), "q", "quotas_fail = open");
+    assert!(started.elapsed() < Duration::from_secs(5), "decided, not left waiting on Redis: {:?}", started.elapsed());
+    // "closed": refused as over the quota, Retry-After: 1, "cannot be counted now".
+    let started = Instant::now();
+    let refused = post(&closed.url, &call(2, "echo")).await;
+    assert!(started.elapsed() < Duration::from_secs(5), "decided, not left waiting on Redis: {:?}", started.elapsed());
+    let (after, data) = refusal(&refused);
+    assert_eq!((after, data["quota"].as_str()), (1, Some("hundred")), "{data}");
+    let message = refused.response()["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert!(message.contains("cannot be counted now"), "{message}");
+    assert_eq!(metric(&open.url, "mcp_server_quota_decisions_total", &[r#"decision="fail_open""#]).await, 1.0);
+    assert_eq!(metric(&closed.url, "mcp_server_quota_decisions_total", &[r#"decision="fail_closed""#]).await, 1.0);
+    assert_eq!(metric(&open.url, "mcp_server_quota_decisions_total", &[r#"decision="allow""#]).await, 0.0);
+    // Each says why: no answer within its own quotas_timeout_ms.
+    for (server, fail, ms) in [(&mut open, "open", open_ms), (&mut closed, "closed", closed_ms)] {
+        let line = server.stderr_until("the quota counters cannot count calls").await;
+        assert!(line.contains("WARN") && line.contains(&format!("quotas_fail: {fail}")), "{line}");
+        assert!(line.contains(&format!("within {ms} ms")), "the timeout is quotas_timeout_ms ({ms}): {line}");
+    }
+}

@@ -138,7 +138,9 @@
 //! Over HTTP, a [`TokenProvider`](crate::client::auth::TokenProvider) gives
 //! the bearer token of each request and is told when the server refuses one
 //! (401 or 403 with its challenge), so it can fetch a new one: the client
-//! then tries once more. [`ClientOptions::bearer`](crate::client::ClientOptions::bearer)
+//! then sends the request again, each time after a refusal the provider was
+//! told of and agreed to retry, at most three times (a new token, then a
+//! DPoP nonce, may each take one). [`ClientOptions::bearer`](crate::client::ClientOptions::bearer)
 //! sends a fixed token.
 //!
 //! [`OAuth`](crate::client::oauth::OAuth) is the OAuth 2.1 client the MCP

@@ -104,9 +104,10 @@
 //! same way. `allow_tools` / `deny_tools` decide calls as well as lists: a
 //! name they leave out is answered exactly as an unknown tool and never
 //! reaches the upstream. An upstream may announce `resources/updated` only
-//! for URIs it serves; any other is dropped, counted
-//! (`mcp_gateway_forged_notifications_total{upstream}`) and logged at most
-//! once a second.
+//! for URIs it serves; any other is dropped. A stateless upstream's is also
+//! counted (`mcp_gateway_forged_notifications_total{upstream}`) and logged
+//! at most once a second; a legacy upstream's session passes on only the
+//! updates of URIs the gateway subscribed to, so the others never reach it.
 //!
 //! **What an upstream may send.** Each message it sends — a stdio line, an
 //! HTTP body, an SSE event — is at most `max_message_bytes` (64 MiB); a

@@ -387,8 +387,13 @@ async fn read(link: Arc<Link>, uri: String, ctx: RequestContext) -> Result<Vec<R
     impl Answered for Read {}
     let prefix = link.config.uri_prefix.as_str();
     let own = uri.strip_prefix(prefix).unwrap_or(&uri);
-    let mut read: Read =
-        link.forward("resources/read", JsonObject::from_iter([("uri".into(), own.into())]), &ctx).await?;
+    let params = JsonObject::from_iter([("uri".into(), own.into())]);
+    let mut read: Read = link.forward("resources/read", params, &ctx).await.map_err(|e| match e {
+        // -32002 is only ever "resource not found" (2025-11-25 and before),
+        // with or without `data.uri`: this read's URI, in the caller's code.
+        HandlerError::Rpc(e) if e.code.0 == -32002 => ProtocolError::ResourceNotFound { uri: uri.clone() }.into(),
+        other => other,
+    })?;
     // The upstream's hints for this read (none: stale at once, as the specification reads their absence).
     ctx.set_cache_hints(CacheHints::new(read.ttl_ms.unwrap_or(0), read.cache_scope.unwrap_or_default()));
     if !prefix.is_empty() {
