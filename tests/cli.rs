@@ -235,3 +235,14 @@ async fn the_fs_catalog_names_what_it_exposes_at_start() {
     let line = served.stderr_until("serving every file under a directory").await;
     assert!(!line.contains("started in") && line.contains(&format!("root: {}", root.display())), "{line}");
 }
+
+/// The signals are handled from before the address is announced: a SIGTERM
+/// that comes right after the address line shuts down gracefully (exit 0),
+/// never by the signal's default action.
+#[actix_rt::test]
+async fn sigterm_right_after_the_address_line_shuts_down_gracefully() {
+    let config = ConfigFile::new("cli-early-sigterm", "[shutdown]\ndrain_ms = 0\n");
+    for _ in 0..10 {
+        HttpChild::spawn(&["--catalog", "everything", "--config", config.path()]).await.terminate().await;
+    }
+}

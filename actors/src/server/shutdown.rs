@@ -62,25 +62,33 @@ pub enum Signal {
     Terminate,
 }
 
-/// Resolves at SIGINT or SIGTERM, with which it was.
-pub async fn shutdown_signal() -> Signal {
+/// Resolves at SIGINT or SIGTERM, with which it was. The signals are
+/// listened for from the call on, not from the first poll: a signal that
+/// arrives in between is not lost, nor does it end the process at once (as
+/// it would with no handler yet). Call it within the runtime.
+pub fn shutdown_signal() -> impl std::future::Future<Output = Signal> {
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                return Signal::Interrupt;
+        use tokio::signal::unix::{signal, SignalKind};
+        let (term, int) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt()));
+        async move {
+            match (term, int) {
+                (Ok(mut term), Ok(mut int)) => tokio::select! {
+                    _ = int.recv() => Signal::Interrupt,
+                    _ = term.recv() => Signal::Terminate,
+                },
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                    Signal::Interrupt
+                }
             }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => Signal::Interrupt,
-            _ = term.recv() => Signal::Terminate,
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
-        Signal::Interrupt
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+            Signal::Interrupt
+        }
     }
 }

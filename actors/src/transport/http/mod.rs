@@ -188,6 +188,9 @@ fn announce(server: &McpServer, what: &str, url: &str) {
 /// [`run_until`], which gives an application's own actix-web server the same).
 pub async fn serve(server: McpServer) -> std::io::Result<()> {
     let path = server.config().http.path.clone();
+    // Listened for before the address is announced: a SIGTERM right after
+    // it drains like any other.
+    let stop = shutdown_signal();
     let (http, addrs) = bind(server.clone())?;
     for addr in &addrs {
         let scheme = if server.config().http.tls.enabled() { "https" } else { "http" };
@@ -209,5 +212,5 @@ pub async fn serve(server: McpServer) -> std::io::Result<()> {
     for addr in server.metrics_addrs() {
         announce(&server, "metrics on", &format!("http://{addr}{}", c.metrics.path));
     }
-    run_until(server, http, shutdown_signal()).await
+    run_until(server, http, stop).await
 }
