@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FEATURES=(fs redis oauth client gateway tls metrics otel h2c policy cli)
+FEATURES=(fs redis oauth client gateway tls metrics otel h2c policy config-file cli)
 lint() {
   local started=$SECONDS
   cargo clippy -q -p actix-mcp "$@" -- -D warnings
@@ -26,7 +26,7 @@ tree="$(cargo tree -p actix-mcp --no-default-features -e normal --prefix none | 
 count="$(printf '%s\n' "$tree" | wc -l)"
 echo "actix-mcp --no-default-features: $count crates"
 [ "$count" -le 160 ] || { echo "the lean build pulls $count crates, more than 160" >&2; exit 1; }
-forbidden='^(redis|reqwest|hyper|notify|clap|tikv-jemallocator|jsonwebtoken|metrics-exporter-prometheus|rustls|opentelemetry|cedar-policy) '
+forbidden='^(redis|reqwest|hyper|notify|clap|tikv-jemallocator|jsonwebtoken|metrics-exporter-prometheus|rustls|opentelemetry|cedar-policy|toml) '
 if printf '%s\n' "$tree" | grep -E "$forbidden"; then
   echo "the lean build pulls a crate only a feature should bring (above)" >&2
   exit 1

@@ -51,6 +51,25 @@ fn help_documents_every_flag() {
     }
 }
 
+/// The commands that do not serve list only their own options: no server
+/// flag in their `--help`, and one given to them is refused.
+#[test]
+fn commands_that_do_not_serve_take_only_their_own_options() {
+    for command in [&["audit", "verify"][..], &["gateway", "approve"], &["client"]] {
+        let out = std::process::Command::new(binary()).args(command).arg("--help").output().unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{command:?} --help: {help}");
+        for flag in ["--bind", "--catalog", "--upstream", "--root", "--skills", "--h2c"] {
+            assert!(!help.contains(flag), "{command:?} --help lists the server's {flag}:\n{help}");
+        }
+    }
+    let out = std::process::Command::new(binary()).args(["audit", "verify", "--bind", "x:1", "f"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    // Each serving command still takes them after its name.
+    let out = std::process::Command::new(binary()).args(["stdio", "--catalog", "nope"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("catalog"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 #[test]
 fn bad_configuration_is_a_clear_error() {
     let out = std::process::Command::new(binary()).args(["serve", "--bind", "not-an-address"]).output().unwrap();

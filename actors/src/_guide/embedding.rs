@@ -201,7 +201,8 @@
 //! | `otel`    | one OTLP span per request and per listen stream (`[otel]`)      | +31              |
 //! | `h2c`     | HTTP/2 without TLS (`http.h2c`)                                 | +1               |
 //! | `policy`  | Cedar policies deciding which calls each caller may make (`[policy]`) | +43        |
-//! | `cli`     | what only the program needs: clap, TOML files, jemalloc         | +21              |
+//! | `config-file` | TOML configuration files (`Config::from_file`, `config_file`), as the program reads them | +6 |
+//! | `cli`     | what only the program needs: its command line (clap), jemalloc; implies `config-file` | +21 |
 //!
 //! ("crates it brings": `cargo tree -p actix-mcp --no-default-features
 //! --features F -e normal`, distinct crates, less the core's 160; `oauth`

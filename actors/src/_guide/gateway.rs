@@ -199,7 +199,11 @@
 //! ```
 //!
 //! and a reload (SIGHUP) or a restart serves it (the pins are read again).
-//! Refused items are
+//! An application embedding the gateway approves the same way with
+//! [`approve_pins`](crate::gateway::approve_pins)`(pins_file, upstream,
+//! Some(name))` (`None`: everything of the upstream that waits), then
+//! [`McpServer::reload`](crate::McpServer::reload); it checks an audit log
+//! with [`audit::verify`](crate::audit::verify). Refused items are
 //! not listed; a call of a refused tool by name is answered -32602 with why
 //! (`Tool git__log is not served: upstream git: its description changed since
 //! it was pinned; approve it with …`) and never reaches the upstream; a

@@ -198,8 +198,10 @@
 //!
 //! `actix-mcp audit verify FILE…` walks the chain — rotated files first, by
 //! `SEQ`, the live file last — and exits 0 printing `N records intact` and
-//! the head (`head: seq S sha256 H`), or 1 printing the first line that was
-//! altered, inserted or removed:
+//! the head (`head: seq S sha256 H`), or 1 printing the line where the chain
+//! first breaks — the line altered, inserted or removed, when one was; when
+//! several lines in a row were altered, the first break shows only that the
+//! line it names or the one before it was:
 //!
 //! ```sh
 //! actix-mcp audit verify $(ls /var/log/actix-mcp/audit.jsonl.* | sort -t. -k3 -n) /var/log/actix-mcp/audit.jsonl

@@ -1,6 +1,8 @@
 //! `actix-mcp audit verify FILE…`: walks the chain of one or more log files
 //! (rotated files first, oldest first, the live file last) and names the
-//! first line that was altered, inserted or removed.
+//! line where the chain first breaks: the line altered, inserted or removed,
+//! when one was (with several lines in a row altered, that line or the one
+//! before it).
 //!
 //! Each line must be a record whose `seq` is one more than the line
 //! before's and whose `prev` is the SHA-256 of the line before. The first

@@ -102,8 +102,8 @@ impl McpServerBuilder {
     /// Reads the configuration from a TOML file, then the `ACTIX_MCP_*`
     /// environment overrides (as the `actix-mcp` binary does). A problem is
     /// reported by `build`.
-    #[cfg(feature = "cli")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
+    #[cfg(feature = "config-file")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "config-file")))]
     pub fn config_file(self, path: impl AsRef<std::path::Path>) -> Self {
         let loaded = Config::from_file(path.as_ref()).and_then(|mut c| {
             c.apply_env(Config::env_overrides())?;

@@ -9,7 +9,9 @@ use crate::config::{Config, ConfigError};
 
 /// Stateless MCP (2026-07-28) server on actix.
 #[derive(Debug, Parser)]
-#[command(name = "actix-mcp", version, about, long_about = None)]
+// The options before any command are `serve`'s; each command takes its own
+// (`actix-mcp stdio --config FILE`), so that its `--help` lists only those.
+#[command(name = "actix-mcp", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// What to run (default: `serve`).
     #[command(subcommand)]
@@ -61,7 +63,7 @@ pub enum GatewayCommand {
 #[derive(Debug, Subcommand)]
 pub enum AuditCommand {
     /// Check the chain of an audit log: prints `N records intact` and the
-    /// head (exit 0), or names the first altered, inserted or removed line
+    /// head (exit 0), or names the line where the chain first breaks
     /// (exit 1). Give rotated files first, oldest first (`FILE.SEQ` by SEQ),
     /// the live file last. The first record must be seq 1, unless `--after`
     /// names the head the files continue.
@@ -77,32 +79,32 @@ pub enum AuditCommand {
     },
 }
 
-/// Options shared by every command.
+/// Options of the commands that serve (`serve`, `stdio`).
 #[derive(Debug, Clone, Default, Args)]
 pub struct CommonArgs {
     /// TOML configuration file (defaults: config/default.toml, built in).
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Built-in catalog to serve: `fs` (default), `everything` or `none`
     /// (with `--upstream`, none unless named).
-    #[arg(long, value_name = "NAME", global = true)]
+    #[arg(long, value_name = "NAME")]
     pub catalog: Option<String>,
     /// Another MCP server served through this one, as `NAME=COMMAND` (stdio)
     /// or `NAME=URL` (Streamable HTTP); repeatable.
-    #[arg(long, value_name = "NAME=COMMAND|URL", global = true)]
+    #[arg(long, value_name = "NAME=COMMAND|URL")]
     pub upstream: Vec<String>,
     /// Directory served by the `fs` catalog (default `.`).
-    #[arg(long, value_name = "DIR", global = true)]
+    #[arg(long, value_name = "DIR")]
     pub root: Option<String>,
     /// Skills directory of the `fs` catalog, relative to the root (default
     /// `skills`; `""` serves none).
-    #[arg(long, value_name = "DIR", global = true)]
+    #[arg(long, value_name = "DIR")]
     pub skills: Option<String>,
     /// Log level: trace, debug, info, warning, error, critical.
-    #[arg(long, value_name = "LEVEL", global = true)]
+    #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
     /// Log format: term or json.
-    #[arg(long, value_name = "FORMAT", global = true)]
+    #[arg(long, value_name = "FORMAT")]
     pub log_format: Option<super::LogFormat>,
 }
 
@@ -113,11 +115,11 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub common: CommonArgs,
     /// Listen address; port 0 picks a free port.
-    #[arg(long, value_name = "ADDR:PORT", global = true)]
+    #[arg(long, value_name = "ADDR:PORT")]
     pub bind: Option<String>,
     /// Also accept HTTP/2 without TLS (prior knowledge) on the same port
     /// (builds with the `h2c` feature).
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub h2c: bool,
 }
 
