@@ -326,16 +326,19 @@ type Answered = (u16, Vec<(&'static str, String)>, Value);
 /// A stateless MCP server of the test's own on a loopback port, answering
 /// each POST to `/mcp` with `answer(request, its Authorization header)`;
 /// it keeps each request it received, with that header.
+/// The requests a [`FakeServer`] received, each with its Authorization header.
+type Received = Arc<Mutex<Vec<(Value, Option<String>)>>>;
+
 struct FakeServer {
     url: String,
-    received: Arc<Mutex<Vec<(Value, Option<String>)>>>,
+    received: Received,
     handle: actix_web::dev::ServerHandle,
 }
 
 impl FakeServer {
     fn start(answer: impl Fn(&Value, Option<&str>) -> Answered + Send + Sync + 'static) -> Self {
         use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
-        let received: Arc<Mutex<Vec<(Value, Option<String>)>>> = Arc::default();
+        let received: Received = Arc::default();
         let answer = Arc::new(answer);
         let kept = received.clone();
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
