@@ -649,3 +649,75 @@ async fn the_head_is_logged_when_the_log_opens_at_each_rotation_and_when_it_clos
     );
     again.terminate().await;
 }
+
+/// The line `audit verify` names in its output (`altered: FILE line N: …`).
+fn named_line(out: &str, file: &Path) -> usize {
+    let rest = out.trim_end().strip_prefix(&format!("altered: {} line ", file.display()));
+    let number = rest.and_then(|r| r.split(':').next()).and_then(|n| n.parse().ok());
+    number.unwrap_or_else(|| panic!("a broken chain named by its line: {out}"))
+}
+
+/// `file` holds exactly `lines`, each with its newline.
+fn write_lines(file: &Path, lines: &[String]) {
+    std::fs::write(file, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+}
+
+/// A record's line altered as a forger would: its call made to look failed.
+fn tampered(line: &str) -> String {
+    assert!(line.contains(r#""outcome":"ok""#), "an ok record: {line}");
+    line.replace(r#""outcome":"ok""#, r#""outcome":"error""#)
+}
+
+/// The operating guide: `audit verify` names "the line altered … when one
+/// was; when several lines in a row were altered, the first break shows
+/// only that the line it names or the one before it was". In a log of six
+/// records: line 4 alone altered is named; lines 3 and 4 altered (their
+/// content; or line 4's `prev` re-linked to the altered line 3 as well)
+/// are named at line 3 or 4; lines 3 to 5 (re-linked or not) at a line
+/// that was altered or follows one. `actix_mcp::audit::verify` names the
+/// same line.
+#[actix_rt::test]
+async fn several_lines_altered_in_a_row_are_named_at_one_of_them_or_the_line_after_one() {
+    let dir = scratch("audit-test-run-altered");
+    let (file, lines) = log_of(&dir, 6).await;
+    let files = [file.clone()];
+    // The lines altered (from 1), and whether each after the first was
+    // re-chained to its altered predecessor (its `prev` rewritten).
+    let cases: [(&[usize], bool); 5] =
+        [(&[4], false), (&[3, 4], false), (&[3, 4], true), (&[3, 4, 5], false), (&[3, 4, 5], true)];
+    for (altered, relinked) in cases {
+        let mut edited = lines.clone();
+        for &n in altered {
+            edited[n - 1] = tampered(&lines[n - 1]);
+        }
+        if relinked {
+            for pair in altered.windows(2) {
+                let (before, at) = (pair[0] - 1, pair[1] - 1);
+                let (was, now) = (sha256_hex(lines[before].as_bytes()), sha256_hex(edited[before].as_bytes()));
+                assert!(edited[at].contains(&was), "line {} links to line {}: {}", at + 1, before + 1, edited[at]);
+                edited[at] = edited[at].replace(&was, &now);
+            }
+        }
+        write_lines(&file, &edited);
+        let what = format!("lines {altered:?} altered{}", if relinked { ", re-chained" } else { "" });
+        let (ok, out) = verify(&files);
+        assert!(!ok, "{what}: {out}");
+        let named = named_line(&out, &file);
+        let broken = actix_mcp::audit::verify(&files).expect_err("a broken chain");
+        assert_eq!((broken.file.as_path(), broken.line), (file.as_path(), named), "{what}: the library and {out}");
+        if let [only] = altered {
+            assert_eq!(named, *only, "{what}: the line altered is named: {out}");
+        } else {
+            assert!(
+                altered.contains(&named) || altered.contains(&(named - 1)),
+                "{what}: neither line {named} nor the one before it was altered: {out}"
+            );
+        }
+        if altered.len() == 2 {
+            assert!(altered.contains(&named), "{what}: named line {named}, not one of the two: {out}");
+        }
+    }
+    write_lines(&file, &lines);
+    let (ok, out) = verify(&files);
+    assert!(ok && out.starts_with("6 records intact"), "the log as written: {out}");
+}

@@ -1,20 +1,25 @@
 //! The client's bounds against servers written to misbehave: messages
 //! that never end (a stdio line, an HTTP body, an SSE event), a handshake
 //! nobody answers, pagination that never ends, lines that are not UTF-8,
-//! a discover answer that is not one, answers that are not UTF-8, and a
-//! server that outlives the shell that started it. Real child processes
-//! (`tests/hostile/upstream.py`) and real loopback TCP.
+//! a discover answer that is not one, answers that are not UTF-8 (and the
+//! stream after one), a server that outlives the shell that started it,
+//! credentials refused without end, and messages nobody reads (the bounded
+//! queues). Real child processes (`tests/hostile/upstream.py`, and small
+//! servers written here) and real loopback TCP.
 
 mod common;
 
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use actix_mcp::client::{Client, ClientError, ClientOptions};
+use actix_mcp::client::auth::{Refusal, TokenProvider};
+use actix_mcp::client::{Client, ClientError, ClientOptions, RequestOptions, SubscriptionFilter};
 use common::*;
+use futures::future::BoxFuture;
+use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -27,6 +32,12 @@ enum Answer {
     /// This content type, this start, then `x` until the peer stops reading
     /// (bounded at 256 MiB).
     Endless(&'static str, Vec<u8>),
+    /// This content type, this start, then `unit` over and over until the
+    /// peer stops reading (bounded at 256 MiB, as `Endless`).
+    Flood(&'static str, Vec<u8>, Vec<u8>),
+    /// This status (401 or 403) with this `WWW-Authenticate` challenge and
+    /// a JSON-RPC error as its body.
+    Refused(u16, &'static str),
     /// Nothing, ever.
     Silence,
 }
@@ -85,22 +96,38 @@ async fn raw_server(answer: impl Fn(Value) -> Answer + Send + Sync + 'static) ->
 
 async fn serve_one(mut stream: TcpStream, answer: &(dyn Fn(Value) -> Answer + Send + Sync), served: &Served) {
     let Some(body) = read_request(&mut stream).await else { return };
-    let (ctype, start, endless) = match answer(body) {
-        Answer::Whole(ctype, body) => (ctype, body, false),
-        Answer::Endless(ctype, start) => (ctype, start, true),
+    // The answer's start, and what follows it until the peer hangs up (none: the start is all).
+    let (ctype, start, filler) = match answer(body) {
+        Answer::Whole(ctype, body) => (ctype, body, None),
+        Answer::Endless(ctype, start) => (ctype, start, Some(vec![b'x'; 64 * 1024])),
+        Answer::Flood(ctype, start, unit) => {
+            let chunk = unit.repeat((64 * 1024 / unit.len().max(1)).max(1));
+            (ctype, start, Some(chunk))
+        }
+        Answer::Refused(status, challenge) => {
+            let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32001, "message": "unauthorized"}});
+            let body = body.to_string();
+            let head = format!(
+                "HTTP/1.1 {status} Refused\r\nwww-authenticate: {challenge}\r\ncontent-type: application/json\r\n\
+                 content-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+            return;
+        }
         Answer::Silence => return tokio::time::sleep(Duration::from_secs(60)).await,
     };
     // Counted before the client can have read a byte of it.
     let _writing = Writing::start(served);
-    let length = if endless { String::new() } else { format!("content-length: {}\r\n", start.len()) };
+    let length = match &filler {
+        Some(_) => String::new(),
+        None => format!("content-length: {}\r\n", start.len()),
+    };
     let head = format!("HTTP/1.1 200 OK\r\ncontent-type: {ctype}\r\n{length}connection: close\r\n\r\n");
     if stream.write_all(head.as_bytes()).await.is_err() || stream.write_all(&start).await.is_err() {
         return;
     }
-    if !endless {
-        return;
-    }
-    let chunk = vec![b'x'; 64 * 1024];
+    let Some(chunk) = filler else { return };
     loop {
         if served.written.load(Ordering::Relaxed) >= 256 << 20 {
             served.bounded.store(true, Ordering::Relaxed);
@@ -379,4 +406,314 @@ async fn the_command_line_client_times_out_and_leaves_nothing_running() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("echo"));
     assert!(gone(pid_in(&pidfile).await).await, "the lingering server outlived the client");
+}
+
+/// An SSE event for `message`, as a server frames it.
+fn sse_event(message: &Value) -> Vec<u8> {
+    format!("data: {message}\n\n").into_bytes()
+}
+
+/// A `notifications/tools/list_changed` event: what the floods repeat.
+fn list_changed_event() -> Vec<u8> {
+    sse_event(&json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}))
+}
+
+/// The client guide: an SSE event that is not UTF-8 fails its request
+/// "and the stream is not read further". The server follows the event with
+/// valid events without end: the client hangs up at once (the server's
+/// writes fail well before its own 256 MiB bound, after no more than the
+/// socket buffers take).
+#[actix_rt::test]
+async fn after_an_sse_event_that_is_not_utf8_the_stream_is_not_read_further() {
+    let (url, served) = raw_server(|request| {
+        if request["method"] == "server/discover" {
+            let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": discover_result()});
+            return Answer::Whole("application/json", answer.to_string().into_bytes());
+        }
+        let start = br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":""#;
+        let bad = [b"id: 7\ndata: ".as_slice(), start, b"\xff\xfe", b"\"}}\n\n"].concat();
+        Answer::Flood("text/event-stream", bad, list_changed_event())
+    })
+    .await;
+    let client = Client::connect(&url, options()).await.unwrap();
+    match client.list_tools().await {
+        Err(ClientError::Transport(why)) => {
+            assert!(why.contains("not UTF-8") && why.contains("not read further"), "{why}")
+        }
+        Err(other) => panic!("a transport error naming the event, not {other}"),
+        Ok(tools) => panic!("an event that is not UTF-8 was passed over: {} tools", tools.len()),
+    }
+    // The writer ends only when the client has hung up (or at its bound).
+    served.until_idle().await;
+    assert!(!served.bounded.load(Ordering::Relaxed), "the client read the stream on to the server's 256 MiB bound");
+    let sent = served.written.load(Ordering::Relaxed);
+    assert!(sent < 16 << 20, "the client took {sent} bytes after the event it refused");
+}
+
+/// A token provider that always has a token (a new one after each
+/// refusal) and always agrees to try again; it counts the refusals it is
+/// told of.
+#[derive(Clone, Default)]
+struct Insistent {
+    told: Arc<AtomicUsize>,
+}
+
+impl TokenProvider for Insistent {
+    fn token(&self) -> BoxFuture<'static, Result<Option<String>, ClientError>> {
+        let n = self.told.load(Ordering::SeqCst);
+        Box::pin(async move { Ok(Some(format!("token-{n}"))) })
+    }
+
+    fn refused(&self, _refusal: Refusal) -> BoxFuture<'static, Result<bool, ClientError>> {
+        self.told.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async { Ok(true) })
+    }
+}
+
+/// The client guide: after a refusal the provider agreed to retry, the
+/// request is sent again "at most three times". A server that refuses
+/// every token (401 at the handshake; 403 for a call, after a handshake it
+/// took) sees each request exactly four times, the same each time, and the
+/// caller gets the refusal, with its challenge.
+#[actix_rt::test]
+async fn a_provider_that_always_retries_gets_at_most_three_more_tries() {
+    const INVALID: &str = r#"Bearer error="invalid_token""#;
+    const SCOPE: &str = r#"Bearer error="insufficient_scope", scope="more""#;
+    // Every request the server received, by method.
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let log = seen.clone();
+    let (url, _) = raw_server(move |request| {
+        log.lock().unwrap().push(request);
+        Answer::Refused(401, INVALID)
+    })
+    .await;
+    let provider = Insistent::default();
+    match Client::connect(&url, options().token_provider(provider.clone())).await {
+        Err(ClientError::Auth { status, challenge, .. }) => {
+            assert_eq!((status, challenge.as_deref()), (401, Some(INVALID)))
+        }
+        Err(other) => panic!("the refusal, not {other}"),
+        Ok(_) => panic!("connected through a server that refuses every token"),
+    }
+    let sent = seen.lock().unwrap().clone();
+    assert_eq!(sent.len(), 4, "the first try and three more: {sent:?}");
+    assert!(sent.iter().all(|r| *r == sent[0]), "the same request each time: {sent:?}");
+    let told = provider.told.load(Ordering::SeqCst);
+    assert!((3..=4).contains(&told), "each retry follows a refusal the provider was told of: told {told}");
+
+    // A call refused (403) after a handshake the server took.
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let log = seen.clone();
+    let (url, _) = raw_server(move |request| {
+        if request["method"] == "server/discover" {
+            let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": discover_result()});
+            return Answer::Whole("application/json", answer.to_string().into_bytes());
+        }
+        log.lock().unwrap().push(request);
+        Answer::Refused(403, SCOPE)
+    })
+    .await;
+    let provider = Insistent::default();
+    let client = Client::connect(&url, options().token_provider(provider.clone())).await.unwrap();
+    match client.call_tool("echo", json!({"text": "x"})).await {
+        Err(ClientError::Auth { status, challenge, .. }) => {
+            assert_eq!((status, challenge.as_deref()), (403, Some(SCOPE)))
+        }
+        Err(other) => panic!("the refusal, not {other}"),
+        Ok(_) => panic!("a call through a server that refuses every token was answered"),
+    }
+    let sent = seen.lock().unwrap().clone();
+    assert_eq!(sent.len(), 4, "the first try and three more: {sent:?}");
+    assert!(sent.iter().all(|r| r["method"] == "tools/call" && *r == sent[0]), "the same call each time: {sent:?}");
+    let told = provider.told.load(Ordering::SeqCst);
+    assert!((3..=4).contains(&told), "each retry follows a refusal the provider was told of: told {told}");
+}
+
+/// The client guide: the messages of one request's answer waiting to be
+/// read are bounded, "an HTTP stream is read no faster than they are". A
+/// listen stream nobody reads, whose server sends notifications without
+/// end: the client stops taking them (the server's writes stall far below
+/// its 256 MiB bound: a queue of 16 and the socket buffers), and takes
+/// them again as they are read.
+#[actix_rt::test]
+async fn an_http_stream_is_read_no_faster_than_its_messages_are() {
+    let (url, served) = raw_server(|request| {
+        if request["method"] == "server/discover" {
+            let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": discover_result()});
+            return Answer::Whole("application/json", answer.to_string().into_bytes());
+        }
+        let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                         "params": {"notifications": {"toolsListChanged": true}}});
+        Answer::Flood("text/event-stream", sse_event(&ack), list_changed_event())
+    })
+    .await;
+    let client = Client::connect(&url, options().max_queued_messages(16)).await.unwrap();
+    let filter = SubscriptionFilter { tools_list_changed: true, ..Default::default() };
+    let mut listen = client.listen(filter).await.unwrap();
+    // Nobody reads the stream: the server's writes stop being taken.
+    let stalled = stalled_at(&served, "the server's writes to a listen stream nobody reads stall").await;
+    assert!(!served.bounded.load(Ordering::Relaxed), "the client read the unread stream to the server's bound");
+    assert!(stalled < 96 << 20, "the client took {stalled} bytes of a stream nobody read");
+    // Read: the client takes more again.
+    for _ in 0..20_000 {
+        let note = tokio::time::timeout(Duration::from_secs(20), listen.next()).await.expect("a notification");
+        assert_eq!(note.expect("the stream goes on").method, "notifications/tools/list_changed");
+    }
+    let what = "the server's writes go on once the stream is read";
+    wait_for(what, Duration::from_secs(20), Duration::from_millis(20), async || {
+        let now = served.written.load(Ordering::Relaxed);
+        if now > stalled {
+            Ok(())
+        } else {
+            Err(format!("{now} bytes written"))
+        }
+    })
+    .await;
+    drop(listen);
+    served.until_idle().await;
+}
+
+/// Waits (at most 60 s) until `served` has written the same number of
+/// bytes for 500 ms while an answer is still being written; that number.
+async fn stalled_at(served: &Served, what: &str) -> u64 {
+    let mut last = u64::MAX;
+    wait_for(what, Duration::from_secs(60), Duration::from_millis(500), async || {
+        let now = served.written.load(Ordering::Relaxed);
+        let writing = *served.writing.borrow();
+        if now == last && writing > 0 {
+            return Ok(now);
+        }
+        last = now;
+        Err(format!("{now} bytes written, {writing} answers being written"))
+    })
+    .await
+}
+
+/// A legacy stdio server for the tests of the client's queues, run as
+/// `python3 SCRIPT MODE ARG`: `flood N` answers `resources/subscribe`, then
+/// sends N `notifications/resources/updated` of that URI (numbered in
+/// `params.n`) and a log message; `pause FILE` reads nothing after
+/// `initialize` until FILE exists. Requests whose params carry `pad` are
+/// counted and not answered; `count` answers with that count.
+const QUEUES_SERVER: &str = r#"
+import json, os, sys, time
+mode, arg = sys.argv[1], sys.argv[2]
+out = sys.stdout.buffer
+def send(m):
+    out.write(json.dumps(m).encode() + b"\n")
+    out.flush()
+padded = 0
+for line in sys.stdin.buffer:
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        continue
+    method, id, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
+    if "pad" in params:
+        padded += 1
+        continue
+    if id is None:
+        continue
+    if method == "initialize":
+        caps = {"resources": {"subscribe": True}, "logging": {}}
+        info = {"name": "queues", "version": "1"}
+        send({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2025-11-25", "capabilities": caps, "serverInfo": info}})
+        if mode == "pause":
+            while not os.path.exists(arg):
+                time.sleep(0.05)
+    elif method == "resources/subscribe":
+        send({"jsonrpc": "2.0", "id": id, "result": {}})
+        for n in range(int(arg)):
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": params["uri"], "n": n}})
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "flooded"}})
+    elif method == "count":
+        send({"jsonrpc": "2.0", "id": id, "result": {"padded": padded}})
+    elif method in ("ping", "logging/setLevel", "resources/unsubscribe"):
+        send({"jsonrpc": "2.0", "id": id, "result": {}})
+    else:
+        send({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found: " + str(method)}})
+"#;
+
+/// [`QUEUES_SERVER`] in `mode` with `arg`, its script written under `dir`.
+fn queues_server(dir: &Path, mode: &str, arg: &str) -> tokio::process::Command {
+    let script = dir.join("queues.py");
+    std::fs::write(&script, QUEUES_SERVER).unwrap();
+    let mut command = tokio::process::Command::new("python3");
+    command.arg(&script).args([mode, arg]);
+    command
+}
+
+/// The client guide: "the connection's own messages" are bounded by
+/// `max_queued_messages`. A legacy stdio server sends 5,000 updates of a
+/// subscribed resource (messages of no request) to a listen stream nobody
+/// reads, then a log message: once the log message has reached the
+/// client, the stream holds at most 16 of them (the latest; the rest were
+/// not kept).
+#[actix_rt::test]
+async fn the_connections_own_messages_wait_unread_at_most_max_queued_messages() {
+    if python_missing("the_connections_own_messages_wait_unread_at_most_max_queued_messages") {
+        return;
+    }
+    const SENT: u64 = 5000;
+    let dir = tempfile::tempdir().unwrap();
+    let flooded = Arc::new(AtomicBool::new(false));
+    let seen_log = flooded.clone();
+    let opts = options().max_queued_messages(16).on_log(move |_| seen_log.store(true, Ordering::SeqCst));
+    let client = Client::spawn(queues_server(dir.path(), "flood", &SENT.to_string()), opts).await.unwrap();
+    let filter = SubscriptionFilter { resource_subscriptions: vec!["queue://doc".into()], ..Default::default() };
+    let mut listen = client.listen(filter).await.unwrap();
+    eventually("the log message after the flood reached the client", || flooded.load(Ordering::SeqCst)).await;
+    let mut kept = Vec::new();
+    while kept.last() != Some(&(SENT - 1)) {
+        let note = tokio::time::timeout(Duration::from_secs(10), listen.next())
+            .await
+            .unwrap_or_else(|_| panic!("the last update never came; read so far: {kept:?}"))
+            .expect("the stream goes on");
+        assert_eq!(note.method, "notifications/resources/updated");
+        kept.push(note.params["n"].as_u64().unwrap_or_else(|| panic!("a numbered update: {:?}", note.params)));
+    }
+    assert!(kept.len() <= 16, "{} of the {SENT} unread messages were kept (max_queued_messages 16)", kept.len());
+    assert!(kept.windows(2).all(|w| w[0] < w[1]), "in the order sent: {kept:?}");
+    client.close().await;
+}
+
+/// The client guide: "the lines waiting for a stdio server's stdin" are
+/// bounded by `max_queued_messages`. A server that stops reading its stdin
+/// after the handshake; 48 requests of 256 KiB each, each given up after
+/// 2 s; then the server reads again: of the 48, only those that got into
+/// the queue (8) or the pipe reach it — a request that never got a place
+/// never goes out.
+#[actix_rt::test]
+async fn the_lines_waiting_for_a_stdio_servers_stdin_are_at_most_max_queued_messages() {
+    if python_missing("the_lines_waiting_for_a_stdio_servers_stdin_are_at_most_max_queued_messages") {
+        return;
+    }
+    const SENT: usize = 48;
+    const BOUND: usize = 8;
+    let dir = tempfile::tempdir().unwrap();
+    let go = dir.path().join("go");
+    let command = queues_server(dir.path(), "pause", &go.display().to_string());
+    let client = Client::spawn(command, options().max_queued_messages(BOUND)).await.unwrap();
+    let pad = "x".repeat(256 << 10);
+    let calls = (0..SENT).map(|i| {
+        let quick = RequestOptions::new().timeout(Duration::from_secs(2));
+        client.request_with("pad", json!({"pad": &pad, "i": i}), quick)
+    });
+    let outcomes = futures::future::join_all(calls).await;
+    for outcome in &outcomes {
+        match outcome {
+            Err(ClientError::Timeout(_)) => {}
+            Err(other) => panic!("each request given up after its time limit, not {other}"),
+            Ok(answer) => panic!("a server that reads nothing answered {answer}"),
+        }
+    }
+    std::fs::write(&go, "").unwrap();
+    let count = client.request("count", json!({})).await.unwrap();
+    let padded = count["padded"].as_u64().unwrap_or_else(|| panic!("a count: {count}")) as usize;
+    // The queue, the line being written and what a 64 KiB pipe holds.
+    assert!(
+        padded <= BOUND + 4,
+        "{padded} of {SENT} unsent requests reached the server (max_queued_messages {BOUND})"
+    );
+    client.close().await;
 }

@@ -493,3 +493,139 @@ async fn the_first_request_after_a_redis_restart_succeeds() {
     }
     redis.stop().await;
 }
+
+/// `redis-cli -p PORT ARGS…`: what it printed, trimmed (an error reply fails).
+async fn redis_cli(port: u16, args: &[&str]) -> String {
+    let out = tokio::process::Command::new(program("redis-cli"))
+        .args(["-p", &port.to_string()])
+        .args(args)
+        .output()
+        .await
+        .expect("redis-cli runs");
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert!(out.status.success() && !text.starts_with("ERR"), "redis-cli {args:?}: {text}");
+    text
+}
+
+/// Sends `signal` (`STOP`, `CONT`) to the `redis-server` on `port`.
+async fn signal_redis(port: u16, signal: &str) {
+    let info = redis_cli(port, &["INFO", "server"]).await;
+    let pid = info
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("process_id:"))
+        .unwrap_or_else(|| panic!("no process_id in {info}"))
+        .to_owned();
+    let sent = std::process::Command::new("kill").args([&format!("-{signal}"), &pid]).status().unwrap();
+    assert!(sent.success(), "kill -{signal} {pid}");
+}
+
+/// A change made on the instance at `url` while its Redis is out: the call
+/// answers, and `stream` (a listener on the same instance) hears the update
+/// of the watched resource and the tool change, in that order.
+async fn heard_locally(url: &str, stream: &mut SseReader, base: i64, when: &str) {
+    let r = post(url, &call(base, "test_trigger_resource_update")).await;
+    assert_eq!(r.status, 200, "{when}: the call failed: {}", r.raw);
+    let m = stream.next().await.unwrap_or_else(|| panic!("{when}: the listen stream ended"));
+    assert_eq!(
+        (m["method"].as_str(), m["params"]["uri"].as_str()),
+        (Some("notifications/resources/updated"), Some("test://watched-resource")),
+        "{when}: {m}"
+    );
+    assert_eq!(sub_id(&m), &json!("local"), "{m}");
+    let r = post(url, &call(base + 1, "test_trigger_tool_change")).await;
+    assert_eq!(r.status, 200, "{when}: the call failed: {}", r.raw);
+    let m = stream.next().await.unwrap_or_else(|| panic!("{when}: the listen stream ended"));
+    assert_eq!(m["method"], "notifications/tools/list_changed", "{when}: {m}");
+    let r = post(url, &request(json!(base + 2), "tools/list", json!({}))).await;
+    assert_eq!(r.status, 200, "{when}: {}", r.raw);
+}
+
+#[actix_rt::test]
+async fn local_delivery_continues_while_redis_is_out() {
+    let Some(_) = external("cluster::local_delivery_continues_while_redis_is_out", &["redis-server", "redis-cli"])
+    else {
+        return;
+    };
+    let port = free_fixed_port();
+    let redis = Redis::start(port).await;
+    let mut a = instance("local-a", port).await;
+    let listen = request(
+        json!("local"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["test://watched-resource"]}}),
+    );
+    let mut stream = SseReader::open(&a.url, &listen).await;
+    assert_eq!(stream.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
+    heard_locally(&a.url, &mut stream, 1, "Redis up").await;
+
+    // Redis hangs (the process stopped: connections open, nothing answers).
+    signal_redis(port, "STOP").await;
+    heard_locally(&a.url, &mut stream, 10, "Redis hanging").await;
+    heard_locally(&a.url, &mut stream, 20, "Redis hanging").await;
+
+    // Redis gone (killed): the instance has lost its subscription.
+    redis.stop().await;
+    a.stderr_until("redis subscription lost").await;
+    heard_locally(&a.url, &mut stream, 30, "Redis gone").await;
+    heard_locally(&a.url, &mut stream, 40, "Redis gone").await;
+}
+
+#[actix_rt::test]
+async fn a_write_no_replica_acknowledged_still_succeeds_and_is_counted() {
+    let test = "cluster::a_write_no_replica_acknowledged_still_succeeds_and_is_counted";
+    let Some(_) = external(test, &["redis-server", "redis-cli"]) else { return };
+    const SHORT: &str = "mcp_server_redis_wait_short_total";
+    let port = free_fixed_port();
+    let _redis = Redis::start(port).await;
+    // No replica exists to acknowledge anything.
+    let replication = redis_cli(port, &["INFO", "replication"]).await;
+    assert!(replication.contains("connected_slaves:0"), "{replication}");
+    let extra = "[catalog]\nname = \"everything\"\n[redis]\nmin_replicas = 1\nwait_timeout_ms = 100\n";
+    let mut nodes = Vec::new();
+    for name in ["short-a", "short-b"] {
+        let cfg = config_file_with(name, port, extra);
+        let mut node = HttpChild::spawn(&["--config", cfg.path()]).await;
+        node.stderr_until_all(&["redis subscription established", "task cancellations subscribed", "bus subscribed"])
+            .await;
+        nodes.push((node, cfg));
+    }
+    let (a, b) = (&nodes[0].0, &nodes[1].0);
+    let before = counter(&a.url, SHORT).await;
+
+    // A legacy session opened, its level set, a resource subscribed: each
+    // write succeeds and is counted once; the session stands (B serves it).
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
+    let asked = std::time::Instant::now();
+    let r = legacy_post(&a.url, None, &init).await;
+    assert_eq!(r.status, 200, "initialize failed for want of a replica: {}", r.raw);
+    assert!(asked.elapsed() < Duration::from_secs(5), "the wait outlasted wait_timeout_ms: {:?}", asked.elapsed());
+    let sid = r.headers["mcp-session-id"].to_str().unwrap().to_string();
+    assert_eq!(counter(&a.url, SHORT).await, before + 1, "the session's creation was not counted");
+    let changes = [
+        ("logging/setLevel", json!({"level": "error"})),
+        ("resources/subscribe", json!({"uri": "test://watched-resource"})),
+    ];
+    for (n, (method, params)) in changes.into_iter().enumerate() {
+        let body = json!({"jsonrpc": "2.0", "id": n + 1, "method": method, "params": params});
+        let asked = std::time::Instant::now();
+        let r = legacy_post(&a.url, Some(&sid), &body).await;
+        assert_eq!(r.response()["result"], json!({}), "{method} failed for want of a replica: {}", r.raw);
+        assert!(asked.elapsed() < Duration::from_secs(5), "{method} outlasted wait_timeout_ms: {:?}", asked.elapsed());
+        assert_eq!(counter(&a.url, SHORT).await, before + 2 + n as u64, "{method}'s write was not counted");
+    }
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {}});
+    let r = legacy_post(&b.url, Some(&sid), &ping).await;
+    assert_eq!(r.response()["result"], json!({}), "the session written without a replica is gone: {}", r.raw);
+
+    // A task created: it succeeds, is counted, and B reads it.
+    let before = counter(&a.url, SHORT).await;
+    let asked = std::time::Instant::now();
+    let id = new_task(&a.url, &call_as_task(10, "slow_compute", json!({"seconds": 60}))).await;
+    assert!(asked.elapsed() < Duration::from_secs(5), "the task's creation outlasted wait_timeout_ms");
+    let after = counter(&a.url, SHORT).await;
+    assert!(after > before, "the task's creation was not counted ({before} before, {after} after)");
+    assert_eq!(task_get(&b.url, &id).await["status"], "working");
+    let ack = post(&b.url, &with_tasks(11, "tasks/cancel", json!({"taskId": id}))).await;
+    assert_eq!(ack.response()["result"]["resultType"], "complete", "{}", ack.raw);
+}

@@ -173,3 +173,53 @@ async fn forged_updates_are_logged_at_most_once_a_second() {
     let dropped: Vec<u64> = logged.iter().map(|r| r["dropped_so_far"].as_u64().unwrap_or_default()).collect();
     assert!(dropped.windows(2).all(|d| d[1] > d[0] + 1), "each line counts those dropped unlogged since: {dropped:?}");
 }
+
+/// The gateway guide ("Caching hints"): a legacy upstream gives none, so
+/// "the gateway's `[cache]` settings apply to its lists, and its reads are
+/// stale at once". Through a gateway whose `[cache]` says 45 s for lists,
+/// 30 s for reads and `private`: the legacy upstream's tools and resources
+/// are listed with 45,000 ms and `private`, its resource is read with a
+/// `ttlMs` of 0 (not the 30 s of the gateway's own reads, which
+/// `server/discover` shows).
+#[actix_rt::test]
+async fn a_legacy_upstreams_lists_take_the_cache_settings_and_its_reads_are_stale_at_once() {
+    if !python(
+        "hostile_upstream_limits::a_legacy_upstreams_lists_take_the_cache_settings_and_its_reads_are_stale_at_once",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cache = "[cache]\nlist_ttl_ms = 45000\nread_ttl_ms = 30000\nscope = \"private\"\n";
+    let old = hostile_upstream("old", "", &["--legacy", "--tools", "echo", "--resources", "legacy://doc"]);
+    let gw = gateway(dir.path(), &format!("{cache}{old}")).await;
+    let client = Client::connect(&gw.url, answering()).await.unwrap();
+    until_tools(&client, &["old__echo"], true).await;
+    let hints = |r: &Reply| {
+        let result = &r.response()["result"];
+        let text = |key: &str| result[key].as_str().map(str::to_owned);
+        (text("resultType"), result["ttlMs"].as_u64(), text("cacheScope"))
+    };
+    for (method, key, item) in [("tools/list", "tools", "old__echo"), ("resources/list", "resources", "legacy://doc")] {
+        let field = if key == "tools" { "name" } else { "uri" };
+        let what = format!("{method} lists {item}");
+        let listed = wait_for(&what, Duration::from_secs(20), Duration::from_millis(100), async || {
+            let listed = post(&gw.url, &request(json!(1), method, json!({}))).await;
+            let items = listed.response()["result"][key].as_array().cloned().unwrap_or_default();
+            match items.iter().any(|i| i[field] == item) {
+                true => Ok(listed),
+                false => Err(listed.raw),
+            }
+        })
+        .await;
+        let want = (Some("complete".to_owned()), Some(45_000), Some("private".to_owned()));
+        assert_eq!(hints(&listed), want, "{method} takes the [cache] settings: {}", listed.raw);
+    }
+    let read = post(&gw.url, &request(json!(2), "resources/read", json!({"uri": "legacy://doc"}))).await;
+    assert_eq!(read.response()["result"]["contents"][0]["text"], "legacy://doc", "{}", read.raw);
+    assert_eq!(hints(&read).0.as_deref(), Some("complete"), "{}", read.raw);
+    // Stale at once: a ttlMs of 0, or none at all.
+    let ttl = read.response()["result"].get("ttlMs").cloned();
+    assert!(ttl.is_none() || ttl == Some(json!(0)), "a legacy upstream's read is stale at once: {}", read.raw);
+    let discover = post(&gw.url, &request(json!(3), "server/discover", json!({}))).await;
+    assert_eq!(hints(&discover).1, Some(30_000), "the gateway's own reads keep [cache]: {}", discover.raw);
+}

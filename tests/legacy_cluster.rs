@@ -260,3 +260,237 @@ async fn memory_sessions_stay_where_they_were_opened() {
     a.terminate().await;
     b.terminate().await;
 }
+
+/// The prefix every instance of this file uses in Redis.
+fn prefix() -> String {
+    format!("lc-{}", std::process::id())
+}
+
+/// The Redis key of session `sid`.
+fn session_key(sid: &str) -> String {
+    format!("{}:session:{sid}", prefix())
+}
+
+/// `redis-cli -p PORT ARGS…`: what it printed, trimmed (an error reply fails).
+async fn redis_cli(port: u16, args: &[&str]) -> String {
+    let out = tokio::process::Command::new(program("redis-cli"))
+        .args(["-p", &port.to_string()])
+        .args(args)
+        .output()
+        .await
+        .expect("redis-cli runs");
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert!(out.status.success() && !text.starts_with("ERR"), "redis-cli {args:?}: {text}");
+    text
+}
+
+/// The server's change script: sets (or, with "", deletes) one field of a
+/// session that exists, raises its revision and reads it back — the write
+/// of `logging/setLevel` or `resources/subscribe`, without the letter
+/// that tells the other instances (a lost letter).
+const CHANGE: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+redis.call('HINCRBY', KEYS[1], 'rev', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return redis.call('HGETALL', KEYS[1])";
+
+/// Changes `field` of session `sid` in the Redis at `port` as an instance
+/// answering a change does, but tells no instance.
+async fn change_silently(port: u16, sid: &str, field: &str, value: &str) {
+    let out = redis_cli(port, &["EVAL", CHANGE, "1", &session_key(sid), field, value, "1800000"]).await;
+    assert!(out.contains("rev"), "the session is there: {out}");
+}
+
+/// How many log messages a call on `url` that logs one `info` message
+/// delivered (1 when the session's level lets it through, 0 when not).
+async fn logs_heard(url: &str, sid: &str, id: i64) -> usize {
+    let r = legacy_post(url, Some(sid), &call(id, "test_streaming_elicitation", json!({}))).await;
+    assert!(r.response()["result"]["content"].is_array(), "{}", r.raw);
+    r.messages.iter().filter(|m| m["method"] == "notifications/message").count()
+}
+
+#[actix_rt::test]
+async fn a_change_whose_letter_was_lost_shows_at_the_next_message_on_every_instance() {
+    let test = "legacy_cluster::a_change_whose_letter_was_lost_shows_at_the_next_message_on_every_instance";
+    let Some(_) = external(test, &["redis-server", "redis-cli"]) else {
+        return;
+    };
+    let port = free_fixed_port();
+    let _redis = Redis::start(port).await;
+    let ([(a, _fa), (b, _fb)], sid) = held_on_both(port, ["lost-a", "lost-b"]).await;
+    let key = session_key(&sid);
+
+    // A level set on B (letter and all) holds on A: both copies at its revision.
+    let r = legacy_post(&b.url, Some(&sid), &rpc(json!(1), "logging/setLevel", json!({"level": "error"}))).await;
+    assert_eq!(r.response()["result"], json!({}), "{}", r.raw);
+    assert_eq!(logs_heard(&a.url, &sid, 2).await, 0);
+    assert_eq!(logs_heard(&b.url, &sid, 3).await, 0);
+
+    // The level changed in Redis without raising the revision: each copy is
+    // current, and the whole session is not read again — the copies' level holds.
+    assert_eq!(redis_cli(port, &["HSET", &key, "level", "debug"]).await, "0");
+    assert_eq!(logs_heard(&a.url, &sid, 4).await, 0, "A read the session again though its revision is the copy's");
+    assert_eq!(logs_heard(&b.url, &sid, 5).await, 0, "B read the session again though its revision is the copy's");
+
+    // Each use marks the session: its idle time starts again.
+    assert_eq!(redis_cli(port, &["PEXPIRE", &key, "60000"]).await, "1");
+    assert_eq!(legacy_post(&a.url, Some(&sid), &rpc(json!(6), "ping", json!({}))).await.status, 200);
+    let ttl: i64 = redis_cli(port, &["PTTL", &key]).await.parse().unwrap();
+    assert!(ttl > 60_000, "a message on A did not start the idle time again: {ttl} ms left");
+
+    // A level changed as a change is written, its letter lost: the next
+    // message on each instance serves by it.
+    let mut stale = Vec::new();
+    for i in 0..40i64 {
+        let (level, expected) = if i % 2 == 0 { ("debug", 1) } else { ("error", 0) };
+        change_silently(port, &sid, "level", level).await;
+        for (node, url) in [("A", &a.url), ("B", &b.url)] {
+            let heard = logs_heard(url, &sid, 100 + 2 * i + i64::from(node == "B")).await;
+            if heard != expected {
+                stale.push((i, node, level, heard));
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "calls that missed a level whose letter was lost (round, instance, level, logs): {stale:?}"
+    );
+
+    // A subscription made without a letter is delivered on A's GET stream
+    // when the next call on A updates the resource; removed without one, not.
+    let mut stream = get_stream(&a.url, &sid).await;
+    for i in 0..20i64 {
+        let id = |n: i64| 1000 + 10 * i + n;
+        change_silently(port, &sid, "sub:test://watched-resource", "1").await;
+        legacy_post(&a.url, Some(&sid), &call(id(1), "test_trigger_resource_update", json!({}))).await;
+        let m = stream.next().await.unwrap();
+        assert_eq!(m["method"], "notifications/resources/updated", "round {i}: no update came: {m}");
+        change_silently(port, &sid, "sub:test://watched-resource", "").await;
+        legacy_post(&a.url, Some(&sid), &call(id(2), "test_trigger_resource_update", json!({}))).await;
+        legacy_post(&a.url, Some(&sid), &call(id(3), "test_trigger_tool_change", json!({}))).await;
+        let m = stream.next().await.unwrap();
+        assert_eq!(m["method"], "notifications/tools/list_changed", "round {i}: the unsubscribed update came: {m}");
+    }
+    a.terminate().await;
+    b.terminate().await;
+}
+
+#[actix_rt::test]
+async fn a_session_removed_without_its_letter_answers_404_at_the_next_message() {
+    let test = "legacy_cluster::a_session_removed_without_its_letter_answers_404_at_the_next_message";
+    let Some(_) = external(test, &["redis-server", "redis-cli"]) else {
+        return;
+    };
+    let port = free_fixed_port();
+    let _redis = Redis::start(port).await;
+    let ([(a, _fa), (b, _fb)], sid) = held_on_both(port, ["gone-a", "gone-b"]).await;
+    let mut stream = get_stream(&a.url, &sid).await;
+    assert_eq!(legacy_post(&a.url, Some(&sid), &rpc(json!(1), "ping", json!({}))).await.status, 200);
+    // The session leaves Redis and no instance is told.
+    assert_eq!(redis_cli(port, &["DEL", &session_key(&sid)]).await, "1");
+    let r = legacy_post(&a.url, Some(&sid), &rpc(json!(2), "ping", json!({}))).await;
+    assert_eq!(r.status, 404, "A still serves a session that is gone: {}", r.raw);
+    assert_eq!(stream.next_within(Duration::from_secs(5)).await, Some(None), "A's GET stream ended with its copy");
+    let r = legacy_post(&b.url, Some(&sid), &rpc(json!(3), "tools/list", json!({}))).await;
+    assert_eq!(r.status, 404, "B still serves a session that is gone: {}", r.raw);
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(legacy_post(&b.url, Some(&sid), &note).await.status, 404);
+    a.terminate().await;
+    b.terminate().await;
+}
+
+/// Like [`instance`] (the store left to its default), with `redis` added
+/// to the `[redis]` section.
+async fn instance_with(name: &str, redis_port: u16, redis: &str) -> (HttpChild, ConfigFile) {
+    let cfg = ConfigFile::new(
+        &format!("legacy-cluster-{name}-{redis_port}"),
+        &format!(
+            "[server]\nname = \"{name}\"\n[hub]\nbackend = \"redis\"\nredis_channel_prefix = \"{prefix}\"\n\
+             [redis]\nurl = \"redis://127.0.0.1:{redis_port}/\"\n{redis}\n\
+             [mrtr]\nkey = \"{KEY}\"\n[catalog]\nname = \"everything\"\n[shutdown]\ndrain_ms = 100\n",
+            prefix = prefix()
+        ),
+    );
+    let mut child = HttpChild::spawn(&["--config", cfg.path()]).await;
+    child.stderr_until_all(&["redis subscription established", "bus subscribed"]).await;
+    (child, cfg)
+}
+
+/// The counter `name` of the instance at `url` (its `/metrics`; 0 before
+/// it counted anything), summed over its labels.
+async fn counter(url: &str, name: &str) -> u64 {
+    let text = client().get(url.replace("/mcp", "/metrics")).send().await.unwrap().text().await.unwrap();
+    text.lines()
+        .filter(|l| l.strip_prefix(name).is_some_and(|rest| rest.starts_with([' ', '{'])))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum::<f64>() as u64
+}
+
+#[actix_rt::test]
+async fn letters_past_the_bus_buffer_are_dropped_newest_first_and_counted() {
+    let test = "legacy_cluster::letters_past_the_bus_buffer_are_dropped_newest_first_and_counted";
+    let Some(_) = external(test, &["redis-server", "redis-cli"]) else {
+        return;
+    };
+    const DROPPED: &str = "mcp_server_bus_dropped_total";
+    const BURST: u64 = 1000;
+    let port = free_fixed_port();
+    let _redis = Redis::start(port).await;
+    // A holds one letter waiting; B the default 1024, more than the burst.
+    let (a, _fa) = instance_with("tiny-bus-a", port, "bus_buffer = 1").await;
+    let (b, _fb) = instance_with("tiny-bus-b", port, "").await;
+    let on_a = initialize(&a.url, json!({})).await;
+    let on_b = initialize(&b.url, json!({})).await;
+    let mut a_stream = get_stream(&a.url, &on_a).await;
+    let mut b_stream = get_stream(&b.url, &on_b).await;
+    assert_eq!(counter(&a.url, DROPPED).await, 0);
+
+    // A burst on the bus from another instance, all at once: a letter
+    // ending the session held on A, letters about no session at all, and
+    // last a letter ending the session held on B.
+    let letter = |s: &str| format!("elsewhere\n{}", json!({"k": "ended", "s": s}));
+    let burst = "redis.call('PUBLISH', KEYS[1], ARGV[1]) \
+                 for i = 1, tonumber(ARGV[3]) do redis.call('PUBLISH', KEYS[1], ARGV[2]) end \
+                 redis.call('PUBLISH', KEYS[1], ARGV[4]) return 1";
+    let channel = format!("{}:all", prefix());
+    let (first, filler, last) = (letter(&on_a), letter("no-such-session"), letter(&on_b));
+    let fillers = (BURST - 2).to_string();
+    assert_eq!(redis_cli(port, &["EVAL", burst, "1", &channel, &first, &filler, &fillers, &last]).await, "1");
+
+    // A's queue overflowed: the drops are counted.
+    wait_for("A counts the letters it dropped", Duration::from_secs(10), Duration::from_millis(50), async || {
+        match counter(&a.url, DROPPED).await {
+            0 => Err("none counted".to_owned()),
+            _ => Ok(()),
+        }
+    })
+    .await;
+    // The newest are dropped, not the one waiting: the first letter was
+    // handled, and the session's GET stream on A ended.
+    assert_eq!(
+        a_stream.next_within(Duration::from_secs(5)).await,
+        Some(None),
+        "the first letter of the burst was not handled: A's GET stream goes on"
+    );
+    let dropped = counter(&a.url, DROPPED).await;
+    assert!((1..BURST).contains(&dropped), "{dropped} of {BURST} letters dropped on A, the first among them");
+    // B, with room for the whole burst, handled its last letter and dropped none.
+    assert_eq!(b_stream.next_within(Duration::from_secs(5)).await, Some(None), "B's GET stream ended");
+    assert_eq!(counter(&b.url, DROPPED).await, 0, "B dropped letters within its bus_buffer");
+    // Dropped letters are logged the first of a burst, then at most once
+    // a second: a burst is a line or two, not one a letter.
+    let warned = a.early_lines().iter().filter(|l| l.contains("bus letter dropped")).count();
+    assert_eq!(warned, 0, "nothing dropped before the burst");
+    let mut a = a;
+    let pid = a.child.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let mut lines = 0;
+    while let Ok(Ok(Some(line))) = tokio::time::timeout(Duration::from_secs(20), a.stderr.next_line()).await {
+        lines += usize::from(line.contains("bus letter dropped"));
+    }
+    assert!((1..=3).contains(&lines), "{lines} lines for {dropped} letters dropped in one burst");
+    let status = tokio::time::timeout(Duration::from_secs(15), a.child.wait()).await.expect("exits").unwrap();
+    assert!(status.success(), "{status:?}");
+    b.terminate().await;
+}

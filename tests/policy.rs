@@ -775,3 +775,73 @@ fn resource_read_only_where_the_resource_may_be_a_prompt_stops_the_server() {
         assert!(started, "{text}: a scoped rule starts");
     }
 }
+
+/// `completion/complete` (actors/src/pipeline/service/completion.rs): "A
+/// prompt or template the caller's scopes … hide is answered as an unknown
+/// one". A prompt and a template asking for scopes (`with_scopes`), beside
+/// ones that ask for none, no policy: a caller granted the scopes completes
+/// all four; a caller without them is not shown the two, and their
+/// completion is answered exactly as that of a missing prompt or template,
+/// in both eras.
+#[actix_rt::test]
+async fn completion_of_a_template_or_prompt_the_callers_scopes_hide_is_answered_as_for_an_unknown_one() {
+    let template = |t: &str, scopes: &[&str]| {
+        ResourceTemplate::new(t, "note", |uri, _vars, _ctx| async move {
+            Ok(vec![ResourceContents::text(uri, "text/plain", "x")])
+        })
+        .unwrap()
+        .with_scopes(scopes.iter().copied())
+        .with_completer(Arc::new(|_, _, _| vec!["alpha".to_owned()]))
+    };
+    let prompt = |name: &str, scopes: &[&str]| {
+        Prompt::new(name, "d", |_, _| async { Ok(GetPromptResult { description: None, messages: vec![] }) })
+            .with_scopes(scopes.iter().copied())
+            .with_completer(Arc::new(|_, _, _| vec!["alpha".to_owned()]))
+    };
+    let builder = McpServer::builder(server_info!())
+        .config(test_config())
+        .authenticator(Named)
+        .template(template("notes://{title}", &["notes:read"]))
+        .template(template("memo://{title}", &[]))
+        .prompt(prompt("secret", &["prompts:secret"]))
+        .prompt(prompt("open", &[]));
+    let server = TestServer::serve(builder.build().expect("a valid server"));
+    let completing = |reference: Value| json!({"ref": reference, "argument": {"name": "title", "value": ""}});
+    let of_prompt = |name: &str| json!({"type": "ref/prompt", "name": name});
+    let of_template = |uri: &str| json!({"type": "ref/resource", "uri": uri});
+    for legacy in [false, true] {
+        let era = if legacy { "legacy" } else { "stateless" };
+        let granted = Caller::new(&server.url, "bob:notes:read,prompts:secret", legacy).await;
+        let plain = Caller::new(&server.url, "ada:", legacy).await;
+        let all =
+            [of_prompt("secret"), of_template("notes://{title}"), of_prompt("open"), of_template("memo://{title}")];
+        for reference in &all {
+            let done = granted.ask("completion/complete", completing(reference.clone())).await;
+            let done = done.unwrap_or_else(|e| panic!("{era}: {reference} completes for a caller granted it: {e}"));
+            assert_eq!(done["completion"]["values"], json!(["alpha"]), "{era}: {reference}");
+        }
+        for reference in &all[2..] {
+            let done = plain.ask("completion/complete", completing(reference.clone())).await;
+            let done = done.unwrap_or_else(|e| panic!("{era}: {reference} asks for no scope: {e}"));
+            assert_eq!(done["completion"]["values"], json!(["alpha"]), "{era}: {reference}");
+        }
+        // Not shown to the caller without the scopes…
+        let prompts = plain.listed("prompts/list", "prompts", "name").await;
+        assert_eq!(prompts, BTreeSet::from(["open".to_owned()]), "{era}");
+        let templates = plain.listed("resources/templates/list", "resourceTemplates", "uriTemplate").await;
+        assert_eq!(templates, BTreeSet::from(["memo://{title}".to_owned()]), "{era}");
+        // …nor completed for it: answered as what is not there.
+        let as_for = |hidden: Result<Value, Value>, absent: Result<Value, Value>, from: &str, to: &str| {
+            let hidden = serde_json::to_string(&hidden.expect_err("hidden: refused")).unwrap();
+            let absent = serde_json::to_string(&absent.expect_err("absent: refused")).unwrap().replace(from, to);
+            assert_eq!(hidden, absent, "{era}: {to}");
+        };
+        let hidden = plain.ask("completion/complete", completing(of_prompt("secret"))).await;
+        let absent = plain.ask("completion/complete", completing(of_prompt("absent"))).await;
+        as_for(hidden, absent, "absent", "secret");
+        let hidden = plain.ask("completion/complete", completing(of_template("notes://{title}"))).await;
+        let absent = plain.ask("completion/complete", completing(of_template("none://{title}"))).await;
+        as_for(hidden, absent, "none://", "notes://");
+    }
+    server.stop().await;
+}

@@ -103,12 +103,14 @@ impl Bus {
 
     /// Listens on this instance's inbox and to every instance, for ever
     /// (through outages and failovers), handing each letter to `to`; when
-    /// `to` is full the letter is dropped and counted. Spawns on the current
-    /// runtime.
+    /// `to` is full the letter is dropped, counted and logged (the first of
+    /// a burst, then at most once a second). Spawns on the current runtime.
     pub(crate) fn start(&self, to: mpsc::Sender<Vec<u8>>, log: &Logger) {
         metrics::counter!(BUS_DROPPED).increment(0);
         let (inbox, all, me, log) = (self.inbox(&self.me), self.all(), self.me.clone(), log.clone());
         let channels = vec![inbox.clone(), all];
+        // Drops are logged the first of a burst, then at most once a second.
+        let (mut dropped, mut logged) = (0u64, None::<std::time::Instant>);
         actix_rt::spawn(subscribe_forever(self.link.clone(), channels, move |event| match event {
             Subscription::Subscribed => info!(log, "bus subscribed"; "inbox" => &inbox),
             Subscription::Message(channel, payload) => {
@@ -123,7 +125,12 @@ impl Bus {
                 };
                 if to.try_send(payload).is_err() {
                     metrics::counter!(BUS_DROPPED).increment(1);
-                    warn!(log, "bus letter dropped: its queue is full (redis.bus_buffer)");
+                    dropped += 1;
+                    if logged.is_none_or(|at| at.elapsed() >= std::time::Duration::from_secs(1)) {
+                        logged = Some(std::time::Instant::now());
+                        warn!(log, "bus letter dropped: its queue is full (redis.bus_buffer)";
+                            "dropped_so_far" => dropped);
+                    }
                 }
             }
             Subscription::Lost(Some(e)) => warn!(log, "bus unavailable; retrying"; "error" => %e),

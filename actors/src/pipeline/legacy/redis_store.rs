@@ -102,28 +102,8 @@ impl RedisSessions {
         });
     }
 
-    /// Runs `work` on the link for reads.
-    fn run<T: Send + 'static>(
-        &self,
-        work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>>
-            + Clone
-            + Send
-            + 'static,
-    ) -> BoxFuture<'static, Result<T, StoreError>> {
-        Self::on(&self.link, work)
-    }
-
-    /// Runs `work`, a write that may wait for replicas, on the link for writes.
-    fn write<T: Send + 'static>(
-        &self,
-        work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>>
-            + Clone
-            + Send
-            + 'static,
-    ) -> BoxFuture<'static, Result<T, StoreError>> {
-        Self::on(&self.writes, work)
-    }
-
+    /// Runs `work` on `link`: `self.link` for reads, `self.writes` for
+    /// writes that may wait for replicas.
     fn on<T: Send + 'static>(
         link: &RedisLink,
         work: impl FnOnce(redis::aio::ConnectionManager) -> BoxFuture<'static, redis::RedisResult<T>>
@@ -249,7 +229,7 @@ impl SessionStore for RedisSessions {
 
     fn create(&self, id: &str, stored: &Stored) -> BoxFuture<'static, Result<(), StoreError>> {
         let (key, fields, idle, wait) = (self.key(id), fields(stored), self.idle_ms, self.wait);
-        self.write(move |mut con| {
+        Self::on(&self.writes, move |mut con| {
             async move {
                 redis::pipe()
                     .atomic()
@@ -266,7 +246,7 @@ impl SessionStore for RedisSessions {
 
     fn load(&self, id: &str) -> BoxFuture<'static, Result<Option<Stored>, StoreError>> {
         let (key, idle) = (self.key(id), self.idle_ms);
-        let read = self.run(move |mut con| {
+        let read = Self::on(&self.link, move |mut con| {
             async move {
                 let (fields, _): (Vec<(String, String)>, i64) =
                     redis::pipe().hgetall(&key).pexpire(&key, idle as i64).query_async(&mut con).await?;
@@ -290,7 +270,7 @@ impl SessionStore for RedisSessions {
             StateChange::Subscribe(uri, on) => (format!("sub:{uri}"), if *on { "1".into() } else { String::new() }),
         };
         let (key, idle, wait) = (self.key(id), self.idle_ms, self.wait);
-        let written = self.write(move |mut con| {
+        let written = Self::on(&self.writes, move |mut con| {
             async move {
                 let fields: Option<Vec<(String, String)>> = redis::cmd("EVAL")
                     .arg(CHANGE)
@@ -322,7 +302,7 @@ impl SessionStore for RedisSessions {
 
     fn check(&self, id: &str, known: u64) -> BoxFuture<'static, Result<Checked, StoreError>> {
         let (key, idle) = (self.key(id), self.idle_ms);
-        let read = self.run(move |mut con| {
+        let read = Self::on(&self.link, move |mut con| {
             async move {
                 redis::cmd("EVAL")
                     .arg(CHECK)
@@ -347,7 +327,7 @@ impl SessionStore for RedisSessions {
 
     fn end(&self, id: &str) -> BoxFuture<'static, Result<bool, StoreError>> {
         let key = self.key(id);
-        let deleted = self.run(move |mut con| {
+        let deleted = Self::on(&self.link, move |mut con| {
             async move { redis::cmd("DEL").arg(&key).query_async::<i64>(&mut con).await.map(|n| n == 1) }.boxed()
         });
         let tell = self.tell(letter("ended", id, json!({})));
