@@ -49,10 +49,14 @@ async def flow(url: str, i: int) -> dict:
             return False
 
     alive = False
+    # A session that was never opened (its initialize failed) is a failed
+    # step, not a lost session.
+    opened = False
     try:
         async with Client(
             url, mode="legacy", elicitation_callback=on_elicit, message_handler=on_message, cache=None
         ) as client:
+            opened = True
             if client.protocol_version != "2025-11-25":
                 errors.append(f"version: {client.protocol_version}")
 
@@ -110,7 +114,7 @@ async def flow(url: str, i: int) -> dict:
             alive = await step("ping", pinged) or await step("ping again", pinged)
     except Exception as e:
         errors.append(f"session: {type(e).__name__}: {e}")
-    return {"errors": errors, "alive": alive}
+    return {"errors": errors, "alive": alive or not opened}
 
 
 async def main(url: str, flows: int, concurrency: int) -> dict:

@@ -44,7 +44,9 @@ async function flow(i) {
     if (n.params.uri === watched) updates += 1;
   });
   const transport = new StreamableHTTPClientTransport(new URL(url));
-  if (!(await step("connect", () => client.connect(transport)))) return { errors, alive: false };
+  // A session that was never opened (its initialize failed) is a failed
+  // step, not a lost session.
+  if (!(await step("connect", () => client.connect(transport)))) return { errors, alive: true };
   if (client.getNegotiatedProtocolVersion() !== "2025-11-25") {
     errors.push(`version: ${client.getNegotiatedProtocolVersion()}`);
   }
