@@ -711,9 +711,6 @@ async fn the_lines_waiting_for_a_stdio_servers_stdin_are_at_most_max_queued_mess
     let count = client.request("count", json!({})).await.unwrap();
     let padded = count["padded"].as_u64().unwrap_or_else(|| panic!("a count: {count}")) as usize;
     // The queue, the line being written and what a 64 KiB pipe holds.
-    assert!(
-        padded <= BOUND + 4,
-        "{padded} of {SENT} unsent requests reached the server (max_queued_messages {BOUND})"
-    );
+    assert!(padded <= BOUND + 4, "{padded} of {SENT} unsent requests reached the server (max_queued_messages {BOUND})");
     client.close().await;
 }
