@@ -269,7 +269,13 @@ fn a_policy_the_schema_does_not_know_or_not_cedar_is_a_start_up_error() {
         r#"permit(principal, action, resource is Tool) when { resource.read_only && !resource.destructive && resource.upstream == "" && principal.anonymous && principal.issuer == "" && principal.subject == "" && principal.client_id == "" && principal.scopes.isEmpty() };"#,
     )
     .unwrap();
-    let config = ConfigFile::new("policy-ok", &format!("[policy]\nfile = {:?}\n", policy.display().to_string()));
+    assert!(starts_with_policy("policy-ok", &policy), "a valid policy starts");
+}
+
+/// Whether the binary serving the `everything` catalog under the policy
+/// file `policy` starts (prints its address within its first 20 lines).
+fn starts_with_policy(name: &str, policy: &std::path::Path) -> bool {
+    let config = ConfigFile::new(name, &format!("[policy]\nfile = {:?}\n", policy.display().to_string()));
     let mut child = std::process::Command::new(binary())
         .args(["serve", "--bind", "127.0.0.1:0", "--catalog", "everything", "--config", config.path()])
         .stderr(std::process::Stdio::piped())
@@ -279,7 +285,7 @@ fn a_policy_the_schema_does_not_know_or_not_cedar_is_a_start_up_error() {
     let started = lines.by_ref().take(20).flatten().any(|l| l.starts_with("listening on "));
     let _ = child.kill();
     let _ = child.wait();
-    assert!(started, "a valid policy starts");
+    started
 }
 
 /// A server of the template `notes://{title}` and the resource
@@ -371,10 +377,21 @@ async fn a_forbid_on_a_uri_holds_for_its_escaped_spellings() {
         r#"
         permit(principal, action, resource);
         forbid(principal, action == Action::"resources/read", resource == Resource::"notes://secret");
+        forbid(principal, action == Action::"resources/read", resource == Resource::"notes://café?");
         "#,
     );
     assert_eq!(read(&server.url, "notes://public").await, Ok("title=public".to_owned()));
-    for uri in ["notes://secret", "notes://%73ecret", "notes://s%65cr%65t", "notes://%73%65%63%72%65%74"] {
+    // Escapes of unreserved, reserved and non-ASCII characters alike: the
+    // template reads each of them as the forbidden URI.
+    for uri in [
+        "notes://secret",
+        "notes://%73ecret",
+        "notes://s%65cr%65t",
+        "notes://%73%65%63%72%65%74",
+        "notes://café?",
+        "notes://caf%C3%A9%3F",
+        "notes://café%3f",
+    ] {
         let refused = read(&server.url, uri).await.expect_err("every spelling of the forbidden URI is refused");
         assert_eq!(refused, as_unknown(&server.url, uri).await, "{uri}: as for an unknown URI");
     }
@@ -759,20 +776,7 @@ fn resource_read_only_where_the_resource_may_be_a_prompt_stops_the_server() {
         r#"permit(principal, action, resource is Tool) when { resource.read_only };"#,
     ] {
         std::fs::write(&policy, text).unwrap();
-        let config = ConfigFile::new(
-            "policy-read-only-scoped",
-            &format!("[policy]\nfile = {:?}\n", policy.display().to_string()),
-        );
-        let mut child = std::process::Command::new(binary())
-            .args(["serve", "--bind", "127.0.0.1:0", "--catalog", "everything", "--config", config.path()])
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
-        let started = lines.by_ref().take(20).flatten().any(|l| l.starts_with("listening on "));
-        let _ = child.kill();
-        let _ = child.wait();
-        assert!(started, "{text}: a scoped rule starts");
+        assert!(starts_with_policy("policy-read-only-scoped", &policy), "{text}: a scoped rule starts");
     }
 }
 

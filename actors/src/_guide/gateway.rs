@@ -255,7 +255,9 @@
 //! first that matches, as the read resolves) is let through only when the
 //! policies permit it both as that template — the decision that lists the
 //! template — and as the URI, whose entity is a member of the template's.
-//! So `resource in Resource::"notes://{title}"` names the template and every
+//! The URI is decided as the template reads it, percent-escapes decoded (a
+//! template hands its handler each variable decoded): a rule on
+//! `notes://secret` holds for `notes://%73ecret` too. So `resource in Resource::"notes://{title}"` names the template and every
 //! URI read through it, `resource == …` the template alone; a `forbid` on a
 //! template hides it and refuses every read through it, and nothing is read
 //! through a template the caller is not shown:

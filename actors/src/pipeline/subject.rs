@@ -16,8 +16,8 @@ use crate::policy::{Action, Item, Policy};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Subject {
     pub(crate) action: Action,
-    /// The name as the caller gave it; a URI with its percent-encoded
-    /// unreserved characters decoded ([`normalized_uri`]).
+    /// The name as the caller gave it; a URI read through a template as
+    /// the template reads it, percent-escapes decoded ([`as_read`]).
     pub(crate) name: String,
     /// The upstream serving it (`""`: served here, or not in the catalog).
     pub(crate) upstream: String,
@@ -86,17 +86,19 @@ impl Subject {
             ClientRequest::ReadResource(p) => {
                 // As the read resolves: a listed resource first, then the
                 // first template that matches (decided as that template too).
-                let (served_by, template) = match catalog.resource(&p.uri) {
-                    Some(r) => (Some(r.upstream().map(str::to_owned)), String::new()),
+                let (served_by, template, name) = match catalog.resource(&p.uri) {
+                    Some(r) => (Some(r.upstream().map(str::to_owned)), String::new(), p.uri.clone()),
                     None => match catalog.match_template(&p.uri) {
-                        Some((t, _)) => (Some(t.upstream().map(str::to_owned)), t.uri_template().to_owned()),
-                        None => (None, String::new()),
+                        Some((t, _)) => {
+                            (Some(t.upstream().map(str::to_owned)), t.uri_template().to_owned(), as_read(&p.uri))
+                        }
+                        None => (None, String::new(), p.uri.clone()),
                     },
                 };
                 let known = served_by.is_some();
                 Subject {
                     action: Action::ReadResource,
-                    name: normalized_uri(&p.uri),
+                    name,
                     upstream: upstream(served_by.flatten().as_deref()),
                     known,
                     read_only: false,
@@ -155,50 +157,32 @@ pub(crate) fn other_item<'a>(action: Action, name: &'a str, upstream: Option<&'a
     Item { action, name, upstream: upstream.unwrap_or_default(), read_only: false, destructive: false, template: "" }
 }
 
-/// `uri` with each percent-encoded unreserved character (`A-Z a-z 0-9 - .
-/// _ ~`) decoded, as RFC 3986 (6.2.2.2) says is the same URI: the policy
-/// decides on this form, so `notes://%73ecret`, which a template reads as
-/// `notes://secret`, meets a rule on `notes://secret`. Other escapes are
-/// kept as they are.
-pub(crate) fn normalized_uri(uri: &str) -> String {
-    let bytes = uri.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let decoded = (bytes[i] == b'%')
-            .then(|| bytes.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok())
-            .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
-        match decoded {
-            Some(b) => {
-                out.push(b);
-                i += 3;
-            }
-            None => {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    // Only ASCII bytes were put in place of escapes: still UTF-8.
-    String::from_utf8(out).unwrap_or_else(|_| uri.to_owned())
+/// A URI read through a template, as the template reads it: a template
+/// hands its handler each variable percent-decoded
+/// ([`UriPattern::matches`](crate::catalog::UriPattern::matches)), so
+/// `notes://%73ecret` reads what `notes://secret` reads. The policy decides
+/// on this form, so that a rule on `notes://secret` meets every spelling
+/// of it. (Not UTF-8 once decoded: no template matches it, left as given.)
+fn as_read(uri: &str) -> String {
+    percent_encoding::percent_decode_str(uri).decode_utf8().map_or_else(|_| uri.to_owned(), |d| d.into_owned())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::normalized_uri;
+    use super::as_read;
 
     #[test]
-    fn escaped_unreserved_characters_are_decoded_and_nothing_else() {
-        assert_eq!(normalized_uri("notes://%73ecret"), "notes://secret");
-        assert_eq!(normalized_uri("test://template/%34%32/data"), "test://template/42/data");
-        assert_eq!(normalized_uri("test://template/4%32/data"), "test://template/42/data");
-        assert_eq!(normalized_uri("a://%7e%2D%2e%5F"), "a://~-._");
-        // Reserved, non-ASCII and broken escapes stay as they are.
-        assert_eq!(normalized_uri("a://x%2Fy%20z%C3%A9"), "a://x%2Fy%20z%C3%A9");
-        assert_eq!(normalized_uri("a://%4"), "a://%4");
-        assert_eq!(normalized_uri("a://%zz%"), "a://%zz%");
-        assert_eq!(normalized_uri("é://%41"), "é://A");
+    fn a_uri_read_through_a_template_is_decided_decoded_as_the_template_reads_it() {
+        assert_eq!(as_read("notes://%73ecret"), "notes://secret");
+        assert_eq!(as_read("test://template/%34%32/data"), "test://template/42/data");
+        assert_eq!(as_read("test://template/4%32/data"), "test://template/42/data");
+        assert_eq!(as_read("a://%7e%2D%2e%5F"), "a://~-._");
+        // Every escape, as the template decodes its variables.
+        assert_eq!(as_read("a://x%2Fy%20z%C3%A9"), "a://x/y zé");
+        assert_eq!(as_read("é://%41"), "é://A");
+        // Broken escapes stay as they are; bytes that are not UTF-8 leave it as given.
+        assert_eq!(as_read("a://%4"), "a://%4");
+        assert_eq!(as_read("a://%zz%"), "a://%zz%");
+        assert_eq!(as_read("a://%FF"), "a://%FF");
     }
 }
