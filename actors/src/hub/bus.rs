@@ -15,6 +15,8 @@ use std::sync::Arc;
 use slog::{info, warn, Logger};
 use tokio::sync::mpsc;
 
+use crate::telemetry::logging::RateLimit;
+
 use super::redis_link::RedisLink;
 use super::redis_subscription::{subscribe_forever, Subscription};
 
@@ -110,7 +112,7 @@ impl Bus {
         let (inbox, all, me, log) = (self.inbox(&self.me), self.all(), self.me.clone(), log.clone());
         let channels = vec![inbox.clone(), all];
         // Drops are logged the first of a burst, then at most once a second.
-        let (mut dropped, mut logged) = (0u64, None::<std::time::Instant>);
+        let logged = RateLimit::new(1, std::time::Duration::from_secs(1));
         actix_rt::spawn(subscribe_forever(self.link.clone(), channels, move |event| match event {
             Subscription::Subscribed => info!(log, "bus subscribed"; "inbox" => &inbox),
             Subscription::Message(channel, payload) => {
@@ -125,11 +127,8 @@ impl Bus {
                 };
                 if to.try_send(payload).is_err() {
                     metrics::counter!(BUS_DROPPED).increment(1);
-                    dropped += 1;
-                    if logged.is_none_or(|at| at.elapsed() >= std::time::Duration::from_secs(1)) {
-                        logged = Some(std::time::Instant::now());
-                        warn!(log, "bus letter dropped: its queue is full (redis.bus_buffer)";
-                            "dropped_so_far" => dropped);
+                    if let Some(left_out) = logged.admit() {
+                        warn!(log, "bus letter dropped: its queue is full (redis.bus_buffer)"; "left_out" => left_out);
                     }
                 }
             }
