@@ -306,15 +306,6 @@ fn json_line(line: &str) -> Value {
     serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON log line ({e}): {line}"))
 }
 
-/// The counter `name` as the server's `/metrics` shows it (0 before it
-/// counted anything).
-async fn counter(url: &str, name: &str) -> u64 {
-    let metrics = url.trim_end_matches("/mcp").to_owned() + "/metrics";
-    let text = client().get(&metrics).send().await.unwrap().text().await.unwrap();
-    let values = text.lines().filter(|l| l.split([' ', '{']).next() == Some(name));
-    values.filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok()).sum::<f64>() as u64
-}
-
 /// An echo call whose arguments are `{"text":"call I"}`, exactly.
 async fn echo(url: &str, i: u64) -> Reply {
     call_raw(url, i, "echo", &echo_args(i)).await

@@ -11,7 +11,7 @@ mod common;
 use std::time::Duration;
 
 use common::nginx::Nginx;
-use common::redis::Redis;
+use common::redis::{redis_cli, Redis};
 use common::*;
 use serde_json::{json, Value};
 
@@ -120,16 +120,6 @@ async fn notifications_cross_instances_exactly_once_and_survive_a_redis_restart(
     assert_eq!(updated, 1, "the update of call 5 exactly once");
     assert!(list_changed <= 1, "at most the outage's change, late: {list_changed} list_changed");
     redis.stop().await;
-}
-
-/// The counter `name` of the instance at `url` (its `/metrics`; 0 before
-/// it counted anything), summed over its labels.
-async fn counter(url: &str, name: &str) -> u64 {
-    let text = client().get(url.replace("/mcp", "/metrics")).send().await.unwrap().text().await.unwrap();
-    text.lines()
-        .filter(|l| l.strip_prefix(name).is_some_and(|rest| rest.starts_with([' ', '{'])))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum::<f64>() as u64
 }
 
 /// Waits up to 20 s until the counter `name` of the instance at `url` is `want`.
@@ -492,19 +482,6 @@ async fn the_first_request_after_a_redis_restart_succeeds() {
         assert_eq!(r.status, 200, "session {attempt} after the restart: {}", r.raw);
     }
     redis.stop().await;
-}
-
-/// `redis-cli -p PORT ARGS…`: what it printed, trimmed (an error reply fails).
-async fn redis_cli(port: u16, args: &[&str]) -> String {
-    let out = tokio::process::Command::new(program("redis-cli"))
-        .args(["-p", &port.to_string()])
-        .args(args)
-        .output()
-        .await
-        .expect("redis-cli runs");
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    assert!(out.status.success() && !text.starts_with("ERR"), "redis-cli {args:?}: {text}");
-    text
 }
 
 /// Sends `signal` (`STOP`, `CONT`) to the `redis-server` on `port`.

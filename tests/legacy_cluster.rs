@@ -13,7 +13,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::redis::Redis;
+use common::redis::{redis_cli, Redis};
 use common::*;
 use serde_json::{json, Value};
 
@@ -271,19 +271,6 @@ fn session_key(sid: &str) -> String {
     format!("{}:session:{sid}", prefix())
 }
 
-/// `redis-cli -p PORT ARGS…`: what it printed, trimmed (an error reply fails).
-async fn redis_cli(port: u16, args: &[&str]) -> String {
-    let out = tokio::process::Command::new(program("redis-cli"))
-        .args(["-p", &port.to_string()])
-        .args(args)
-        .output()
-        .await
-        .expect("redis-cli runs");
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    assert!(out.status.success() && !text.starts_with("ERR"), "redis-cli {args:?}: {text}");
-    text
-}
-
 /// The server's change script: sets (or, with "", deletes) one field of a
 /// session that exists, raises its revision and reads it back — the write
 /// of `logging/setLevel` or `resources/subscribe`, without the letter
@@ -415,16 +402,6 @@ async fn instance_with(name: &str, redis_port: u16, redis: &str) -> (HttpChild, 
     let mut child = HttpChild::spawn(&["--config", cfg.path()]).await;
     child.stderr_until_all(&["redis subscription established", "bus subscribed"]).await;
     (child, cfg)
-}
-
-/// The counter `name` of the instance at `url` (its `/metrics`; 0 before
-/// it counted anything), summed over its labels.
-async fn counter(url: &str, name: &str) -> u64 {
-    let text = client().get(url.replace("/mcp", "/metrics")).send().await.unwrap().text().await.unwrap();
-    text.lines()
-        .filter(|l| l.strip_prefix(name).is_some_and(|rest| rest.starts_with([' ', '{'])))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum::<f64>() as u64
 }
 
 #[actix_rt::test]

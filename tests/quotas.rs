@@ -35,6 +35,17 @@ async fn metric(url: &str, name: &str, labels: &[&str]) -> f64 {
         .unwrap_or_else(|| panic!("no {name} {labels:?} in\n{text}"))
 }
 
+/// A 2025-11-25 session opened at `url` (`initialize`, then
+/// `notifications/initialized`): its id.
+async fn legacy_session(url: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {}, "clientInfo": {"name": "quota-test", "version": "1"}}});
+    let opened = legacy_post(url, None, &init).await;
+    let session = opened.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    legacy_post(url, Some(&session), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    session
+}
+
 #[actix_rt::test]
 async fn past_its_limit_a_call_is_refused_with_429_retry_after_and_the_quota_named_in_both_eras() {
     let dir = scratch("quota-test-one");
@@ -61,11 +72,7 @@ async fn past_its_limit_a_call_is_refused_with_429_retry_after_and_the_quota_nam
     let other = request(json!(5), "tools/call", json!({"name": "test_simple_text", "arguments": {}}));
     assert_eq!(post(&url, &other).await.status, 200);
     // A legacy session's call of the same caller: the same refusal (not 200).
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
-        "capabilities": {}, "clientInfo": {"name": "quota-test", "version": "1"}}});
-    let opened = legacy_post(&url, None, &init).await;
-    let session = opened.headers["mcp-session-id"].to_str().unwrap().to_owned();
-    legacy_post(&url, Some(&session), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let session = legacy_session(&url).await;
     let legacy = legacy_post(
         &url,
         Some(&session),
@@ -185,11 +192,7 @@ async fn a_call_over_its_quota_never_reaches_the_upstream_in_both_eras() {
     let (_, data) = refusal(&post(&url, &call(5, "h__secret")).await);
     assert_eq!(data["quota"], "one", "{data}");
     // A legacy session's call over the quota: refused as well.
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
-        "capabilities": {}, "clientInfo": {"name": "quota-test", "version": "1"}}});
-    let opened = legacy_post(&url, None, &init).await;
-    let session = opened.headers["mcp-session-id"].to_str().unwrap().to_owned();
-    legacy_post(&url, Some(&session), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let session = legacy_session(&url).await;
     let legacy = legacy_post(
         &url,
         Some(&session),

@@ -175,16 +175,6 @@ async fn until_acknowledged(seen: &Mutex<Load>, urls: &[String; 2], tasks: [usiz
     .await;
 }
 
-/// `name`'s value in `url`'s `/metrics` (0 when absent).
-async fn metric(url: &str, name: &str) -> f64 {
-    let text = reqwest::get(url.replace("/mcp", "/metrics")).await.unwrap().text().await.unwrap();
-    text.lines()
-        .find(|l| l.strip_prefix(name).is_some_and(|rest| rest.starts_with(' ') || rest.starts_with('{')))
-        .and_then(|l| l.rsplit(' ').next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0)
-}
-
 #[actix_rt::test]
 async fn a_failover_under_load_is_followed_within_15_s_and_loses_nothing_acknowledged() {
     let Some(_) = external("sentinel::a_failover_under_load_is_followed", &["redis-server"]) else { return };
@@ -242,7 +232,7 @@ async fn a_failover_under_load_is_followed_within_15_s_and_loses_nothing_acknowl
     until_acknowledged(&seen, &urls, [4, 4], 20, "task creations acknowledged by both before the kill").await;
     let mut resyncs_before = Vec::new();
     for node in [&a, &b] {
-        resyncs_before.push(metric(&node.url, "mcp_server_redis_resyncs_total").await);
+        resyncs_before.push(counter(&node.url, "mcp_server_redis_resyncs_total").await);
     }
     let killed = Instant::now();
     master.kill().await.unwrap();
@@ -269,7 +259,7 @@ async fn a_failover_under_load_is_followed_within_15_s_and_loses_nothing_acknowl
     for (node, before) in [&a, &b].into_iter().zip(resyncs_before) {
         let what = format!("the hub subscription of {} restored after the failover", node.url);
         wait_for(&what, Duration::from_secs(15), Duration::from_millis(50), async || {
-            let resyncs = metric(&node.url, "mcp_server_redis_resyncs_total").await;
+            let resyncs = counter(&node.url, "mcp_server_redis_resyncs_total").await;
             if resyncs > before {
                 Ok(())
             } else {

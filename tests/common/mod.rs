@@ -178,6 +178,16 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap()
 }
 
+/// The counter `name` of the server at `url` (its `/metrics`; 0 before it
+/// counted anything), summed over its labels.
+pub async fn counter(url: &str, name: &str) -> u64 {
+    let text = client().get(url.replace("/mcp", "/metrics")).send().await.unwrap().text().await.unwrap();
+    text.lines()
+        .filter(|l| l.strip_prefix(name).is_some_and(|rest| rest.starts_with([' ', '{'])))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum::<f64>() as u64
+}
+
 /// POSTs raw bytes with explicit headers.
 pub async fn post_raw(url: &str, headers: &[(String, String)], body: Vec<u8>) -> Reply {
     let mut req = client().post(url).body(body);

@@ -27,3 +27,16 @@ impl Redis {
         self.child.wait().await.unwrap();
     }
 }
+
+/// `redis-cli -p PORT ARGS…`: what it printed, trimmed (an error reply fails).
+pub async fn redis_cli(port: u16, args: &[&str]) -> String {
+    let out = tokio::process::Command::new(super::program("redis-cli"))
+        .args(["-p", &port.to_string()])
+        .args(args)
+        .output()
+        .await
+        .expect("redis-cli runs");
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert!(out.status.success() && !text.starts_with("ERR"), "redis-cli {args:?}: {text}");
+    text
+}
