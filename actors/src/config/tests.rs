@@ -142,7 +142,7 @@ fn relative_files_of_a_config_file_are_beside_it() {
     std::fs::create_dir(&etc).unwrap();
     let file = etc.join("actix-mcp.toml");
     let text = "[audit]\nfile = \"audit.jsonl\"\n[gateway]\npins = \"../state/pins.json\"\n\
-                [policy]\nschema = \"/opt/policy.cedarschema\"\n";
+                [policy]\nschema = \"/opt/policy.cedarschema\"\n[fs]\nroot = \"served\"\n";
     std::fs::write(&file, text).unwrap();
     // Read from elsewhere: the tests run in the crate's directory.
     assert_ne!(std::env::current_dir().unwrap(), etc);
@@ -151,6 +151,7 @@ fn relative_files_of_a_config_file_are_beside_it() {
     assert_eq!(std::path::Path::new(&c.gateway.pins), etc.join("../state/pins.json"));
     assert_eq!(c.policy.schema, "/opt/policy.cedarschema", "an absolute path stays");
     assert_eq!(c.policy.file, "", "an unset path stays unset");
+    assert_eq!(c.fs.root, "served", "every other path is relative to the working directory");
     // Text alone, and a variable over the file, are relative to the working directory.
     assert_eq!(Config::from_toml(text).unwrap().audit.file, "audit.jsonl");
     let mut c = c;
