@@ -125,6 +125,38 @@ async fn until<F: Future<Output = bool>>(what: &str, mut probe: impl FnMut() -> 
 /// the endpoint; `configure_endpoint` and `configure_operations` mount each
 /// part alone, so that the operational routes go under a scope of the
 /// application's and its own `/metrics` keeps its path.
+/// "an application's own `/metrics` registered after `configure()` is
+/// never reached, one registered before hides the server's" (the
+/// embedding guide): actix-web answers with the route registered first.
+#[actix_rt::test]
+async fn the_metrics_route_registered_first_answers() {
+    let own = || web::get().to(|| async { "app_requests_total 7\n" });
+    for app_first in [true, false] {
+        let mcp = everything_server(|_| {});
+        let mounted = configure(mcp.clone());
+        let (http, base) = app(move |cfg: &mut web::ServiceConfig| {
+            if app_first {
+                cfg.route("/metrics", own());
+                mounted(cfg);
+            } else {
+                mounted(cfg);
+                cfg.route("/metrics", own());
+            }
+        });
+        let handle = http.handle();
+        actix_rt::spawn(http);
+        let (status, content_type, body) = get(&base, "/metrics").await;
+        assert_eq!(status, 200);
+        if app_first {
+            assert_eq!(body, "app_requests_total 7\n", "registered before: the application's own");
+        } else {
+            assert!(content_type.starts_with("text/plain; version=0.0.4"), "registered after: the server's");
+            assert_ne!(body, "app_requests_total 7\n", "registered after: never reached");
+        }
+        handle.stop(false).await;
+    }
+}
+
 #[actix_rt::test]
 async fn configure_mounts_the_operational_routes_and_each_part_mounts_alone() {
     let discover = request(json!(1), "server/discover", json!({}));
