@@ -20,6 +20,7 @@ mod verify;
 mod writer;
 
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -67,13 +68,14 @@ impl Decision {
     }
 }
 
-/// The audit log: a handle on its queue and writer. Dropping the last
-/// handle lets the writer finish the queue, sync and stop.
+/// The audit log: a handle on its queue and writer. [`AuditLog::close`]
+/// (or dropping it) lets the writer finish the queue, sync and stop.
 pub struct AuditLog {
     /// Bounded (`audit.queue`): a stalled disk must not grow memory.
-    tx: Option<SyncSender<Record>>,
+    tx: SyncSender<writer::Letter>,
     when_full: AuditWhenFull,
-    writer: Option<JoinHandle<()>>,
+    /// Taken by the first [`AuditLog::close`].
+    writer: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl std::fmt::Debug for AuditLog {
@@ -98,13 +100,13 @@ impl AuditLog {
             .name("audit-writer".into())
             .spawn(move || writer.run(rx))
             .map_err(|e| format!("audit writer not started: {e}"))?;
-        Ok(Some(AuditLog { tx: Some(tx), when_full: config.when_full, writer: Some(thread) }))
+        Ok(Some(AuditLog { tx, when_full: config.when_full, writer: Mutex::new(Some(thread)) }))
     }
 
     /// Records `call`, which ended with `outcome` (`ok`, `error`,
     /// `tool_error`, `cancelled`) after `took`, as `decision` said.
     pub fn record(&self, call: Call, decision: Decision, outcome: &'static str, took: Duration) {
-        let Some(tx) = &self.tx else { return };
+        let tx = &self.tx;
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         let record = Record {
             seq: 0,
@@ -119,31 +121,42 @@ impl AuditLog {
             arguments_sha256: call.arguments_sha256,
             prev: String::new(),
         };
-        let record = match tx.try_send(record) {
+        let letter = match tx.try_send(writer::Letter::Record(record)) {
             Ok(()) => return,
             Err(TrySendError::Disconnected(_)) => {
                 metrics::counter!(AUDIT_DROPPED).increment(1);
                 return;
             }
-            Err(TrySendError::Full(record)) => record,
+            Err(TrySendError::Full(letter)) => letter,
         };
         metrics::counter!(AUDIT_QUEUE_FULL).increment(1);
         let sent = match self.when_full {
-            AuditWhenFull::Block => tx.send(record).is_ok(),
+            AuditWhenFull::Block => tx.send(letter).is_ok(),
             _ => false,
         };
         if !sent {
             metrics::counter!(AUDIT_DROPPED).increment(1);
         }
     }
+
+    /// Closes the log: every record queued so far is written and synced,
+    /// the closing head is logged (`audit log closed`), and the writer
+    /// stops; a record that arrives later is counted as dropped. The
+    /// servers call it once their requests are done, so that the log is
+    /// whole when the process ends, even while a handle is still held
+    /// elsewhere. Later calls return at once.
+    pub fn close(&self) {
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(writer) = writer {
+            let _ = self.tx.send(writer::Letter::Close);
+            let _ = writer.join();
+        }
+    }
 }
 
 impl Drop for AuditLog {
     fn drop(&mut self) {
-        self.tx.take();
-        if let Some(writer) = self.writer.take() {
-            let _ = writer.join();
-        }
+        self.close();
     }
 }
 
@@ -215,6 +228,28 @@ mod tests {
         // A file that was there is kept, even with nothing written to it.
         drop(AuditLog::open(&config, &log).unwrap());
         assert_eq!(std::fs::read(&file).unwrap(), b"", "an existing file is kept");
+    }
+
+    #[test]
+    fn close_writes_every_queued_record_while_handles_are_still_held_and_later_ones_are_dropped() {
+        let dir = chain::scratch("close");
+        let file = dir.path().join("audit.jsonl");
+        let config = AuditConfig { file: file.display().to_string(), sync_ms: 60_000, ..AuditConfig::default() };
+        let log = crate::telemetry::logging::discard();
+        let audit = std::sync::Arc::new(AuditLog::open(&config, &log).unwrap().expect("enabled"));
+        // Another thread still holds the log when it is closed, as an HTTP
+        // worker may while the process ends.
+        let held = audit.clone();
+        for i in 0..100 {
+            audit.record(call(&format!("t{i}")), Decision::Allow, "ok", Duration::ZERO);
+        }
+        audit.close();
+        let intact = verify(std::slice::from_ref(&file)).unwrap();
+        assert_eq!((intact.records, intact.head_seq), (100, 100), "closed with every record written");
+        held.record(call("late"), Decision::Allow, "ok", Duration::ZERO);
+        held.close();
+        drop((audit, held));
+        assert_eq!(verify(&[file]).unwrap().records, 100, "a record after close is not written");
     }
 
     #[test]

@@ -19,6 +19,16 @@ use super::chain::{Head, Record};
 use crate::config::AuditConfig;
 use crate::telemetry::{AUDIT_DROPPED, AUDIT_RECORDS};
 
+/// What the writer's queue carries. `Close` is as large as a record: the
+/// queue held records of that size before it existed.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Letter {
+    /// A record to append.
+    Record(Record),
+    /// Stop after what came before.
+    Close,
+}
+
 /// The open log file and where its chain stands.
 pub(super) struct Writer {
     path: PathBuf,
@@ -68,28 +78,26 @@ impl Writer {
         })
     }
 
-    /// Writes what arrives until every sender is gone, then syncs.
-    pub(super) fn run(mut self, records: Receiver<Record>) {
+    /// Writes what arrives until [`Letter::Close`] or every sender is gone,
+    /// then syncs.
+    pub(super) fn run(mut self, records: Receiver<Letter>) {
         loop {
             let wait = match (self.dirty, self.sync_every) {
                 (true, Some(every)) => every.saturating_sub(self.last_sync.elapsed()),
                 _ => Duration::from_secs(3600),
             };
+            let mut gone = false;
             match records.recv_timeout(wait) {
-                Ok(record) => self.write(record),
+                Ok(Letter::Record(record)) => self.write(record),
+                Ok(Letter::Close) | Err(RecvTimeoutError::Disconnected) => gone = true,
                 Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => break,
             }
             // The rest of a burst goes into the same buffer.
-            let mut gone = false;
-            loop {
+            while !gone {
                 match records.try_recv() {
-                    Ok(record) => self.write(record),
+                    Ok(Letter::Record(record)) => self.write(record),
+                    Ok(Letter::Close) | Err(TryRecvError::Disconnected) => gone = true,
                     Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Disconnected) => {
-                        gone = true;
-                        break;
-                    }
                 }
             }
             self.flush();

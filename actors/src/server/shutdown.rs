@@ -28,6 +28,17 @@ impl McpServer {
         self.inner.stopping.cancel();
     }
 
+    /// Closes the audit log, if one is configured: every record queued so
+    /// far is written and synced and the closing head logged, before the
+    /// process ends (see [`crate::audit::AuditLog::close`]). Call it after
+    /// the requests are done; [`crate::transport::http::run_until`] and the
+    /// stdio server do.
+    pub fn close_audit(&self) {
+        if let Some(audit) = self.service().audit() {
+            audit.close();
+        }
+    }
+
     /// Ends every subscription gracefully (each receives its completion
     /// result) and waits until they are gone, at most `hub.drain_ms`.
     /// Returns how many were open. Readiness fails from now on, and the

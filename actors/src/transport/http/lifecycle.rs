@@ -33,6 +33,8 @@ const ABORT_MARGIN: Duration = Duration::from_millis(500);
 ///    second, after which those still running answer -32603 "server
 ///    shutting down" ([`McpServer::abort_requests`]).
 /// 4. the listener of `metrics.bind`, if any, stops.
+/// 5. once `http` has stopped, the audit log is closed
+///    ([`McpServer::close_audit`]): every record written and synced.
 ///
 /// Build `http` with `.disable_signals()` — otherwise actix-web stops it on
 /// its own at SIGINT or SIGTERM, without the drain — and with
@@ -45,11 +47,15 @@ pub async fn run_until(
     stop: impl Future<Output = Signal> + 'static,
 ) -> std::io::Result<()> {
     let handle = http.handle();
+    let closing = server.clone();
     actix_rt::spawn(async move {
         let signal = stop.await;
         stop_gracefully(&server, &handle, signal).await;
     });
     let served = http.await;
+    // The worker threads may still hold the server: the audit log is
+    // closed here, not when the last handle goes.
+    closing.close_audit();
     crate::telemetry::flush_spans();
     served
 }

@@ -78,5 +78,7 @@ pub async fn serve_std(server: McpServer) -> std::io::Result<()> {
         let open = s.shutdown().await;
         info!(s.logger(), "shutting down"; "subscriptions_closed" => open);
     };
-    serve_until(server, input, std_pipes::output(), hangup).await
+    let served = serve_until(server.clone(), input, std_pipes::output(), hangup).await;
+    server.close_audit();
+    served
 }
