@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The features of actix-mcp: the library with none of them, with each one
-# alone and with all of them is clippy-clean; the lean build's dependency
-# tree stays small and free of what the features bring.
+# alone and with the default ones (the library and the program) is
+# clippy-clean — with all of them, the workspace's own clippy step (the
+# tests ask for `full`); the lean build's dependency tree stays small and
+# free of what the features bring.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +21,7 @@ for feature in "${FEATURES[@]}"; do
   [ "$feature" = cli ] && targets+=(--bins)
   lint --no-default-features --features "$feature" "${targets[@]}"
 done
-lint --all-features --lib --bins
+lint --lib --bins
 
 # An embedder's build: at most 160 crates, none of the features' own.
 tree="$(cargo tree -p actix-mcp --no-default-features -e normal --prefix none | sed 's/ (\*)//; s/ (proc-macro)//' | sort -u)"
@@ -31,3 +33,9 @@ if printf '%s\n' "$tree" | grep -E "$forbidden"; then
   echo "the lean build pulls a crate only a feature should bring (above)" >&2
   exit 1
 fi
+
+# The lean example as an embedder builds it (the package tests/lean), into
+# its own target directory: tests/embed_lean.rs runs it (no test build is lean).
+started=$SECONDS
+cargo build -q --target-dir target/lean -p actix-mcp-lean
+printf 'the lean example (target/lean): %d s\n' $((SECONDS - started))

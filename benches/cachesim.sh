@@ -30,8 +30,8 @@ run() {
   port=$(( 20000 + RANDOM % 20000 ))
   local cg=(valgrind --tool=callgrind --cache-sim=yes --separate-threads=yes --callgrind-out-file="$out")
   case "$name" in
-    baseline) "${cg[@]}" target/release/echo-baseline "127.0.0.1:$port" 2>"$WORK/log" & ;;
-    actix-mcp) ACTIX_MCP_WORKERS=1 ACTIX_MCP_LOG_LEVEL=warning "${cg[@]}" target/release/actix-mcp serve \
+    baseline) "${cg[@]}" target/$PROFILE/echo-baseline "127.0.0.1:$port" 2>"$WORK/log" & ;;
+    actix-mcp) ACTIX_MCP_WORKERS=1 ACTIX_MCP_LOG_LEVEL=warning "${cg[@]}" target/$PROFILE/actix-mcp serve \
       --catalog everything --bind "127.0.0.1:$port" 2>"$WORK/log" & ;;
   esac
   SERVER=$!

@@ -19,10 +19,10 @@ ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-1 16}"
 # shellcheck source=lib.sh
 . benches/lib.sh
 build_release
-cargo build --release -q -p actix-mcp --example client_load
+cargo build --profile "$PROFILE" -q -p actix-mcp --features full --example client_load
 PORT=18195
 URL="http://127.0.0.1:$PORT/mcp"
-ACTIX_MCP_WORKERS=1 taskset -c 0 target/release/actix-mcp serve --catalog everything \
+ACTIX_MCP_WORKERS=1 taskset -c 0 target/$PROFILE/actix-mcp serve --catalog everything \
   --bind "127.0.0.1:$PORT" --log-level warning 2>/dev/null &
 SERVER_PID=$!
 trap 'kill "$SERVER_PID" 2>/dev/null || true' EXIT
@@ -31,17 +31,17 @@ for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" 
 # The generator's calls and CPU seconds (its whole process).
 measure() { run_pinned '(?:requests|calls)=(?P<calls>\d+) ok=\d+ errors=(?P<errors>\d+)' "$@"; }
 # Warm-up, every reply checked.
-measure target/release/mcp-load call --url "$URL" --connections 4 --duration 1 --tool echo >/dev/null
-measure target/release/examples/client_load "$URL" 4 1 >/dev/null
+measure target/$PROFILE/mcp-load call --url "$URL" --connections 4 --duration 1 --tool echo >/dev/null
+measure target/$PROFILE/examples/client_load "$URL" 4 1 >/dev/null
 
 declare -A GEN SRV RATE
 for c in $CONNS; do
   for round in $(seq 1 "$ROUNDS"); do
     for name in mcp-load client; do
       if [ "$name" = mcp-load ]; then
-        cmd=(target/release/mcp-load call --url "$URL" --connections "$c" --duration "$DURATION" --tool echo)
+        cmd=(target/$PROFILE/mcp-load call --url "$URL" --connections "$c" --duration "$DURATION" --tool echo)
       else
-        cmd=(target/release/examples/client_load "$URL" "$c" "$DURATION")
+        cmd=(target/$PROFILE/examples/client_load "$URL" "$c" "$DURATION")
       fi
       t0=$(ticks "$SERVER_PID")
       read -r calls cpu < <(measure "${cmd[@]}")

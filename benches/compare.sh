@@ -36,7 +36,7 @@ command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; e
 . benches/lib.sh
 build_release
 cargo build --release -q --manifest-path benches/rmcp-echo/Cargo.toml
-BASE_BIN=target/release/echo-baseline MCP_BIN=target/release/actix-mcp RMCP_BIN=benches/rmcp-echo/target/release/rmcp-echo
+BASE_BIN=target/$PROFILE/echo-baseline MCP_BIN=target/$PROFILE/actix-mcp RMCP_BIN=benches/rmcp-echo/target/release/rmcp-echo
 if [ "${PGO:-0}" = 1 ]; then
   [ "${PGO_BUILT:-0}" = 1 ] || bash benches/pgo.sh
   BASE_BIN=target/pgo/echo-baseline MCP_BIN=target/pgo/actix-mcp RMCP_BIN=target/pgo/rmcp-echo
@@ -90,7 +90,7 @@ SERVERS="baseline rmcp actix-mcp legacy"
 
 # Verified warm-up: every reply of every server checked by mcp-load.
 for name in baseline rmcp actix-mcp; do
-  line=$(taskset -c 1 target/release/mcp-load call --url "http://127.0.0.1:$(port_of $name)/mcp" \
+  line=$(taskset -c 1 target/$PROFILE/mcp-load call --url "http://127.0.0.1:$(port_of $name)/mcp" \
     --connections 4 --duration 1 | head -n 1)
   grep -q ' errors=0 ' <<<"$line" || { echo "warm-up of $name failed: $line" >&2; exit 1; }
   echo "warm-up $name (every reply verified): $line"
@@ -125,7 +125,7 @@ done
 # a client that follows each flow: mcp-load, verifying every reply. Its own
 # CPU is printed: it, not the server, may be the limit here.
 t0=$(wrk_cpu_ticks "$MCP_PID")
-(taskset -c 1 target/release/mcp-load mixed --url "$MCP_URL" --connections 16 --duration "$DURATION" \
+(taskset -c 1 target/$PROFILE/mcp-load mixed --url "$MCP_URL" --connections 16 --duration "$DURATION" \
   | head -n 1 >"$OUT/mixed.txt"; times >"$OUT/mixed-times.txt")
 t1=$(wrk_cpu_ticks "$MCP_PID")
 MIXED=$(cat "$OUT/mixed.txt")

@@ -36,7 +36,7 @@ ROUNDS="${ROUNDS:-5}"; EVENTS="${EVENTS:-20}"; STREAMS="${STREAMS:-10000}"
 . benches/lib.sh
 streams_fit "$STREAMS"
 build_release
-cargo build --release -q -p actix-mcp --features h2c --example scale_server
+cargo build --profile "$PROFILE" -q -p actix-mcp --features full --example scale_server
 PORT=18194
 OUT="$(mktemp)"
 SERVER=""
@@ -51,7 +51,7 @@ run() { # NAME CMD...
     sleep 0.1
   done
   local log
-  log=$(taskset -c 1 target/release/mcp-load fanout --url "http://127.0.0.1:$PORT/mcp" \
+  log=$(taskset -c 1 target/$PROFILE/mcp-load fanout --url "http://127.0.0.1:$PORT/mcp" \
     --streams "$STREAMS" --events "$EVENTS" --sources 4 --pid "$SERVER" ${H2:+--http2 --h2-connections 16})
   stop_process "$SERVER"; SERVER=""
   local server client p99
@@ -68,13 +68,13 @@ run() { # NAME CMD...
 
 for round in $(seq 1 "$ROUNDS"); do
   echo "round $round"
-  run fanout-floor target/release/fanout-floor "127.0.0.1:$PORT"
-  run actix-web target/release/echo-baseline "127.0.0.1:$PORT" --fanout
-  run actix-mcp target/release/actix-mcp serve --catalog everything --bind "127.0.0.1:$PORT" --log-level warning
+  run fanout-floor target/$PROFILE/fanout-floor "127.0.0.1:$PORT"
+  run actix-web target/$PROFILE/echo-baseline "127.0.0.1:$PORT" --fanout
+  run actix-mcp target/$PROFILE/actix-mcp serve --catalog everything --bind "127.0.0.1:$PORT" --log-level warning
 done
 for round in $(seq 1 "$ROUNDS"); do
   echo "HTTP/2 round $round"
-  H2=1 ACTIX_MCP_H2C=true ACTIX_MCP_LOG_LEVEL=warning run actix-mcp-h2 target/release/examples/scale_server --http "127.0.0.1:$PORT"
+  H2=1 ACTIX_MCP_H2C=true ACTIX_MCP_LOG_LEVEL=warning run actix-mcp-h2 target/$PROFILE/examples/scale_server --http "127.0.0.1:$PORT"
 done
 
 python3 - "$OUT" "$STREAMS" <<'PY'

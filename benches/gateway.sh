@@ -28,12 +28,14 @@
 # Bounded: ROUNDS x (3 x |CONNS| + 2) x DURATION s. Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib.sh
+. benches/lib.sh
 ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-1 16}"
-cargo build --release -q -p actix-mcp
-cargo build --release -q -p actix-mcp --example client_load
-cargo build --release -q -p mcp-load --bin hop-floor
-BIN="$PWD/target/release/actix-mcp"
-LOAD="$PWD/target/release/examples/client_load"
+cargo build --profile "$PROFILE" -q -p actix-mcp --features full
+cargo build --profile "$PROFILE" -q -p actix-mcp --features full --example client_load
+cargo build --profile "$PROFILE" -q -p mcp-load --bin hop-floor
+BIN="$PWD/target/$PROFILE/actix-mcp"
+LOAD="$PWD/target/$PROFILE/examples/client_load"
 UPSTREAM="taskset -c 0 $BIN stdio --catalog everything --log-level error"
 PORT=18196
 URL="http://127.0.0.1:$PORT/mcp"
@@ -46,7 +48,7 @@ ACTIX_MCP_WORKERS=1 taskset -c 0 "$BIN" serve --bind "127.0.0.1:$LOCAL_PORT" --l
   --catalog everything 2>/dev/null &
 LOCAL_PID=$!
 FLOOR_PORT=18198
-taskset -c 0 "$PWD/target/release/hop-floor" "127.0.0.1:$FLOOR_PORT" "$UPSTREAM" 2>/dev/null &
+taskset -c 0 "$PWD/target/$PROFILE/hop-floor" "127.0.0.1:$FLOOR_PORT" "$UPSTREAM" 2>/dev/null &
 FLOOR_PID=$!
 # Killed and waited for: a run right after this one finds the ports free.
 trap 'kill "$GATEWAY_PID" "$LOCAL_PID" "$FLOOR_PID" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
@@ -66,8 +68,6 @@ done
 UPSTREAM_PID="$(pgrep -P "$GATEWAY_PID" | head -n 1 || true)"
 [ -n "$UPSTREAM_PID" ] || { echo "the gateway did not start its upstream" >&2; exit 1; }
 
-# shellcheck source=lib.sh
-. benches/lib.sh
 # The client's calls, p50, p99 and the CPU seconds of it and its children.
 measure() {
   run_pinned 'calls=(?P<calls>\d+) ok=\d+ errors=(?P<errors>\d+) .* p50_us=(?P<p50>\d+) p99_us=(?P<p99>\d+)' "$@"

@@ -22,7 +22,7 @@ ROUNDS="${ROUNDS:-3}"; EVENTS="${EVENTS:-20}"; STREAMS="${STREAMS:-10000}"
 . benches/lib.sh
 streams_fit "$STREAMS"
 build_release
-BIN="$PWD/target/release/actix-mcp"
+BIN="$PWD/target/$PROFILE/actix-mcp"
 PORT=18197
 DIR="$(mktemp -d)"
 SERVER=""
@@ -55,7 +55,7 @@ run() {
   local child t0 log t1
   child="$(pgrep -P "$SERVER" | head -n 1 || true)"
   t0=$([ -n "$child" ] && ticks "$child" || echo 0)
-  log=$(taskset -c 1 target/release/mcp-load fanout --url "http://127.0.0.1:$PORT/mcp" \
+  log=$(taskset -c 1 target/$PROFILE/mcp-load fanout --url "http://127.0.0.1:$PORT/mcp" \
     --streams "$STREAMS" --events "$EVENTS" --sources 4 --pid "$SERVER")
   t1=$([ -n "$child" ] && ticks "$child" || echo 0)
   kill -INT "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""

@@ -32,12 +32,12 @@ cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-5}"; CONNS="${CONNS:-1 16}"
 . benches/lib.sh
 needs python3 taskset
-cargo build --release -q -p actix-mcp
-cargo build --release -q -p actix-mcp --example client_load
+cargo build --profile "$PROFILE" -q -p actix-mcp --features full
+cargo build --profile "$PROFILE" -q -p actix-mcp --features full --example client_load
 bash benches/peers/install.sh
 PEERS="${ACTIX_MCP_PEERS_HOME:-target/peers}"
-BIN="$PWD/target/release/actix-mcp"
-LOAD="$PWD/target/release/examples/client_load"
+BIN="$PWD/target/$PROFILE/actix-mcp"
+LOAD="$PWD/target/$PROFILE/examples/client_load"
 WORK="$(mktemp -d)"
 PID=""
 trap 'stop_tree; rm -rf "$WORK"' EXIT

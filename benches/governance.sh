@@ -9,12 +9,12 @@
 #
 #   bash benches/governance.sh      # prints one line per setup
 #
-# BIN is the server (default target/release/actix-mcp); CALLS the two sizes
+# BIN is the server (default target/$PROFILE/actix-mcp); CALLS the two sizes
 # ("SMALL LARGE", default "500 2500").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN="${BIN:-target/release/actix-mcp}"
 . benches/lib.sh
+BIN="${BIN:-target/$PROFILE/actix-mcp}"
 needs valgrind curl "$BIN"
 read -r SMALL LARGE <<<"${CALLS:-500 2500}"
 WORK="$(mktemp -d)"

@@ -12,12 +12,12 @@
 #
 #   bash benches/legacy_store.sh          (ROUNDS=5 DURATION=5 CONNS="16 256" SESSIONS=300)
 #
-# BIN is the server (default target/release/actix-mcp). Needs redis-server,
+# BIN is the server (default target/$PROFILE/actix-mcp). Needs redis-server,
 # wrk, curl and python3. Loopback only; every run is bounded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN="${BIN:-target/release/actix-mcp}"
 . benches/lib.sh
+BIN="${BIN:-target/$PROFILE/actix-mcp}"
 needs redis-server wrk curl python3 "$BIN"
 SESSIONS="${SESSIONS:-300}"
 WORK="$(mktemp -d)"

@@ -1,14 +1,21 @@
-# Shared by the benchmark scripts (sourced): their release build, and the
+# Shared by the benchmark scripts (sourced): their optimized build, and the
 # helpers of those that measure a generator's CPU.
 
-# build_release: the server and the load generator in release, each on its
-# own features. Built together, Cargo would unify their dependencies'
-# features and make a second server binary, unlike the one `cargo install`
-# and CI's conformance step build (and a script run after either would
-# rebuild the whole tree).
+# PROFILE: the cargo profile the scripts build and run — `dist` (fat LTO,
+# one codegen unit: the distribution build every figure in benches/README.md
+# was measured with) unless set; CI's soak and instruction budget run on
+# `release`, the binary its conformance step built. OUT is its directory.
+PROFILE="${PROFILE:-dist}"
+OUT_DIR="target/$PROFILE"
+
+# build_release: the server (every feature) and the load generator in
+# $PROFILE, each on its own features. Built together, Cargo would unify
+# their dependencies' features and make a second server binary, unlike the
+# one CI's conformance step builds (and a script run after it would rebuild
+# the whole tree).
 build_release() {
-  cargo build --release -q -p actix-mcp
-  cargo build --release -q -p mcp-load
+  cargo build --profile "$PROFILE" -q -p actix-mcp --features full
+  cargo build --profile "$PROFILE" -q -p mcp-load
 }
 
 # needs PROGRAM…: exits naming the first that is neither on PATH nor an

@@ -21,6 +21,8 @@
 # the one that will serve, or train on your own traffic the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib.sh
+. benches/lib.sh
 command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; exit 1; }
 HOST=$(rustc -vV | sed -n 's/^host: //p')
 PROFDATA="$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-profdata"
@@ -35,16 +37,18 @@ URL="http://127.0.0.1:$PORT/mcp"
 # shellcheck source=wrk/run.sh
 . benches/wrk/run.sh
 
-# The instrumented builds (each instrumented binary writes into $WORK/raw-NAME).
-generate() { RUSTFLAGS="-Cprofile-generate=$WORK/unused" cargo build --release -q "$@"; }
+# The instrumented builds (each instrumented binary writes into
+# $WORK/raw-NAME): ours in $PROFILE, rmcp's in its release profile (the same
+# settings as our dist).
+generate() { local profile=$1; shift; RUSTFLAGS="-Cprofile-generate=$WORK/unused" cargo build --profile "$profile" -q "$@"; }
 # Each on its own features (as `build_release` in benches/lib.sh): built
 # together they would unify features, and the server trained would not be
 # the one its profile is used on below.
-generate -p actix-mcp --target-dir "$WORK/gen"
-generate -p mcp-load --target-dir "$WORK/gen"
-generate --manifest-path benches/rmcp-echo/Cargo.toml --target-dir "$WORK/gen-rmcp"
-# The client is the plain release build.
-cargo build --release -q -p mcp-load
+generate "$PROFILE" -p actix-mcp --features full --target-dir "$WORK/gen"
+generate "$PROFILE" -p mcp-load --target-dir "$WORK/gen"
+generate release --manifest-path benches/rmcp-echo/Cargo.toml --target-dir "$WORK/gen-rmcp"
+# The client is the plain optimized build.
+cargo build --profile "$PROFILE" -q -p mcp-load
 
 # load LABEL SCRIPT CONNS: 8 s of wrk against $URL; any non-2xx reply fails
 # the build (a profile of error paths would mislead the optimizer).
@@ -70,7 +74,7 @@ train() {
     open_legacy_session "$URL" "$WORK"
     load "legacy @16" benches/wrk/legacy_call.lua 16
     local mixed
-    mixed=$(taskset -c 1 target/release/mcp-load mixed --url "$URL" --connections 16 --duration 8 | head -n 1)
+    mixed=$(taskset -c 1 target/$PROFILE/mcp-load mixed --url "$URL" --connections 16 --duration 8 | head -n 1)
     grep -q ' errors=0 ' <<<"$mixed" || { echo "mixed failed: $mixed" >&2; exit 1; }
     echo "  mixed: $mixed"
   fi
@@ -79,16 +83,15 @@ train() {
   ls "$WORK/raw-$name"/*.profraw >/dev/null 2>&1 || { echo "$name wrote no profile" >&2; exit 1; }
   "$PROFDATA" merge -o "$WORK/$name.profdata" "$WORK/raw-$name"
 }
-train actix-mcp "$WORK/gen/release/actix-mcp" serve --catalog everything --bind "127.0.0.1:$PORT" --log-level warning
-train echo-baseline "$WORK/gen/release/echo-baseline" "127.0.0.1:$PORT"
+train actix-mcp "$WORK/gen/$PROFILE/actix-mcp" serve --catalog everything --bind "127.0.0.1:$PORT" --log-level warning
+train echo-baseline "$WORK/gen/$PROFILE/echo-baseline" "127.0.0.1:$PORT"
 train rmcp-echo "$WORK/gen-rmcp/release/rmcp-echo" "127.0.0.1:$PORT"
 
 # The optimized builds, each with its own profile.
-use() { local name=$1; shift; RUSTFLAGS="-Cprofile-use=$WORK/$name.profdata" cargo build --release -q "$@"; }
-use actix-mcp -p actix-mcp --target-dir "$WORK/use-actix-mcp"
-use echo-baseline -p mcp-load --bin echo-baseline --target-dir "$WORK/use-echo-baseline"
-use rmcp-echo --manifest-path benches/rmcp-echo/Cargo.toml --target-dir "$WORK/use-rmcp-echo"
-for name in actix-mcp echo-baseline rmcp-echo; do
-  cp "$WORK/use-$name/release/$name" "$OUT/$name"
-done
+use() { local name=$1 profile=$2; shift 2; RUSTFLAGS="-Cprofile-use=$WORK/$name.profdata" cargo build --profile "$profile" -q "$@"; }
+use actix-mcp "$PROFILE" -p actix-mcp --features full --target-dir "$WORK/use-actix-mcp"
+use echo-baseline "$PROFILE" -p mcp-load --bin echo-baseline --target-dir "$WORK/use-echo-baseline"
+use rmcp-echo release --manifest-path benches/rmcp-echo/Cargo.toml --target-dir "$WORK/use-rmcp-echo"
+cp "$WORK/use-actix-mcp/$PROFILE/actix-mcp" "$WORK/use-echo-baseline/$PROFILE/echo-baseline" \
+  "$WORK/use-rmcp-echo/release/rmcp-echo" "$OUT/"
 echo "profile-guided builds in $OUT: actix-mcp echo-baseline rmcp-echo"

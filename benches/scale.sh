@@ -45,10 +45,10 @@ fi
 streams_fit 19000
 
 echo "building the release binaries (actix-mcp with HTTP/2, mcp-load, rmcp)…"
-cargo build --release -q -p actix-mcp --features h2c --example scale_server
-cargo build --release -q -p mcp-load
+cargo build --profile "$PROFILE" -q -p actix-mcp --features full --example scale_server
+cargo build --profile "$PROFILE" -q -p mcp-load
 cargo build --release -q --manifest-path benches/rmcp-echo/Cargo.toml
-MCP=target/release/examples/scale_server LOAD=target/release/mcp-load RMCP=benches/rmcp-echo/target/release/rmcp-echo
+MCP=target/$PROFILE/examples/scale_server LOAD=target/$PROFILE/mcp-load RMCP=benches/rmcp-echo/target/release/rmcp-echo
 mkdir -p "$OUT"
 RESULTS="$OUT/results.tsv"; : >"$RESULTS"
 CONFIG="$OUT/scale.toml"
@@ -95,7 +95,7 @@ start_rmcp() { # PORT [ENV=VALUE…]
 # --fanout, a channel-fed response per stream) on CPU 0; sets STARTED.
 start_floor() {
   local port=$1; shift
-  taskset -c 0 target/release/echo-baseline "127.0.0.1:$port" --fanout "$@" 2>>"$OUT/server.log" &
+  taskset -c 0 target/$PROFILE/echo-baseline "127.0.0.1:$port" --fanout "$@" 2>>"$OUT/server.log" &
   STARTED=$!; PIDS+=("$STARTED"); wait_port "$port"
 }
 load() { timeout 600 taskset -c 1 "$LOAD" "$@"; }

@@ -68,10 +68,10 @@ key = "$KEY"
 level = "warning"
 TOML
 done
-ACTIX_MCP_WORKERS=2 target/release/actix-mcp serve --catalog everything --config "$WORK/a.toml" \
+ACTIX_MCP_WORKERS=2 target/$PROFILE/actix-mcp serve --catalog everything --config "$WORK/a.toml" \
   --bind "127.0.0.1:$PORT_A" 2>"$OUT/instance-a.log" &
 pids+=($!)
-ACTIX_MCP_WORKERS=2 target/release/actix-mcp serve --catalog everything --config "$WORK/b.toml" \
+ACTIX_MCP_WORKERS=2 target/$PROFILE/actix-mcp serve --catalog everything --config "$WORK/b.toml" \
   --bind "127.0.0.1:$PORT_B" 2>"$OUT/instance-b.log" &
 pids+=($!)
 for port in "$PORT_A" "$PORT_B"; do
@@ -103,7 +103,7 @@ RESTARTER=$!
 
 step "soak: $MIN min, instances on :$PORT_A and :$PORT_B (pids ${pids[*]}), Redis on :$REDIS_PORT restarted every ${EVERY}s"
 status=0
-target/release/mcp-load soak --url "http://127.0.0.1:$PORT_A/mcp" --url "http://127.0.0.1:$PORT_B/mcp" \
+target/$PROFILE/mcp-load soak --url "http://127.0.0.1:$PORT_A/mcp" --url "http://127.0.0.1:$PORT_B/mcp" \
   --pid "${pids[0]}" --pid "${pids[1]}" --duration "$SECS" --rate "${SOAK_RATE:-1000}" \
   --listeners "${SOAK_LISTENERS:-250}" --samples "$OUT/samples.csv" || status=$?
 for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || { echo "soak: instance $p died" >&2; status=1; }; done

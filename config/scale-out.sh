@@ -16,7 +16,7 @@
 # INSTANCE_PORTS, LB_PORT.
 set -euo pipefail
 
-BIN="${BIN:-target/release/actix-mcp}"       # cargo build --release, or cargo install --path actors
+BIN="${BIN:-target/release/actix-mcp}"       # cargo build --release --features full, or cargo install --features full --path actors
 WORK="${WORK:-target/scale-out}"
 REDIS_PORT="${REDIS_PORT:-6379}" REPLICA_PORT="${REPLICA_PORT:-6380}"
 read -r -a SENTINELS <<<"${SENTINEL_PORTS:-26379 26380 26381}"

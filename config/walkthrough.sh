@@ -18,7 +18,7 @@ ISSUER="${ISSUER:?the authorization server's issuer URL}"
 CLIENT_ID="${CLIENT_ID:?a client of the authorization server}"
 CLIENT_SECRET="${CLIENT_SECRET:?that client's secret}"
 TOKEN_ENDPOINT="${TOKEN_ENDPOINT:-$ISSUER/token}"   # as its metadata names it
-BIN="${BIN:-target/release/actix-mcp}"       # cargo build --release, or cargo install --path actors
+BIN="${BIN:-target/release/actix-mcp}"       # cargo build --release --features full, or cargo install --features full --path actors
 WORK="${WORK:-target/walkthrough}"
 LB_PORT="${LB_PORT:-8443}" A_PORT="${A_PORT:-8081}" B_PORT="${B_PORT:-8082}"
 A_METRICS="${A_METRICS:-9101}" B_METRICS="${B_METRICS:-9102}"

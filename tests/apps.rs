@@ -3,7 +3,7 @@
 //! views, app-only tools hidden from and refused to clients without the
 //! extension, and the builder refusing links that lead nowhere.
 
-mod common;
+use crate::common;
 
 use actix_mcp::prelude::*;
 use common::*;

@@ -11,7 +11,7 @@
 //! node, npm or Chromium the test prints SKIP, unless external programs are
 //! required.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -77,21 +77,26 @@ async fn host_site(root: PathBuf, upstreams: Vec<(&'static str, String)>, seen: 
     format!("http://127.0.0.1:{port}")
 }
 
+/// The repository's root.
+fn root() -> std::path::PathBuf {
+    std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
 fn install(home: &Path) {
     let status = std::process::Command::new("bash")
-        .arg("tests/ts-client/install.sh")
+        .arg(root().join("tests/ts-client/install.sh"))
         .env("ACTIX_MCP_TS_CLIENT_HOME", home)
         .status()
         .expect("run tests/ts-client/install.sh");
     assert!(status.success(), "tests/ts-client/install.sh failed");
-    std::fs::copy("tests/ts-client/host.html", home.join("host.html")).unwrap();
+    std::fs::copy(root().join("tests/ts-client/host.html"), home.join("host.html")).unwrap();
 }
 
 #[actix_rt::test]
 async fn views_render_in_a_real_host_and_call_tools_through_it() {
     let test = "apps_browser::views_render_in_a_real_host_and_call_tools_through_it";
     let Some(programs) = external(test, &["node", "npm", "chromium"]) else { return };
-    let home = std::env::current_dir().unwrap().join("target/ts-client");
+    let home = root().join("target/ts-client");
     install(&home);
 
     let files = tempfile::tempdir().unwrap();

@@ -7,7 +7,7 @@
 //! cancelled calls, a disk that stalls (`when_full` "block" and "drop"),
 //! `max_bytes = 0`, and the heads the server logs.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

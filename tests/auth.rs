@@ -7,7 +7,7 @@
 //! behind nginx — plus API keys, a custom authenticator and TLS, which need
 //! no authorization server.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -7,7 +7,7 @@
 //! issuer hammered while its key set fails; bodies read before the token;
 //! identities of two issuers; and what the operator is told of refusals.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

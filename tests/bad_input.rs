@@ -2,7 +2,7 @@
 //! code, over real loopback HTTP and the binary's stdio; after each batch
 //! the server still answers a good request.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

@@ -1,6 +1,6 @@
 //! The `actix-mcp` binary's command-line contract, over real HTTP.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::json;

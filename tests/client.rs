@@ -4,7 +4,7 @@
 //! command line; against fake servers of the test's own, tools with
 //! invalid annotations and refused tokens.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

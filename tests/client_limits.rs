@@ -7,7 +7,7 @@
 //! queues). Real child processes (`tests/hostile/upstream.py`, and small
 //! servers written here) and real loopback TCP.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Stdio;

@@ -5,7 +5,7 @@
 //! Installed by `tests/real-servers/install.sh`; without Node or Python
 //! the tests print `SKIP` (or fail when external programs are required).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -22,7 +22,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 fn home() -> PathBuf {
     std::env::var_os("ACTIX_MCP_REAL_SERVERS_HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/real-servers"))
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("target/real-servers"))
 }
 
 /// The `what` server (`node` or `python`) installed, or `None` after
@@ -31,7 +31,7 @@ fn installed(test: &str, what: &str, programs: &[&str]) -> Option<PathBuf> {
     static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
     external(test, programs)?;
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/real-servers/install.sh");
+    let script = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/real-servers/install.sh");
     let ok =
         std::process::Command::new("bash").arg(script).arg(what).env("ACTIX_MCP_REAL_SERVERS_HOME", home()).status();
     if !ok.is_ok_and(|s| s.success()) {
@@ -162,7 +162,7 @@ async fn python_sdk_server_in_both_eras_over_stdio_and_http() {
     let test = "client_real_servers::python_sdk_server_in_both_eras_over_stdio_and_http";
     let Some(venv) = installed(test, "python", &["python3"]) else { return };
     let python = venv.join("bin/python");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/real-servers/server.py");
+    let script = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/real-servers/server.py");
     let pins = [(None, true), (Some(ProtocolVersion::V2025_11_25), false)];
     for (pin, stateless) in pins {
         let options = match pin {

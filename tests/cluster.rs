@@ -6,7 +6,7 @@
 //! one that could be duplicated, on the path a copy would take, or by the
 //! instance's count of copies it coalesced.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

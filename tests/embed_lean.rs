@@ -2,8 +2,19 @@
 //! `--no-default-features`, and driven over real HTTP: the core serves
 //! tools and resources inside the app's own routes, and a setting the lean
 //! build cannot honour ends the program with a sentence naming its feature.
+//!
+//! No test build is lean (the tests have every feature), so the program is
+//! built apart, by the package `tests/lean` into its own target directory,
+//! before the tests run (`.ci/features.sh` does):
+//!
+//! ```sh
+//! cargo build --target-dir target/lean -p actix-mcp-lean
+//! ```
+//!
+//! Where it is not built the tests print `SKIP`, like those needing an
+//! external program (and fail under `ACTIX_MCP_TEST_REQUIRE_EXTERNAL=1`).
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -11,14 +22,26 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-/// The example, built from the core of actix-mcp alone.
-fn lean_example() -> std::path::PathBuf {
-    common::example_binary_with("embed_lean", &["--no-default-features"])
+/// The example, built from the core of actix-mcp alone, or `None` after
+/// printing why `test` is skipped.
+fn lean_example(test: &str) -> Option<std::path::PathBuf> {
+    // target/debug/deps/<test> → target/lean/debug/embed_lean
+    let exe = std::env::current_exe().unwrap();
+    let target = exe.ancestors().nth(3).unwrap();
+    let program = target.join("lean/debug/embed_lean");
+    if program.is_file() {
+        return Some(program);
+    }
+    let build = "cargo build --target-dir target/lean -p actix-mcp-lean";
+    assert!(!common::external_required(), "{test}: {} is required but not built ({build})", program.display());
+    println!("SKIP {test}: the lean example is not built ({build})");
+    None
 }
 
 #[actix_rt::test]
 async fn the_lean_build_serves_an_app_with_a_tool() {
-    let mut child = tokio::process::Command::new(lean_example())
+    let Some(program) = lean_example("embed_lean::the_lean_build_serves_an_app_with_a_tool") else { return };
+    let mut child = tokio::process::Command::new(program)
         .arg("127.0.0.1:0")
         .stderr(Stdio::piped())
         .kill_on_drop(true)
@@ -66,7 +89,8 @@ async fn the_lean_build_serves_an_app_with_a_tool() {
 
 #[test]
 fn a_setting_the_lean_build_lacks_is_refused_naming_the_feature() {
-    let program = lean_example();
+    let test = "embed_lean::a_setting_the_lean_build_lacks_is_refused_naming_the_feature";
+    let Some(program) = lean_example(test) else { return };
     for (var, value, feature) in [
         ("ACTIX_MCP_HUB_BACKEND", "redis", "redis"),
         ("ACTIX_MCP_AUTH_MODE", "oauth", "oauth"),

@@ -5,7 +5,7 @@
 //! completion results) through `run_until`, with the gateway's upstreams
 //! ending without a fault.
 
-mod common;
+use crate::common;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! (`actix_mcp::test::TestClient`); and README's "Your own server" program is
 //! `actors/examples/standalone.rs`, to the byte.
 
-mod common;
+use crate::common;
 
 #[path = "../actors/examples/standalone.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -52,7 +52,7 @@ fn text_of(r: &CallToolResult) -> &str {
 
 #[test]
 fn readme_shows_the_standalone_example_verbatim() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let example = std::fs::read_to_string(root.join("actors/examples/standalone.rs")).unwrap();
     let section = readme.split("\n## Your own server\n").nth(1).expect("README has a \"Your own server\" section");

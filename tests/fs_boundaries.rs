@@ -4,7 +4,7 @@
 //! unreadable entries told once, a skill frontmatter nested past any
 //! reason, and a file replaced with its size and mtime kept.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Stdio;

@@ -3,7 +3,7 @@
 //! turning edits into `resources/updated` and new files into
 //! `resources/list_changed` for the subscriptions that asked.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! legacy-only with `[[upstreams]]` and no prefix, one stateless from
 //! `--upstream NAME=COMMAND`), driven over real loopback HTTP by the client.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -8,7 +8,7 @@
 //! without Node or Python the tests print `SKIP` (or fail when external
 //! programs are required).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -21,13 +21,13 @@ use serde_json::{json, Value};
 fn home() -> PathBuf {
     std::env::var_os("ACTIX_MCP_REAL_SERVERS_HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/real-servers"))
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("target/real-servers"))
 }
 
 /// Both servers installed, or `None` after printing why `test` is skipped.
 fn installed(test: &str) -> Option<(PathBuf, PathBuf)> {
     external(test, &["node", "npm", "python3"])?;
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/real-servers/install.sh");
+    let script = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/real-servers/install.sh");
     let ok = std::process::Command::new("bash").arg(script).env("ACTIX_MCP_REAL_SERVERS_HOME", home()).status();
     if !ok.is_ok_and(|s| s.success()) {
         assert!(!external_required(), "{test}: tests/real-servers/install.sh failed");
@@ -46,7 +46,7 @@ fn text(r: &actix_mcp::protocol::model::tools::CallToolResult) -> String {
 async fn typescript_and_python_servers_behind_one_gateway() {
     let test = "gateway_real_servers::typescript_and_python_servers_behind_one_gateway";
     let Some((node_server, python)) = installed(test) else { return };
-    let py_server = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/real-servers/server.py");
+    let py_server = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/real-servers/server.py");
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("gateway.toml");
     let text_config = format!(
@@ -154,7 +154,7 @@ fn assert_driven(what: &str, v: &Value, name: &str, file: &str) {
 async fn official_sdk_clients_through_the_gateway() {
     let test = "gateway_real_servers::official_sdk_clients_through_the_gateway";
     let Some((node_server, python)) = installed(test) else { return };
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let status = std::process::Command::new("bash").arg(root.join("tests/ts-client/install.sh")).status();
     assert!(status.is_ok_and(|s| s.success()), "tests/ts-client/install.sh failed");
     let fs_server = home().join("node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
@@ -231,7 +231,7 @@ async fn official_sdk_clients_through_the_gateway() {
 /// Starts the Python SDK server over Streamable HTTP on `port`; waits until
 /// it accepts connections.
 async fn python_http(python: &std::path::Path, port: u16) -> tokio::process::Child {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/real-servers/server.py");
+    let script = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/real-servers/server.py");
     let child = tokio::process::Command::new(python)
         .arg(script)
         .args(["http", &port.to_string()])

@@ -2,7 +2,7 @@
 //! port, over real loopback connections: a call, and many listen streams
 //! carried by one connection, each acknowledged and tagged with its own id.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! each test names the finding it covers and fails on the code before the
 //! fix. Real HTTP over loopback.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

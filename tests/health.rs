@@ -2,7 +2,7 @@
 //! check and without authorization; readiness fails as soon as graceful
 //! shutdown begins, before the listen streams get their completion result.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

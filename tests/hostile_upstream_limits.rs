@@ -4,7 +4,7 @@
 //! upstreams are `tests/hostile/upstream.py` run by `python3`; the gateway
 //! is the binary over loopback.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! request, run by `python3`, over stdio or HTTP) and the binary's own
 //! `stdio --catalog everything`; the gateway is the binary, over loopback.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -403,8 +403,6 @@ async fn an_http_upstream_gets_its_configured_token_never_the_callers() {
             text.trim().parse::<u16>().map_err(|e| format!("{text:?}: {e}"))
         })
         .await;
-    // Only the gateway's configuration names this variable; its process inherits it.
-    std::env::set_var(VAR, "env-token");
     let url = |path: &str| format!("http://127.0.0.1:{port}/{path}");
     let toml = format!(
         "[auth]\nmode = \"api_key\"\n\
@@ -419,7 +417,8 @@ async fn an_http_upstream_gets_its_configured_token_never_the_callers() {
         token_file.display().to_string(),
         url("bare"),
     );
-    let gw = HttpChild::spawn(&["--config", &config(dir.path(), &toml)]).await;
+    // Only the gateway's configuration names this variable, set in its process.
+    let gw = HttpChild::spawn_env(&[(VAR, "env-token")], &["--config", &config(dir.path(), &toml)]).await;
     let stateless = Client::connect(&gw.url, answering().bearer("caller-key")).await.unwrap();
     let legacy =
         Client::connect(&gw.url, answering().bearer("caller-key").pin(ProtocolVersion::V2025_11_25)).await.unwrap();

@@ -1,7 +1,7 @@
 //! Response streams over real loopback HTTP: progress and log notifications
 //! on the request's own SSE stream, and cancellation by closing it.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Every validation error of the Streamable HTTP transport, over real
 //! loopback HTTP: JSON-RPC code, HTTP status and id echo.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

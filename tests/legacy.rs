@@ -3,7 +3,7 @@
 //! HTTP and a real stdio child process. One tool implementation that elicits
 //! serves both eras.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

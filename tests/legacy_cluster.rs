@@ -9,7 +9,7 @@
 //! hundreds of log levels and subscriptions changed on B, each followed at
 //! once by a call on A.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

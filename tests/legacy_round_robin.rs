@@ -7,7 +7,7 @@
 //! failing; then one instance is SIGKILLed mid-run: only what was in flight
 //! on it fails, and every session goes on on the others.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,7 +20,7 @@ use serde_json::Value;
 const KEY: &str = "cm91bmQtcm9iaW4tbGVnYWN5LXNlc3Npb25zLWtleS0wMQ=="; // 35 bytes
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
 /// Both clients installed (their install scripts run), or `None` after

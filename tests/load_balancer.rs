@@ -4,7 +4,7 @@
 //! the instance drains at SIGTERM (`/readyz` 503 while it still serves),
 //! the balancer's operator takes it out of rotation, and it exits 0.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,7 +20,7 @@ async fn the_shipped_config_runs_unprivileged_and_passes_what_it_means_to() {
     let test = "load_balancer::the_shipped_config_runs_unprivileged_and_passes_what_it_means_to";
     let Some(_) = external(test, &["nginx"]) else { return };
     // Every listen directive binds loopback, as shipped.
-    let shipped = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/config/nginx.conf")).unwrap();
+    let shipped = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../config/nginx.conf")).unwrap();
     for line in shipped.lines().map(str::trim).filter(|l| l.starts_with("listen ")) {
         assert!(line.starts_with("listen 127.0.0.1:"), "{line}");
     }

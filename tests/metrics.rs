@@ -3,7 +3,7 @@
 //! test makes calls and opens and closes listen streams, then asks
 //! Prometheus' HTTP API for the series and checks them against what it did.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! same flows for prompts and resources, and a retry served by a second
 //! instance that shares the key.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! (`[K1]` → `[K1, K2]` → `[K2, K1]` → `[K2]`), while multi round-trip flows
 //! start on one instance and finish on another — none fails.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -3,7 +3,7 @@
 //! that name the program and what it serves, tool-argument errors a model
 //! can act on, schema defaults, and a handler's panic message in the log.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! `{method} {target}`, a child of the caller's `traceparent`, with its
 //! attributes, error status, and one span per listen stream.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

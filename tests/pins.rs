@@ -6,7 +6,7 @@
 //! written here that lists tools, prompts and resources from a JSON file and
 //! records what reaches it; the gateway is the real binary.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

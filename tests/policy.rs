@@ -4,7 +4,7 @@
 //! a template's policy deciding the reads through it; and, for random
 //! policies and catalogs, "listed ⇔ permitted on call".
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 //! two instances over a real `redis-server` the limit holds exactly; with
 //! Redis gone, `quotas_fail` decides.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -6,7 +6,7 @@
 //! loopback: what it set in code — its upstreams, its name — outlives a
 //! reloaded configuration that does not mention it.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

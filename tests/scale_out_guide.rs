@@ -7,7 +7,7 @@
 //! drain) and of legacy sessions on any instance (changes made at once on
 //! two instances both stand).
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
@@ -23,7 +23,7 @@ async fn the_scale_out_setup_runs_as_written() {
     let ports = |n: usize| (0..n).map(|_| free_fixed_port().to_string()).collect::<Vec<_>>().join(" ");
     let mut walk = tokio::process::Command::new("bash");
     walk.arg("config/scale-out.sh")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .env("BIN", binary())
         .env("WORK", work.path())
         .env("REDIS_PORT", free_fixed_port().to_string())

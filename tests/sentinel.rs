@@ -8,7 +8,7 @@
 //! and so is the session; `/readyz` and `/status.json` name the new master
 //! and the failover. The figures are printed.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

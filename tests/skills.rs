@@ -3,7 +3,7 @@
 //! watcher, directory reads in pages, the jail), in both eras, and a server
 //! without skills that does not declare the extension.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -290,9 +290,10 @@ async fn a_server_without_skills_does_not_declare_the_extension() {
 async fn the_typescript_skills_client_verifies_every_file() {
     let test = "skills::the_typescript_skills_client_verifies_every_file";
     let Some(programs) = external(test, &["node", "npm"]) else { return };
-    let home = std::env::current_dir().unwrap().join("target/ts-client");
+    let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let home = root.join("target/ts-client");
     let status = std::process::Command::new("bash")
-        .arg("tests/ts-client/install.sh")
+        .arg(root.join("tests/ts-client/install.sh"))
         .env("ACTIX_MCP_TS_CLIENT_HOME", &home)
         .status()
         .expect("run tests/ts-client/install.sh");

@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 fn fixtures(kind: &str) -> Vec<(PathBuf, Value)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/spec/2026-07-28").join(kind);
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/fixtures/spec/2026-07-28").join(kind);
     let mut out: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())

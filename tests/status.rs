@@ -3,7 +3,7 @@
 //! console error or a blocked resource, and show the numbers its JSON
 //! endpoint gives. Off-loopback clients get 403 unless allowed.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

@@ -1,6 +1,6 @@
 //! The `actix-mcp stdio` binary as a real child process.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 //! cap and graceful shutdown. Hub state is observed through its `Stats`
 //! message, never through sleeps.
 
-mod common;
+use crate::common;
 
 use actix_mcp::catalog::{Prompt, Tool};
 use common::*;

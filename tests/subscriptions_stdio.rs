@@ -2,7 +2,7 @@
 //! subscriptions demultiplexed by `subscriptionId`, cancellation freeing the
 //! listener, EOF, and the completion result at SIGTERM.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

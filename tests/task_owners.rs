@@ -4,7 +4,7 @@
 //! refused as load, not as a fault), and a task's notifications reaching
 //! only its owner's listen streams.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

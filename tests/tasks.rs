@@ -4,7 +4,7 @@
 //! a running and of a finished task, expiry, the store's bound, the
 //! capability gate and the routing header.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

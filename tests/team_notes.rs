@@ -3,7 +3,7 @@
 //! client and as a stdio program. Each test names the finding of the
 //! hostile review it covers (17-21) and fails on the code before the fix.
 
-mod common;
+use crate::common;
 
 use actix_mcp::builder::runner::RunError;
 use actix_mcp::config::UpstreamConfig;

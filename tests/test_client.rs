@@ -77,18 +77,16 @@ async fn header_parameters_are_sent_as_the_schema_asks() {
     assert_eq!(r.content, vec![Content::text("none")]);
 }
 
-/// The newcomer example over stdio, as its own process (`cargo run`).
+/// The newcomer example over stdio, as its own process.
 #[test]
 fn the_newcomer_example_serves_stdio() {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut child = Command::new(cargo)
-        .args(["run", "-q", "-p", "actix-mcp", "--example", "newcomer", "--", "--stdio"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let mut child = Command::new(crate::common::example_binary("newcomer"))
+        .arg("--stdio")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
-        .expect("cargo runs the example");
+        .expect("the example starts");
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},

@@ -3,7 +3,7 @@
 //! every log record of the request; a malformed one is ignored, never an
 //! error.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -4,7 +4,7 @@
 //! through the balancer) against a real authorization server, with every
 //! port moved to a free one.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -17,7 +17,7 @@ async fn the_deployment_walkthrough_runs_as_written() {
     let Some(auth) = AuthServer::start(test).await else { return };
     let Some(_) = external(test, &["nginx", "redis-server", "prometheus", "openssl", "curl"]) else { return };
     let work = tempfile::Builder::new().prefix("actix-mcp-walkthrough-").tempdir().unwrap();
-    let root = env!("CARGO_MANIFEST_DIR");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let port = |name: &str| (name.to_owned(), free_port().to_string());
     let ports = ["LB_PORT", "A_PORT", "B_PORT", "A_METRICS", "B_METRICS", "REDIS_PORT", "PROM_PORT"].map(port);
     let mut walk = tokio::process::Command::new("bash");

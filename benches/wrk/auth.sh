@@ -8,8 +8,10 @@
 # Needs wrk, node and npm. Loopback only; every run is bounded by DURATION.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=../lib.sh
+. benches/lib.sh
 export ROUNDS="${ROUNDS:-5}" DURATION="${DURATION:-5}" CONNS="${CONNS:-16}"
-cargo build --release -q -p actix-mcp
+cargo build --profile "$PROFILE" -q -p actix-mcp --features full
 bash tests/auth/install.sh
 home="${ACTIX_MCP_AUTH_SERVER_HOME:-target/auth-server}"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -27,4 +29,4 @@ export MCP_BEARER
 export A_ENV=""
 export B_ENV="ACTIX_MCP_AUTH_MODE=oauth ACTIX_MCP_AUTH_ISSUERS=$issuer ACTIX_MCP_AUTH_RESOURCE=$resource ACTIX_MCP_AUTH_REQUIRED_SCOPES=mcp"
 echo "A: auth off; B: auth.mode = oauth, issuer $issuer, a valid JWT on every request"
-bash benches/wrk/ab.sh target/release/actix-mcp target/release/actix-mcp
+bash benches/wrk/ab.sh target/$PROFILE/actix-mcp target/$PROFILE/actix-mcp

@@ -9,7 +9,7 @@ use actix_mcp::client::Client;
 
 /// The hostile upstream's script.
 pub fn hostile_script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/upstream.py")
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/hostile/upstream.py")
 }
 
 /// An `[[upstreams]]` entry named `name` running the hostile upstream with

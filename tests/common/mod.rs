@@ -239,42 +239,26 @@ pub fn set(headers: &mut Vec<(String, String)>, name: &str, value: &str) {
     headers.push((name.to_string(), value.to_string()));
 }
 
-/// The `actix-mcp` binary, brought up to date once per test process (a
-/// test run of one package does not rebuild another package's binary).
+/// The `actix-mcp` binary, built by cargo with the tests (and their
+/// features: every one) before any of them runs.
 pub fn binary() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let exe = std::env::current_exe().unwrap();
-            let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-            let mut build = std::process::Command::new(env!("CARGO"));
-            build.args(["build", "-q", "-p", "actix-mcp", "--bin", "actix-mcp"]);
-            if dir.file_name().is_some_and(|d| d == "release") {
-                build.arg("--release");
-            }
-            assert!(build.status().expect("cargo build").success());
-            dir.join("actix-mcp")
-        })
-        .clone()
+    PathBuf::from(env!("CARGO_BIN_EXE_actix-mcp"))
 }
 
-/// The example program `name` of the `actix-mcp` package, built if needed.
+/// The example program `name` of the `actix-mcp` package, as `cargo test`
+/// builds it beside the tests (with every feature). A run filtered to one
+/// test target does not build the examples: `cargo test -p actix-mcp
+/// --examples --test NAME` does.
 pub fn example_binary(name: &str) -> PathBuf {
-    example_binary_with(name, &[])
-}
-
-/// The example program `name`, built if needed with the extra cargo
-/// arguments `features` (say `--no-default-features`).
-pub fn example_binary_with(name: &str, features: &[&str]) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
-    let mut build = std::process::Command::new(env!("CARGO"));
-    build.args(["build", "-q", "-p", "actix-mcp", "--example", name]).args(features);
-    if dir.file_name().is_some_and(|d| d == "release") {
-        build.arg("--release");
-    }
-    assert!(build.status().expect("cargo build").success());
-    dir.join("examples").join(name)
+    // target/<profile>/deps/<test> → target/<profile>/examples/<name>
+    let program = exe.parent().unwrap().parent().unwrap().join("examples").join(name);
+    assert!(
+        program.is_file(),
+        "{} is not built: `cargo test --workspace` builds every example, `cargo test -p actix-mcp --examples --test …` too",
+        program.display()
+    );
+    program
 }
 
 /// The binary serving stdio, with line-oriented access to its pipes.
@@ -415,6 +399,14 @@ impl HttpChild {
     pub async fn spawn_at(bind: &str, args: &[&str]) -> Self {
         let mut cmd = tokio::process::Command::new(binary());
         cmd.args(["serve", "--bind", bind]).args(args);
+        Self::spawn_command(cmd).await
+    }
+
+    /// `actix-mcp serve ARGS…` with the environment variables `env` set in
+    /// its process only.
+    pub async fn spawn_env(env: &[(&str, &str)], args: &[&str]) -> Self {
+        let mut cmd = tokio::process::Command::new(binary());
+        cmd.args(["serve", "--bind", "127.0.0.1:0"]).args(args).envs(env.iter().copied());
         Self::spawn_command(cmd).await
     }
 
@@ -606,9 +598,12 @@ pub struct ConfigFile {
 }
 
 impl ConfigFile {
-    /// Writes `toml` into `<temp>/actix-mcp-<name>-<pid>/config.toml`.
+    /// Writes `toml` into `<temp>/actix-mcp-<name>-<pid>-<n>/config.toml`
+    /// (`n` counts the files of this process: two tests may pick one name).
     pub fn new(name: &str, toml: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("actix-mcp-{name}-{}", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("actix-mcp-{name}-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("config.toml");
         std::fs::write(&file, toml).unwrap();

@@ -170,7 +170,7 @@ fn shipped_args(prefix: &std::path::Path) -> Vec<String> {
 /// Writes the shipped configuration into `prefix`, listening on `port`
 /// and balancing over `upstreams` (port, up).
 fn write_shipped_config(prefix: &std::path::Path, port: u16, upstreams: &[(u16, bool)]) {
-    let shipped = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/config/nginx.conf")).unwrap();
+    let shipped = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../config/nginx.conf")).unwrap();
     let listen = "listen 127.0.0.1:8080;";
     assert!(shipped.contains(listen), "config/nginx.conf listens on 127.0.0.1:8080");
     let servers: String = upstreams

@@ -181,7 +181,7 @@
 //! every port moved):
 //!
 //! ```sh
-//! cargo build --release && bash config/scale-out.sh    # KEEP=1 leaves it running
+//! cargo build --release --features full && bash config/scale-out.sh    # KEEP=1 leaves it running
 //! ```
 //!
 //! What survives which failure:

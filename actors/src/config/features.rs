@@ -8,7 +8,7 @@ use super::{AuthMode, Config, ConfigError, HubBackend};
 pub fn needs_feature(what: &str, feature: &str) -> ConfigError {
     ConfigError(format!(
         "{what} needs the `{feature}` feature of actix-mcp, which this build lacks \
-         (build with --features {feature}, or with the default features)"
+         (build with --features {feature}, or with --features full for every one)"
     ))
 }
 

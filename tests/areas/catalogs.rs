@@ -1,0 +1,16 @@
+//! The catalogs: the `fs` catalog and its boundaries, Skills and MCP Apps.
+//!
+//! One test binary of the area (`cargo test -p actix-mcp --test catalogs`); each
+//! file in `tests/` is one of its modules, sharing `tests/common/`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+#[path = "../apps.rs"]
+mod apps;
+#[path = "../fs_boundaries.rs"]
+mod fs_boundaries;
+#[path = "../fs_catalog.rs"]
+mod fs_catalog;
+#[path = "../skills.rs"]
+mod skills;
