@@ -344,3 +344,115 @@ async fn arguments_go_upstream_as_written_with_the_header_parameters_their_tool_
     let echoed: String = client.call("web__echo", json!({"text": "caf\u{e9} \"quoted\" ✓"})).await.unwrap();
     assert_eq!(echoed, "café \"quoted\" ✓");
 }
+
+/// A legacy stdio server (the initialize era only) whose one tool, `ask`,
+/// asks its caller for a name (`elicitation/create`) and never answers the
+/// call; every message it receives is appended to the file its first
+/// argument names, one JSON line each, before it is handled.
+const ASKING_UPSTREAM: &str = r#"
+import json, sys
+log = open(sys.argv[1], "a")
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    log.write(line.rstrip("\n") + "\n")
+    log.flush()
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if not isinstance(m, dict) or m.get("method") is None or m.get("id") is None:
+        continue
+    method, id = m["method"], m["id"]
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"tools": {}}, "serverInfo": {"name": "asks", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": id, "result": {"tools": [{"name": "ask",
+              "description": "asks for a name", "inputSchema": {"type": "object"}}]}})
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": "name-please", "method": "elicitation/create",
+              "params": {"message": "Name?", "requestedSchema": {"type": "object",
+                         "properties": {"name": {"type": "string"}}}}})
+    elif method == "resources/list":
+        send({"jsonrpc": "2.0", "id": id, "result": {"resources": []}})
+    elif method == "resources/templates/list":
+        send({"jsonrpc": "2.0", "id": id, "result": {"resourceTemplates": []}})
+    elif method == "prompts/list":
+        send({"jsonrpc": "2.0", "id": id, "result": {"prompts": []}})
+    elif method == "ping":
+        send({"jsonrpc": "2.0", "id": id, "result": {}})
+    else:
+        send({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found: " + method}})
+"#;
+
+/// The messages the asking upstream received so far, in order.
+fn received_by(log: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+/// "A request nobody comes back for is cancelled after
+/// `gateway.input_wait_ms`" (gateway guide, "Per call"): a stateless caller
+/// is asked for the name a legacy upstream's call wants and never comes
+/// back. The upstream is sent `notifications/cancelled` for that call once
+/// the wait (1 s here) is over — not before, with no other call parked
+/// after it, and long before the upstream's own `timeout_ms` (60 s).
+#[actix_rt::test]
+async fn a_request_nobody_comes_back_for_is_cancelled_upstream_after_input_wait_ms() {
+    let test = "gateway::a_request_nobody_comes_back_for_is_cancelled_upstream_after_input_wait_ms";
+    if external(test, &["python3"]).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("asks.py");
+    std::fs::write(&script, ASKING_UPSTREAM).unwrap();
+    let received = dir.path().join("received.jsonl");
+    let wait = Duration::from_millis(1000);
+    let config = dir.path().join("gateway.toml");
+    let text = format!(
+        "[gateway]\ninput_wait_ms = {}\n\n[[upstreams]]\nname = \"asks\"\ncommand = \"python3\"\n\
+         args = [{:?}, {:?}]\ntimeout_ms = 60000\n",
+        wait.as_millis(),
+        script.display().to_string(),
+        received.display().to_string()
+    );
+    std::fs::write(&config, text).unwrap();
+    let gw = HttpChild::spawn(&["--config", config.to_str().unwrap()]).await;
+    let client = Client::connect(&gw.url, answering()).await.unwrap();
+    until_tools(&client, &["asks__ask"], true).await;
+    // A caller that can answer elicitation is asked, and never comes back.
+    let call = request(
+        json!(1),
+        "tools/call",
+        json!({"name": "asks__ask", "arguments": {}, "_meta": meta_with(json!({"elicitation": {}}))}),
+    );
+    let asked_at = std::time::Instant::now();
+    let asked = post(&gw.url, &call).await;
+    let result = &asked.response()["result"];
+    assert_eq!(result["resultType"], "input_required", "{}", asked.raw);
+    assert_eq!(result["inputRequests"]["input-1"]["method"], "elicitation/create", "{}", asked.raw);
+    // The upstream logged the call before it asked: the request left waiting.
+    let calls: Vec<serde_json::Value> =
+        received_by(&received).into_iter().filter(|m| m["method"] == "tools/call").collect();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    let call_id = calls[0]["id"].clone();
+    let after = wait_for(
+        "the upstream is sent notifications/cancelled for the call nobody came back for",
+        Duration::from_secs(10),
+        Duration::from_millis(20),
+        async || {
+            let got = received_by(&received);
+            let cancelled =
+                got.iter().any(|m| m["method"] == "notifications/cancelled" && m["params"]["requestId"] == call_id);
+            if cancelled {
+                Ok(asked_at.elapsed())
+            } else {
+                Err(format!("{} messages, none cancelling request {call_id}", got.len()))
+            }
+        },
+    )
+    .await;
+    assert!(after >= wait, "cancelled after gateway.input_wait_ms ({wait:?}), not before: {after:?}");
+}

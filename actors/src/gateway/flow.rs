@@ -11,13 +11,14 @@
 //!
 //! A parked flow lives in this process: behind a load balancer the retry
 //! must reach the same instance (route by `Mcp-Name`, the tool's name).
-//! One nobody comes back for is dropped after `gateway.input_wait_ms`,
-//! which cancels its upstream request.
+//! One nobody comes back for is dropped after `gateway.input_wait_ms` (by
+//! a timer started when it is parked, whether or not another flow is
+//! parked after it), which cancels its upstream request.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_protocol::meta::INPUT_KEY_KEY;
@@ -226,16 +227,18 @@ impl Flow {
 
 /// Flows waiting for their caller's retry, by id.
 pub(crate) struct Parked {
-    flows: Mutex<HashMap<String, (Instant, Flow)>>,
+    /// Shared with each parked flow's expiry timer (which holds it weakly).
+    flows: Arc<Mutex<HashMap<String, (Instant, Flow)>>>,
     wait: Duration,
 }
 
 impl Parked {
     pub(crate) fn new(wait: Duration) -> Self {
-        Parked { flows: Mutex::new(HashMap::new()), wait }
+        Parked { flows: Arc::new(Mutex::new(HashMap::new())), wait }
     }
 
-    /// Parks `flow` (its request runs on alone); its id.
+    /// Parks `flow` (its request runs on alone); its id. Unless it is taken
+    /// first, it is dropped `wait` later, which cancels it upstream.
     pub(crate) fn park(&self, mut flow: Flow) -> String {
         flow.run_alone();
         let id = uuid::Uuid::new_v4().to_string();
@@ -244,6 +247,17 @@ impl Parked {
         // Those nobody came back for are dropped (which cancels them upstream).
         flows.retain(|_, (since, _)| now.duration_since(*since) < self.wait);
         flows.insert(id.clone(), (now, flow));
+        drop(flows);
+        // Its own expiry: without it a flow nobody comes back for would wait
+        // for the next one parked (or its upstream's `timeout_ms`).
+        let (flows, key, wait) = (Arc::downgrade(&self.flows), id.clone(), self.wait);
+        tokio::spawn(async move {
+            tokio::time::sleep(wait).await;
+            let Some(flows) = flows.upgrade() else { return };
+            let expired = flows.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
+            // Dropped outside the lock: that aborts its request.
+            drop(expired);
+        });
         id
     }
 
@@ -330,6 +344,33 @@ mod tests {
             let short = Parked::new(Duration::ZERO);
             let id = short.park(flow());
             assert!(short.take(&id).is_none());
+        });
+    }
+
+    /// "A request nobody comes back for is cancelled after
+    /// `gateway.input_wait_ms`" (gateway guide, "Per call"): a parked
+    /// flow's upstream request is dropped (which sends the upstream its
+    /// `notifications/cancelled`) once the wait is over — not before, and
+    /// with no other flow parked after it to sweep it out.
+    #[test]
+    fn a_parked_flow_nobody_comes_back_for_is_cancelled_after_the_wait() {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            // A request that never ends on its own; `dropped` says when it was dropped.
+            let (held, dropped) = oneshot::channel::<()>();
+            let request: Request = Box::pin(async move {
+                let _held = held;
+                std::future::pending::<Result<Box<RawValue>, ClientError>>().await
+            });
+            let (done, events) = mpsc::channel(1);
+            let wait = Duration::from_millis(200);
+            let parked = Parked::new(wait);
+            let started = Instant::now();
+            let _id = parked.park(Flow::with(events, Running::Inline { request, done }));
+            let gone = tokio::time::timeout(Duration::from_secs(10), dropped).await;
+            let gone = gone.expect("the parked request was cancelled within 10 s, not left running");
+            assert!(gone.is_err(), "the request was dropped, not answered");
+            assert!(started.elapsed() >= wait, "cancelled after the wait, not before: {:?}", started.elapsed());
         });
     }
 }
