@@ -606,3 +606,84 @@ async fn a_write_no_replica_acknowledged_still_succeeds_and_is_counted() {
     let ack = post(&b.url, &with_tasks(11, "tasks/cancel", json!({"taskId": id}))).await;
     assert_eq!(ack.response()["result"]["resultType"], "complete", "{}", ack.raw);
 }
+
+/// An instance killed: "Every session, task and quota count goes on on the
+/// others" (scaling_out.rs, what survives which failure) — its tasks. A
+/// creates three tasks, then is SIGKILLed; B answers for each: the one
+/// finished on A with its result, the one waiting for input still waiting
+/// (an answer on B resumes it there and it completes), the one A was
+/// running `failed` once A's lease ran out — none lost, none working for ever.
+#[actix_rt::test]
+async fn a_killed_instances_tasks_go_on_on_the_others() {
+    let Some(_) = external("cluster::a_killed_instances_tasks_go_on_on_the_others", &["redis-server"]) else { return };
+    let port = free_fixed_port();
+    let _redis = Redis::start(port).await;
+    let extra = "[catalog]\nname = \"everything\"\n[tasks]\nlease_ms = 1000\n";
+    let mut nodes = Vec::new();
+    for name in ["killed-a", "heir-b"] {
+        let cfg = config_file_with(name, port, extra);
+        let mut node = HttpChild::spawn(&["--config", cfg.path()]).await;
+        node.stderr_until_all(&["redis subscription established", "task cancellations subscribed"]).await;
+        nodes.push(node);
+    }
+    let (mut a, b) = (nodes.remove(0), nodes.remove(0));
+
+    // On A: a task finished, one waiting for input, one running.
+    let finished = new_task(&a.url, &call_as_task(1, "task_echo", json!({"text": "kept"}))).await;
+    assert_eq!(until_status(&a.url, &finished, "completed").await["result"]["content"][0]["text"], "kept");
+    let waiting = new_task(&a.url, &call_as_task(2, "confirm_delete", json!({"filename": "f"}))).await;
+    until_status(&a.url, &waiting, "input_required").await;
+    let running = new_task(&a.url, &call_as_task(3, "slow_compute", json!({"seconds": 60}))).await;
+    assert_eq!(task_get(&a.url, &running).await["status"], "working");
+    a.child.kill().await.unwrap();
+
+    let t = task_get(&b.url, &finished).await;
+    assert_eq!((t["status"].as_str(), t["result"]["content"][0]["text"].as_str()), (Some("completed"), Some("kept")));
+    let t = task_get(&b.url, &waiting).await;
+    assert_eq!(t["status"], "input_required", "{t}");
+    assert_eq!(t["inputRequests"]["confirm"]["method"], "elicitation/create", "{t}");
+    let answer =
+        json!({"taskId": waiting, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
+    let ack = post(&b.url, &with_tasks(4, "tasks/update", answer)).await;
+    assert_eq!(ack.response()["result"]["resultType"], "complete", "{}", ack.raw);
+    assert_eq!(until_status(&b.url, &waiting, "completed").await["result"]["content"][0]["text"], "Deleted f");
+    let failed = until_status(&b.url, &running, "failed").await;
+    assert!(failed["error"]["message"].as_str().is_some_and(|m| m.contains("no heartbeat")), "{failed}");
+}
+
+/// A `tools/call` of `echo` saying `text`.
+fn echo(id: i64, text: &str) -> Value {
+    request(json!(id), "tools/call", json!({"name": "echo", "arguments": {"text": text}}))
+}
+
+/// An instance killed: "Every session, task and quota count goes on on the
+/// others" (scaling_out.rs) — a quota's count. Ten calls an hour over two
+/// instances on Redis: six counted on A, two on B, then A is SIGKILLed; B
+/// allows exactly the two left, then refuses naming the quota — the calls
+/// counted by the dead instance still count.
+#[actix_rt::test]
+async fn a_quota_count_goes_on_on_the_others_when_an_instance_is_killed() {
+    let test = "cluster::a_quota_count_goes_on_on_the_others_when_an_instance_is_killed";
+    let Some(_) = external(test, &["redis-server"]) else { return };
+    let port = free_fixed_port();
+    let _redis = Redis::start(port).await;
+    let extra = "[catalog]\nname = \"everything\"\n\
+                 [[quotas]]\nname = \"ten\"\nlimit = 10\nper_secs = 3600\nby = \"tool\"\ntools = [\"echo\"]\n";
+    let mut a = started(config_file_with("quota-killed-a", port, extra)).await;
+    let b = started(config_file_with("quota-heir-b", port, extra)).await;
+    for id in 0..8 {
+        let url = if id < 6 { &a.url } else { &b.url };
+        let r = post(url, &echo(id, "counted")).await;
+        assert_eq!(r.response()["result"]["content"][0]["text"], "counted", "call {id}: {}", r.raw);
+    }
+    a.child.kill().await.unwrap();
+    for id in 8..10 {
+        let r = post(&b.url, &echo(id, "left")).await;
+        assert_eq!(r.response()["result"]["content"][0]["text"], "left", "call {id}, within the limit: {}", r.raw);
+    }
+    let r = post(&b.url, &echo(10, "over")).await;
+    assert_eq!(r.status, 429, "the eleventh call: {}", r.raw);
+    let error = &r.response()["error"];
+    assert_eq!((error["data"]["reason"].as_str(), error["data"]["quota"].as_str()), (Some("quota"), Some("ten")));
+    assert!(error["message"].as_str().is_some_and(|m| m.contains("exceeded")), "{}", r.raw);
+}

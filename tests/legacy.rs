@@ -263,3 +263,34 @@ async fn legacy_and_modern_stdio_clients_against_the_binary() {
     assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("ann"), "{r}");
     assert!(modern.close().await.success());
 }
+
+/// "actix-mcp also sends `X-Accel-Buffering: no` on every stream"
+/// (scaling_out.rs: so that nginx passes it on unbuffered) — a legacy
+/// session's streams, from the binary: its GET stream (which then delivers
+/// an update), and a POST in it answered as a stream (log messages before
+/// the result).
+#[actix_rt::test]
+async fn a_legacy_sessions_streams_tell_a_proxy_not_to_buffer_them() {
+    let srv = HttpChild::spawn(&["--catalog", "everything"]).await;
+    let (sid, _) = initialize(&srv.url, "2025-11-25", json!({})).await;
+    let resp = client().get(&srv.url).header("Mcp-Session-Id", &sid).header("Accept", "text/event-stream");
+    let resp = resp.send().await.unwrap();
+    let accel = resp.headers().get("x-accel-buffering").map(|v| v.to_str().unwrap_or("?").to_owned());
+    assert_eq!(accel.as_deref(), Some("no"), "the GET stream: {:?}", resp.headers());
+    let mut stream = SseReader::from_response(resp);
+    let sub = rpc(json!(1), "resources/subscribe", json!({"uri": "test://watched-resource"}));
+    assert_eq!(legacy_post(&srv.url, Some(&sid), &sub).await.response()["result"], json!({}));
+    let update = rpc(json!(2), "tools/call", json!({"name": "test_trigger_resource_update", "arguments": {}}));
+    assert_eq!(legacy_post(&srv.url, Some(&sid), &update).await.status, 200);
+    let m = stream.next().await.unwrap();
+    assert_eq!(m["method"], "notifications/resources/updated", "{m}");
+
+    let level = rpc(json!(3), "logging/setLevel", json!({"level": "debug"}));
+    assert_eq!(legacy_post(&srv.url, Some(&sid), &level).await.response()["result"], json!({}));
+    let logging = rpc(json!(4), "tools/call", json!({"name": "test_tool_with_logging", "arguments": {}}));
+    let r = legacy_post(&srv.url, Some(&sid), &logging).await;
+    assert!(r.content_type.starts_with("text/event-stream"), "{}: {}", r.content_type, r.raw);
+    let accel = r.headers.get("x-accel-buffering").map(|v| v.to_str().unwrap_or("?").to_owned());
+    assert_eq!(accel.as_deref(), Some("no"), "the POST's stream: {:?}", r.headers);
+    assert_eq!(r.messages.iter().filter(|m| m["method"] == "notifications/message").count(), 3, "{}", r.raw);
+}

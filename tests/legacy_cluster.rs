@@ -7,15 +7,21 @@
 //! its streams) everywhere, and clear errors when Redis is down. A change
 //! answered on one instance shows on the very next request on another:
 //! hundreds of log levels and subscriptions changed on B, each followed at
-//! once by a call on A.
+//! once by a call on A. The bus between the instances: letters past its
+//! buffer dropped, counted and logged at most once a second; a letter
+//! Redis does not take given up after `redis.bus_timeout_ms`.
 
 use crate::common;
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::redis::{redis_cli, Redis};
 use common::*;
 use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 const KEY: &str = "bGVnYWN5LWNsdXN0ZXItdGVzdC1rZXktc2hhcmVkLWJ5LWFsbA=="; // 36 bytes
 
@@ -470,4 +476,248 @@ async fn letters_past_the_bus_buffer_are_dropped_newest_first_and_counted() {
     let status = tokio::time::timeout(Duration::from_secs(15), a.child.wait()).await.expect("exits").unwrap();
     assert!(status.success(), "{status:?}");
     b.terminate().await;
+}
+
+/// The time of day a text log line was written (`2026-12-04 09:15:02.123Z
+/// WARN …`), in ms.
+fn written_at(line: &str) -> u64 {
+    let clock = line.split(' ').nth(1).and_then(|t| t.strip_suffix('Z'));
+    let (hms, ms) = clock.and_then(|c| c.split_once('.')).unwrap_or_else(|| panic!("no time in {line:?}"));
+    let hms: Vec<u64> = hms.split(':').map(|p| p.parse::<u64>().unwrap_or_else(|_| panic!("{line:?}"))).collect();
+    ((hms[0] * 60 + hms[1]) * 60 + hms[2]) * 1000 + ms.parse::<u64>().unwrap_or_else(|_| panic!("{line:?}"))
+}
+
+/// The `left_out` a log line tells.
+fn left_out(line: &str) -> u64 {
+    let n = line.split(", left_out: ").nth(1).and_then(|rest| rest.split(',').next());
+    n.and_then(|n| n.trim().parse::<u64>().ok()).unwrap_or_else(|| panic!("no left_out in {line:?}"))
+}
+
+/// A dropped letter is "logged (the first of a burst, then at most once a
+/// second)" (actors/src/hub/bus.rs) — the lines a second apart: letters
+/// keep coming, burst after burst, to an instance that holds one waiting,
+/// until it has logged three lines. Each line is written at least a second
+/// after the one before (less the little the logger's own thread may
+/// delay one line more than the next: 100 ms), and each after the first
+/// tells of drops left out since: drops went on between the lines, unlogged.
+#[actix_rt::test]
+async fn dropped_letters_are_logged_at_most_once_a_second() {
+    let test = "legacy_cluster::dropped_letters_are_logged_at_most_once_a_second";
+    let Some(_) = external(test, &["redis-server", "redis-cli"]) else {
+        return;
+    };
+    const DAY_MS: u64 = 86_400_000;
+    let port = free_fixed_port();
+    let _redis = Redis::start(port).await;
+    let (mut a, _fa) = instance_with("drop-log-a", port, "bus_buffer = 1").await;
+    let burst = "for i = 1, tonumber(ARGV[2]) do redis.call('PUBLISH', KEYS[1], ARGV[1]) end return 1";
+    let channel = format!("{}:all", prefix());
+    let filler = format!("elsewhere\n{}", json!({"k": "ended", "s": "no-such-session"}));
+    let mut logged: Vec<String> = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while logged.len() < 3 {
+        assert!(std::time::Instant::now() < deadline, "not three lines within 30 s of drops: {logged:#?}");
+        assert_eq!(redis_cli(port, &["EVAL", burst, "1", &channel, &filler, "200"]).await, "1");
+        // What A has logged so far (a read cut short loses no line).
+        while let Ok(Ok(Some(line))) = tokio::time::timeout(Duration::from_millis(5), a.stderr.next_line()).await {
+            if line.contains("bus letter dropped") {
+                logged.push(line);
+            }
+        }
+    }
+    let logged = &logged[..3];
+    for pair in logged.windows(2) {
+        let apart = (written_at(&pair[1]) + DAY_MS - written_at(&pair[0])) % DAY_MS;
+        assert!(apart >= 900, "two lines {apart} ms apart: {pair:#?}");
+        assert!(left_out(&pair[1]) > 0, "no drop between two lines: {pair:#?}");
+    }
+    a.terminate().await;
+}
+
+/// A loopback proxy in front of a real `redis-server`: it passes every
+/// command on and every reply back, except that while it holds, a letter
+/// of the bus (a `PUBLISH` to `{prefix}:all` or to an inbox) is not passed
+/// on, nor anything after it on its connection — to the instance sending
+/// it, Redis stops answering exactly at that letter, after answering
+/// everything before it (a session's read) at once.
+struct BusHold {
+    port: u16,
+    holding: Arc<AtomicBool>,
+    held: Arc<AtomicUsize>,
+}
+
+impl BusHold {
+    /// A proxy to the Redis on `redis_port`, passing everything on.
+    async fn start(redis_port: u16) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (holding, held) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)));
+        let (h, n) = (holding.clone(), held.clone());
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                if let Ok(redis) = TcpStream::connect(("127.0.0.1", redis_port)).await {
+                    tokio::spawn(pass_on(client, redis, h.clone(), n.clone()));
+                }
+            }
+        });
+        BusHold { port, holding, held }
+    }
+
+    /// Holds the bus's letters from now on (`true`), or passes them on again.
+    fn hold(&self, on: bool) {
+        self.holding.store(on, Ordering::SeqCst);
+    }
+
+    /// How many letters it has held.
+    fn held(&self) -> usize {
+        self.held.load(Ordering::SeqCst)
+    }
+}
+
+/// Passes the commands `client` sends on to `redis`, one whole command at
+/// a time, and the replies back, until a letter is held ([`BusHold`]).
+async fn pass_on(client: TcpStream, redis: TcpStream, holding: Arc<AtomicBool>, held: Arc<AtomicUsize>) {
+    let (mut from_client, mut to_client) = client.into_split();
+    let (mut from_redis, mut to_redis) = redis.into_split();
+    tokio::spawn(async move {
+        let _ = tokio::io::copy(&mut from_redis, &mut to_client).await;
+    });
+    let (all, inbox) = (format!("{}:all", prefix()).into_bytes(), format!("{}:inbox:", prefix()).into_bytes());
+    let (mut pending, mut chunk) = (Vec::new(), vec![0u8; 16 * 1024]);
+    loop {
+        match from_client.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => pending.extend_from_slice(&chunk[..n]),
+        }
+        while let Some((len, letter)) = first_command(&pending, &all, &inbox) {
+            if letter && holding.load(Ordering::SeqCst) {
+                held.fetch_add(1, Ordering::SeqCst);
+                // Nothing more goes to Redis; what the client sends is read
+                // until it hangs up.
+                while matches!(from_client.read(&mut chunk).await, Ok(n) if n > 0) {}
+                return;
+            }
+            if to_redis.write_all(&pending[..len]).await.is_err() {
+                return;
+            }
+            pending.drain(..len);
+        }
+    }
+}
+
+/// The length of the first whole command in `bytes` (an array of bulk
+/// strings, as clients send commands), and whether it is a letter of the
+/// bus: a `PUBLISH` to `all`, or to a channel beginning with `inbox`.
+/// `None` until the command is whole.
+fn first_command(bytes: &[u8], all: &[u8], inbox: &[u8]) -> Option<(usize, bool)> {
+    let (mut at, head) = line(bytes, 0)?;
+    let Some(count) = head.strip_prefix(b"*") else { return Some((at, false)) };
+    let count: usize = std::str::from_utf8(count).ok()?.parse().ok()?;
+    let mut args: Vec<&[u8]> = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (start, size) = line(bytes, at)?;
+        let size: usize = std::str::from_utf8(size.strip_prefix(b"$")?).ok()?.parse().ok()?;
+        let end = start + size;
+        if bytes.len() < end + 2 {
+            return None;
+        }
+        args.push(&bytes[start..end]);
+        at = end + 2;
+    }
+    let publish = args.first().is_some_and(|name| name.eq_ignore_ascii_case(b"publish"));
+    let to_bus = args.get(1).is_some_and(|channel| *channel == all || channel.starts_with(inbox));
+    Some((at, publish && to_bus))
+}
+
+/// The line of `bytes` that begins at `at` (without its CRLF), and where
+/// the next one begins; `None` until it is whole.
+fn line(bytes: &[u8], at: usize) -> Option<(usize, &[u8])> {
+    let rest = bytes.get(at..)?;
+    let end = rest.windows(2).position(|w| w == b"\r\n")?;
+    Some((at + end + 2, &rest[..end]))
+}
+
+/// Sending a bus letter "is bounded by `redis.bus_timeout_ms`" (1000 by
+/// default; scaling_out.rs, config/default.toml): Redis takes each
+/// instance's letter and never answers it (a proxy holds it, after
+/// passing on at once the session's read before it). An answer to a
+/// question asked on A, posted to B (`bus_timeout_ms = 300`), is refused
+/// 503 saying the session store is unavailable after 300 ms; one asked on
+/// B and posted to A (the default), after 1000 ms; `logging/setLevel` on C
+/// (1500 ms), whose letter tells the other instances, is answered after
+/// 1500 ms, its change standing in Redis. Each waited its own bound, and
+/// less than 500 ms more: the windows exclude each other's bounds and the
+/// task store's 2000 ms. Letters passed on again, each question answered
+/// where it was asked completes its call.
+#[actix_rt::test]
+async fn a_letter_redis_does_not_take_is_given_up_after_bus_timeout_ms() {
+    let test = "legacy_cluster::a_letter_redis_does_not_take_is_given_up_after_bus_timeout_ms";
+    let Some(_) = external(test, &["redis-server", "redis-cli"]) else {
+        return;
+    };
+    let port = free_fixed_port();
+    let _redis = Redis::start(port).await;
+    let proxy = BusHold::start(port).await;
+    let (a, _fa) = instance_with("bus-bound-a", proxy.port, "").await;
+    let (b, _fb) = instance_with("bus-bound-b", proxy.port, "bus_timeout_ms = 300").await;
+    let (c, _fc) = instance_with("bus-bound-c", proxy.port, "bus_timeout_ms = 1500").await;
+    let sid = initialize(&a.url, json!({"elicitation": {}})).await;
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    for url in [&b.url, &c.url] {
+        assert_eq!(legacy_post(url, Some(&sid), &note).await.status, 202);
+    }
+    let ask = |id: i64| call(id, "test_elicitation", json!({"message": "Who are you?"}));
+    let answer = |question: &Value, name: &str| {
+        let accepted = json!({"action": "accept", "content": {"username": name}});
+        json!({"jsonrpc": "2.0", "id": question["id"], "result": accepted})
+    };
+    // Given up after `bound` ms, and less than 500 ms more.
+    let within = |took: Duration, bound: u128| (bound..bound + 500).contains(&took.as_millis());
+    let mut on_a = SseReader::open_with(&a.url, &ask(1), &[("Mcp-Session-Id", &sid)]).await;
+    let asked_on_a = on_a.next().await.unwrap();
+    assert_eq!(asked_on_a["method"], "elicitation/create", "{asked_on_a}");
+    proxy.hold(true);
+
+    // Posted to B, the answer's letter to A is given up after B's 300 ms.
+    let sent = std::time::Instant::now();
+    let r = legacy_post(&b.url, Some(&sid), &answer(&asked_on_a, "bob")).await;
+    let took = sent.elapsed();
+    assert_eq!(proxy.held(), 1, "the letter did not reach Redis: {}", r.raw);
+    assert_eq!(r.status, 503, "{}", r.raw);
+    assert!(r.raw.contains("the session store is unavailable"), "{}", r.raw);
+    assert!(within(took, 300), "given up after {took:?}, not after bus_timeout_ms = 300");
+
+    // Asked on B, posted to A: given up after A's 1000 ms, the default.
+    let mut on_b = SseReader::open_with(&b.url, &ask(2), &[("Mcp-Session-Id", &sid)]).await;
+    let asked_on_b = on_b.next().await.unwrap();
+    assert_eq!(asked_on_b["method"], "elicitation/create", "{asked_on_b}");
+    let sent = std::time::Instant::now();
+    let r = legacy_post(&a.url, Some(&sid), &answer(&asked_on_b, "ann")).await;
+    let took = sent.elapsed();
+    assert_eq!(proxy.held(), 2, "the letter did not reach Redis: {}", r.raw);
+    assert_eq!(r.status, 503, "{}", r.raw);
+    assert!(r.raw.contains("the session store is unavailable"), "{}", r.raw);
+    assert!(within(took, 1000), "given up after {took:?}, not after the default 1000 ms");
+
+    // A change on C: written, its letter to the others given up after 1500 ms.
+    let set = rpc(json!(3), "logging/setLevel", json!({"level": "error"}));
+    let sent = std::time::Instant::now();
+    let r = legacy_post(&c.url, Some(&sid), &set).await;
+    let took = sent.elapsed();
+    assert_eq!(proxy.held(), 3, "the letter did not reach Redis: {}", r.raw);
+    assert_eq!(r.response()["result"], json!({}), "{}", r.raw);
+    assert!(within(took, 1500), "answered after {took:?}, not after bus_timeout_ms = 1500");
+    assert_eq!(redis_cli(port, &["HGET", &session_key(&sid), "level"]).await, "error", "the change stands");
+
+    // Letters pass again; each question, answered where it was asked, completes.
+    proxy.hold(false);
+    let waiting = [(&a.url, &asked_on_a, &mut on_a, "bob"), (&b.url, &asked_on_b, &mut on_b, "ann")];
+    for (url, asked, stream, name) in waiting {
+        assert_eq!(legacy_post(url, Some(&sid), &answer(asked, name)).await.status, 202);
+        let done = stream.next().await.unwrap();
+        assert!(done["result"]["content"][0]["text"].as_str().is_some_and(|t| t.contains(name)), "{done}");
+    }
+    for node in [a, b, c] {
+        node.terminate().await;
+    }
 }

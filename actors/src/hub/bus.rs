@@ -41,6 +41,13 @@ impl std::fmt::Display for BusError {
     }
 }
 
+/// How letters dropped for a full queue are logged: the first of a burst,
+/// then at most once a second, each line saying how many drops it left
+/// out since the one before.
+fn drops_logged() -> RateLimit {
+    RateLimit::new(1, std::time::Duration::from_secs(1))
+}
+
 /// One instance's end of the bus.
 #[derive(Clone)]
 pub(crate) struct Bus {
@@ -111,8 +118,7 @@ impl Bus {
         metrics::counter!(BUS_DROPPED).increment(0);
         let (inbox, all, me, log) = (self.inbox(&self.me), self.all(), self.me.clone(), log.clone());
         let channels = vec![inbox.clone(), all];
-        // Drops are logged the first of a burst, then at most once a second.
-        let logged = RateLimit::new(1, std::time::Duration::from_secs(1));
+        let logged = drops_logged();
         actix_rt::spawn(subscribe_forever(self.link.clone(), channels, move |event| match event {
             Subscription::Subscribed => info!(log, "bus subscribed"; "inbox" => &inbox),
             Subscription::Message(channel, payload) => {
@@ -145,5 +151,26 @@ mod tests {
     #[test]
     fn a_broadcast_names_its_sender() {
         assert_eq!(framed("abc", b"{}"), b"abc\n{}".to_vec());
+    }
+
+    /// "logged (the first of a burst, then at most once a second)": a
+    /// letter dropped every 10 ms for 3.5 s, the first 300 ms after the bus
+    /// began listening — the first drop is logged at once, then one line a
+    /// second after the line before (never sooner, the second line
+    /// included), each counting the drops left out since; after a quiet
+    /// second the first drop of the next burst is logged at once.
+    #[test]
+    fn dropped_letters_are_logged_the_first_then_at_most_once_a_second() {
+        use std::time::{Duration, Instant};
+        let logged = drops_logged();
+        let first = Instant::now() + Duration::from_millis(300);
+        let at = |ms: u64| first + Duration::from_millis(ms);
+        let lines: Vec<(u64, u64)> =
+            (0..350u64).filter_map(|i| logged.admit_at(at(10 * i)).map(|left_out| (10 * i, left_out))).collect();
+        let want: [(u64, u64); 4] = [(0, 0), (1000, 99), (2000, 99), (3000, 99)];
+        assert_eq!(lines, want, "(ms after the first drop, drops left out)");
+        assert_eq!(logged.admit_at(at(5000)), Some(49), "a new burst's first drop, telling the 49 left out before");
+        assert_eq!(logged.admit_at(at(5999)), None, "a second drop within the second");
+        assert_eq!(logged.admit_at(at(6000)), Some(1));
     }
 }

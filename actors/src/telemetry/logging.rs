@@ -70,7 +70,10 @@ pub fn discard() -> Logger {
 
 /// At most `per_window` log lines per window of time, for lines that a
 /// client can cause at will (refusals): past it lines are counted, not
-/// written, and the next line written says how many were left out.
+/// written, and the next line written says how many were left out. A
+/// window begins with the first line written in it (not when the limit
+/// was made), so that with one line per window any two lines written are
+/// at least a window apart.
 #[derive(Debug)]
 pub struct RateLimit {
     per_window: u32,
@@ -80,7 +83,9 @@ pub struct RateLimit {
 
 #[derive(Debug)]
 struct RateState {
-    started: std::time::Instant,
+    /// When the window began (at the first line written in it); `None`
+    /// before any line.
+    started: Option<std::time::Instant>,
     written: u32,
     suppressed: u64,
 }
@@ -88,7 +93,7 @@ struct RateState {
 impl RateLimit {
     /// A limit of `per_window` lines per `window`.
     pub fn new(per_window: u32, window: std::time::Duration) -> Self {
-        let state = RateState { started: std::time::Instant::now(), written: 0, suppressed: 0 };
+        let state = RateState { started: None, written: 0, suppressed: 0 };
         RateLimit { per_window, window, state: std::sync::Mutex::new(state) }
     }
 
@@ -98,10 +103,11 @@ impl RateLimit {
         self.admit_at(std::time::Instant::now())
     }
 
-    fn admit_at(&self, now: std::time::Instant) -> Option<u64> {
+    /// [`RateLimit::admit`] at `now`.
+    pub(crate) fn admit_at(&self, now: std::time::Instant) -> Option<u64> {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if now.saturating_duration_since(s.started) >= self.window {
-            s.started = now;
+        if s.started.is_none_or(|at| now.saturating_duration_since(at) >= self.window) {
+            s.started = Some(now);
             s.written = 0;
         }
         if s.written >= self.per_window {
