@@ -274,6 +274,59 @@ async fn a_build_that_fails_leaves_no_audit_file() {
     assert!(!file.exists(), "the audit file is removed with the server that was not built");
 }
 
+/// `actix-mcp serve --catalog everything` with `[audit] file = FILE`, run
+/// until it exits by itself (within 30 s): its exit status and stderr.
+async fn serve_until_it_exits(file: &Path) -> (std::process::ExitStatus, String) {
+    let config = ConfigFile::new("audit-refused", &format!("[audit]\nfile = {:?}\n", file.display().to_string()));
+    let child = tokio::process::Command::new(binary())
+        .args(["serve", "--bind", "127.0.0.1:0", "--catalog", "everything", "--config", config.path()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output()).await;
+    let out = out.expect("it exits by itself within 30 s").unwrap();
+    (out.status, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// "… and refuses to start on one whose last line is cut short or is not a
+/// record" (operating guide, "Audit log"): the binary started on such a
+/// log — its live file, or, the live file missing, the rotated file it
+/// would continue — exits with status 1 without listening, naming the file
+/// and why on stderr, and leaves the log as it found it (nothing appended,
+/// no live file created). The log is three records the binary wrote.
+#[actix_rt::test]
+async fn a_server_refuses_to_start_on_a_log_whose_last_line_is_cut_short_or_not_a_record() {
+    let dir = scratch("audit-test-refused");
+    let (file, lines) = log_of(&dir, 3).await;
+    let whole: String = lines[..2].iter().map(|l| format!("{l}\n")).collect();
+    let cut = format!("{whole}{}", &lines[2][..lines[2].len() / 2]);
+    let not_a_record = format!("{whole}{}\nnot a record\n", lines[2]);
+    let rotated = dir.join("audit.jsonl.1");
+    let cut_short = "the last line is cut short (no newline); move the file aside to start a new log";
+    let cases = [
+        ("the live file's last line cut short", &file, cut.clone(), cut_short),
+        ("the live file's last line not a record", &file, not_a_record, "the last line is not an audit record ("),
+        ("the rotated file continued, its last line cut short", &rotated, cut, cut_short),
+    ];
+    for (case, path, text, why) in cases {
+        let _ = std::fs::remove_file(&file);
+        std::fs::write(path, &text).unwrap();
+        let (status, stderr) = serve_until_it_exits(&file).await;
+        assert_eq!(status.code(), Some(1), "{case}: {stderr}");
+        let said = format!("actix-mcp: invalid configuration: audit.file: {}: {why}", path.display());
+        assert!(stderr.contains(&said), "{case}: {said:?} in:\n{stderr}");
+        assert!(!stderr.contains("listening on"), "{case}: it listened:\n{stderr}");
+        assert_eq!(std::fs::read_to_string(path).unwrap(), text, "{case}: the log is left as it was");
+        if path != &file {
+            assert!(!file.exists(), "{case}: no live file was created");
+        }
+        std::fs::remove_file(path).unwrap();
+    }
+}
+
 /// Waits until `file` holds at least `n` whole records and returns them
 /// (fails after 10 s).
 async fn records_eventually(file: &Path, n: usize) -> Vec<Value> {

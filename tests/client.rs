@@ -616,3 +616,80 @@ async fn stopping_the_actor_closes_the_connection() {
     })
     .await;
 }
+
+/// One request a fake legacy server received: its HTTP method, its
+/// `Mcp-Session-Id` header and, for a POST, its JSON-RPC method.
+type Hit = (String, Option<String>, Option<String>);
+
+/// The client guide: a legacy session sends "`DELETE` at
+/// [`close`](Client::close)". A legacy server of the test's own hands out
+/// a session id at `initialize`: every request after it carries the id,
+/// nothing is deleted while the client is in use, and `close` sends one
+/// `DELETE` with that id — the last request the server sees.
+#[actix_rt::test]
+async fn a_legacy_session_is_deleted_at_close() {
+    use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+    const SESSION: &str = "session-4f2a";
+    let hits: Arc<Mutex<Vec<Hit>>> = Arc::default();
+    let kept = hits.clone();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = HttpServer::new(move || {
+        let kept = kept.clone();
+        App::new().route(
+            "/mcp",
+            web::route().to(move |req: HttpRequest, body: web::Bytes| {
+                let kept = kept.clone();
+                async move {
+                    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let session = req.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+                    let method = message["method"].as_str().map(str::to_owned);
+                    kept.lock().unwrap().push((req.method().to_string(), session, method.clone()));
+                    match (req.method().as_str(), method.as_deref()) {
+                        ("POST", Some("initialize")) => {
+                            let result = json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                "serverInfo": {"name": "legacy-fake", "version": "1"}});
+                            HttpResponse::Ok()
+                                .insert_header(("Mcp-Session-Id", SESSION))
+                                .json(json!({"jsonrpc": "2.0", "id": message["id"], "result": result}))
+                        }
+                        ("POST", _) if message.get("id").is_none() => HttpResponse::Accepted().finish(),
+                        ("POST", _) => {
+                            HttpResponse::Ok().json(json!({"jsonrpc": "2.0", "id": message["id"], "result": {}}))
+                        }
+                        ("DELETE", _) => HttpResponse::Ok().finish(),
+                        // No GET stream: the client goes on without one.
+                        _ => HttpResponse::MethodNotAllowed().finish(),
+                    }
+                }
+            }),
+        )
+    })
+    .workers(1)
+    .disable_signals()
+    .listen(listener)
+    .unwrap()
+    .run();
+    let handle = server.handle();
+    actix_rt::spawn(server);
+
+    let options =
+        ClientOptions::new("delete-test", "1").timeout(Duration::from_secs(20)).pin(ProtocolVersion::V2025_11_25);
+    let client = Client::connect(&url, options).await.unwrap();
+    assert!(!client.server().stateless);
+    client.request("ping", json!({})).await.unwrap();
+    let deletes = |hits: &[Hit]| hits.iter().filter(|(method, ..)| method == "DELETE").count();
+    assert_eq!(deletes(&hits.lock().unwrap()), 0, "nothing deleted while the client is in use");
+    client.close().await;
+    let seen = hits.lock().unwrap().clone();
+    let (first, rest) = seen.split_first().expect("the server was asked");
+    assert_eq!(first, &("POST".to_owned(), None, Some("initialize".to_owned())), "{seen:?}");
+    assert!(
+        rest.iter().all(|(_, session, _)| session.as_deref() == Some(SESSION)),
+        "each request in the session: {seen:?}"
+    );
+    assert!(rest.iter().any(|(_, _, method)| method.as_deref() == Some("ping")), "{seen:?}");
+    assert_eq!(deletes(&seen), 1, "{seen:?}");
+    assert_eq!(seen.last(), Some(&("DELETE".to_owned(), Some(SESSION.to_owned()), None)), "{seen:?}");
+    handle.stop(false).await;
+}

@@ -277,6 +277,38 @@ async fn a_discover_answer_that_is_not_one_is_refused_naming_what_it_lacks() {
     }
 }
 
+/// The client guide: a `server/discover` result must carry
+/// `capabilities`, an object, "or the connection fails with a transport
+/// error naming the member". A result without it, then one whose
+/// `capabilities` is a list: each connection fails naming `capabilities`
+/// after that one request (the client neither reads the answer as a
+/// discovery nor falls back to `initialize`).
+#[actix_rt::test]
+async fn a_discover_answer_without_capabilities_is_refused_naming_them() {
+    let mut lacking = discover_result();
+    lacking.as_object_mut().unwrap().remove("capabilities");
+    let mut mistyped = discover_result();
+    mistyped["capabilities"] = json!(["tools"]);
+    let cases = [(lacking, "has no `capabilities`"), (mistyped, "has a `capabilities` that is not an object")];
+    for (result, says) in cases {
+        let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+        let log = seen.clone();
+        let (url, _) = raw_server(move |request| {
+            let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": result.clone()});
+            log.lock().unwrap().push(request);
+            Answer::Whole("application/json", answer.to_string().into_bytes())
+        })
+        .await;
+        match Client::connect(&url, options()).await {
+            Err(ClientError::Transport(why)) => assert!(why.contains("server/discover") && why.contains(says), "{why}"),
+            Err(other) => panic!("a transport error naming capabilities, not {other}"),
+            Ok(client) => panic!("negotiated as {:?} without capabilities", client.server().version),
+        }
+        let methods: Vec<Value> = seen.lock().unwrap().iter().map(|r| r["method"].clone()).collect();
+        assert_eq!(methods, [json!("server/discover")], "one request, and nothing after it");
+    }
+}
+
 /// A server that discovers properly and answers `tools/list` with a tool
 /// whose name is not UTF-8, as an SSE event (id 7) or a JSON body.
 async fn listing_server(sse: bool) -> String {
@@ -713,4 +745,99 @@ async fn the_lines_waiting_for_a_stdio_servers_stdin_are_at_most_max_queued_mess
     // The queue, the line being written and what a 64 KiB pipe holds.
     assert!(padded <= BOUND + 4, "{padded} of {SENT} unsent requests reached the server (max_queued_messages {BOUND})");
     client.close().await;
+}
+
+/// Where a held call's stream stands, at [`holding_server`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// No `tools/call` has come yet.
+    NotYet,
+    /// Its answer's head is written: the stream is open, and nothing more
+    /// is ever written to it.
+    Open,
+    /// The client closed the connection it came on.
+    Closed,
+}
+
+/// A stateless server that discovers properly, answers every other
+/// request with an empty result (a notification with 202), and holds a
+/// `tools/call` open as an SSE stream it never writes to, telling `held`
+/// when the stream is open and when the client closed its connection (the
+/// end of it read); its URL and the methods it received, in order.
+async fn holding_server(held: Arc<watch::Sender<Held>>) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let methods: Arc<Mutex<Vec<String>>> = Arc::default();
+    let seen = methods.clone();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let (seen, held) = (seen.clone(), held.clone());
+            tokio::spawn(async move {
+                let Some(request) = read_request(&mut stream).await else { return };
+                let method = request["method"].as_str().unwrap_or_default().to_owned();
+                seen.lock().unwrap().push(method.clone());
+                if method == "tools/call" {
+                    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+                    if stream.write_all(head.as_bytes()).await.is_err() {
+                        return;
+                    }
+                    held.send_replace(Held::Open);
+                    // Nothing else comes on this connection but its end.
+                    let mut buf = [0u8; 1024];
+                    while matches!(stream.read(&mut buf).await, Ok(n) if n > 0) {}
+                    held.send_replace(Held::Closed);
+                    return;
+                }
+                let (status, body) = match request.get("id") {
+                    None => ("202 Accepted", String::new()),
+                    Some(id) => {
+                        let result = if method == "server/discover" { discover_result() } else { json!({}) };
+                        ("200 OK", json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
+                    }
+                };
+                let answer = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+                     connection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    (url, methods)
+}
+
+/// The client guide: "Dropping a call's future gives it up: over
+/// stateless HTTP the stream closes". A server that opens a call's SSE
+/// stream and never answers on it: while the call's future lives, the
+/// stream stays open; once the future is dropped, the client closes the
+/// connection it came on (the server reads its end). The closing is the
+/// cancellation: no `notifications/cancelled` goes out, only the request
+/// made after it.
+#[actix_rt::test]
+async fn a_call_given_up_over_stateless_http_closes_its_stream() {
+    let held = Arc::new(watch::Sender::new(Held::NotYet));
+    let mut state = held.subscribe();
+    let (url, methods) = holding_server(held).await;
+    let client = Client::connect(&url, options()).await.unwrap();
+    assert!(client.server().stateless);
+    let mut call = Box::pin(client.call_tool("never_answers", json!({})));
+    let opened = async {
+        tokio::select! {
+            outcome = &mut call => Some(outcome.err()),
+            _ = state.wait_for(|s| *s == Held::Open) => None,
+        }
+    };
+    let ended =
+        tokio::time::timeout(Duration::from_secs(10), opened).await.expect("the call's stream opened within 10 s");
+    assert!(ended.is_none(), "a call nobody answers ended: {ended:?}");
+    // Waiting on, the call keeps its stream.
+    assert!(tokio::time::timeout(Duration::from_millis(300), &mut call).await.is_err(), "the call ended unanswered");
+    assert_eq!(*state.borrow(), Held::Open, "the stream closed while the call was waiting on it");
+    drop(call);
+    let closed = tokio::time::timeout(Duration::from_secs(10), state.wait_for(|s| *s == Held::Closed)).await;
+    assert!(closed.is_ok_and(|seen| seen.is_ok()), "the call's stream still open 10 s after the call was given up");
+    // Only the next request follows: the closing said it all.
+    client.request("ping", json!({})).await.unwrap();
+    assert_eq!(*methods.lock().unwrap(), ["server/discover", "tools/call", "ping"]);
 }

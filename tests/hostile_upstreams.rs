@@ -127,6 +127,97 @@ async fn an_upstreams_scopes_and_filters_hold_for_its_unlisted_tools() {
     assert_eq!(called.lines().collect::<Vec<_>>(), ["git_gc"], "only the permitted call reached the upstream");
 }
 
+/// A 403 `insufficient_scope` naming the scope `ev`, as a caller without it
+/// gets for `what`.
+fn refused_for_scope_ev(what: &str, result: Result<(), ClientError>) {
+    match result {
+        Err(ClientError::Auth { status: 403, challenge, .. }) => {
+            let challenge = challenge.unwrap_or_default();
+            assert!(
+                challenge.contains(r#"error="insufficient_scope""#) && challenge.contains(r#"scope="ev""#),
+                "{what}: {challenge}"
+            );
+        }
+        other => panic!("{what}: a 403 for a caller without the scope, not {other:?}"),
+    }
+}
+
+/// An upstream's `scopes` are "needed for each of its items (auth on)"
+/// (gateway guide, "Configured") — its prompts, resources and templates as
+/// well as its tools. The upstream is the binary's own `stdio --catalog
+/// everything` with `scopes = ["ev"]`: a caller without `ev` is not shown
+/// its prompts, resources or templates, and its `prompts/get`,
+/// `resources/read` (of a resource, and of a URI its template matches) and
+/// resource subscription are refused with 403 `insufficient_scope` naming
+/// `ev`, in both eras; a caller holding `ev` is shown and served each.
+#[actix_rt::test]
+async fn an_upstreams_scopes_hold_for_its_prompts_resources_and_templates() {
+    use sha2::Digest;
+    let hex = |key: &str| sha2::Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let dir = tempfile::tempdir().unwrap();
+    let toml = format!(
+        "[auth]\nmode = \"api_key\"\n\
+         [[auth.api_keys]]\nsha256 = \"{}\"\nsubject = \"reader\"\nscopes = [\"mcp\"]\n\
+         [[auth.api_keys]]\nsha256 = \"{}\"\nsubject = \"holder\"\nscopes = [\"mcp\", \"ev\"]\n{}",
+        hex("reader-key"),
+        hex("holder-key"),
+        everything_upstream("ev", "scopes = [\"ev\"]"),
+    );
+    let gw = HttpChild::spawn(&["--config", &config(dir.path(), &toml)]).await;
+    let as_key = |key: &str| answering().bearer(key);
+    let holder = Client::connect(&gw.url, as_key("holder-key")).await.unwrap();
+    until_tools(&holder, &["ev__echo"], true).await;
+    until_resources(&holder, &["test://static-text"]).await;
+    let legacy = |key: &str| as_key(key).pin(ProtocolVersion::V2025_11_25);
+    let eras = [
+        ("stateless", Client::connect(&gw.url, as_key("reader-key")).await.unwrap(), holder),
+        (
+            "legacy",
+            Client::connect(&gw.url, legacy("reader-key")).await.unwrap(),
+            Client::connect(&gw.url, legacy("holder-key")).await.unwrap(),
+        ),
+    ];
+    let (prompt, resource, templated) = ("ev__test_simple_prompt", "test://static-text", "test://template/7/data");
+    let subscribe = || SubscriptionFilter { resource_subscriptions: vec![resource.to_owned()], ..Default::default() };
+    for (era, reader, holder) in &eras {
+        // Listed to the holder only.
+        let prompts = |l: Vec<actix_mcp::protocol::model::prompts::Prompt>| -> Vec<String> {
+            l.into_iter().map(|p| p.name).collect()
+        };
+        assert!(prompts(holder.list_prompts().await.unwrap()).iter().any(|n| n == prompt), "{era}");
+        let shown = prompts(reader.list_prompts().await.unwrap());
+        assert!(!shown.iter().any(|n| n.starts_with("ev__")), "{era}: {shown:?}");
+        let uris = |l: Vec<actix_mcp::protocol::model::resources::Resource>| -> Vec<String> {
+            l.into_iter().map(|r| r.uri).collect()
+        };
+        assert!(uris(holder.list_resources().await.unwrap()).iter().any(|u| u == resource), "{era}");
+        let shown = uris(reader.list_resources().await.unwrap());
+        assert!(!shown.iter().any(|u| u.starts_with("test://")), "{era}: {shown:?}");
+        let templates = |l: Vec<actix_mcp::protocol::model::resources::ResourceTemplate>| -> Vec<String> {
+            l.into_iter().map(|t| t.uri_template).collect()
+        };
+        let held = templates(holder.list_resource_templates().await.unwrap());
+        assert!(held.iter().any(|t| t == "test://template/{id}/data"), "{era}: {held:?}");
+        let shown = templates(reader.list_resource_templates().await.unwrap());
+        assert!(!shown.iter().any(|t| t.starts_with("test://")), "{era}: {shown:?}");
+        // Used: refused to the reader, before the upstream is asked.
+        let what = |item: &str| format!("{era}: {item}");
+        refused_for_scope_ev(&what(prompt), reader.get_prompt(prompt, json!({})).await.map(drop));
+        refused_for_scope_ev(&what(resource), reader.read_resource(resource).await.map(drop));
+        refused_for_scope_ev(&what(templated), reader.read_resource(templated).await.map(drop));
+        refused_for_scope_ev(&what("a subscription"), reader.listen(subscribe()).await.map(drop));
+        refused_for_scope_ev(&what("ev__echo"), reader.call_tool("ev__echo", json!({"text": "x"})).await.map(drop));
+        // Served to the holder.
+        let got = holder.get_prompt(prompt, json!({})).await.unwrap();
+        assert_eq!(prompt_text(&got), "This is a simple prompt for testing.", "{era}");
+        let read = serde_json::to_string(&holder.read_resource(resource).await.unwrap()).unwrap();
+        assert!(read.contains("This is the content of the static text resource."), "{era}: {read}");
+        let read = serde_json::to_string(&holder.read_resource(templated).await.unwrap()).unwrap();
+        assert!(read.contains("Data for ID: 7"), "{era}: {read}");
+        drop(holder.listen(subscribe()).await.unwrap());
+    }
+}
+
 /// Finding 3: names cannot be hijacked. The local catalog keeps its names
 /// (an upstream without a prefix listing `echo` is left out for it), and an
 /// upstream keeps its namespace (`good__echo` listed by another upstream is

@@ -309,3 +309,221 @@ async fn a_redis_slower_than_quotas_timeout_ms_is_decided_by_quotas_fail() {
         assert!(line.contains(&format!("within {ms} ms")), "the timeout is quotas_timeout_ms ({ms}): {line}");
     }
 }
+
+/// The counters' decisions series.
+const DECISIONS: &str = "mcp_server_quota_decisions_total";
+
+/// A refusal's error message.
+fn refusal_message(r: &Reply) -> String {
+    r.response()["error"]["message"].as_str().unwrap_or_default().to_owned()
+}
+
+/// The server's stderr lines from here on until one contains `needle`
+/// (that line last); fails after 10 s.
+async fn lines_until(server: &mut HttpChild, needle: &str) -> Vec<String> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut lines = Vec::new();
+    loop {
+        let line = tokio::time::timeout_at(deadline, server.stderr.next_line())
+            .await
+            .unwrap_or_else(|_| panic!("no line with {needle:?} within 10 s; read: {lines:?}"))
+            .unwrap()
+            .expect("stderr open");
+        let found = line.contains(needle);
+        lines.push(line);
+        if found {
+            return lines;
+        }
+    }
+}
+
+/// "A counter's window starts with the first call it counts and ends
+/// `per_secs` later; then the count starts again" (gateway guide, "How many
+/// calls: quotas"), for the counters in a real `redis-server` (the count
+/// script). With `limit = 2` and `per_secs = 3`: the first call opens the
+/// window; a second, 1.5 s later, is counted in it without moving it; then
+/// calls are refused ("exceeded") until 3 s after the first call — no
+/// sooner, and not 3 s after the second (nor do the refusals in between
+/// move it). Then the count starts again: two calls are served and the
+/// third is refused for a fresh window.
+#[actix_rt::test]
+async fn over_redis_a_window_starts_with_its_first_call_and_the_count_starts_again_after_per_secs() {
+    let test = "quotas::over_redis_a_window_starts_with_its_first_call_and_the_count_starts_again_after_per_secs";
+    let Some(_) = external(test, &["redis-server"]) else { return };
+    let port = free_port();
+    let _redis = Redis::start(port).await;
+    let toml = format!(
+        "quotas_fail = \"closed\"\n[catalog]\nname = \"everything\"\n\
+         [hub]\nbackend = \"redis\"\nredis_url = \"redis://127.0.0.1:{port}/\"\nredis_channel_prefix = \"quota-window-{pid}\"\n\
+         [[quotas]]\nname = \"two\"\nlimit = 2\nper_secs = 3\ntools = [\"echo\"]\n",
+        pid = std::process::id()
+    );
+    let config = ConfigFile::new("quota-test-window", &toml);
+    let mut server = HttpChild::spawn(&["--config", config.path()]).await;
+    server.stderr_until("redis subscription established").await;
+    let url = server.url.clone();
+    let window = Duration::from_secs(3);
+    // Refused by the count ("exceeded"), not for want of Redis: its Retry-After.
+    let over = |r: &Reply| {
+        let (after, data) = refusal(r);
+        assert_eq!(data["quota"], "two", "{data}");
+        let message = refusal_message(r);
+        assert!(message.contains("exceeded"), "refused by the count: {message}");
+        after
+    };
+    let before_first = Instant::now();
+    assert_eq!(served_text(&post(&url, &call(1, "echo")).await), "q", "the first call opens the window");
+    let first_answered = Instant::now();
+    // Paced: the second call half-way through the window.
+    tokio::time::sleep(window / 2).await;
+    assert_eq!(served_text(&post(&url, &call(2, "echo")).await), "q", "the second call of the window");
+    let after = over(&post(&url, &call(3, "echo")).await);
+    assert!(after <= 2, "Retry-After counts to 3 s after the first call, not the second: {after}");
+    let reopened = wait_for("the window to end", Duration::from_secs(10), Duration::from_millis(50), async || {
+        let r = post(&url, &call(4, "echo")).await;
+        if r.status == 200 {
+            assert_eq!(served_text(&r), "q");
+            return Ok(Instant::now());
+        }
+        Err(format!("refused, Retry-After {}", over(&r)))
+    })
+    .await;
+    let since_before_first = reopened.duration_since(before_first);
+    assert!(since_before_first >= window, "refused until the window ended: served again after {since_before_first:?}");
+    // A window opened by the second call would end 4.5 s after the first.
+    let since_first = reopened.duration_since(first_answered);
+    assert!(
+        since_first < window + Duration::from_millis(1200),
+        "the window ends 3 s after its first call: served again {since_first:?} after it"
+    );
+    // The count starts again: the call served was the first of a new window.
+    assert_eq!(served_text(&post(&url, &call(5, "echo")).await), "q", "the second call of the new window");
+    let after = over(&post(&url, &call(6, "echo")).await);
+    assert!((2..=3).contains(&after), "a fresh window's Retry-After: {after}");
+    assert_eq!(metric(&url, DECISIONS, &[r#"quota="two""#, r#"decision="allow""#]).await, 4.0);
+    assert_eq!(metric(&url, DECISIONS, &[r#"quota="two""#, r#"decision="fail_closed""#]).await, 0.0);
+}
+
+/// An instance whose in-memory counters hold one counter at most
+/// (`quotas_max_keys = 1`), with `quotas_fail = fail` and one quota of 100
+/// calls per 2 s for each tool.
+async fn one_counter_instance(fail: &str) -> (HttpChild, ConfigFile) {
+    let toml = format!(
+        "quotas_fail = \"{fail}\"\nquotas_max_keys = 1\n[catalog]\nname = \"everything\"\n\
+         [[quotas]]\nname = \"per-tool\"\nlimit = 100\nper_secs = 2\nby = \"tool\"\n"
+    );
+    let config = ConfigFile::new(&format!("quota-test-full-{fail}"), &toml);
+    (HttpChild::spawn(&["--config", config.path()]).await, config)
+}
+
+/// A call of `test_simple_text` (a second tool: a second counter).
+fn simple(id: u64) -> Value {
+    request(json!(id), "tools/call", json!({"name": "test_simple_text", "arguments": {}}))
+}
+
+/// "While the counters cannot count a call — … or the memory counters full
+/// — `quotas_fail` decides: `open` (the default) serves the call uncounted,
+/// `closed` refuses it as over its quota (`Retry-After: 1`, message "cannot
+/// be counted now"); the first failure and the recovery are logged"
+/// (gateway guide, "How many calls: quotas"), end to end with the in-memory
+/// counters held to one: `echo`'s counter fills them, so a call of a second
+/// tool cannot be counted. `open` serves it, counted as `fail_open` and not
+/// `allow`; `closed` refuses it (429, `Retry-After: 1`, "cannot be counted
+/// now") though that tool is nowhere near its limit, until `echo`'s window
+/// (2 s) ended and was swept: then it is served and counted. Each logs one
+/// WARN naming the full counters and its `quotas_fail` for the outage,
+/// however many calls it refused; `closed` one INFO after it once they
+/// count again.
+#[actix_rt::test]
+async fn full_memory_counters_are_decided_by_quotas_fail_and_the_recovery_is_logged() {
+    let (mut open, _open_config) = one_counter_instance("open").await;
+    let (mut closed, _closed_config) = one_counter_instance("closed").await;
+    // closed: echo takes the one counter; the next tool's call is refused.
+    assert_eq!(served_text(&post(&closed.url, &call(1, "echo")).await), "q");
+    let refused = post(&closed.url, &simple(2)).await;
+    let (after, data) = refusal(&refused);
+    assert_eq!((after, data["quota"].as_str()), (1, Some("per-tool")), "{data}");
+    let message = refusal_message(&refused);
+    assert!(message.contains("cannot be counted now"), "{message}");
+    // open: the same call is served, uncounted.
+    assert_eq!(served_text(&post(&open.url, &call(1, "echo")).await), "q");
+    let served = post(&open.url, &simple(2)).await;
+    assert_eq!(served.status, 200, "{}", served.raw);
+    assert!(served.response()["result"]["content"].is_array(), "served: {}", served.raw);
+    assert_eq!(metric(&open.url, DECISIONS, &[r#"quota="per-tool""#, r#"decision="fail_open""#]).await, 1.0);
+    assert_eq!(metric(&open.url, DECISIONS, &[r#"quota="per-tool""#, r#"decision="allow""#]).await, 1.0);
+    // closed: once echo's window ended and was swept, the call is counted.
+    wait_for("the second tool's call is counted", Duration::from_secs(10), Duration::from_millis(100), async || {
+        let r = post(&closed.url, &simple(3)).await;
+        if r.status == 200 {
+            return Ok(());
+        }
+        let (after, _) = refusal(&r);
+        let message = refusal_message(&r);
+        assert!(after == 1 && message.contains("cannot be counted now"), "{}", r.raw);
+        Err(message)
+    })
+    .await;
+    let refusals = metric(&closed.url, DECISIONS, &[r#"quota="per-tool""#, r#"decision="fail_closed""#]).await;
+    assert!(refusals >= 1.0, "{refusals}");
+    assert_eq!(metric(&closed.url, DECISIONS, &[r#"quota="per-tool""#, r#"decision="allow""#]).await, 2.0);
+    // Logged: the outage once, however many calls it refused, then the recovery.
+    let lines = lines_until(&mut closed, "the quota counters count again").await;
+    let warns: Vec<&String> = lines.iter().filter(|l| l.contains("the quota counters cannot count calls")).collect();
+    assert_eq!(warns.len(), 1, "one WARN for {refusals} refusals: {lines:?}");
+    let open_warn = open.stderr_until("the quota counters cannot count calls").await;
+    for (line, fail) in [(warns[0].clone(), "closed"), (open_warn, "open")] {
+        assert!(line.contains(" WARN "), "{line}");
+        assert!(line.contains("quotas_max_keys = 1") && line.contains(&format!("quotas_fail: {fail}")), "{line}");
+    }
+    assert!(lines.last().unwrap().contains(" INFO the quota counters count again"), "{lines:?}");
+}
+
+/// "the first failure and the recovery are logged" (gateway guide, "How
+/// many calls: quotas"), over a real `redis-server` that stops and comes
+/// back on its port: the calls made while it is gone are served uncounted
+/// (`quotas_fail = "open"`, each counted as `fail_open`) with one WARN for
+/// the outage however many they are; once it is back a call is counted
+/// again, and one INFO after that WARN says so.
+#[actix_rt::test]
+async fn over_redis_the_first_failure_and_the_recovery_are_logged_once_each() {
+    let test = "quotas::over_redis_the_first_failure_and_the_recovery_are_logged_once_each";
+    let Some(_) = external(test, &["redis-server"]) else { return };
+    // Below the ephemeral range: Redis comes back on this port.
+    let port = free_fixed_port();
+    let redis = Redis::start(port).await;
+    let toml = format!(
+        "quotas_fail = \"open\"\n[catalog]\nname = \"everything\"\n\
+         [hub]\nbackend = \"redis\"\nredis_url = \"redis://127.0.0.1:{port}/\"\nredis_channel_prefix = \"quota-back-{pid}\"\n\
+         [[quotas]]\nname = \"hundred\"\nlimit = 100\nper_secs = 3600\ntools = [\"echo\"]\n",
+        pid = std::process::id()
+    );
+    let config = ConfigFile::new("quota-test-recovery", &toml);
+    let mut server = HttpChild::spawn(&["--config", config.path()]).await;
+    server.stderr_until("redis subscription established").await;
+    let url = server.url.clone();
+    let allow = [r#"quota="hundred""#, r#"decision="allow""#];
+    assert_eq!(served_text(&post(&url, &call(1, "echo")).await), "q");
+    assert_eq!(metric(&url, DECISIONS, &allow).await, 1.0, "counted in Redis");
+    redis.stop().await;
+    for id in 2..=4 {
+        assert_eq!(served_text(&post(&url, &call(id, "echo")).await), "q", "quotas_fail = open");
+    }
+    assert_eq!(metric(&url, DECISIONS, &[r#"quota="hundred""#, r#"decision="fail_open""#]).await, 3.0);
+    let _redis = Redis::start(port).await;
+    wait_for("a call counted in Redis again", Duration::from_secs(20), Duration::from_millis(100), async || {
+        assert_eq!(served_text(&post(&url, &call(5, "echo")).await), "q");
+        let counted = metric(&url, DECISIONS, &allow).await;
+        if counted >= 2.0 {
+            Ok(())
+        } else {
+            Err(format!("{counted} calls counted"))
+        }
+    })
+    .await;
+    let lines = lines_until(&mut server, "the quota counters count again").await;
+    let warns: Vec<&String> = lines.iter().filter(|l| l.contains("the quota counters cannot count calls")).collect();
+    assert_eq!(warns.len(), 1, "one WARN for the outage: {lines:?}");
+    assert!(warns[0].contains(" WARN ") && warns[0].contains("quotas_fail: open"), "{}", warns[0]);
+    assert!(lines.last().unwrap().contains(" INFO the quota counters count again"), "{lines:?}");
+}

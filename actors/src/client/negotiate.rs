@@ -139,7 +139,12 @@ mod tests {
         assert!(discovered(&whole).is_ok());
         let err = discovered(&json!({"x": "ok"})).unwrap_err().to_string();
         assert!(err.contains("no `resultType`") && err.contains("server/discover"), "{err}");
-        let wrong = [("supportedVersions", json!("2026-07-28")), ("ttlMs", json!(-1)), ("cacheScope", json!("all"))];
+        let wrong = [
+            ("supportedVersions", json!("2026-07-28")),
+            ("capabilities", json!(["tools"])),
+            ("ttlMs", json!(-1)),
+            ("cacheScope", json!("all")),
+        ];
         for (name, bad) in wrong {
             let mut r = whole.clone();
             r[name] = bad;
