@@ -37,5 +37,5 @@ fi
 # The lean example as an embedder builds it (the package tests/lean), into
 # its own target directory: tests/embed_lean.rs runs it (no test build is lean).
 started=$SECONDS
-cargo build -q --target-dir target/lean -p actix-mcp-lean
+cargo build -q --target-dir "${CARGO_TARGET_DIR:-target}/lean" -p actix-mcp-lean
 printf 'the lean example (target/lean): %d s\n' $((SECONDS - started))

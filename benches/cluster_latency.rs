@@ -31,12 +31,12 @@ fn meta() -> Value {
 fn binary() -> std::path::PathBuf {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let status = std::process::Command::new(env!("CARGO"))
-        .args(["build", "--release", "-p", "actix-mcp", "--bin", "actix-mcp"])
+        .args(["build", "--profile", "dist", "-p", "actix-mcp", "--features", "full", "--bin", "actix-mcp"])
         .current_dir(root)
         .status()
         .expect("cargo build");
     assert!(status.success());
-    root.join("target/release/actix-mcp")
+    root.join("target/dist/actix-mcp")
 }
 
 async fn serve(bin: &std::path::Path, config: &std::path::Path) -> (tokio::process::Child, String) {

@@ -14,6 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . benches/lib.sh
+# Without BIN, the server is built here (every feature, $PROFILE).
+[ -n "${BIN:-}" ] || build_release
 BIN="${BIN:-target/$PROFILE/actix-mcp}"
 needs valgrind curl "$BIN"
 read -r SMALL LARGE <<<"${CALLS:-500 2500}"

@@ -4,9 +4,9 @@
 # PROFILE: the cargo profile the scripts build and run — `dist` (fat LTO,
 # one codegen unit: the distribution build every figure in benches/README.md
 # was measured with) unless set; CI's soak and instruction budget run on
-# `release`, the binary its conformance step built. OUT is its directory.
+# `release`, the binary its conformance step built. The binaries are in
+# target/$PROFILE/.
 PROFILE="${PROFILE:-dist}"
-OUT_DIR="target/$PROFILE"
 
 # build_release: the server (every feature) and the load generator in
 # $PROFILE, each on its own features. Built together, Cargo would unify

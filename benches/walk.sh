@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN="${BIN:-target/debug/actix-mcp}"
-[ -x "$BIN" ] || cargo build -q -p actix-mcp
+[ -x "$BIN" ] || cargo build -q -p actix-mcp --features full
 BIN="$(realpath "$BIN")"
 SRC="$(realpath "${SRC:-$PWD}")"
 . benches/lib.sh

@@ -5,7 +5,8 @@
 # installing cargo-fuzz: its flags for a stable toolchain without a sanitizer
 # (coverage-guided; every assert and debug assertion of the targets and the
 # code they drive still holds), given to a plain `cargo build`. With cargo-fuzz
-# installed, `cargo fuzz run -s none -O TARGET corpus/TARGET` is the same.
+# installed, `cargo fuzz run -s none -O -a TARGET corpus/TARGET` is the same.
+# A crash is written to fuzz/artifacts/TARGET/.
 #
 #   bash fuzz/run.sh              # every target, 20 s each
 #   SECONDS_EACH=60 bash fuzz/run.sh jsonrpc_request
@@ -25,9 +26,11 @@ RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 mkdir -p logs
 run() {
   local target=$1 log="logs/$1.log"
-  if ! "target/$TRIPLE/release/$target" "corpus/$target" -max_total_time="$EACH" -print_final_stats=1 >"$log" 2>&1; then
+  mkdir -p "artifacts/$target"
+  if ! "target/$TRIPLE/release/$target" "corpus/$target" -max_total_time="$EACH" -print_final_stats=1 \
+      -artifact_prefix="artifacts/$target/" >"$log" 2>&1; then
     tail -n 40 "$log" >&2
-    echo "fuzz target $target failed (log: fuzz/$log)" >&2
+    echo "fuzz target $target failed (log: fuzz/$log, the input in fuzz/artifacts/$target/)" >&2
     return 1
   fi
   echo "$target: $(awk '/^stat::number_of_executed_units/ {print $2}' "$log") executions in $EACH s, no failure"

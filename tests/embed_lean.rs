@@ -1,5 +1,5 @@
-//! `actors/examples/embed_lean.rs` built as an embedder builds it, with
-//! `--no-default-features`, and driven over real HTTP: the core serves
+//! `actors/examples/embed_lean.rs` built as an embedder builds it, on
+//! actix-mcp without default features, and driven over real HTTP: the core serves
 //! tools and resources inside the app's own routes, and a setting the lean
 //! build cannot honour ends the program with a sentence naming its feature.
 //!

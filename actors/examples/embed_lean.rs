@@ -8,7 +8,7 @@
 //! ```
 //!
 //! ```sh
-//! cargo run -p actix-mcp --no-default-features --example embed_lean [ADDR]
+//! cargo run --target-dir target/lean -p actix-mcp-lean -- [ADDR]   # tests/lean builds it as above
 //! ```
 //!
 //! It listens on `ADDR` (default `127.0.0.1:8091`; port 0 picks a free one)

@@ -247,15 +247,15 @@ pub fn binary() -> PathBuf {
 
 /// The example program `name` of the `actix-mcp` package, as `cargo test`
 /// builds it beside the tests (with every feature). A run filtered to one
-/// test target does not build the examples: `cargo test -p actix-mcp
-/// --examples --test NAME` does.
+/// test target does not build the examples as programs: `cargo build -p
+/// actix-mcp --examples` does.
 pub fn example_binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     // target/<profile>/deps/<test> → target/<profile>/examples/<name>
     let program = exe.parent().unwrap().parent().unwrap().join("examples").join(name);
     assert!(
         program.is_file(),
-        "{} is not built: `cargo test --workspace` builds every example, `cargo test -p actix-mcp --examples --test …` too",
+        "{} is not built: `cargo test --workspace` builds every example, `cargo build -p actix-mcp --examples` too",
         program.display()
     );
     program

@@ -177,7 +177,8 @@
 //! - **Scopes**: the challenge's, else the resource metadata's
 //!   `scopes_supported`, plus `offline_access` where the server offers it;
 //!   a 403 `insufficient_scope` re-authorizes with the union of the old and
-//!   the challenged scopes, at most `max_step_ups` times in a row.
+//!   the challenged scopes, at most `max_step_ups` times between full
+//!   authorizations (a 401's starts the count over).
 //! - **Refresh and issuers**: an expired token is refreshed; registrations
 //!   and tokens are kept per issuer, so a resource that moves to another
 //!   authorization server gets a registration there.
@@ -189,6 +190,9 @@
 //! its `Recipient<Call>`). Stopping the actor closes the connection.
 //!
 //! ## From the command line
+//!
+//! In a binary built with the `client` feature (`--features full`, or
+//! `--features client`):
 //!
 //! ```text
 //! actix-mcp client http://127.0.0.1:8080/mcp discover

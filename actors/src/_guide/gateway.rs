@@ -14,6 +14,9 @@
 //! is this project's own `stdio --catalog everything`; any command that
 //! speaks MCP on stdin and stdout will do (`npx -y
 //! @modelcontextprotocol/server-filesystem /srv/data`, `uvx mcp-server-git`).
+//! The binary needs the `gateway` feature (`cargo install --features full
+//! --path actors`, or `--features gateway`); without it `--upstream` is
+//! refused at start, naming the feature.
 //!
 //! ```text
 //! $ actix-mcp serve --bind 127.0.0.1:8080 --upstream "demo=actix-mcp stdio --catalog everything" &
@@ -219,7 +222,7 @@
 //!
 //! `allow_tools`/`deny_tools` decide per upstream for everyone. To decide
 //! per caller, write [Cedar](https://www.cedarpolicy.com) policies
-//! (`[policy]`, cargo feature `policy`, in the default build). One decision
+//! (`[policy]`, cargo feature `policy`, not in the default build: `--features policy` or `full`). One decision
 //! serves the list and the call, for local items and upstream ones alike, in
 //! both eras: a caller is shown exactly the items it may call, read or get,
 //! and a call it may not make is answered as for an item that does not

@@ -166,8 +166,9 @@ impl OAuth {
         self.with(|f| f.metadata_url = Some(url))
     }
 
-    /// How many times in a row a 403 `insufficient_scope` may step the
-    /// scopes up before the request fails (default 2).
+    /// How many times a 403 `insufficient_scope` may step the scopes up
+    /// between full authorizations (a 401's starts the count over) before
+    /// the request fails (default 2).
     #[must_use]
     pub fn max_step_ups(self, n: u32) -> Self {
         self.with(|f| f.max_step_ups = n)
