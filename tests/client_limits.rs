@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use actix_mcp::client::auth::{Refusal, TokenProvider};
 use actix_mcp::client::{Client, ClientError, ClientOptions, RequestOptions, SubscriptionFilter};
+use actix_mcp::protocol::ProtocolVersion;
 use common::*;
 use futures::future::BoxFuture;
 use futures::StreamExt;
@@ -143,6 +144,13 @@ async fn serve_one(mut stream: TcpStream, answer: &(dyn Fn(Value) -> Answer + Se
 /// The JSON body of one request (head read up to its blank line, then
 /// `content-length` bytes).
 async fn read_request(stream: &mut TcpStream) -> Option<Value> {
+    let (_, body) = read_head_and_body(stream).await?;
+    serde_json::from_slice(&body).ok()
+}
+
+/// One request off `stream`: its head, as sent, up to its blank line, and
+/// its body (`content-length` bytes; none without that header).
+async fn read_head_and_body(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut byte = [0u8; 4096];
     let end = loop {
@@ -152,14 +160,21 @@ async fn read_request(stream: &mut TcpStream) -> Option<Value> {
         let n = stream.read(&mut byte).await.ok().filter(|n| *n > 0)?;
         buf.extend_from_slice(&byte[..n]);
     };
-    let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
-    let length: usize =
-        head.lines().find_map(|l| l.strip_prefix("content-length:")).map(|v| v.trim().parse().unwrap()).unwrap_or(0);
+    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+    let length: usize = header_in(&head, "content-length").map(|v| v.parse().unwrap()).unwrap_or(0);
     while buf.len() < end + length {
         let n = stream.read(&mut byte).await.ok().filter(|n| *n > 0)?;
         buf.extend_from_slice(&byte[..n]);
     }
-    serde_json::from_slice(&buf[end..end + length]).ok()
+    Some((head, buf[end..end + length].to_vec()))
+}
+
+/// The value of the header `name` (any case) in an HTTP head, trimmed.
+fn header_in<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.trim().eq_ignore_ascii_case(name).then_some(value.trim())
+    })
 }
 
 fn options() -> ClientOptions {
@@ -840,4 +855,184 @@ async fn a_call_given_up_over_stateless_http_closes_its_stream() {
     // Only the next request follows: the closing said it all.
     client.request("ping", json!({})).await.unwrap();
     assert_eq!(*methods.lock().unwrap(), ["server/discover", "tools/call", "ping"]);
+}
+
+/// One request a [`legacy_holding_server`] received.
+#[derive(Debug, Clone)]
+struct Received {
+    /// Its HTTP method: `POST`, `GET`, `DELETE`.
+    verb: String,
+    /// Its `Mcp-Session-Id`, if it had one.
+    session: Option<String>,
+    /// Its JSON-RPC message (`null` without a body).
+    message: Value,
+}
+
+/// The session a [`legacy_holding_server`] names at `initialize`.
+const LEGACY_SESSION: &str = "session-7d3b";
+
+/// A legacy (2025-11-25) Streamable HTTP server: `initialize` names the
+/// session [`LEGACY_SESSION`], a notification is taken with 202, a GET
+/// stream is refused (405: the client goes on without one), a `DELETE` is
+/// taken; a `tools/call` of `never_answers` opens an SSE stream, sends one
+/// `notifications/message` on it and never answers (the stream stays open
+/// until the client closes it); a `tools/call` of `holds_silently` gets no
+/// answer at all, not even its head, until the client closes the
+/// connection; another `tools/call` is answered with the
+/// text `answered`, any other request with an empty result. Its URL, and
+/// every request it received, in order (a watch, to wait on).
+async fn legacy_holding_server() -> (String, Arc<watch::Sender<Vec<Received>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let heard = Arc::new(watch::Sender::new(Vec::<Received>::new()));
+    let log = heard.clone();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let log = log.clone();
+            tokio::spawn(async move {
+                let Some((head, body)) = read_head_and_body(&mut stream).await else { return };
+                let verb = head.split_whitespace().next().unwrap_or_default().to_owned();
+                let session = header_in(&head, "mcp-session-id").map(str::to_owned);
+                let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let received = Received { verb: verb.clone(), session, message: message.clone() };
+                log.send_modify(|seen| seen.push(received));
+                let method = message["method"].as_str().unwrap_or_default();
+                if verb == "POST" && method == "tools/call" && message["params"]["name"] == "holds_silently" {
+                    let mut buf = [0u8; 1024];
+                    while matches!(stream.read(&mut buf).await, Ok(n) if n > 0) {}
+                    return;
+                }
+                if verb == "POST" && method == "tools/call" && message["params"]["name"] == "never_answers" {
+                    let note = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                                      "params": {"level": "info", "data": "working on it"}});
+                    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+                    let mut start = head.as_bytes().to_vec();
+                    start.extend_from_slice(&sse_event(&note));
+                    if stream.write_all(&start).await.is_err() {
+                        return;
+                    }
+                    // Nothing else comes on this connection but its end.
+                    let mut buf = [0u8; 1024];
+                    while matches!(stream.read(&mut buf).await, Ok(n) if n > 0) {}
+                    return;
+                }
+                let mut extra = String::new();
+                let (status, body) = match (verb.as_str(), message.get("id")) {
+                    ("POST", None) => ("202 Accepted", String::new()),
+                    ("POST", Some(id)) => {
+                        let result = match method {
+                            "initialize" => {
+                                extra = format!("mcp-session-id: {LEGACY_SESSION}\r\n");
+                                json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                       "serverInfo": {"name": "legacy-holding", "version": "1"}})
+                            }
+                            "tools/call" => json!({"content": [{"type": "text", "text": "answered"}]}),
+                            _ => json!({}),
+                        };
+                        ("200 OK", json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string())
+                    }
+                    ("DELETE", _) => ("200 OK", String::new()),
+                    _ => ("405 Method Not Allowed", String::new()),
+                };
+                let answer = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n{extra}\
+                     connection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    (url, heard)
+}
+
+/// The first request `heard` that `pick` takes, waiting for it (at most
+/// 10 s; the test fails naming `what` and what was heard instead).
+async fn first_heard(heard: &watch::Sender<Vec<Received>>, what: &str, pick: impl Fn(&Received) -> bool) -> Received {
+    let mut seen = heard.subscribe();
+    let waited = tokio::time::timeout(Duration::from_secs(10), seen.wait_for(|all| all.iter().any(&pick))).await;
+    let Ok(Ok(all)) = waited else {
+        panic!("not within 10 s: {what} (heard: {:?})", heard.borrow().clone());
+    };
+    let found = all.iter().find(|r| pick(r)).cloned();
+    found.expect("the request just seen")
+}
+
+/// The client guide: "Dropping a call's future gives it up: … elsewhere
+/// `notifications/cancelled` goes out". In a legacy (2025-11-25) HTTP
+/// session, a server opens a call's SSE stream, sends one log message on
+/// it and never answers. Once the server has the `tools/call` and the
+/// client has read that message (the call is out and its answer being
+/// read), the call's future is dropped: the server then receives a
+/// `notifications/cancelled` in the session (its `Mcp-Session-Id`) whose
+/// `params.requestId` is the call's JSON-RPC id, once; and the client goes
+/// on (a tool call the server answers, then `ping`).
+#[actix_rt::test]
+async fn a_call_given_up_in_a_legacy_http_session_sends_notifications_cancelled() {
+    let (url, heard) = legacy_holding_server().await;
+    let client = Client::connect(&url, options().pin(ProtocolVersion::V2025_11_25)).await.unwrap();
+    assert!(!client.server().stateless, "a legacy session");
+    let (logged, mut reading) = watch::channel(false);
+    let on_log = RequestOptions::new().on_log(move |_| {
+        logged.send_replace(true);
+    });
+    let mut call = Box::pin(client.call_tool_with("never_answers", json!({}), on_log));
+    let until_read = async {
+        tokio::select! {
+            outcome = &mut call => Some(outcome.err()),
+            seen = reading.wait_for(|logged| *logged) => {
+                assert!(seen.is_ok(), "the call's log callback is gone before it was called");
+                None
+            }
+        }
+    };
+    let ended = tokio::time::timeout(Duration::from_secs(10), until_read)
+        .await
+        .expect("the log message on the call's stream read within 10 s");
+    assert!(ended.is_none(), "a call nobody answers ended: {ended:?}");
+    let sent = first_heard(&heard, "the tools/call", |r| r.message["params"]["name"] == "never_answers").await;
+    let call_id = sent.message["id"].clone();
+    assert!(call_id.is_number(), "the call's JSON-RPC id: {sent:?}");
+    assert_eq!(sent.session.as_deref(), Some(LEGACY_SESSION), "the call in the session: {sent:?}");
+    drop(call);
+    let is_cancel = |r: &Received| r.message["method"] == "notifications/cancelled";
+    let cancel = first_heard(&heard, "notifications/cancelled once the call was given up", is_cancel).await;
+    assert_eq!(cancel.verb, "POST", "{cancel:?}");
+    assert_eq!(cancel.session.as_deref(), Some(LEGACY_SESSION), "the cancellation in the session: {cancel:?}");
+    assert!(cancel.message.get("id").is_none(), "a notification: {cancel:?}");
+    assert_eq!(cancel.message["params"]["requestId"], call_id, "the call's id: {cancel:?}");
+    // The connection goes on.
+    let answer = client.call_tool("answers", json!({})).await.unwrap();
+    assert!(serde_json::to_string(&answer.content).unwrap().contains("answered"), "{answer:?}");
+    client.request("ping", json!({})).await.unwrap();
+    let seen = heard.borrow().clone();
+    assert_eq!(seen[0].message["method"], "initialize", "the session's first request: {seen:?}");
+    assert_eq!(seen.iter().filter(|r| is_cancel(r)).count(), 1, "one cancellation, of the call given up: {seen:?}");
+    assert!(seen[1..].iter().all(|r| r.session.as_deref() == Some(LEGACY_SESSION)), "all in the session: {seen:?}");
+    client.close().await;
+}
+
+/// The same promise before any of the answer came: in a legacy HTTP
+/// session, a server takes the `tools/call` and sends nothing back, not
+/// even the response's head. Once the server has it, the call's future is
+/// dropped: a `notifications/cancelled` of that call's id reaches the
+/// server in the session all the same.
+#[actix_rt::test]
+async fn a_call_given_up_before_its_answer_began_is_cancelled_in_a_legacy_session() {
+    let (url, heard) = legacy_holding_server().await;
+    let client = Client::connect(&url, options().pin(ProtocolVersion::V2025_11_25)).await.unwrap();
+    let mut call = Box::pin(client.call_tool("holds_silently", json!({})));
+    let sent = tokio::select! {
+        outcome = &mut call => panic!("a call nobody answers ended: {:?}", outcome.err()),
+        sent = first_heard(&heard, "the tools/call", |r| r.message["params"]["name"] == "holds_silently") => sent,
+    };
+    let call_id = sent.message["id"].clone();
+    assert!(call_id.is_number(), "the call's JSON-RPC id: {sent:?}");
+    drop(call);
+    let is_cancel = |r: &Received| r.message["method"] == "notifications/cancelled";
+    let cancel = first_heard(&heard, "notifications/cancelled once the call was given up", is_cancel).await;
+    assert_eq!(cancel.session.as_deref(), Some(LEGACY_SESSION), "the cancellation in the session: {cancel:?}");
+    assert_eq!(cancel.message["params"]["requestId"], call_id, "the call's id: {cancel:?}");
+    client.request("ping", json!({})).await.unwrap();
+    client.close().await;
 }

@@ -135,9 +135,19 @@ impl Inner {
             _ => None,
         };
         let _asking = ropts.input.as_ref().map(|h| Asking::new(self, id, h.clone()));
-        let inbound = self.open(era, id, method, params, marks).await?;
+        // Armed before the request goes out: a future dropped while the
+        // server holds the request without an answer's head gives it up too
+        // (a cancellation of a request the server never got is ignored).
         let stateless = matches!(era, Some(Spoken::Stateless(_)));
         let mut guard = Cancel::new(self, id, stateless);
+        let inbound = match self.open(era, id, method, params, marks).await {
+            Ok(inbound) => inbound,
+            Err(e) => {
+                // Refused or not sent: nothing runs to give up.
+                guard.armed = false;
+                return Err(e);
+            }
+        };
         let outcome = self.answer_of(inbound, id, method, ropts).await;
         guard.armed = false;
         outcome
