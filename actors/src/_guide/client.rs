@@ -27,14 +27,17 @@
 //!
 //! **The era** is learned at connection: `server/discover` at `2026-07-28`
 //! first (a refusal naming the versions served is retried once at one of
-//! them); if the server does not know it, the `initialize` handshake at
+//! them); if the server does not know it — an error, or no JSON-RPC answer
+//! at all (a server of the older era may answer an unknown request with a
+//! 404 or a page; the handshake's own error stands if it fails too) — the
+//! `initialize` handshake at
 //! `2025-11-25`, accepting `2025-06-18` and `2025-03-26` if the server
 //! answers with them. [`ClientOptions::pin`](crate::client::ClientOptions::pin)
 //! speaks one version only. [`Client::server`](crate::client::Client::server)
 //! says what was chosen, with the server's identity, capabilities and
 //! instructions. A `server/discover` result must carry what the
-//! specification requires of one — `resultType`, `supportedVersions`,
-//! `capabilities`, `ttlMs` and `cacheScope`, each of its type — or the
+//! specification requires of one — `resultType`, `supportedVersions` (not
+//! empty), `capabilities`, `ttlMs` and `cacheScope`, each of its type — or the
 //! connection fails with a transport error naming the member.
 //!
 //! - **Stateless**: every request carries `_meta` (version, `clientInfo`,

@@ -76,7 +76,7 @@ type Member = (&'static str, &'static str, fn(&Value) -> bool);
 pub(crate) fn discovered(result: &Value) -> Result<(), ClientError> {
     let required: [Member; 5] = [
         ("resultType", "a string", Value::is_string),
-        ("supportedVersions", "an array of strings", strings),
+        ("supportedVersions", "a non-empty array of strings", strings),
         ("capabilities", "an object", Value::is_object),
         ("ttlMs", "a non-negative integer", Value::is_u64),
         ("cacheScope", "\"public\" or \"private\"", |v| matches!(v.as_str(), Some("public" | "private"))),
@@ -102,9 +102,10 @@ pub(crate) fn discovered(result: &Value) -> Result<(), ClientError> {
     Ok(())
 }
 
-/// Whether `v` is an array of strings.
+/// Whether `v` is a non-empty array of strings (a server that supports no
+/// version has nothing to be spoken to in).
 fn strings(v: &Value) -> bool {
-    v.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+    v.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string))
 }
 
 /// The rest of a legacy handshake: the session's version on every request,
@@ -141,6 +142,7 @@ mod tests {
         assert!(err.contains("no `resultType`") && err.contains("server/discover"), "{err}");
         let wrong = [
             ("supportedVersions", json!("2026-07-28")),
+            ("supportedVersions", json!([])),
             ("capabilities", json!(["tools"])),
             ("ttlMs", json!(-1)),
             ("cacheScope", json!("all")),
