@@ -261,6 +261,19 @@ async fn a_log_missing_its_first_line_is_broken_at_line_1() {
     assert_eq!((broken.line, broken.why.as_str()), (1, why));
 }
 
+/// `audit verify` on a file that is not there says it cannot be read (exit
+/// 2, on stderr), not that the log was altered: nothing is known of it.
+#[test]
+fn a_missing_file_is_unreadable_not_altered() {
+    let dir = scratch("audit-test-missing");
+    let missing = dir.join("audit.jsonl.9");
+    let out = std::process::Command::new(binary()).args(["audit", "verify"]).arg(&missing).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(!stdout.contains("altered"), "{stdout}");
+    assert!(stderr.contains(&format!("{} cannot be read: ", missing.display())), "{stderr}");
+}
+
 #[actix_rt::test]
 async fn a_build_that_fails_leaves_no_audit_file() {
     let dir = scratch("audit-test-failed-build");

@@ -92,7 +92,8 @@ fn loader<E: std::fmt::Display>(load: impl Fn(Vec<(String, String)>) -> Result<C
 
 /// `actix-mcp audit verify [--after SEQ:SHA256] FILE…`: 0 when the chain
 /// holds from `after` (the genesis when not given), 1 naming the first line
-/// that breaks it, 2 for an `after` that is not a head.
+/// that breaks it, 2 for an `after` that is not a head or a file that
+/// cannot be read (nothing is known of its chain: it is not called altered).
 fn verify_audit(after: Option<&str>, files: &[std::path::PathBuf]) -> ExitCode {
     let anchor = match after.map(str::parse::<actix_mcp::audit::Head>).transpose() {
         Ok(anchor) => anchor.unwrap_or_default(),
@@ -106,6 +107,10 @@ fn verify_audit(after: Option<&str>, files: &[std::path::PathBuf]) -> ExitCode {
             println!("{} records intact", intact.records);
             println!("head: seq {} sha256 {}", intact.head_seq, intact.head_hash);
             ExitCode::SUCCESS
+        }
+        Err(broken) if broken.unreadable() => {
+            eprintln!("actix-mcp: {broken}");
+            ExitCode::from(2)
         }
         Err(broken) => {
             println!("altered: {broken}");

@@ -184,8 +184,10 @@
 //! differently), and `prev` the SHA-256 of the previous line's bytes (64
 //! zeros for `seq` 1). Each request hands its record to a bounded queue
 //! (`audit.queue`, 4096) that one thread writes: with `when_full = "block"`
-//! (the default) a call waits while the disk is that far behind, with
-//! `"drop"` it never waits and the record is counted as dropped. Lines are
+//! (the default) no record is lost — the worker thread ending a call waits
+//! while the disk is that far behind, and the other requests on that worker
+//! wait with it; with `"drop"` nothing waits and the record is counted as
+//! dropped. Lines are
 //! written as they come and fsync'd every `audit.sync_ms` (1000; 0: each
 //! line). Past `audit.max_bytes` (64 MiB) the file is renamed `FILE.SEQ`,
 //! `SEQ` being its first record, and a new `FILE` goes on with the chain; a
@@ -201,7 +203,8 @@
 //! the head (`head: seq S sha256 H`), or 1 printing the line where the chain
 //! first breaks — the line altered, inserted or removed, when one was; when
 //! several lines in a row were altered, the first break shows only that the
-//! line it names or the one before it was:
+//! line it names or the one before it was. A file it cannot read (missing,
+//! unreadable) is not called altered: it exits 2 naming the file.
 //!
 //! ```sh
 //! actix-mcp audit verify $(ls /var/log/actix-mcp/audit.jsonl.* | sort -t. -k3 -n) /var/log/actix-mcp/audit.jsonl

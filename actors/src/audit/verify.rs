@@ -42,15 +42,27 @@ pub struct Intact {
 pub struct Broken {
     /// The file it is in.
     pub file: PathBuf,
-    /// Its line number in that file, from 1.
+    /// Its line number in that file, from 1 (0: the file could not be
+    /// read, see [`Broken::unreadable`]).
     pub line: usize,
     /// What is wrong.
     pub why: String,
 }
 
+impl Broken {
+    /// Whether the file could not be read at all (missing, unreadable):
+    /// nothing is known of its chain. Its `line` is 0.
+    pub fn unreadable(&self) -> bool {
+        self.line == 0
+    }
+}
+
 impl std::fmt::Display for Broken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} line {}: {}", self.file.display(), self.line, self.why)
+        match self.unreadable() {
+            true => write!(f, "{} cannot be read: {}", self.file.display(), self.why),
+            false => write!(f, "{} line {}: {}", self.file.display(), self.line, self.why),
+        }
     }
 }
 
@@ -183,6 +195,16 @@ fn read_lines(index: usize, path: &Path, out: &mut Vec<Line>) -> Result<(), Brok
 mod tests {
     use super::*;
     use crate::audit::chain::{sample, scratch, Head};
+
+    #[test]
+    fn a_missing_file_is_unreadable_not_altered() {
+        let dir = scratch("missing");
+        let missing = dir.path().join("audit.jsonl.7");
+        let broken = verify(std::slice::from_ref(&missing)).unwrap_err();
+        assert!(broken.unreadable(), "{broken}");
+        let said = broken.to_string();
+        assert!(said.starts_with(&format!("{} cannot be read: ", missing.display())), "{said}");
+    }
 
     /// `n` chained lines, split into files of `per_file` lines under `dir`.
     fn log(dir: &Path, n: usize, per_file: usize) -> Vec<PathBuf> {
