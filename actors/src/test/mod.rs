@@ -53,6 +53,26 @@
 //! assert!(changes.next_within(Duration::from_millis(100)).await.is_err());
 //! # });
 //! ```
+//!
+//! A server built without [`logger`](crate::builder::McpServerBuilder::logger)
+//! logs as `log.*` says, from a thread of its own, on stderr — which the
+//! test harness does not capture, so its start-up notes (the listener
+//! limit, a per-process `requestState` key) land among the test output.
+//! Give a test's server a logger that keeps nothing, or one of your own:
+//!
+//! ```
+//! # use actix_mcp::prelude::*;
+//! # use actix_mcp::test::{block_on, TestClient};
+//! # block_on(async {
+//! let server = McpServer::builder(server_info!())
+//!     .logger(actix_mcp::telemetry::logging::discard())
+//!     .tool(Tool::no_args("ping", "Answers pong", |_ctx| async { Ok("pong") }))
+//!     .build()
+//!     .unwrap();
+//! let client = TestClient::new(server).await;
+//! # assert!(client.call("ping", json!({})).await.is_ok());
+//! # });
+//! ```
 
 // The module's example shows a test file's `#[test]` function as a reader
 // writes it; hidden lines run its body, since a doctest runs no `#[test]`.
