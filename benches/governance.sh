@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . benches/lib.sh
 # Without BIN, the server is built here (every feature, $PROFILE).
-[ -n "${BIN:-}" ] || build_release
+[ -n "${BIN:-}" ] || build_server
 BIN="${BIN:-target/$PROFILE/actix-mcp}"
 needs valgrind curl "$BIN"
 read -r SMALL LARGE <<<"${CALLS:-500 2500}"

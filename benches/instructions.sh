@@ -24,7 +24,7 @@ PROFILE="${PROFILE:-release}"
 # shellcheck source=lib.sh
 . benches/lib.sh
 # Without BIN, the server is built here (every feature, $PROFILE).
-[ -n "${BIN:-}" ] || build_release
+[ -n "${BIN:-}" ] || build_server
 BIN="${BIN:-target/$PROFILE/actix-mcp}"
 LOAD="${LOAD:-target/debug/mcp-load}"
 BUDGET="${BUDGET:-benches/instructions.budget}"

@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . benches/lib.sh
 # Without BIN, the server is built here (every feature, $PROFILE).
-[ -n "${BIN:-}" ] || build_release
+[ -n "${BIN:-}" ] || build_server
 BIN="${BIN:-target/$PROFILE/actix-mcp}"
 needs redis-server wrk curl python3 "$BIN"
 SESSIONS="${SESSIONS:-300}"

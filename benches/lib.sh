@@ -14,8 +14,14 @@ PROFILE="${PROFILE:-dist}"
 # one CI's conformance step builds (and a script run after it would rebuild
 # the whole tree).
 build_release() {
-  cargo build --profile "$PROFILE" -q -p actix-mcp --features full
+  build_server
   cargo build --profile "$PROFILE" -q -p mcp-load
+}
+
+# build_server: the server alone, as build_release builds it (for the
+# scripts that drive it with curl or their own client).
+build_server() {
+  cargo build --profile "$PROFILE" -q -p actix-mcp --features full
 }
 
 # needs PROGRAM…: exits naming the first that is neither on PATH nor an

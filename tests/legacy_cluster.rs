@@ -277,16 +277,11 @@ fn session_key(sid: &str) -> String {
     format!("{}:session:{sid}", prefix())
 }
 
-/// The server's change script: sets (or, with "", deletes) one field of a
+/// The server's change script (the same file it runs): sets (or, with "", deletes) one field of a
 /// session that exists, raises its revision and reads it back — the write
 /// of `logging/setLevel` or `resources/subscribe`, without the letter
 /// that tells the other instances (a lost letter).
-const CHANGE: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
-redis.call('HINCRBY', KEYS[1], 'rev', 1)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return redis.call('HGETALL', KEYS[1])";
+const CHANGE: &str = include_str!("../actors/src/pipeline/legacy/change.lua");
 
 /// Changes `field` of session `sid` in the Redis at `port` as an instance
 /// answering a change does, but tells no instance.

@@ -33,12 +33,7 @@ use crate::hub::redis_link::{replicated, RedisLink};
 /// Applies one change (ARGV: the field, its value or "" to delete it, the
 /// idle time in ms) to a session that exists, raises its revision, and
 /// reads it back.
-const CHANGE: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-if ARGV[2] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
-redis.call('HINCRBY', KEYS[1], 'rev', 1)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return redis.call('HGETALL', KEYS[1])";
+const CHANGE: &str = include_str!("change.lua");
 
 /// Marks a use of a session (ARGV: the idle time in ms, the copy's
 /// revision): nil when it is gone, nothing when it is at the copy's
