@@ -20,7 +20,7 @@ params = dict(v) if isinstance(v, dict) else {"value": v}
 params.setdefault("_meta", meta)
 req = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
 open(sys.argv[2], "w").write(json.dumps(req))
-open(sys.argv[3], "wb").write(bytes([40]) + (json.dumps(v) + "\n" + json.dumps(req) + "\n").encode())
+open(sys.argv[3], "wb").write(bytes([40, 7]) + (json.dumps(v) + "\n" + json.dumps(req) + "\n").encode())
 PY
 done
 printf 'us-west1' >corpus/header_values/plain
@@ -31,6 +31,6 @@ printf 'eyJ2IjoxfQ.AAAA' >corpus/request_state/shape
 printf '0a1b2c3d.eyJ2IjoxfQ.AAAA' >corpus/request_state/with-key-id
 printf 'test://template/{id}/data\ntest://template/123/data' >corpus/uri_template/spec
 printf 'file:///{a}.{ext}\nfile:///readme.md' >corpus/uri_template/two
-printf '\x10{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}\n' \
+printf '\x10\x05{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}\n' \
   >corpus/stdio_and_initialize/initialize
 echo "seeded $(find corpus -type f | wc -l) inputs from $n spec examples"

@@ -23,6 +23,8 @@
 //! - [`raw_object`]: JSON objects kept as text until a typed parse (`params`, tool arguments).
 //! - [`model`]: wire types by spec chapter.
 //! - [`request_state`]: the integrity-protected `requestState` of multi round-trip requests.
+//! - [`uri_template`]: RFC 6570 level-1 URI templates, parsed and matched.
+//! - [`lines`]: newline-delimited messages of bounded length (the stdio framing).
 //! - [`digest`]: SHA-256 as lowercase hex (bindings, the audit log, pinned definitions).
 //! - [`subscription`]: listen filters, events, the routing table and listen-stream encoders.
 //! - [`client`]: the client side: era negotiation, one decode of what a server sends, requests encoded per era.
@@ -52,6 +54,7 @@ pub mod header_params;
 pub mod jsonrpc;
 pub mod legacy;
 pub mod limits;
+pub mod lines;
 pub mod meta;
 pub mod model;
 pub mod outgoing;
@@ -66,6 +69,7 @@ pub mod skills;
 pub mod subscription;
 pub mod tasks;
 pub mod trace;
+pub mod uri_template;
 pub mod version;
 
 pub use decode::{decode, Expect, Message};

@@ -1,7 +1,7 @@
 //! URI templates: parsing any template, and matching any URI against it.
 #![no_main]
 
-use actix_mcp::catalog::UriPattern;
+use mcp_protocol::uri_template::UriPattern;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

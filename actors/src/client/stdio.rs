@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use mcp_protocol::client::ServerMessage;
+use mcp_protocol::lines::{self, LineReader};
 use mcp_protocol::RequestId;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{Child, Command};
@@ -52,7 +53,7 @@ pub(crate) struct Stdio {
 
 /// One line of the child's stdout, read within `max` bytes.
 enum Line {
-    /// A whole line (without its newline), in the buffer.
+    /// A whole line (without its newline), in the reader.
     Read,
     /// Over `max` bytes, and not read further.
     TooLong,
@@ -60,25 +61,25 @@ enum Line {
     End,
 }
 
-/// Reads one line into `buf`, stopping as soon as it is longer than `max`.
-async fn read_line<R: AsyncBufRead + Unpin>(input: &mut R, buf: &mut Vec<u8>, max: usize) -> std::io::Result<Line> {
-    buf.clear();
+/// Reads one line through `reader`, stopping as soon as it is longer than
+/// its bound.
+async fn read_line<R: AsyncBufRead + Unpin>(input: &mut R, reader: &mut LineReader) -> std::io::Result<Line> {
     loop {
         let available = input.fill_buf().await?;
         if available.is_empty() {
-            return Ok(if buf.is_empty() { Line::End } else { Line::Read });
+            return Ok(match reader.finish() {
+                None => Line::End,
+                Some(lines::Line::Complete) => Line::Read,
+                Some(lines::Line::TooLong(_)) => Line::TooLong,
+            });
         }
-        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(pos) => (&available[..pos], pos + 1, true),
-            None => (available, available.len(), false),
-        };
-        if buf.len() + chunk.len() > max {
-            return Ok(Line::TooLong);
-        }
-        buf.extend_from_slice(chunk);
+        let (used, line) = reader.feed(available);
         input.consume(used);
-        if done {
-            return Ok(Line::Read);
+        match line {
+            Some(lines::Line::Complete) => return Ok(Line::Read),
+            Some(lines::Line::TooLong(_)) => return Ok(Line::TooLong),
+            None if reader.is_too_long() => return Ok(Line::TooLong),
+            None => {}
         }
     }
 }
@@ -112,11 +113,11 @@ impl Stdio {
         let p = pending.clone();
         tokio::spawn(async move {
             let mut reader = BufReader::new(stdout);
-            let mut line = Vec::new();
+            let mut line = LineReader::new(max_line);
             let why = loop {
-                match read_line(&mut reader, &mut line, max_line).await {
+                match read_line(&mut reader, &mut line).await {
                     // Not JSON (invalid UTF-8 included): skipped.
-                    Ok(Line::Read) => match ServerMessage::decode(&line) {
+                    Ok(Line::Read) => match ServerMessage::decode(line.line()) {
                         Ok(msg) => route(&p, msg, &unrouted, patience).await,
                         Err(_) => continue,
                     },
@@ -366,13 +367,18 @@ mod tests {
     async fn a_line_over_the_limit_is_not_read_further() {
         let data: &[u8] = b"short\nthis line is too long and never ends";
         let mut r = BufReader::with_capacity(4, data);
-        let mut buf = Vec::new();
-        assert!(matches!(read_line(&mut r, &mut buf, 10).await.unwrap(), Line::Read));
-        assert_eq!(buf, b"short");
-        assert!(matches!(read_line(&mut r, &mut buf, 10).await.unwrap(), Line::TooLong));
+        let mut line = LineReader::new(10);
+        assert!(matches!(read_line(&mut r, &mut line).await.unwrap(), Line::Read));
+        assert_eq!(line.line(), b"short");
+        assert!(matches!(read_line(&mut r, &mut line).await.unwrap(), Line::TooLong));
+        // Stopped within one buffer of the bound (10 + 4 bytes read of the
+        // long line): the rest is still unread.
+        let rest = r.fill_buf().await.unwrap().len() + r.get_ref().len();
+        assert!(rest >= data.len() - 6 - (10 + 4), "{rest} bytes left unread");
         let mut r = BufReader::new(&b"last"[..]);
-        assert!(matches!(read_line(&mut r, &mut buf, 10).await.unwrap(), Line::Read));
-        assert_eq!(buf, b"last");
-        assert!(matches!(read_line(&mut r, &mut buf, 10).await.unwrap(), Line::End));
+        let mut line = LineReader::new(10);
+        assert!(matches!(read_line(&mut r, &mut line).await.unwrap(), Line::Read));
+        assert_eq!(line.line(), b"last");
+        assert!(matches!(read_line(&mut r, &mut line).await.unwrap(), Line::End));
     }
 }

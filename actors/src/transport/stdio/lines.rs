@@ -1,42 +1,28 @@
-//! The stdin side of stdio: newline-delimited messages of bounded length,
-//! as a stream for the connection actor.
+//! The stdin side of stdio: newline-delimited messages of bounded length
+//! ([`LineReader`] frames them), as a stream for the connection actor.
 
 use futures::Stream;
+use mcp_protocol::lines::{Line, LineReader};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 use crate::transport::stream::Inbound;
 
-/// Reads one line of at most `max` bytes. `Ok(None)` at EOF; an over-long
-/// line is consumed and reported as `Err(len)`.
+/// Reads one line through `reader` (its bytes are then
+/// [`LineReader::line`]). `Ok(None)` at EOF; an over-long line is consumed
+/// and reported as [`Line::TooLong`].
 pub async fn read_line<R: AsyncBufRead + Unpin>(
     input: &mut R,
-    buf: &mut Vec<u8>,
-    max: usize,
-) -> std::io::Result<Option<Result<(), usize>>> {
-    buf.clear();
-    let mut overflow = 0usize;
+    reader: &mut LineReader,
+) -> std::io::Result<Option<Line>> {
     loop {
         let available = input.fill_buf().await?;
         if available.is_empty() {
-            return Ok(match (buf.is_empty() && overflow == 0, overflow) {
-                (true, _) => None,
-                (false, 0) => Some(Ok(())),
-                (false, n) => Some(Err(n)),
-            });
+            return Ok(reader.finish());
         }
-        let (chunk, used, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(pos) => (&available[..pos], pos + 1, true),
-            None => (available, available.len(), false),
-        };
-        if overflow > 0 || buf.len() + chunk.len() > max {
-            overflow += buf.len() + chunk.len();
-            buf.clear();
-        } else {
-            buf.extend_from_slice(chunk);
-        }
+        let (used, line) = reader.feed(available);
         input.consume(used);
-        if done {
-            return Ok(Some(if overflow > 0 { Err(overflow) } else { Ok(()) }));
+        if line.is_some() {
+            return Ok(line);
         }
     }
 }
@@ -46,18 +32,21 @@ pub fn lines<R>(input: R, max: usize, on_error: impl Fn(std::io::Error) + 'stati
 where
     R: AsyncBufRead + Unpin + 'static,
 {
-    futures::stream::unfold((input, Vec::new(), on_error), move |(mut input, mut buf, on_error)| async move {
-        let line = match read_line(&mut input, &mut buf, max).await {
-            Ok(None) => return None,
-            Ok(Some(Ok(()))) => Inbound::Message(std::mem::take(&mut buf)),
-            Ok(Some(Err(len))) => Inbound::TooLong(len),
-            Err(e) => {
-                on_error(e);
-                return None;
-            }
-        };
-        Some((line, (input, buf, on_error)))
-    })
+    futures::stream::unfold(
+        (input, LineReader::new(max), on_error),
+        move |(mut input, mut reader, on_error)| async move {
+            let line = match read_line(&mut input, &mut reader).await {
+                Ok(None) => return None,
+                Ok(Some(Line::Complete)) => Inbound::Message(reader.take_line()),
+                Ok(Some(Line::TooLong(len))) => Inbound::TooLong(len),
+                Err(e) => {
+                    on_error(e);
+                    return None;
+                }
+            };
+            Some((line, (input, reader, on_error)))
+        },
+    )
 }
 
 #[cfg(test)]
@@ -69,15 +58,15 @@ mod tests {
     async fn reads_bounded_lines() {
         let data: &[u8] = b"short\nthis line is too long\nok\nlast";
         let mut r = tokio::io::BufReader::with_capacity(4, data);
-        let mut buf = Vec::new();
-        assert_eq!(read_line(&mut r, &mut buf, 10).await.unwrap(), Some(Ok(())));
-        assert_eq!(buf, b"short");
-        assert!(matches!(read_line(&mut r, &mut buf, 10).await.unwrap(), Some(Err(_))));
-        assert_eq!(read_line(&mut r, &mut buf, 10).await.unwrap(), Some(Ok(())));
-        assert_eq!(buf, b"ok");
-        assert_eq!(read_line(&mut r, &mut buf, 10).await.unwrap(), Some(Ok(())));
-        assert_eq!(buf, b"last");
-        assert_eq!(read_line(&mut r, &mut buf, 10).await.unwrap(), None);
+        let mut reader = LineReader::new(10);
+        assert_eq!(read_line(&mut r, &mut reader).await.unwrap(), Some(Line::Complete));
+        assert_eq!(reader.line(), b"short");
+        assert_eq!(read_line(&mut r, &mut reader).await.unwrap(), Some(Line::TooLong(21)));
+        assert_eq!(read_line(&mut r, &mut reader).await.unwrap(), Some(Line::Complete));
+        assert_eq!(reader.line(), b"ok");
+        assert_eq!(read_line(&mut r, &mut reader).await.unwrap(), Some(Line::Complete));
+        assert_eq!(reader.line(), b"last");
+        assert_eq!(read_line(&mut r, &mut reader).await.unwrap(), None);
     }
 
     #[tokio::test]
