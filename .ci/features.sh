@@ -4,8 +4,15 @@
 # clippy-clean — with all of them, the workspace's own clippy step (the
 # tests ask for `full`); the lean build's dependency tree stays small and
 # free of what the features bring.
+#
+#   bash .ci/features.sh          # both parts
+#   bash .ci/features.sh lints    # the clippy passes only
+#   bash .ci/features.sh lean     # the lean tree and the lean example only
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PART="${1:-all}"
+case "$PART" in all | lints | lean) ;; *) echo "usage: $0 [lints|lean]" >&2; exit 2 ;; esac
+STARTED=$SECONDS
 
 FEATURES=(fs redis oauth client gateway tls metrics otel h2c policy config-file cli)
 lint() {
@@ -14,14 +21,18 @@ lint() {
   printf 'clippy %s: %d s\n' "$*" $((SECONDS - started))
 }
 
-lint --no-default-features --lib
-for feature in "${FEATURES[@]}"; do
-  targets=(--lib)
-  # The program needs only `cli`; with it alone it builds too.
-  [ "$feature" = cli ] && targets+=(--bins)
-  lint --no-default-features --features "$feature" "${targets[@]}"
-done
-lint --lib --bins
+if [ "$PART" != lean ]; then
+  lint --no-default-features --lib
+  for feature in "${FEATURES[@]}"; do
+    targets=(--lib)
+    # The program needs only `cli`; with it alone it builds too.
+    [ "$feature" = cli ] && targets+=(--bins)
+    lint --no-default-features --features "$feature" "${targets[@]}"
+  done
+  lint --lib --bins
+  printf 'every clippy pass: %d s\n' $((SECONDS - STARTED))
+fi
+[ "$PART" != lints ] || exit 0
 
 # An embedder's build: at most 160 crates, none of the features' own.
 tree="$(cargo tree -p actix-mcp --no-default-features -e normal --prefix none | sed 's/ (\*)//; s/ (proc-macro)//' | sort -u)"

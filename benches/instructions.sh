@@ -13,7 +13,9 @@
 # the `release` profile's build (the one CI builds; PROFILE=dist measures the
 # distribution build, whose figures are in benches/README.md); a
 # measurement more than 3 % above its budget fails. BIN is the server
-# (default target/$PROFILE/actix-mcp, built with every feature), LOAD the load generator for the
+# (default target/$PROFILE/actix-mcp, built here with every feature; CI
+# gives the README's `cargo build --release`, default features: the
+# measured paths are the same), LOAD the load generator for the
 # fan-out (default target/debug/mcp-load; its own speed does not count).
 # CALLS and EVENTS set the two sizes ("SMALL LARGE"; default "500 2500"
 # calls, "10 50" events to 1,000 streams). Identical runs agree to within

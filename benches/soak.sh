@@ -12,7 +12,9 @@
 #
 # Knobs: SOAK_MIN (20), SOAK_REDIS_EVERY_S (240; a third of the run when the
 # run is shorter than 12 min), SOAK_RATE (1000 req/s), SOAK_LISTENERS (250 per
-# instance), SOAK_OUT (target/soak).
+# instance), SOAK_OUT (target/soak); BIN (the server, built with every
+# feature) and LOAD (the load generator) to run builds made elsewhere (CI
+# runs the debug ones its tests built) instead of building both in $PROFILE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MIN="${SOAK_MIN:-20}"
@@ -23,10 +25,15 @@ command -v redis-server >/dev/null || { echo "soak: redis-server is needed" >&2;
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 step() { echo "[$(date +%T)] $*"; }
-step "building (release)"
 # shellcheck source=lib.sh
 . benches/lib.sh
-build_release
+if [ -z "${BIN:-}" ] || [ -z "${LOAD:-}" ]; then
+  step "building ($PROFILE)"
+  build_release
+fi
+BIN="${BIN:-target/$PROFILE/actix-mcp}"
+LOAD="${LOAD:-target/$PROFILE/mcp-load}"
+needs "$BIN" "$LOAD"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 REDIS_PORT=$(free_port)
@@ -68,10 +75,10 @@ key = "$KEY"
 level = "warning"
 TOML
 done
-ACTIX_MCP_WORKERS=2 target/$PROFILE/actix-mcp serve --catalog everything --config "$WORK/a.toml" \
+ACTIX_MCP_WORKERS=2 "$BIN" serve --catalog everything --config "$WORK/a.toml" \
   --bind "127.0.0.1:$PORT_A" 2>"$OUT/instance-a.log" &
 pids+=($!)
-ACTIX_MCP_WORKERS=2 target/$PROFILE/actix-mcp serve --catalog everything --config "$WORK/b.toml" \
+ACTIX_MCP_WORKERS=2 "$BIN" serve --catalog everything --config "$WORK/b.toml" \
   --bind "127.0.0.1:$PORT_B" 2>"$OUT/instance-b.log" &
 pids+=($!)
 for port in "$PORT_A" "$PORT_B"; do
@@ -103,7 +110,7 @@ RESTARTER=$!
 
 step "soak: $MIN min, instances on :$PORT_A and :$PORT_B (pids ${pids[*]}), Redis on :$REDIS_PORT restarted every ${EVERY}s"
 status=0
-target/$PROFILE/mcp-load soak --url "http://127.0.0.1:$PORT_A/mcp" --url "http://127.0.0.1:$PORT_B/mcp" \
+"$LOAD" soak --url "http://127.0.0.1:$PORT_A/mcp" --url "http://127.0.0.1:$PORT_B/mcp" \
   --pid "${pids[0]}" --pid "${pids[1]}" --duration "$SECS" --rate "${SOAK_RATE:-1000}" \
   --listeners "${SOAK_LISTENERS:-250}" --samples "$OUT/samples.csv" || status=$?
 for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || { echo "soak: instance $p died" >&2; status=1; }; done
