@@ -13,9 +13,9 @@
 # the `release` profile's build (the one CI builds; PROFILE=dist measures the
 # distribution build, whose figures are in benches/README.md); a
 # measurement more than 3 % above its budget fails. BIN is the server
-# (default target/$PROFILE/actix-mcp, built here with every feature; CI
-# gives the README's `cargo build --release`, default features: the
-# measured paths are the same), LOAD the load generator for the
+# (default target/$PROFILE/actix-mcp, built here as the README's `cargo
+# build --release` builds it, with the default features: the budget's
+# build, which CI gives as BIN), LOAD the load generator for the
 # fan-out (default target/debug/mcp-load; its own speed does not count).
 # CALLS and EVENTS set the two sizes ("SMALL LARGE"; default "500 2500"
 # calls, "10 50" events to 1,000 streams). Identical runs agree to within
@@ -25,8 +25,8 @@ cd "$(dirname "$0")/.."
 PROFILE="${PROFILE:-release}"
 # shellcheck source=lib.sh
 . benches/lib.sh
-# Without BIN, the server is built here (every feature, $PROFILE).
-[ -n "${BIN:-}" ] || build_server
+# Without BIN, the server is built here (the default features, $PROFILE).
+[ -n "${BIN:-}" ] || cargo build --profile "$PROFILE" -q -p actix-mcp --bin actix-mcp
 BIN="${BIN:-target/$PROFILE/actix-mcp}"
 LOAD="${LOAD:-target/debug/mcp-load}"
 BUDGET="${BUDGET:-benches/instructions.budget}"
