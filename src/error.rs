@@ -68,9 +68,20 @@ impl ErrorCode {
     /// matter of load rather than a fault; the client may retry later. HTTP
     /// answers it with 429.
     pub const SERVER_BUSY: ErrorCode = ErrorCode(-32000);
+    /// Events: the event type (or the webhook subscription) does not exist.
+    pub const EVENT_NOT_FOUND: ErrorCode = ErrorCode(-32011);
+    /// Events: the caller may not subscribe to this event type.
+    pub const EVENT_FORBIDDEN: ErrorCode = ErrorCode(-32012);
+    /// Events: a limit of the server (streams, subscriptions) is reached.
+    pub const EVENT_RESOURCE_EXHAUSTED: ErrorCode = ErrorCode(-32013);
+    /// Events: the request is well formed but asks for what the event type
+    /// does not offer (a delivery mode), or its schema changed incompatibly.
+    pub const EVENT_UNSUPPORTED: ErrorCode = ErrorCode(-32014);
+    /// Events: a webhook's callback failed verification or was unreachable.
+    pub const EVENT_CALLBACK_ENDPOINT: ErrorCode = ErrorCode(-32015);
 
     /// Every code named above, in the order they are named.
-    pub const NAMED: [ErrorCode; 12] = [
+    pub const NAMED: [ErrorCode; 17] = [
         Self::PARSE_ERROR,
         Self::INVALID_REQUEST,
         Self::METHOD_NOT_FOUND,
@@ -83,6 +94,11 @@ impl ErrorCode {
         Self::DRAFT_HEADER_MISMATCH,
         Self::DRAFT_MISSING_REQUIRED_CLIENT_CAPABILITY,
         Self::SERVER_BUSY,
+        Self::EVENT_NOT_FOUND,
+        Self::EVENT_FORBIDDEN,
+        Self::EVENT_RESOURCE_EXHAUSTED,
+        Self::EVENT_UNSUPPORTED,
+        Self::EVENT_CALLBACK_ENDPOINT,
     ];
 
     /// The code as text when it is one named above (a bounded label for
@@ -101,6 +117,11 @@ impl ErrorCode {
             Self::DRAFT_HEADER_MISMATCH => "-32001",
             Self::DRAFT_MISSING_REQUIRED_CLIENT_CAPABILITY => "-32003",
             Self::SERVER_BUSY => "-32000",
+            Self::EVENT_NOT_FOUND => "-32011",
+            Self::EVENT_FORBIDDEN => "-32012",
+            Self::EVENT_RESOURCE_EXHAUSTED => "-32013",
+            Self::EVENT_UNSUPPORTED => "-32014",
+            Self::EVENT_CALLBACK_ENDPOINT => "-32015",
             _ => return None,
         })
     }

@@ -26,6 +26,7 @@
 //! - [`uri_template`]: RFC 6570 level-1 URI templates, parsed and matched.
 //! - [`lines`]: newline-delimited messages of bounded length (the stdio framing).
 //! - [`digest`]: SHA-256 as lowercase hex (bindings, the audit log, pinned definitions).
+//! - [`events`]: the Triggers & Events extension: event types, subscriptions, occurrences, cursors over a bounded history.
 //! - [`subscription`]: listen filters, events, the routing table and listen-stream encoders.
 //! - [`client`]: the client side: era negotiation, one decode of what a server sends, requests encoded per era.
 //!
@@ -49,6 +50,7 @@ pub mod client;
 pub mod decode;
 pub mod digest;
 pub mod error;
+pub mod events;
 pub mod header;
 pub mod header_params;
 pub mod jsonrpc;

@@ -1,0 +1,309 @@
+//! A bounded history of one event type's occurrences and the cursors that
+//! read it.
+//!
+//! Each occurrence appended gets the next sequence number; a cursor is the
+//! position just after one (opaque on the wire: Base64 of the log's epoch
+//! and the number). The log keeps at most `capacity` occurrences and none
+//! older than `retention_ms`. A read from a cursor returns what follows it;
+//! whatever was skipped on the way — dropped by the bounds, older than the
+//! reader's `maxAgeMs`, or a cursor this log did not issue (another epoch,
+//! not a cursor at all) — makes the batch `truncated`, with a fresh cursor,
+//! and is never an error.
+
+use std::collections::VecDeque;
+
+use base64::Engine;
+
+use super::Occurrence;
+
+const TAG: &str = "ev1:";
+
+/// The history of one event type.
+#[derive(Debug, Clone)]
+pub struct EventLog {
+    epoch: u64,
+    capacity: usize,
+    retention_ms: u64,
+    /// The sequence number the next occurrence gets (the first is 1).
+    next: u64,
+    entries: VecDeque<Entry>,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    seq: u64,
+    at_ms: u64,
+    occurrence: Occurrence,
+}
+
+/// Where and how much to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadRequest<'a> {
+    /// The position to read after; `None` is from now (nothing is returned).
+    pub cursor: Option<&'a str>,
+    /// Skip occurrences older than this many milliseconds (ignored from now).
+    pub max_age_ms: Option<u64>,
+    /// At most this many occurrences.
+    pub max_events: usize,
+}
+
+impl<'a> ReadRequest<'a> {
+    /// Everything after `cursor`, however many.
+    pub fn new(cursor: Option<&'a str>) -> Self {
+        ReadRequest { cursor, max_age_ms: None, max_events: usize::MAX }
+    }
+}
+
+/// What a read found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Batch {
+    /// The occurrences, oldest first, each with the cursor just after it.
+    pub events: Vec<Occurrence>,
+    /// The position to read from next: after the last occurrence returned,
+    /// or the newest position when everything was read (so it advances
+    /// while nothing matches).
+    pub cursor: String,
+    /// Something between the cursor and what is returned was skipped.
+    pub truncated: bool,
+    /// More occurrences wait beyond `max_events`: read again at once.
+    pub has_more: bool,
+}
+
+impl EventLog {
+    /// An empty log keeping at most `capacity` occurrences (at least one)
+    /// for at most `retention_ms`. `epoch` tells this log's cursors from
+    /// another's: give each log (and each run of the program) its own.
+    pub fn new(epoch: u64, capacity: usize, retention_ms: u64) -> Self {
+        EventLog { epoch, capacity: capacity.max(1), retention_ms, next: 1, entries: VecDeque::new() }
+    }
+
+    /// Appends an occurrence logged at `now_ms`, drops what the bounds no
+    /// longer keep, and returns the occurrence with its cursor (what a
+    /// stream pushes).
+    pub fn append(&mut self, mut occurrence: Occurrence, now_ms: u64) -> Occurrence {
+        let seq = self.next;
+        self.next += 1;
+        occurrence.cursor = Some(self.cursor_at(seq));
+        self.entries.push_back(Entry { seq, at_ms: now_ms, occurrence: occurrence.clone() });
+        while self.entries.len() > self.capacity {
+            self.entries.pop_front();
+        }
+        let oldest_kept = now_ms.saturating_sub(self.retention_ms);
+        while self.entries.front().is_some_and(|e| e.at_ms < oldest_kept) {
+            self.entries.pop_front();
+        }
+        occurrence
+    }
+
+    /// The newest position: reading from it returns only what comes later.
+    pub fn head(&self) -> String {
+        self.cursor_at(self.next - 1)
+    }
+
+    /// How many occurrences the log holds now.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the log holds no occurrence.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The occurrences after `request.cursor` for which `matches` holds (a
+    /// subscription's arguments), at `now_ms`.
+    pub fn read(&self, request: &ReadRequest<'_>, now_ms: u64, matches: impl Fn(&Occurrence) -> bool) -> Batch {
+        let head = self.next - 1;
+        let empty = |truncated| Batch { events: Vec::new(), cursor: self.head(), truncated, has_more: false };
+        let Some(cursor) = request.cursor else {
+            return empty(false);
+        };
+        let after = match self.decode(cursor) {
+            Some(after) if after <= head => after,
+            // Not a position of this log: what the reader missed is unknown.
+            _ => return empty(true),
+        };
+        let oldest = self.entries.front().map_or(self.next, |e| e.seq);
+        let mut truncated = after + 1 < oldest;
+        let mut floor = now_ms.saturating_sub(self.retention_ms);
+        if let Some(age) = request.max_age_ms {
+            floor = floor.max(now_ms.saturating_sub(age));
+        }
+        let (mut events, mut position, mut has_more) = (Vec::new(), head, false);
+        for entry in self.entries.iter().filter(|e| e.seq > after) {
+            if entry.at_ms < floor {
+                truncated = true;
+            } else if matches(&entry.occurrence) {
+                if events.len() == request.max_events {
+                    has_more = true;
+                    break;
+                }
+                events.push(entry.occurrence.clone());
+                position = entry.seq;
+            }
+        }
+        if !has_more {
+            position = head;
+        }
+        Batch { events, cursor: self.cursor_at(position), truncated, has_more }
+    }
+
+    fn cursor_at(&self, seq: u64) -> String {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{TAG}{}:{seq}", self.epoch))
+    }
+
+    /// The sequence number a cursor of this log stands after; `None` for
+    /// anything else.
+    fn decode(&self, cursor: &str) -> Option<u64> {
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(cursor).ok()?;
+        let text = std::str::from_utf8(&bytes).ok()?;
+        let (epoch, seq) = text.strip_prefix(TAG)?.split_once(':')?;
+        (epoch.parse::<u64>().ok()? == self.epoch).then_some(())?;
+        seq.parse().ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::{json, Map, Value};
+
+    use super::*;
+
+    fn occurrence(id: u64, data: serde_json::Value) -> Occurrence {
+        let Value::Object(data) = data else { unreachable!() };
+        Occurrence::new(format!("e{id}"), "t", id, data)
+    }
+
+    fn ids(batch: &Batch) -> Vec<&str> {
+        batch.events.iter().map(|e| e.event_id.as_str()).collect()
+    }
+
+    fn all(_: &Occurrence) -> bool {
+        true
+    }
+
+    #[test]
+    fn from_now_returns_nothing_then_what_follows_and_a_quiet_read_keeps_its_place() {
+        let mut log = EventLog::new(1, 10, 60_000);
+        log.append(occurrence(1, json!({})), 1_000);
+        let start = log.read(&ReadRequest { max_age_ms: Some(60_000), ..ReadRequest::new(None) }, 1_000, all);
+        assert_eq!((start.events.len(), start.truncated, start.has_more), (0, false, false));
+        let pushed = log.append(occurrence(2, json!({})), 2_000);
+        let next = log.read(&ReadRequest::new(Some(&start.cursor)), 2_000, all);
+        assert_eq!(ids(&next), ["e2"]);
+        assert_eq!(next.events[0].cursor, pushed.cursor);
+        assert_eq!(next.cursor, log.head());
+        let quiet = log.read(&ReadRequest::new(Some(&next.cursor)), 3_000, all);
+        assert!(quiet.events.is_empty() && !quiet.truncated);
+        assert_eq!(quiet.cursor, next.cursor);
+    }
+
+    #[test]
+    fn max_events_pages_with_has_more_and_loses_nothing() {
+        let mut log = EventLog::new(1, 10, 60_000);
+        let start = log.head();
+        for id in 1..=5 {
+            log.append(occurrence(id, json!({})), 100);
+        }
+        let mut cursor = start;
+        let mut seen = Vec::new();
+        loop {
+            let batch = log.read(&ReadRequest { max_events: 2, ..ReadRequest::new(Some(&cursor)) }, 100, all);
+            assert!(batch.events.len() <= 2);
+            seen.extend(batch.events.iter().map(|e| e.event_id.clone()));
+            cursor = batch.cursor;
+            if !batch.has_more {
+                break;
+            }
+        }
+        assert_eq!(seen, ["e1", "e2", "e3", "e4", "e5"]);
+    }
+
+    #[test]
+    fn what_the_bounds_dropped_makes_the_batch_truncated() {
+        let mut log = EventLog::new(1, 2, 60_000);
+        let start = log.head();
+        for id in 1..=4 {
+            log.append(occurrence(id, json!({})), 100);
+        }
+        let batch = log.read(&ReadRequest::new(Some(&start)), 100, all);
+        assert_eq!(ids(&batch), ["e3", "e4"]);
+        assert!(batch.truncated);
+        // Retention: an occurrence older than it is skipped too, even before
+        // the next append drops it.
+        let aged = log.read(&ReadRequest::new(Some(&start)), 100 + 60_001, all);
+        assert!(aged.events.is_empty() && aged.truncated);
+        assert_eq!(aged.cursor, log.head());
+    }
+
+    #[test]
+    fn max_age_is_a_floor_that_truncates_and_is_ignored_from_now() {
+        let mut log = EventLog::new(1, 10, 600_000);
+        let start = log.head();
+        log.append(occurrence(1, json!({})), 1_000);
+        log.append(occurrence(2, json!({})), 9_000);
+        let floor = ReadRequest { max_age_ms: Some(5_000), ..ReadRequest::new(Some(&start)) };
+        let batch = log.read(&floor, 10_000, all);
+        assert_eq!(ids(&batch), ["e2"]);
+        assert!(batch.truncated);
+        let from_now = log.read(&ReadRequest { max_age_ms: Some(600_000), ..ReadRequest::new(None) }, 10_000, all);
+        assert!(from_now.events.is_empty() && !from_now.truncated);
+    }
+
+    #[test]
+    fn a_cursor_this_log_did_not_issue_starts_from_now_truncated() {
+        let mut log = EventLog::new(1, 10, 60_000);
+        log.append(occurrence(1, json!({})), 100);
+        let other = EventLog::new(2, 10, 60_000).head();
+        let ahead = EventLog { next: 99, ..EventLog::new(1, 10, 60_000) }.head();
+        for cursor in [other.as_str(), ahead.as_str(), "not a cursor", "", "ZXYx"] {
+            let batch = log.read(&ReadRequest::new(Some(cursor)), 100, all);
+            assert!(batch.events.is_empty() && batch.truncated, "{cursor:?}");
+            assert_eq!(batch.cursor, log.head());
+        }
+    }
+
+    #[test]
+    fn occurrences_the_subscription_does_not_match_are_passed_over() {
+        let mut log = EventLog::new(1, 10, 60_000);
+        let start = log.head();
+        for (id, from) in [(1, "a"), (2, "b"), (3, "a")] {
+            log.append(occurrence(id, json!({"from": from})), 100);
+        }
+        let from_a = |o: &Occurrence| o.data["from"] == "a";
+        let batch = log.read(&ReadRequest::new(Some(&start)), 100, from_a);
+        assert_eq!(ids(&batch), ["e1", "e3"]);
+        assert!(!batch.truncated);
+        let none = log.read(&ReadRequest::new(Some(&start)), 100, |o: &Occurrence| o.data.contains_key("to"));
+        assert!(none.events.is_empty());
+        assert_eq!(none.cursor, log.head());
+    }
+
+    proptest! {
+        /// Read in pages of any size from any point, a reader sees every
+        /// occurrence appended after its cursor once, in order, while the
+        /// bounds drop nothing.
+        #[test]
+        fn pages_of_any_size_see_each_occurrence_once(before in 0u64..5, after in 0u64..40, page in 1usize..7) {
+            let mut log = EventLog::new(9, 100, 60_000);
+            for id in 0..before {
+                log.append(occurrence(id, Value::Object(Map::new())), 10);
+            }
+            let mut cursor = log.head();
+            for id in before..before + after {
+                log.append(occurrence(id, Value::Object(Map::new())), 10);
+            }
+            let mut seen = Vec::new();
+            for _ in 0..=after {
+                let batch = log.read(&ReadRequest { max_events: page, ..ReadRequest::new(Some(&cursor)) }, 10, all);
+                prop_assert!(!batch.truncated);
+                seen.extend(batch.events.iter().map(|e| e.event_id.clone()));
+                cursor = batch.cursor;
+                if !batch.has_more { break; }
+            }
+            let expected: Vec<String> = (before..before + after).map(|id| format!("e{id}")).collect();
+            prop_assert_eq!(seen, expected);
+        }
+    }
+}
