@@ -303,10 +303,10 @@ async fn each_listed_hidden_character_keeps_a_tool_out_and_its_calls_from_the_up
 async fn refusals_logged(server: &mut HttpChild, items: &[&str]) -> std::collections::BTreeMap<String, Value> {
     fn note(line: &str, found: &mut std::collections::BTreeMap<String, Value>) {
         let Ok(record) = serde_json::from_str::<Value>(line) else { return };
-        if record["msg"] == "upstream item not served" {
-            if let Some(item) = record["item"].as_str() {
-                found.entry(item.to_owned()).or_insert_with(|| record.clone());
-            }
+        if record["msg"] == "upstream item not served"
+            && let Some(item) = record["item"].as_str()
+        {
+            found.entry(item.to_owned()).or_insert_with(|| record.clone());
         }
     }
     let mut found = std::collections::BTreeMap::new();

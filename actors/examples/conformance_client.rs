@@ -78,10 +78,10 @@ async fn follow_authorization(url: String) -> Result<AuthorizationResponse, Stri
 async fn authorized_session(url: &str, oauth: OAuth) -> Result<(), ClientError> {
     let client = Client::connect(url, accept_defaults(options()).token_provider(oauth)).await?;
     let tools = client.list_tools().await?;
-    if let Some(tool) = tools.first() {
-        if let Err(e) = client.call_tool(&tool.name, json!({})).await {
-            eprintln!("{}: {e}", tool.name);
-        }
+    if let Some(tool) = tools.first()
+        && let Err(e) = client.call_tool(&tool.name, json!({})).await
+    {
+        eprintln!("{}: {e}", tool.name);
     }
     client.close().await;
     Ok(())

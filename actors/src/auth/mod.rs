@@ -70,10 +70,10 @@ pub trait Authenticator: Send + Sync + 'static {
 /// header; an error for a second header, another scheme, or a token in the
 /// query string (OAuth 2.1 forbids it there).
 pub fn bearer_token<'a>(head: &Head<'a>) -> Result<Option<&'a str>, AuthError> {
-    if let Some(query) = head.query {
-        if query.split('&').any(|pair| pair.split('=').next() == Some("access_token")) {
-            return Err(AuthError::InvalidRequest("tokens are accepted in the Authorization header only".into()));
-        }
+    if let Some(query) = head.query
+        && query.split('&').any(|pair| pair.split('=').next() == Some("access_token"))
+    {
+        return Err(AuthError::InvalidRequest("tokens are accepted in the Authorization header only".into()));
     }
     let value = match head.header(Header::Authorization) {
         Ok(Some(value)) => value,

@@ -45,10 +45,8 @@ fn file_resource(skill: &Skill, file: &SkillFile) -> Resource {
     };
     let mut r = Resource::new(skill.file_uri(file), name, read).with_mime_type(file.mime_type.clone());
     r = r.with_size(file.size);
-    if is_manifest {
-        if let Some(d) = skill.frontmatter.get("description").and_then(|v| v.as_str()) {
-            r = r.with_description(d);
-        }
+    if is_manifest && let Some(d) = skill.frontmatter.get("description").and_then(|v| v.as_str()) {
+        r = r.with_description(d);
     }
     r.scopes = skill.scopes.clone();
     r

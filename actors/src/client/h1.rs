@@ -137,10 +137,10 @@ impl Body for PooledBody {
 
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
         let polled = Pin::new(&mut self.body).poll_frame(cx);
-        if let Poll::Ready(None) = polled {
-            if let Some((pool, sender)) = self.back.take() {
-                pool.put(sender);
-            }
+        if let Poll::Ready(None) = polled
+            && let Some((pool, sender)) = self.back.take()
+        {
+            pool.put(sender);
         }
         polled
     }

@@ -188,11 +188,11 @@ impl Http {
             if status == 401 || status == 403 {
                 let challenge = header(resp.headers(), WWW_AUTHENTICATE.as_str());
                 let dpop_nonce = header(resp.headers(), "dpop-nonce");
-                if let (Some(p), true) = (&self.options.token, retries < MAX_AUTH_RETRIES) {
-                    if p.refused(Refusal { status, challenge: challenge.clone(), dpop_nonce }).await? {
-                        retries += 1;
-                        continue;
-                    }
+                if let (Some(p), true) = (&self.options.token, retries < MAX_AUTH_RETRIES)
+                    && p.refused(Refusal { status, challenge: challenge.clone(), dpop_nonce }).await?
+                {
+                    retries += 1;
+                    continue;
                 }
                 return Err(ClientError::Auth { status, challenge, message: format!("sending {what}") });
             }

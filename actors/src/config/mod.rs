@@ -287,15 +287,14 @@ impl Config {
         self.mrtr.decoded_keys()?;
         redis::validate(&self.redis, &self.hub.redis_url, &HubConfig::default().redis_url)?;
         #[cfg(feature = "redis")]
-        if self.hub.backend == HubBackend::Redis
+        if (self.hub.backend == HubBackend::Redis
             || self.tasks.in_redis(self.hub.backend)
-            || self.legacy.in_redis(self.hub.backend)
+            || self.legacy.in_redis(self.hub.backend))
+            && let RedisTarget::Url(url) = self.redis_target()
         {
-            if let RedisTarget::Url(url) = self.redis_target() {
-                // The key it came from: redis.url, else hub.redis_url.
-                let key = if self.redis.url.is_empty() { "hub.redis_url" } else { "redis.url" };
-                ::redis::Client::open(url.as_str()).map_err(|e| ConfigError(format!("{key} {url:?}: {e}")))?;
-            }
+            // The key it came from: redis.url, else hub.redis_url.
+            let key = if self.redis.url.is_empty() { "hub.redis_url" } else { "redis.url" };
+            ::redis::Client::open(url.as_str()).map_err(|e| ConfigError(format!("{key} {url:?}: {e}")))?;
         }
         self.metrics.validate()?;
         self.audit.validate()?;

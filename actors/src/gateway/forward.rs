@@ -353,7 +353,8 @@ fn completer(
 ) -> impl Fn(CompleteParams, RequestContext) -> futures::future::LocalBoxFuture<'static, Result<Completion, HandlerError>>
        + Send
        + Sync
-       + 'static {
+       + 'static
+       + use<> {
     let link = link.clone();
     move |p, ctx| {
         let (link, own) = (link.clone(), own.clone());

@@ -400,10 +400,10 @@ impl StreamHandler<Changed> for Upstream {
             Changed::Note(generation, n) if generation == self.generation => {
                 if n.method.ends_with("/list_changed") {
                     self.relist(ctx)
-                } else if n.method == "notifications/resources/updated" {
-                    if let Some(uri) = n.params.get("uri").and_then(serde_json::Value::as_str) {
-                        self.updated(uri);
-                    }
+                } else if n.method == "notifications/resources/updated"
+                    && let Some(uri) = n.params.get("uri").and_then(serde_json::Value::as_str)
+                {
+                    self.updated(uri);
                 }
             }
             Changed::Note(..) => {}

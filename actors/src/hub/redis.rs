@@ -193,10 +193,10 @@ impl HubBackend for RedisBackend {
     }
 
     fn publish(&mut self, event: Event, key: Option<&str>, trace: Option<&TraceContext>) -> Vec<Event> {
-        if let Some(tx) = &self.outbox {
-            if tx.try_send(WireEvent::encode(&self.origin, &event, key, trace)).is_err() {
-                self.stats.publish_failures.fetch_add(1, Ordering::Relaxed);
-            }
+        if let Some(tx) = &self.outbox
+            && tx.try_send(WireEvent::encode(&self.origin, &event, key, trace)).is_err()
+        {
+            self.stats.publish_failures.fetch_add(1, Ordering::Relaxed);
         }
         if self.fresh(&event, key) {
             vec![event]

@@ -190,10 +190,10 @@ impl RedisLink {
                 Target::Sentinel(watch) => watch.generation(),
             };
             let mut held = con.lock().await;
-            if let Some((g, c)) = held.as_ref() {
-                if *g == generation {
-                    return Ok(c.clone());
-                }
+            if let Some((g, c)) = held.as_ref()
+                && *g == generation
+            {
+                return Ok(c.clone());
             }
             let client = link.client().await?;
             let made = client.get_connection_manager_with_config(link.config.clone()).await?;

@@ -151,12 +151,12 @@ impl std::future::Future for StartHere {
     type Output = ();
 
     fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
-        if let Some(mut actor) = self.0.take() {
-            if actor.as_mut().poll(cx).is_pending() {
-                // What the actor waits on was registered with this task's
-                // waker; its own task's first poll registers again.
-                actix::spawn(actor);
-            }
+        if let Some(mut actor) = self.0.take()
+            && actor.as_mut().poll(cx).is_pending()
+        {
+            // What the actor waits on was registered with this task's
+            // waker; its own task's first poll registers again.
+            actix::spawn(actor);
         }
         std::task::Poll::Ready(())
     }

@@ -46,12 +46,11 @@ impl McpServer {
         if matches!(self.inner.occupancy.check(), Err(crate::hub::HubError::Full { .. })) {
             why.push("the subscription hub is at capacity");
         }
-        if self.inner.config.hub.require_backend {
-            if let Some(link) = &self.inner.backend_link {
-                if !link.connected.load(Ordering::Acquire) {
-                    why.push("the hub backend (Redis) is unreachable");
-                }
-            }
+        if self.inner.config.hub.require_backend
+            && let Some(link) = &self.inner.backend_link
+            && !link.connected.load(Ordering::Acquire)
+        {
+            why.push("the hub backend (Redis) is unreachable");
         }
         if why.is_empty() {
             Ok(())

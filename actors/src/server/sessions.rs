@@ -43,11 +43,11 @@ impl McpServer {
         };
         // Stored before the client hears of it: its next message may land
         // on any instance.
-        if let Some((store, stored)) = to_store {
-            if let Err(e) = store.create(session.id(), &stored).await {
-                session.end();
-                return Err(OpenError::Unavailable(e.to_error_data()));
-            }
+        if let Some((store, stored)) = to_store
+            && let Err(e) = store.create(session.id(), &stored).await
+        {
+            session.end();
+            return Err(OpenError::Unavailable(e.to_error_data()));
         }
         slog::info!(self.inner.log, "legacy session opened"; "session" => session.id(),
             "version" => version.as_str(), "client" => client);

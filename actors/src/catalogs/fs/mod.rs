@@ -187,10 +187,10 @@ pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
     // One batch: the files come in as one change (one copy of the items).
     catalog.batch(|catalog| {
         for file in &found.files {
-            if let Some(r) = resource_for(&shared, file) {
-                if let Err(e) = catalog.add_resource(r) {
-                    warn!(log, "a file is not served"; "error" => %e);
-                }
+            if let Some(r) = resource_for(&shared, file)
+                && let Err(e) = catalog.add_resource(r)
+            {
+                warn!(log, "a file is not served"; "error" => %e);
             }
         }
     });

@@ -97,10 +97,10 @@ fn apply_quiet(
     for (path, _, _) in ready.iter().filter(|(_, _, entered)| *entered) {
         let _ = watcher.watch(path, RecursiveMode::NonRecursive);
     }
-    if let Some(skills) = &shared.skills {
-        if ready.iter().any(|(p, _, _)| skills.contains(p)) {
-            skills.sync(shared, catalog, log);
-        }
+    if let Some(skills) = &shared.skills
+        && ready.iter().any(|(p, _, _)| skills.contains(p))
+    {
+        skills.sync(shared, catalog, log);
     }
     for (path, kind, entered) in &ready {
         apply(shared, catalog, path, kind, *entered, log);
@@ -175,10 +175,10 @@ fn serve_directory(shared: &Arc<Shared>, catalog: &Catalog, path: &Path, log: &L
             warn!(log, "fs.max_files reached; new files are not served"; "max_files" => shared.config.max_files);
             break;
         }
-        if catalog.resource(&shared.jail.uri_of(&file)).is_none() {
-            if let Some(r) = super::resource_for(shared, &file) {
-                catalog.add_resource_observed(r, &observation(&file));
-            }
+        if catalog.resource(&shared.jail.uri_of(&file)).is_none()
+            && let Some(r) = super::resource_for(shared, &file)
+        {
+            catalog.add_resource_observed(r, &observation(&file));
         }
     }
 }

@@ -149,10 +149,10 @@ impl Flow {
         let wanted = challenge.scope.clone().or(prm_scopes);
         let mut scope = if step_up { union(state.scope.as_deref(), wanted.as_deref()) } else { wanted };
         let offers_offline = state.meta.as_ref().is_some_and(|m| lists(&m.scopes_supported, "offline_access"));
-        if let (Some(s), true, Grant::AuthorizationCode { .. }) = (&scope, offers_offline, &self.grant) {
-            if !s.split(' ').any(|x| x == "offline_access") {
-                scope = Some(format!("{s} offline_access"));
-            }
+        if let (Some(s), true, Grant::AuthorizationCode { .. }) = (&scope, offers_offline, &self.grant)
+            && !s.split(' ').any(|x| x == "offline_access")
+        {
+            scope = Some(format!("{s} offline_access"));
         }
         state.scope = scope;
         let tokens = match &self.grant {
@@ -189,12 +189,12 @@ impl Flow {
         for url in server_metadata_urls(issuer.as_deref(), &self.server_url) {
             let Some(meta) = self.get_json::<ServerMetadata>(&url).await? else { continue };
             let named = meta.issuer.as_deref().unwrap_or_default();
-            if let Some(expected) = &issuer {
-                if named != expected {
-                    return Err(refused(format!(
-                        "the authorization server metadata at {url} names the issuer {named:?}, not {expected:?}"
-                    )));
-                }
+            if let Some(expected) = &issuer
+                && named != expected
+            {
+                return Err(refused(format!(
+                    "the authorization server metadata at {url} names the issuer {named:?}, not {expected:?}"
+                )));
             }
             state.meta = Some(meta);
             break;

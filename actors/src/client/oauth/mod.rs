@@ -183,7 +183,7 @@ pub fn identity_assertion(
     idp_token_endpoint: &str,
     idp_client_id: &str,
     id_token: &str,
-) -> impl Fn(String, String) -> BoxFuture<'static, Result<String, String>> + Send + Sync + 'static {
+) -> impl Fn(String, String) -> BoxFuture<'static, Result<String, String>> + Send + Sync + 'static + use<> {
     let (endpoint, client_id, id_token) =
         (idp_token_endpoint.to_owned(), idp_client_id.to_owned(), id_token.to_owned());
     move |audience: String, resource: String| {

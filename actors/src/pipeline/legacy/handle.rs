@@ -179,10 +179,10 @@ impl SessionHandle {
     /// error.
     pub(crate) async fn answer(&self, r: Response) -> Result<(), StoreError> {
         self.shared.touch();
-        if let Some(store) = &self.store {
-            if let Some(by) = asked_by(&r.id).filter(|by| by != store.instance()) {
-                return store.answer(&self.id, &by, r).await;
-            }
+        if let Some(store) = &self.store
+            && let Some(by) = asked_by(&r.id).filter(|by| by != store.instance())
+        {
+            return store.answer(&self.id, &by, r).await;
         }
         let _ = self.addr.send(ClientAnswer(r)).await;
         Ok(())

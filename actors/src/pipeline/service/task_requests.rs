@@ -231,10 +231,10 @@ impl McpService {
             changed
         });
         let after = tasks.update(&p.task_id, change).await.map_err(store_error)?;
-        if let Some((record, true)) = after {
-            if record.status == TaskStatus::Working {
-                self.resume(tasks, record, ctx)?;
-            }
+        if let Some((record, true)) = after
+            && record.status == TaskStatus::Working
+        {
+            self.resume(tasks, record, ctx)?;
         }
         self.finish(&Map::new(), None)
     }
