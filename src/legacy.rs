@@ -77,7 +77,12 @@ pub mod method {
 }
 
 /// The stateless era's requests a legacy session does not serve.
-const STATELESS_ONLY: [&str; 2] = [crate::request::method::SUBSCRIPTIONS_LISTEN, crate::request::method::DISCOVER];
+const STATELESS_ONLY: [&str; 4] = [
+    crate::request::method::SUBSCRIPTIONS_LISTEN,
+    crate::request::method::DISCOVER,
+    crate::request::method::EVENTS_LIST,
+    crate::request::method::EVENTS_POLL,
+];
 
 /// A request of the legacy era.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,8 +113,9 @@ struct UriParams {
 }
 
 impl LegacyRequest {
-    /// Parses a legacy request; `subscriptions/listen` and `server/discover`
-    /// belong to the stateless era and are not found here.
+    /// Parses a legacy request; `subscriptions/listen`, `server/discover`
+    /// and the Events extension's methods belong to the stateless era and
+    /// are not found here.
     pub fn from_parts(method: &str, params: Option<&RawObject>) -> Result<Self, ProtocolError> {
         Ok(match method {
             method::INITIALIZE => LegacyRequest::Initialize(Box::new(parse(method, params)?)),
@@ -214,6 +220,10 @@ mod tests {
             Ok(LegacyRequest::Subscribe("x://1".into()))
         );
         assert!(LegacyRequest::from_parts("subscriptions/listen", None).is_err());
+        for events in ["events/list", "events/poll"] {
+            let refused = LegacyRequest::from_parts(events, None).unwrap_err();
+            assert!(matches!(refused, ProtocolError::MethodNotFound(_)), "{events}: {refused:?}");
+        }
         assert!(matches!(LegacyRequest::from_parts("tools/list", None), Ok(LegacyRequest::Shared(_))));
         assert!(LegacyRequest::from_parts("logging/setLevel", p(json!({"level": "loud"}))).is_err());
     }

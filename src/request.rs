@@ -54,6 +54,10 @@ macro_rules! client_requests {
             ListSkills($crate::request::ListParams) = SKILLS_LIST "skills/list", list_skills;
             /// `skills/get` (the Skills extension).
             GetSkill($crate::skills::GetSkillParams) = SKILLS_GET "skills/get", get_skill;
+            /// `events/list` (the Events extension).
+            ListEvents($crate::request::ListParams) = EVENTS_LIST "events/list", list_events;
+            /// `events/poll` (the Events extension): one subscription's occurrences after a cursor.
+            PollEvents($crate::events::PollParams) = EVENTS_POLL "events/poll", poll_events;
             /// `subscriptions/listen`: opens a long-lived notification stream.
             Listen($crate::subscription::ListenParams) = SUBSCRIPTIONS_LISTEN "subscriptions/listen", listen;
             /// `tasks/get` (the Tasks extension).

@@ -227,6 +227,7 @@ mod tests {
         for id in 1..=4 {
             log.append(occurrence(id, json!({})), 100);
         }
+        assert_eq!(log.len(), 2);
         let batch = log.read(&ReadRequest::new(Some(&start)), 100, all);
         assert_eq!(ids(&batch), ["e3", "e4"]);
         assert!(batch.truncated);

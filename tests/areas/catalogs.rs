@@ -1,4 +1,4 @@
-//! The catalogs: the `fs` catalog and its boundaries, Skills and MCP Apps.
+//! The catalogs: the `fs` catalog and its boundaries, Skills, MCP Apps and Events.
 //!
 //! One test binary of the area (`cargo test -p actix-mcp --test catalogs`); each
 //! file in `tests/` is one of its modules, sharing `tests/common/`.
@@ -8,6 +8,8 @@ mod common;
 
 #[path = "../apps.rs"]
 mod apps;
+#[path = "../events.rs"]
+mod events;
 #[path = "../fs_boundaries.rs"]
 mod fs_boundaries;
 #[path = "../fs_catalog.rs"]

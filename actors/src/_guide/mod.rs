@@ -11,6 +11,7 @@
 //! | [`authorization`] | OAuth 2.1 resource server, API keys, your own authenticator, scopes |
 //! | [`tasks`] | long-running calls as tasks (the Tasks extension) |
 //! | [`extensions`] | views next to tool results (MCP Apps) and Agent Skills (Skills) |
+//! | [`events`] | event types clients subscribe to (the Triggers & Events extension) |
 //! | [`scaling_out`] | several instances behind a load balancer, over Redis |
 //! | [`operating`] | health, metrics, the status page, trace context, OpenTelemetry, logs |
 //! | [`embedding`] | mounting the endpoint in your own actix-web app, your actors and the hub |
@@ -28,6 +29,7 @@ pub mod authorization;
 pub mod client;
 pub mod configuration;
 pub mod embedding;
+pub mod events;
 pub mod extensions;
 #[cfg(feature = "gateway")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gateway")))]

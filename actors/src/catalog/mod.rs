@@ -22,6 +22,7 @@ mod builders;
 mod completing;
 pub mod context;
 pub mod error;
+mod event_types;
 mod events;
 mod interest;
 mod items;
@@ -49,6 +50,9 @@ use arc_swap::{ArcSwap, ArcSwapOption};
 
 pub use body::ResourceBody;
 pub use completing::Completer;
+pub use event_types::{
+    EventSource, EventType, DEFAULT_HISTORY, DEFAULT_MAX_BATCH, DEFAULT_NEXT_POLL, DEFAULT_RETENTION,
+};
 pub use events::{Origin, Watcher};
 pub use interest::Interest;
 pub use listing::Listing;
@@ -102,6 +106,8 @@ pub struct Catalog {
     /// Asked about what the catalog does not hold.
     resolver: ArcSwapOption<ResourceResolver>,
     tool_resolver: ArcSwapOption<ToolResolver>,
+    /// The event types (the Events extension), by name.
+    event_types: ArcSwap<event_types::EventTypes>,
     /// Shared application state, one value per type.
     states: state::StateMap,
     /// Whether any item ever added asks for scopes: until one does, a

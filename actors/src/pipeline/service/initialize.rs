@@ -38,6 +38,13 @@ fn initialize(service: &McpService, r: &Request) -> Result<(SessionState, Value)
     };
     let state = SessionState::new(version, &params);
     let mut capabilities = service.capabilities();
+    // The Events extension is served on the stateless era only.
+    if let Some(extensions) = capabilities.extensions.as_mut() {
+        extensions.remove(mcp_protocol::events::EXTENSION);
+        if extensions.is_empty() {
+            capabilities.extensions = None;
+        }
+    }
     // Its requests to the client name the request they are part of.
     let experimental = capabilities.experimental.get_or_insert_with(Default::default);
     experimental.insert(mcp_protocol::meta::RELATED_REQUEST_KEY.into(), json!({}));

@@ -13,6 +13,7 @@ mod answer;
 mod completion;
 mod discover;
 mod envelope;
+mod events;
 mod gate;
 mod initialize;
 mod prompts;
@@ -258,7 +259,8 @@ impl McpService {
     }
 
     /// The extensions declared: Tasks (`tasks.enabled`), Skills (the catalog
-    /// serves skills, with `directoryRead`), MCP Apps (it serves a view).
+    /// serves skills, with `directoryRead`), MCP Apps (it serves a view),
+    /// Events (it serves an event type; not `listChanged` yet).
     fn extensions(&self) -> Option<Map<String, Value>> {
         let mut out = Map::new();
         if self.tasks.is_some() {
@@ -269,6 +271,9 @@ impl McpService {
         }
         if self.catalog.serves_views() {
             out.extend([mcp_protocol::apps::server_capability()]);
+        }
+        if self.catalog.serves_events() {
+            out.insert(mcp_protocol::events::EXTENSION.into(), mcp_protocol::events::capability(false));
         }
         Some(out).filter(|m| !m.is_empty())
     }
