@@ -31,7 +31,7 @@ fn start() -> (TestServer, EventSource) {
     let catalog = Catalog::new();
     let mail =
         EventType::matching::<Inbox, Mail>("mail.received", "A mail arrived", &[Delivery::Poll], |inbox, data| {
-            inbox.from.as_deref().is_none_or(|from| data["from"] == from)
+            inbox.from.as_deref().is_none_or(|from| data.get("from").and_then(Value::as_str) == Some(from))
         });
     let source = catalog.add_event_type(mail).unwrap();
     catalog.add_event_type(EventType::new::<Inbox, Mail>("mail.pushed", "Pushed only", &[Delivery::Push])).unwrap();

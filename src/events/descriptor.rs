@@ -65,7 +65,8 @@ impl EventDescriptor {
 
     /// Checks what `events/list` promises of every descriptor: a name and a
     /// description that are not empty, delivery modes that are not empty
-    /// and not repeated, both schemas JSON objects.
+    /// and not repeated, both schemas JSON objects describing JSON objects
+    /// (their `type`, when given, is `object`).
     pub fn validate(&self) -> Result<(), InvalidDescriptor> {
         let fail = |why: String| Err(InvalidDescriptor(why));
         if self.name.trim().is_empty() {
@@ -86,6 +87,11 @@ impl EventDescriptor {
         for (field, schema) in [("inputSchema", &self.input_schema), ("payloadSchema", &self.payload_schema)] {
             if !schema.is_object() {
                 return fail(format!("the {field} of event type `{name}` is not a JSON object"));
+            }
+            // Arguments and data are JSON objects: a schema of anything else
+            // (`null`, a string) admits no subscription or no occurrence.
+            if schema.get("type").is_some_and(|t| t != "object") {
+                return fail(format!("the {field} of event type `{name}` does not describe a JSON object"));
             }
         }
         Ok(())
@@ -120,13 +126,15 @@ mod tests {
     #[test]
     fn every_rule_of_a_descriptor_is_checked() {
         type Spoil = fn(&mut EventDescriptor);
-        let cases: [(Spoil, &str); 6] = [
+        let cases: [(Spoil, &str); 8] = [
             (|d| d.name = " ".into(), "needs a name"),
             (|d| d.description.clear(), "needs a description"),
             (|d| d.delivery.clear(), "offers no delivery mode"),
             (|d| d.delivery = vec![Delivery::Push, Delivery::Push], "`push` twice"),
             (|d| d.input_schema = json!(true), "inputSchema"),
             (|d| d.payload_schema = json!("object"), "payloadSchema"),
+            (|d| d.input_schema = json!({"type": "null"}), "inputSchema of event type `email.received` does not"),
+            (|d| d.payload_schema = json!({"type": "string"}), "payloadSchema of event type `email.received` does not"),
         ];
         for (spoil, says) in cases {
             let mut d = descriptor();

@@ -85,6 +85,12 @@ impl EventLog {
         self.next += 1;
         occurrence.cursor = Some(self.cursor_at(seq));
         self.entries.push_back(Entry { seq, at_ms: now_ms, occurrence: occurrence.clone() });
+        self.evict(now_ms);
+        occurrence
+    }
+
+    /// Drops what the bounds no longer keep at `now_ms`.
+    fn evict(&mut self, now_ms: u64) {
         while self.entries.len() > self.capacity {
             self.entries.pop_front();
         }
@@ -92,7 +98,6 @@ impl EventLog {
         while self.entries.front().is_some_and(|e| e.at_ms < oldest_kept) {
             self.entries.pop_front();
         }
-        occurrence
     }
 
     /// The newest position: reading from it returns only what comes later.
@@ -111,8 +116,11 @@ impl EventLog {
     }
 
     /// The occurrences after `request.cursor` for which `matches` holds (a
-    /// subscription's arguments), at `now_ms`.
-    pub fn read(&self, request: &ReadRequest<'_>, now_ms: u64, matches: impl Fn(&Occurrence) -> bool) -> Batch {
+    /// subscription's arguments), at `now_ms` (what the retention no longer
+    /// keeps at that time is dropped first). An occurrence the `maxAgeMs`
+    /// floor skips makes the batch truncated only if it matches.
+    pub fn read(&mut self, request: &ReadRequest<'_>, now_ms: u64, matches: impl Fn(&Occurrence) -> bool) -> Batch {
+        self.evict(now_ms);
         let head = self.next - 1;
         let empty = |truncated| Batch { events: Vec::new(), cursor: self.head(), truncated, has_more: false };
         let Some(cursor) = request.cursor else {
@@ -125,14 +133,14 @@ impl EventLog {
         };
         let oldest = self.entries.front().map_or(self.next, |e| e.seq);
         let mut truncated = after + 1 < oldest;
-        let mut floor = now_ms.saturating_sub(self.retention_ms);
-        if let Some(age) = request.max_age_ms {
-            floor = floor.max(now_ms.saturating_sub(age));
-        }
+        let floor = request.max_age_ms.map_or(0, |age| now_ms.saturating_sub(age));
+        // Sequence numbers are consecutive from the oldest kept: the first
+        // entry after the cursor is found, not searched for.
+        let first = usize::try_from((after + 1).saturating_sub(oldest)).unwrap_or(usize::MAX);
         let (mut events, mut position, mut has_more) = (Vec::new(), head, false);
-        for entry in self.entries.iter().filter(|e| e.seq > after) {
+        for entry in self.entries.iter().skip(first) {
             if entry.at_ms < floor {
-                truncated = true;
+                truncated |= matches(&entry.occurrence);
             } else if matches(&entry.occurrence) {
                 if events.len() == request.max_events {
                     has_more = true;
@@ -231,11 +239,12 @@ mod tests {
         let batch = log.read(&ReadRequest::new(Some(&start)), 100, all);
         assert_eq!(ids(&batch), ["e3", "e4"]);
         assert!(batch.truncated);
-        // Retention: an occurrence older than it is skipped too, even before
-        // the next append drops it.
+        // Retention: an occurrence older than it is dropped by a read too,
+        // not only by the next append.
         let aged = log.read(&ReadRequest::new(Some(&start)), 100 + 60_001, all);
         assert!(aged.events.is_empty() && aged.truncated);
         assert_eq!(aged.cursor, log.head());
+        assert!(log.is_empty(), "a read drops what the retention no longer keeps");
     }
 
     #[test]
@@ -250,6 +259,20 @@ mod tests {
         assert!(batch.truncated);
         let from_now = log.read(&ReadRequest { max_age_ms: Some(600_000), ..ReadRequest::new(None) }, 10_000, all);
         assert!(from_now.events.is_empty() && !from_now.truncated);
+    }
+
+    #[test]
+    fn what_the_age_floor_skips_truncates_only_if_the_subscription_wanted_it() {
+        let mut log = EventLog::new(1, 10, 600_000);
+        let start = log.head();
+        log.append(occurrence(1, json!({"from": "b"})), 1_000);
+        log.append(occurrence(2, json!({"from": "a"})), 9_000);
+        let floor = ReadRequest { max_age_ms: Some(5_000), ..ReadRequest::new(Some(&start)) };
+        let from_a = log.read(&floor, 10_000, |o: &Occurrence| o.data["from"] == "a");
+        assert_eq!(ids(&from_a), ["e2"]);
+        assert!(!from_a.truncated);
+        let from_b = log.read(&floor, 10_000, |o: &Occurrence| o.data["from"] == "b");
+        assert!(from_b.events.is_empty() && from_b.truncated);
     }
 
     #[test]

@@ -16,8 +16,8 @@ pub struct Occurrence {
     pub timestamp: String,
     /// The payload, per the type's `payloadSchema`.
     pub data: Map<String, Value>,
-    /// The position just after this occurrence (push and webhook; a poll
-    /// carries its position once, in the batch).
+    /// The position just after this occurrence (a poll's answer carries
+    /// the position to poll from next besides).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
     /// Metadata outside the payload's schema.

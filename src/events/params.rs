@@ -27,10 +27,12 @@ pub struct Subscription {
 pub struct PollParams {
     /// What is polled, and from where.
     pub subscription: Subscription,
-    /// At most this many occurrences in the answer (at least 1).
-    pub max_events: Option<u32>,
-    /// Hold the answer up to this many milliseconds until an occurrence
-    /// arrives (a long poll); absent, the answer is immediate.
+    /// At most this many occurrences in the answer (at least 1; a server
+    /// caps it at its own batch size).
+    pub max_events: Option<u64>,
+    /// A long poll: the client waits up to this many milliseconds for an
+    /// occurrence; a server may answer sooner (with nothing), and absent,
+    /// answers at once.
     pub timeout_ms: Option<u64>,
 }
 
@@ -56,7 +58,7 @@ struct Wire {
     #[serde(default)]
     max_age_ms: Option<u64>,
     #[serde(default)]
-    max_events: Option<u32>,
+    max_events: Option<u64>,
     #[serde(default)]
     timeout_ms: Option<u64>,
 }

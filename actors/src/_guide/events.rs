@@ -15,8 +15,10 @@
 //! type `A` and its occurrences' data a type `P`, and their JSON Schemas are
 //! what `events/list` shows as `inputSchema` and `payloadSchema`. A
 //! predicate decides which occurrences a subscription's arguments let
-//! through. Adding the type returns its [`EventSource`]: emit through it
-//! from a handler, a background task or anything else that holds a clone.
+//! through (it runs while the type's history is locked, so it must not emit
+//! to the same type; one that panics matches nothing). Adding the type
+//! returns its [`EventSource`]: emit through it from a handler, a background
+//! task or anything else that holds a clone.
 //!
 //! ```rust
 //! use actix_mcp::prelude::*;
@@ -40,14 +42,18 @@
 //!     "build.finished",
 //!     "A CI build finished",
 //!     &[Delivery::Poll],
-//!     |builds, data| builds.branch.as_deref().is_none_or(|branch| data["branch"] == branch),
+//!     |builds, data| {
+//!         let branch = data.get("branch").and_then(|b| b.as_str());
+//!         builds.branch.is_none() || builds.branch.as_deref() == branch
+//!     },
 //! );
 //! let source = catalog.add_event_type(builds).unwrap();
 //! source.emit(Finished { branch: "main".into(), passed: true }).unwrap();
 //! ```
 //!
 //! [`Catalog::add_event_type`] refuses, naming it, a type with an empty name
-//! or description, no delivery mode or one listed twice, and a name already
+//! or description, no delivery mode or one listed twice, arguments or a
+//! payload that are not JSON objects (`()`, a `String`), and a name already
 //! taken. [`EventSource::emit`] gives each occurrence a fresh id and the
 //! current time; [`EventSource::emit_with_id`] keeps the id your source
 //! already has, so a subscriber recognises an occurrence it saw before.

@@ -58,7 +58,7 @@ type Subscribe = dyn Fn(&Map<String, Value>) -> Result<Matcher, String> + Send +
 ///
 /// let catalog = Catalog::new();
 /// let mail = EventType::matching::<Inbox, Mail>("mail.received", "A mail arrived", &[Delivery::Poll], |inbox, data| {
-///     inbox.from.as_deref().is_none_or(|from| data["from"] == from)
+///     inbox.from.as_deref().is_none_or(|from| data.get("from").and_then(|f| f.as_str()) == Some(from))
 /// });
 /// let source = catalog.add_event_type(mail).unwrap();
 /// source.emit(Mail { from: "ann@example.com".into(), subject: "hello".into() }).unwrap();
@@ -90,7 +90,9 @@ impl EventType {
     }
 
     /// As [`EventType::new`], where an occurrence reaches a subscription when
-    /// `matches(arguments, data)` holds.
+    /// `matches(arguments, data)` holds. The predicate runs while the type's
+    /// history is locked: it must not emit to the same type. One that
+    /// panics matches nothing.
     pub fn matching<A, P>(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -105,7 +107,12 @@ impl EventType {
         let subscribe = move |arguments: &Map<String, Value>| -> Result<Matcher, String> {
             let arguments: A = super::arguments::from_value(Value::Object(arguments.clone()))?;
             let matches = matches.clone();
-            Ok(Box::new(move |o: &Occurrence| matches(&arguments, &o.data)))
+            // An author's predicate that panics (indexing a key the data
+            // lacks, say) lets the occurrence through to no one; the
+            // subscriber's poll still answers and its cursor moves on.
+            Ok(Box::new(move |o: &Occurrence| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| matches(&arguments, &o.data))).unwrap_or(false)
+            }))
         };
         EventType {
             descriptor: EventDescriptor {
@@ -150,18 +157,19 @@ impl EventType {
     }
 
     /// `events/poll` on this type: the occurrences after the poll's cursor
-    /// that its arguments let through, as of `now_ms`.
-    pub(crate) fn poll(&self, poll: &PollParams, now_ms: u64) -> Result<Batch, EventError> {
+    /// that its arguments let through, as of now.
+    pub(crate) fn poll(&self, poll: &PollParams) -> Result<Batch, EventError> {
         if !self.descriptor.offers(Delivery::Poll) {
             let name = self.descriptor.name.clone();
             return Err(EventError::UnsupportedDelivery { name, mode: Delivery::Poll });
         }
         let subscription = &poll.subscription;
         let matches = (self.subscribe)(&subscription.arguments).map_err(EventError::InvalidParams)?;
-        let max_events = poll.max_events.map_or(self.max_batch, |n| (n as usize).min(self.max_batch));
+        let max_events =
+            poll.max_events.map_or(self.max_batch, |n| usize::try_from(n).unwrap_or(usize::MAX).min(self.max_batch));
         let request =
             ReadRequest { cursor: subscription.cursor.as_deref(), max_age_ms: subscription.max_age_ms, max_events };
-        Ok(self.log().read(&request, now_ms, |o| matches(o)))
+        Ok(self.log().read(&request, now_ms(), |o| matches(o)))
     }
 
     /// The recommended wait before the next poll, in milliseconds.
@@ -258,6 +266,7 @@ fn new_log(occurrences: usize, retention: Duration) -> EventLog {
     EventLog::new(epoch, occurrences, u64::try_from(retention.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// Milliseconds since the Unix epoch, the time the histories are kept in.
 fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
@@ -281,7 +290,7 @@ mod tests {
 
     fn mail(delivery: &[Delivery]) -> EventType {
         EventType::matching::<Inbox, Mail>("mail", "A mail arrived", delivery, |inbox, data| {
-            inbox.from.as_deref().is_none_or(|from| data["from"] == from)
+            inbox.from.as_deref().is_none_or(|from| data.get("from").and_then(Value::as_str) == Some(from))
         })
     }
 
@@ -294,12 +303,11 @@ mod tests {
         let c = Catalog::new();
         let source = c.add_event_type(mail(&[Delivery::Poll])).unwrap();
         let t = c.event_type("mail").unwrap();
-        let start = t.poll(&poll(json!({"name": "mail", "arguments": {"from": "ann"}})), now_ms()).unwrap();
+        let start = t.poll(&poll(json!({"name": "mail", "arguments": {"from": "ann"}}))).unwrap();
         assert!(start.events.is_empty());
         source.emit(Mail { from: "bob".into() }).unwrap();
         source.emit(Mail { from: "ann".into() }).unwrap();
-        let next =
-            t.poll(&poll(json!({"name": "mail", "arguments": {"from": "ann"}, "cursor": start.cursor})), now_ms());
+        let next = t.poll(&poll(json!({"name": "mail", "arguments": {"from": "ann"}, "cursor": start.cursor})));
         let next = next.unwrap();
         assert_eq!(next.events.len(), 1);
         assert_eq!(next.events[0].data["from"], "ann");
@@ -311,12 +319,12 @@ mod tests {
         let c = Catalog::new();
         c.add_event_type(mail(&[Delivery::Push])).unwrap();
         let t = c.event_type("mail").unwrap();
-        let refused = t.poll(&poll(json!({"name": "mail"})), 0).unwrap_err();
+        let refused = t.poll(&poll(json!({"name": "mail"}))).unwrap_err();
         assert_eq!(refused.code().0, -32014);
         let c = Catalog::new();
         c.add_event_type(mail(&[Delivery::Poll])).unwrap();
         let t = c.event_type("mail").unwrap();
-        let misfit = t.poll(&poll(json!({"name": "mail", "arguments": {"from": 12345}})), 0).unwrap_err();
+        let misfit = t.poll(&poll(json!({"name": "mail", "arguments": {"from": 12345}}))).unwrap_err();
         assert_eq!(misfit.code().0, -32602);
         assert!(misfit.to_string().contains("from"), "{misfit}");
     }
@@ -334,15 +342,42 @@ mod tests {
     }
 
     #[test]
+    fn a_predicate_that_panics_matches_nothing_and_the_poll_moves_on() {
+        let c = Catalog::new();
+        let strict = EventType::matching::<Inbox, Mail>("mail", "A mail arrived", &[Delivery::Poll], |_, data| {
+            data["from"] == "ann" // panics on data without `from`
+        });
+        let source = c.add_event_type(strict).unwrap();
+        let t = c.event_type("mail").unwrap();
+        let start = t.poll(&poll(json!({"name": "mail"}))).unwrap();
+        source.emit(json!({"subject": "no sender"})).unwrap();
+        source.emit(Mail { from: "ann".into() }).unwrap();
+        let next = t.poll(&poll(json!({"name": "mail", "cursor": start.cursor}))).unwrap();
+        assert_eq!(next.events.len(), 1);
+        assert_eq!(next.events[0].data["from"], "ann");
+        assert!(!next.truncated);
+    }
+
+    #[test]
+    fn arguments_or_a_payload_that_are_no_objects_are_refused() {
+        let c = Catalog::new();
+        let unit = c.add_event_type(EventType::new::<(), Mail>("unit", "x", &[Delivery::Poll])).unwrap_err();
+        assert!(unit.0.contains("inputSchema"), "{unit}");
+        let text = c.add_event_type(EventType::new::<Inbox, String>("text", "x", &[Delivery::Poll])).unwrap_err();
+        assert!(text.0.contains("payloadSchema"), "{text}");
+        assert!(!c.serves_events());
+    }
+
+    #[test]
     fn max_events_is_capped_by_the_types_batch() {
         let c = Catalog::new();
         let source = c.add_event_type(mail(&[Delivery::Poll]).max_batch(2)).unwrap();
         let t = c.event_type("mail").unwrap();
-        let start = t.poll(&poll(json!({"name": "mail"})), now_ms()).unwrap();
+        let start = t.poll(&poll(json!({"name": "mail"}))).unwrap();
         for _ in 0..3 {
             source.emit(Mail { from: "ann".into() }).unwrap();
         }
-        let batch = t.poll(&poll(json!({"name": "mail", "cursor": start.cursor, "maxEvents": 50})), now_ms()).unwrap();
+        let batch = t.poll(&poll(json!({"name": "mail", "cursor": start.cursor, "maxEvents": u64::MAX}))).unwrap();
         assert_eq!((batch.events.len(), batch.has_more), (2, true));
     }
 }

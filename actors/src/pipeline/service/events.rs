@@ -2,8 +2,6 @@
 //! `-32601` when the catalog serves no event type (the extension is not
 //! declared); on the legacy era they are not found at all.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use mcp_protocol::events::{EventError, PollParams};
 use mcp_protocol::pagination::paginate;
 use mcp_protocol::request::ListParams;
@@ -39,8 +37,7 @@ impl McpService {
         let refused = |e: EventError| HandlerError::from(e.to_error_data());
         let event_type =
             self.catalog.event_type(name).ok_or_else(|| refused(EventError::UnknownEvent(name.clone())))?;
-        let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-        let batch = event_type.poll(&p, now_ms).map_err(refused)?;
+        let batch = event_type.poll(&p).map_err(refused)?;
         let result = json!({
             "events": batch.events,
             "cursor": batch.cursor,
