@@ -153,19 +153,18 @@ async fn an_upstream_that_cannot_start_is_retried_and_the_others_serve() {
     let why: serde_json::Value = ready.json().await.unwrap();
     assert!(why["reasons"].to_string().contains("required upstream"), "{why}");
     // The broken upstream's first restart attempt (after restart_initial_ms),
-    // as the status page counts it.
+    // as the status page counts it, once that attempt has failed too (the
+    // page shows `starting` while it runs).
     let status_url = gw.url.replace("/mcp", "/status.json");
     let status: serde_json::Value = wait_for(
-        "the status page counts a restart of the broken upstream",
+        "the status page counts a failed restart of the broken upstream",
         Duration::from_secs(20),
         Duration::from_millis(50),
         async || {
             let status: serde_json::Value = http.get(&status_url).send().await.unwrap().json().await.unwrap();
-            let restarts = status["upstreams"]
-                .as_array()
-                .and_then(|rows| rows.iter().find(|r| r["name"] == "broken"))
-                .and_then(|r| r["restarts"].as_u64());
-            if restarts.is_some_and(|n| n >= 1) {
+            let broken = status["upstreams"].as_array().and_then(|rows| rows.iter().find(|r| r["name"] == "broken"));
+            let restarts = broken.and_then(|r| r["restarts"].as_u64());
+            if restarts.is_some_and(|n| n >= 1) && broken.is_some_and(|r| r["state"] == "down") {
                 Ok(status)
             } else {
                 Err(status.to_string())
