@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use mcp_protocol::events::{
     Batch, Delivery, EventDescriptor, EventError, EventLog, Occurrence, PollParams, ReadRequest,
@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use super::outcome::object_schema;
 use super::{Catalog, CatalogError};
+use crate::facts::clock::{Clock, SystemClock};
 
 /// How many occurrences an event type keeps for replay unless told
 /// ([`EventType::history`]).
@@ -268,7 +269,7 @@ fn new_log(occurrences: usize, retention: Duration) -> EventLog {
 
 /// Milliseconds since the Unix epoch, the time the histories are kept in.
 fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    SystemClock.now_ms()
 }
 
 #[cfg(test)]

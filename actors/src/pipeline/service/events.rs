@@ -5,25 +5,15 @@
 use mcp_protocol::events::{EventError, PollParams};
 use mcp_protocol::pagination::paginate;
 use mcp_protocol::request::ListParams;
-use mcp_protocol::ProtocolError;
 use serde_json::json;
 
-use super::{Answer, McpService};
+use super::{offered, Answer, McpService};
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
 
 impl McpService {
-    /// -32601 for a method of the extension when it is not declared.
-    fn events_gate(&self, method: &str) -> Result<(), HandlerError> {
-        if self.catalog.serves_events() {
-            Ok(())
-        } else {
-            Err(ProtocolError::MethodNotFound(method.to_owned()).into())
-        }
-    }
-
     pub(super) async fn list_events(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
-        self.events_gate(mcp_protocol::request::method::EVENTS_LIST)?;
+        offered(self.catalog.serves_events(), mcp_protocol::request::method::EVENTS_LIST)?;
         let types = self.catalog.event_descriptors();
         let page = paginate(&types, |d| d.name.as_str(), p.cursor.as_deref(), self.page_size)?;
         self.finish_page("events", page, Some(self.list_hints(&ctx, None))).map(Answer::Tree)
@@ -32,7 +22,7 @@ impl McpService {
     /// Answers at once with what the history holds after the cursor (the
     /// design lets a poll answer early; it holds no request open).
     pub(super) async fn poll_events(&self, p: PollParams, _ctx: RequestContext) -> Result<Answer, HandlerError> {
-        self.events_gate(mcp_protocol::request::method::EVENTS_POLL)?;
+        offered(self.catalog.serves_events(), mcp_protocol::request::method::EVENTS_POLL)?;
         let name = &p.subscription.name;
         let refused = |e: EventError| HandlerError::from(e.to_error_data());
         let event_type =

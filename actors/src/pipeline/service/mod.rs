@@ -318,6 +318,16 @@ impl McpService {
     }
 }
 
+/// -32601 for a method of an extension the server does not declare
+/// (`served`: whether it does), as if the method did not exist.
+fn offered(served: bool, method: &str) -> Result<(), HandlerError> {
+    if served {
+        Ok(())
+    } else {
+        Err(mcp_protocol::ProtocolError::MethodNotFound(method.to_owned()).into())
+    }
+}
+
 /// The error a call of an unknown item gets, for a call the policy denied.
 fn refused_as_unknown(request: &ClientRequest) -> HandlerError {
     match request {

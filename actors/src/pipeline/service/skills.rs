@@ -4,32 +4,22 @@
 
 use mcp_protocol::request::ListParams;
 use mcp_protocol::skills::{GetSkillParams, ReadDirectoryParams};
-use mcp_protocol::ProtocolError;
 use serde_json::json;
 
-use super::{Answer, McpService};
+use super::{offered, Answer, McpService};
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
 
 impl McpService {
-    /// -32601 for a method of the extension when it is not declared.
-    fn skills_gate(&self, method: &str) -> Result<(), HandlerError> {
-        if self.catalog.serves_skills() {
-            Ok(())
-        } else {
-            Err(ProtocolError::MethodNotFound(method.to_owned()).into())
-        }
-    }
-
     pub(super) async fn list_skills(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
-        self.skills_gate(mcp_protocol::request::method::SKILLS_LIST)?;
+        offered(self.catalog.serves_skills(), mcp_protocol::request::method::SKILLS_LIST)?;
         let visible = |scopes: &[String]| self.visible(&ctx, scopes);
         let l = self.catalog.list_skills_for(p.cursor.as_deref(), self.page_size, &visible)?;
         self.finish_page("skills", l.page, Some(self.list_hints(&ctx, l.cache))).map(Answer::Tree)
     }
 
     pub(super) async fn get_skill(&self, p: GetSkillParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
-        self.skills_gate(mcp_protocol::request::method::SKILLS_GET)?;
+        offered(self.catalog.serves_skills(), mcp_protocol::request::method::SKILLS_GET)?;
         let skill = self.catalog.skill(&p.uri).filter(|s| self.visible(&ctx, &s.scopes)).ok_or_else(|| {
             HandlerError::invalid_params(format!("{} does not name a skill this server serves", p.uri))
         })?;
@@ -42,7 +32,7 @@ impl McpService {
         p: ReadDirectoryParams,
         ctx: RequestContext,
     ) -> Result<Answer, HandlerError> {
-        self.skills_gate(mcp_protocol::request::method::RESOURCES_DIRECTORY_READ)?;
+        offered(self.catalog.serves_skills(), mcp_protocol::request::method::RESOURCES_DIRECTORY_READ)?;
         let visible = |scopes: &[String]| self.visible(&ctx, scopes);
         let page = self.catalog.read_directory_for(&p.uri, p.cursor.as_deref(), self.page_size, &visible)?;
         self.finish_page("resources", page, Some(self.list_hints(&ctx, None))).map(Answer::Tree)
