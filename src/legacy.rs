@@ -77,11 +77,12 @@ pub mod method {
 }
 
 /// The stateless era's requests a legacy session does not serve.
-const STATELESS_ONLY: [&str; 4] = [
+const STATELESS_ONLY: [&str; 5] = [
     crate::request::method::SUBSCRIPTIONS_LISTEN,
     crate::request::method::DISCOVER,
     crate::request::method::EVENTS_LIST,
     crate::request::method::EVENTS_POLL,
+    crate::request::method::EVENTS_STREAM,
 ];
 
 /// A request of the legacy era.

@@ -58,6 +58,8 @@ macro_rules! client_requests {
             ListEvents($crate::request::ListParams) = EVENTS_LIST "events/list", list_events;
             /// `events/poll` (the Events extension): one subscription's occurrences after a cursor.
             PollEvents($crate::events::PollParams) = EVENTS_POLL "events/poll", poll_events;
+            /// `events/stream` (the Events extension): one subscription's occurrences pushed on the request's own stream.
+            StreamEvents($crate::events::StreamParams) = EVENTS_STREAM "events/stream", stream_events;
             /// `subscriptions/listen`: opens a long-lived notification stream.
             Listen($crate::subscription::ListenParams) = SUBSCRIPTIONS_LISTEN "subscriptions/listen", listen;
             /// `tasks/get` (the Tasks extension).

@@ -136,7 +136,7 @@ async fn events_are_served_on_the_stateless_era_only_and_only_when_declared() {
     let capabilities = &r.response()["result"]["capabilities"];
     assert!(capabilities["extensions"].get("io.modelcontextprotocol/events").is_none(), "{capabilities}");
     let sid = r.headers["mcp-session-id"].to_str().unwrap().to_string();
-    for method in ["events/list", "events/poll"] {
+    for method in ["events/list", "events/poll", "events/stream"] {
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"name": "mail.received"}});
         let r = legacy_post(&srv.url, Some(&sid), &call).await;
         assert_eq!(r.error_code(), Some(-32601), "{method}: {}", r.raw);
@@ -146,7 +146,7 @@ async fn events_are_served_on_the_stateless_era_only_and_only_when_declared() {
     let bare = TestServer::start(Arc::new(Catalog::new()), test_config());
     let discover = result(&bare.url, "server/discover", json!({})).await;
     assert!(discover["capabilities"]["extensions"].get("io.modelcontextprotocol/events").is_none(), "{discover}");
-    for method in ["events/list", "events/poll"] {
+    for method in ["events/list", "events/poll", "events/stream"] {
         let reply = answer(&bare.url, method, json!({"name": "mail.received"})).await;
         assert_eq!(reply["error"]["code"], -32601, "{method}: {reply}");
     }

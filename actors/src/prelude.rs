@@ -12,7 +12,7 @@ pub use crate::catalog::context::RequestContext;
 pub use crate::catalog::error::HandlerError;
 pub use crate::catalog::{
     Catalog, EventSource, EventType, IntoToolOutcome, Json, NoArgs, Prompt, PromptArgs, Resource, ResourceBody,
-    ResourceTemplate, Skill, TaskSupport, TemplateVars, Tool, View,
+    ResourceTemplate, Skill, TaskSupport, TemplateVars, Tool, View, WeakEventSource,
 };
 pub use crate::config::Config;
 pub use crate::facts::identity::Identity;
@@ -22,11 +22,12 @@ pub use crate::server_info;
 pub use crate::transport::http::serve as serve_http;
 pub use crate::transport::stdio::serve_std as serve_stdio;
 pub use mcp_protocol::apps::Visibility;
-pub use mcp_protocol::events::Delivery;
+pub use mcp_protocol::events::{Delivery, EventError};
 pub use mcp_protocol::model::content::{Content, ResourceContents};
 pub use mcp_protocol::model::prompts::{GetPromptResult, PromptMessage, Role};
 pub use mcp_protocol::model::tools::{CallToolResult, ToolAnnotations};
 pub use mcp_protocol::model::Annotations;
+pub use mcp_protocol::ErrorData;
 pub use schemars::JsonSchema;
 pub use serde::{Deserialize, Serialize};
 pub use serde_json::json;

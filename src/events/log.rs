@@ -33,7 +33,9 @@ pub struct EventLog {
 struct Entry {
     seq: u64,
     at_ms: u64,
-    occurrence: Occurrence,
+    /// `None` marks a loss ([`EventLog::lose`]): a reader that passes it
+    /// missed something.
+    occurrence: Option<Occurrence>,
 }
 
 /// Where and how much to read.
@@ -67,6 +69,11 @@ pub struct Batch {
     pub truncated: bool,
     /// More occurrences wait beyond `max_events`: read again at once.
     pub has_more: bool,
+    /// The position the batch continues from: the cursor given when nothing
+    /// was skipped, else the position just before its first occurrence (the
+    /// newest position when it has none). What a stream's
+    /// `notifications/events/active` names.
+    pub start: String,
 }
 
 impl EventLog {
@@ -84,9 +91,21 @@ impl EventLog {
         let seq = self.next;
         self.next += 1;
         occurrence.cursor = Some(self.cursor_at(seq));
-        self.entries.push_back(Entry { seq, at_ms: now_ms, occurrence: occurrence.clone() });
+        self.entries.push_back(Entry { seq, at_ms: now_ms, occurrence: Some(occurrence.clone()) });
         self.evict(now_ms);
         occurrence
+    }
+
+    /// Records, at `now_ms`, that occurrences were lost here (an upstream
+    /// that dropped some, an outage): every reader whose cursor is before
+    /// this point gets its next batch `truncated`, and one from after it
+    /// does not. The loss takes a position of its own, as an occurrence
+    /// would.
+    pub fn lose(&mut self, now_ms: u64) {
+        let seq = self.next;
+        self.next += 1;
+        self.entries.push_back(Entry { seq, at_ms: now_ms, occurrence: None });
+        self.evict(now_ms);
     }
 
     /// Drops what the bounds no longer keep at `now_ms`.
@@ -122,7 +141,13 @@ impl EventLog {
     pub fn read(&mut self, request: &ReadRequest<'_>, now_ms: u64, matches: impl Fn(&Occurrence) -> bool) -> Batch {
         self.evict(now_ms);
         let head = self.next - 1;
-        let empty = |truncated| Batch { events: Vec::new(), cursor: self.head(), truncated, has_more: false };
+        let empty = |truncated| Batch {
+            events: Vec::new(),
+            cursor: self.head(),
+            truncated,
+            has_more: false,
+            start: self.head(),
+        };
         let Some(cursor) = request.cursor else {
             return empty(false);
         };
@@ -139,21 +164,31 @@ impl EventLog {
         let first = usize::try_from((after + 1).saturating_sub(oldest)).unwrap_or(usize::MAX);
         let (mut events, mut position, mut has_more) = (Vec::new(), head, false);
         for entry in self.entries.iter().skip(first) {
+            let Some(occurrence) = &entry.occurrence else {
+                // A loss: what follows is read, and the batch says a gap.
+                truncated = true;
+                continue;
+            };
             if entry.at_ms < floor {
-                truncated |= matches(&entry.occurrence);
-            } else if matches(&entry.occurrence) {
+                truncated |= matches(occurrence);
+            } else if matches(occurrence) {
                 if events.len() == request.max_events {
                     has_more = true;
                     break;
                 }
-                events.push(entry.occurrence.clone());
+                events.push(occurrence.clone());
                 position = entry.seq;
             }
         }
         if !has_more {
             position = head;
         }
-        Batch { events, cursor: self.cursor_at(position), truncated, has_more }
+        let start = match events.first().and_then(|e| e.cursor.as_deref()).and_then(|c| self.decode(c)) {
+            _ if !truncated => self.cursor_at(after),
+            Some(first) => self.cursor_at(first - 1),
+            None => self.head(),
+        };
+        Batch { events, cursor: self.cursor_at(position), truncated, has_more, start }
     }
 
     fn cursor_at(&self, seq: u64) -> String {
@@ -229,6 +264,26 @@ mod tests {
     }
 
     #[test]
+    fn a_loss_truncates_the_readers_before_it_only() {
+        let mut log = EventLog::new(1, 10, 60_000);
+        log.append(occurrence(1, json!({})), 100);
+        let before = log.head();
+        log.lose(200);
+        let after = log.head();
+        log.append(occurrence(2, json!({})), 300);
+        let crossed = log.read(&ReadRequest::new(Some(&before)), 300, all);
+        assert_eq!((ids(&crossed), crossed.truncated), (vec!["e2"], true));
+        assert_eq!(crossed.start, after, "it continues from just past the loss");
+        let later = log.read(&ReadRequest::new(Some(&after)), 300, all);
+        assert_eq!((ids(&later), later.truncated), (vec!["e2"], false));
+        // A loss with nothing after it still tells a reader from before it.
+        log.lose(400);
+        let quiet = log.read(&ReadRequest::new(Some(&later.cursor)), 400, all);
+        assert!(quiet.events.is_empty() && quiet.truncated);
+        assert_eq!(quiet.start, log.head());
+    }
+
+    #[test]
     fn what_the_bounds_dropped_makes_the_batch_truncated() {
         let mut log = EventLog::new(1, 2, 60_000);
         let start = log.head();
@@ -239,11 +294,15 @@ mod tests {
         let batch = log.read(&ReadRequest::new(Some(&start)), 100, all);
         assert_eq!(ids(&batch), ["e3", "e4"]);
         assert!(batch.truncated);
+        // It continues from just before e3: read from there, e3 comes first.
+        let resumed = log.read(&ReadRequest::new(Some(&batch.start)), 100, all);
+        assert_eq!((ids(&resumed), resumed.truncated), (vec!["e3", "e4"], false));
+        assert_eq!(resumed.start, batch.start, "nothing skipped: the start is the cursor given");
         // Retention: an occurrence older than it is dropped by a read too,
         // not only by the next append.
         let aged = log.read(&ReadRequest::new(Some(&start)), 100 + 60_001, all);
         assert!(aged.events.is_empty() && aged.truncated);
-        assert_eq!(aged.cursor, log.head());
+        assert_eq!((&aged.cursor, &aged.start), (&log.head(), &log.head()));
         assert!(log.is_empty(), "a read drops what the retention no longer keeps");
     }
 

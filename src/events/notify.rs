@@ -56,6 +56,19 @@ pub fn terminated(id: &RequestId, why: &EventError) -> Vec<u8> {
     encode_tagged_notification(TERMINATED, error_params(&why.to_error_data()), id)
 }
 
+/// The result that ends a stream the server closes (after `terminated`):
+/// nothing but `_meta` naming the stream.
+pub fn end(id: &RequestId) -> Value {
+    let mut meta = Map::new();
+    meta.insert(SUBSCRIPTION_ID.into(), serde_json::to_value(id).expect("an id is JSON"));
+    let mut result = Map::new();
+    result.insert("_meta".into(), Value::Object(meta));
+    Value::Object(result)
+}
+
+/// The `_meta` key every notification of a stream carries its id under.
+pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
 fn error_params(error: &ErrorData) -> Map<String, Value> {
     let mut params = Map::new();
     params.insert("error".into(), serde_json::to_value(error).expect("an error is JSON"));
@@ -94,6 +107,7 @@ mod tests {
         }
         let text = read(heartbeat(&RequestId::string("s"), "c"));
         assert_eq!(text["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], json!("s"));
+        assert_eq!(end(&numeric), json!({"_meta": {"io.modelcontextprotocol/subscriptionId": 7}}));
     }
 
     #[test]

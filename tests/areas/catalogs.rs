@@ -8,6 +8,8 @@ mod common;
 
 #[path = "../apps.rs"]
 mod apps;
+#[path = "../event_streams.rs"]
+mod event_streams;
 #[path = "../events.rs"]
 mod events;
 #[path = "../fs_boundaries.rs"]

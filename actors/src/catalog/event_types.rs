@@ -4,12 +4,12 @@
 //! background task or anything else that holds it.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_protocol::events::{
-    Batch, Delivery, EventDescriptor, EventError, EventLog, Occurrence, PollParams, ReadRequest,
-};
+use mcp_protocol::events::{Delivery, EventDescriptor, EventError, EventLog, Occurrence, Subscription};
+use mcp_protocol::ErrorData;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -32,7 +32,7 @@ pub const DEFAULT_NEXT_POLL: Duration = Duration::from_secs(5);
 pub const DEFAULT_MAX_BATCH: usize = 100;
 
 /// Which occurrences one subscription's arguments let through.
-type Matcher = Box<dyn Fn(&Occurrence) -> bool + Send + Sync>;
+pub(super) type Matcher = Box<dyn Fn(&Occurrence) -> bool + Send + Sync>;
 /// Reads a subscription's arguments into its matcher, or says why they do
 /// not fit the type's `inputSchema`.
 type Subscribe = dyn Fn(&Map<String, Value>) -> Result<Matcher, String> + Send + Sync;
@@ -69,7 +69,17 @@ pub struct EventType {
     subscribe: Box<Subscribe>,
     next_poll: Duration,
     max_batch: usize,
+    max_streams: Option<usize>,
     history: Mutex<EventLog>,
+    /// Bumped by everything a live reader wakes for: an occurrence, a loss,
+    /// a failure, the type's removal.
+    pulse: tokio::sync::watch::Sender<u64>,
+    /// The failures reported so far and the last one.
+    failures: Mutex<(u64, Option<ErrorData>)>,
+    /// The terminations so far (each ends the streams open then) and the last.
+    ends: Mutex<(u64, Option<EventError>)>,
+    removed: AtomicBool,
+    streams: Arc<AtomicUsize>,
 }
 
 impl std::fmt::Debug for EventType {
@@ -127,7 +137,13 @@ impl EventType {
             subscribe: Box::new(subscribe),
             next_poll: DEFAULT_NEXT_POLL,
             max_batch: DEFAULT_MAX_BATCH,
+            max_streams: None,
             history: Mutex::new(new_log(DEFAULT_HISTORY, DEFAULT_RETENTION)),
+            pulse: tokio::sync::watch::Sender::new(0),
+            failures: Mutex::new((0, None)),
+            ends: Mutex::new((0, None)),
+            removed: AtomicBool::new(false),
+            streams: Arc::default(),
         }
     }
 
@@ -152,25 +168,35 @@ impl EventType {
         self
     }
 
+    /// At most `streams` `events/stream` subscriptions to this type at once
+    /// (on this instance); one more is refused with `-32013`
+    /// (`{"limit":"subscriptions","max":streams}`). Unbounded unless told,
+    /// apart from the server's `events.max_streams`.
+    #[must_use]
+    pub fn max_streams(mut self, streams: usize) -> Self {
+        self.max_streams = Some(streams);
+        self
+    }
+
     /// What `events/list` says of this type.
     pub fn descriptor(&self) -> &EventDescriptor {
         &self.descriptor
     }
 
-    /// `events/poll` on this type: the occurrences after the poll's cursor
-    /// that its arguments let through, as of now.
-    pub(crate) fn poll(&self, poll: &PollParams) -> Result<Batch, EventError> {
-        if !self.descriptor.offers(Delivery::Poll) {
-            let name = self.descriptor.name.clone();
-            return Err(EventError::UnsupportedDelivery { name, mode: Delivery::Poll });
+    /// The matcher of one subscription by `mode`: refused when the type
+    /// does not offer the mode (`-32014`) or the arguments do not fit its
+    /// `inputSchema` (`-32602`).
+    pub(super) fn subscriber(&self, subscription: &Subscription, mode: Delivery) -> Result<Matcher, EventError> {
+        if !self.descriptor.offers(mode) {
+            return Err(EventError::UnsupportedDelivery { name: self.descriptor.name.clone(), mode });
         }
-        let subscription = &poll.subscription;
-        let matches = (self.subscribe)(&subscription.arguments).map_err(EventError::InvalidParams)?;
-        let max_events =
-            poll.max_events.map_or(self.max_batch, |n| usize::try_from(n).unwrap_or(usize::MAX).min(self.max_batch));
-        let request =
-            ReadRequest { cursor: subscription.cursor.as_deref(), max_age_ms: subscription.max_age_ms, max_events };
-        Ok(self.log().read(&request, now_ms(), |o| matches(o)))
+        (self.subscribe)(&subscription.arguments).map_err(EventError::InvalidParams)
+    }
+
+    /// How many occurrences one poll answer may carry, for a poll that
+    /// asked for `max_events`.
+    pub(crate) fn batch_for(&self, max_events: Option<u64>) -> usize {
+        max_events.map_or(self.max_batch, |n| usize::try_from(n).unwrap_or(usize::MAX).min(self.max_batch))
     }
 
     /// The recommended wait before the next poll, in milliseconds.
@@ -178,8 +204,44 @@ impl EventType {
         u64::try_from(self.next_poll.as_millis()).unwrap_or(u64::MAX)
     }
 
-    fn log(&self) -> std::sync::MutexGuard<'_, EventLog> {
+    /// The count of this type's open streams, and its cap.
+    pub(super) fn stream_places(&self) -> (&Arc<AtomicUsize>, Option<usize>) {
+        (&self.streams, self.max_streams)
+    }
+
+    pub(super) fn log(&self) -> std::sync::MutexGuard<'_, EventLog> {
         self.history.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn pulse(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.pulse.subscribe()
+    }
+
+    /// The number of failures reported so far, and the last.
+    pub(super) fn failures(&self) -> (u64, Option<ErrorData>) {
+        self.failures.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The number of terminations so far, and the last.
+    pub(super) fn ends(&self) -> (u64, Option<EventError>) {
+        self.ends.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Ends every stream open now with `why`.
+    fn end_streams(&self, why: EventError) {
+        {
+            let mut ends = self.ends.lock().unwrap_or_else(|p| p.into_inner());
+            *ends = (ends.0 + 1, Some(why));
+        }
+        self.wake_readers();
+    }
+
+    pub(super) fn is_removed(&self) -> bool {
+        self.removed.load(Ordering::Acquire)
+    }
+
+    fn wake_readers(&self) {
+        self.pulse.send_modify(|n| *n = n.wrapping_add(1));
     }
 }
 
@@ -205,12 +267,62 @@ impl EventSource {
             Err(e) => return Err(CatalogError(format!("an occurrence of `{name}` does not serialize: {e}"))),
         };
         let now = now_ms();
-        Ok(self.0.log().append(Occurrence::new(event_id, name.clone(), now, data), now))
+        let occurrence = self.0.log().append(Occurrence::new(event_id, name.clone(), now, data), now);
+        self.0.wake_readers();
+        Ok(occurrence)
+    }
+
+    /// Records that occurrences were lost (an upstream dropped some, or was
+    /// out of reach): a poll whose cursor is from before now answers
+    /// `truncated`, and each live stream sends `notifications/events/active`
+    /// again with `truncated: true` and goes on.
+    pub fn lose(&self) {
+        self.0.log().lose(now_ms());
+        self.0.wake_readers();
+    }
+
+    /// Ends every subscription open now with `why` (its
+    /// `notifications/events/terminated`): access revoked
+    /// ([`EventError::Forbidden`]), or the type's schema changed in place
+    /// ([`EventError::SchemaChanged`]). The type stays served: a client
+    /// may subscribe again (and is refused again if the cause holds).
+    pub fn terminate(&self, why: EventError) {
+        self.0.end_streams(why);
+    }
+
+    /// Reports a failure the subscriptions survive (an upstream's outage):
+    /// each live stream sends `notifications/events/error` with it and stays
+    /// open; polls are not told.
+    pub fn fail(&self, error: ErrorData) {
+        {
+            let mut failures = self.0.failures.lock().unwrap_or_else(|p| p.into_inner());
+            *failures = (failures.0 + 1, Some(error));
+        }
+        self.0.wake_readers();
     }
 
     /// The event type's name.
     pub fn name(&self) -> &str {
         &self.0.descriptor.name
+    }
+
+    /// A handle that does not keep the type alive: what a background
+    /// emitter holds that should stop once the catalog serving the type is
+    /// gone.
+    pub fn downgrade(&self) -> WeakEventSource {
+        WeakEventSource(Arc::downgrade(&self.0))
+    }
+}
+
+/// An [`EventSource`] that does not keep its type alive
+/// ([`EventSource::downgrade`]).
+#[derive(Clone, Debug)]
+pub struct WeakEventSource(std::sync::Weak<EventType>);
+
+impl WeakEventSource {
+    /// The source, while something (the catalog, a stream) still holds its type.
+    pub fn upgrade(&self) -> Option<EventSource> {
+        self.0.upgrade().map(EventSource)
     }
 }
 
@@ -246,6 +358,23 @@ impl Catalog {
         !self.event_types.load().is_empty()
     }
 
+    /// Stops serving the event type `name` and returns its source: each
+    /// live stream of it ends with `notifications/events/terminated`
+    /// (`-32011`, `{"kind":"event"}`), and a poll of it is `-32011`. Emitting
+    /// through the returned source reaches no one.
+    pub fn remove_event_type(&self, name: &str) -> Option<EventSource> {
+        let mut removed = None;
+        self.event_types.rcu(|types| {
+            let mut types = EventTypes::clone(types);
+            removed = types.remove(name);
+            types
+        });
+        let removed = removed?;
+        removed.removed.store(true, Ordering::Release);
+        removed.end_streams(EventError::UnknownEvent(name.to_owned()));
+        Some(EventSource(removed))
+    }
+
     /// The source of the event type `name`, if one is served.
     pub fn event_source(&self, name: &str) -> Option<EventSource> {
         self.event_type(name).map(EventSource)
@@ -268,117 +397,6 @@ fn new_log(occurrences: usize, retention: Duration) -> EventLog {
 }
 
 /// Milliseconds since the Unix epoch, the time the histories are kept in.
-fn now_ms() -> u64 {
+pub(super) fn now_ms() -> u64 {
     SystemClock.now_ms()
-}
-
-#[cfg(test)]
-mod tests {
-    use serde::Deserialize;
-    use serde_json::json;
-
-    use super::*;
-
-    #[derive(Deserialize, JsonSchema)]
-    struct Inbox {
-        from: Option<String>,
-    }
-
-    #[derive(Serialize, JsonSchema)]
-    struct Mail {
-        from: String,
-    }
-
-    fn mail(delivery: &[Delivery]) -> EventType {
-        EventType::matching::<Inbox, Mail>("mail", "A mail arrived", delivery, |inbox, data| {
-            inbox.from.as_deref().is_none_or(|from| data.get("from").and_then(Value::as_str) == Some(from))
-        })
-    }
-
-    fn poll(params: Value) -> PollParams {
-        PollParams::from_params(Some(&params)).unwrap()
-    }
-
-    #[test]
-    fn a_poll_reads_what_its_arguments_let_through_after_its_cursor() {
-        let c = Catalog::new();
-        let source = c.add_event_type(mail(&[Delivery::Poll])).unwrap();
-        let t = c.event_type("mail").unwrap();
-        let start = t.poll(&poll(json!({"name": "mail", "arguments": {"from": "ann"}}))).unwrap();
-        assert!(start.events.is_empty());
-        source.emit(Mail { from: "bob".into() }).unwrap();
-        source.emit(Mail { from: "ann".into() }).unwrap();
-        let next = t.poll(&poll(json!({"name": "mail", "arguments": {"from": "ann"}, "cursor": start.cursor})));
-        let next = next.unwrap();
-        assert_eq!(next.events.len(), 1);
-        assert_eq!(next.events[0].data["from"], "ann");
-        assert_eq!(t.descriptor().input_schema["properties"]["from"]["type"], json!(["string", "null"]));
-    }
-
-    #[test]
-    fn a_poll_of_a_push_only_type_or_with_misfit_arguments_is_refused() {
-        let c = Catalog::new();
-        c.add_event_type(mail(&[Delivery::Push])).unwrap();
-        let t = c.event_type("mail").unwrap();
-        let refused = t.poll(&poll(json!({"name": "mail"}))).unwrap_err();
-        assert_eq!(refused.code().0, -32014);
-        let c = Catalog::new();
-        c.add_event_type(mail(&[Delivery::Poll])).unwrap();
-        let t = c.event_type("mail").unwrap();
-        let misfit = t.poll(&poll(json!({"name": "mail", "arguments": {"from": 12345}}))).unwrap_err();
-        assert_eq!(misfit.code().0, -32602);
-        assert!(misfit.to_string().contains("from"), "{misfit}");
-    }
-
-    #[test]
-    fn a_bad_descriptor_a_taken_name_and_a_payload_that_is_no_object_are_refused() {
-        let c = Catalog::new();
-        assert!(c.add_event_type(mail(&[])).unwrap_err().0.contains("no delivery mode"));
-        assert!(!c.serves_events());
-        let source = c.add_event_type(mail(&[Delivery::Poll])).unwrap();
-        assert!(c.serves_events());
-        assert!(c.add_event_type(mail(&[Delivery::Poll])).unwrap_err().0.contains("already served"));
-        assert!(source.emit(3).unwrap_err().0.contains("JSON object"));
-        assert_eq!(c.event_source("mail").unwrap().name(), "mail");
-    }
-
-    #[test]
-    fn a_predicate_that_panics_matches_nothing_and_the_poll_moves_on() {
-        let c = Catalog::new();
-        let strict = EventType::matching::<Inbox, Mail>("mail", "A mail arrived", &[Delivery::Poll], |_, data| {
-            data["from"] == "ann" // panics on data without `from`
-        });
-        let source = c.add_event_type(strict).unwrap();
-        let t = c.event_type("mail").unwrap();
-        let start = t.poll(&poll(json!({"name": "mail"}))).unwrap();
-        source.emit(json!({"subject": "no sender"})).unwrap();
-        source.emit(Mail { from: "ann".into() }).unwrap();
-        let next = t.poll(&poll(json!({"name": "mail", "cursor": start.cursor}))).unwrap();
-        assert_eq!(next.events.len(), 1);
-        assert_eq!(next.events[0].data["from"], "ann");
-        assert!(!next.truncated);
-    }
-
-    #[test]
-    fn arguments_or_a_payload_that_are_no_objects_are_refused() {
-        let c = Catalog::new();
-        let unit = c.add_event_type(EventType::new::<(), Mail>("unit", "x", &[Delivery::Poll])).unwrap_err();
-        assert!(unit.0.contains("inputSchema"), "{unit}");
-        let text = c.add_event_type(EventType::new::<Inbox, String>("text", "x", &[Delivery::Poll])).unwrap_err();
-        assert!(text.0.contains("payloadSchema"), "{text}");
-        assert!(!c.serves_events());
-    }
-
-    #[test]
-    fn max_events_is_capped_by_the_types_batch() {
-        let c = Catalog::new();
-        let source = c.add_event_type(mail(&[Delivery::Poll]).max_batch(2)).unwrap();
-        let t = c.event_type("mail").unwrap();
-        let start = t.poll(&poll(json!({"name": "mail"}))).unwrap();
-        for _ in 0..3 {
-            source.emit(Mail { from: "ann".into() }).unwrap();
-        }
-        let batch = t.poll(&poll(json!({"name": "mail", "cursor": start.cursor, "maxEvents": u64::MAX}))).unwrap();
-        assert_eq!((batch.events.len(), batch.has_more), (2, true));
-    }
 }

@@ -22,6 +22,7 @@ mod builders;
 mod completing;
 pub mod context;
 pub mod error;
+mod event_reader;
 mod event_types;
 mod events;
 mod interest;
@@ -50,8 +51,10 @@ use arc_swap::{ArcSwap, ArcSwapOption};
 
 pub use body::ResourceBody;
 pub use completing::Completer;
+pub(crate) use event_reader::StreamSlot;
+pub(crate) use event_reader::{Reader, Wake};
 pub use event_types::{
-    EventSource, EventType, DEFAULT_HISTORY, DEFAULT_MAX_BATCH, DEFAULT_NEXT_POLL, DEFAULT_RETENTION,
+    EventSource, EventType, WeakEventSource, DEFAULT_HISTORY, DEFAULT_MAX_BATCH, DEFAULT_NEXT_POLL, DEFAULT_RETENTION,
 };
 pub use events::{Origin, Watcher};
 pub use interest::Interest;

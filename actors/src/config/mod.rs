@@ -14,6 +14,7 @@ mod choices;
 #[doc(hidden)]
 pub mod cli;
 mod error;
+mod events;
 mod features;
 mod fs;
 mod gateway;
@@ -39,6 +40,7 @@ pub use choices::{
     AuditWhenFull, AuthMode, HubBackend, LegacyStore, LogFormat, PolicyMode, QuotaBy, QuotasFail, TasksStore,
 };
 pub use error::ConfigError;
+pub use events::EventsConfig;
 pub use features::{built_with, needs_feature, FEATURES};
 pub use fs::FsConfig;
 pub use gateway::{GatewayConfig, UpstreamConfig};
@@ -98,6 +100,8 @@ pub struct Config {
     pub otel: OtelConfig,
     /// The Tasks extension.
     pub tasks: TasksConfig,
+    /// The Events extension's long polls and streams.
+    pub events: EventsConfig,
     /// What applies to every upstream server.
     pub gateway: GatewayConfig,
     /// Other MCP servers served through this one (`[[upstreams]]`).
@@ -147,6 +151,7 @@ impl Default for Config {
             status: Default::default(),
             otel: Default::default(),
             tasks: Default::default(),
+            events: Default::default(),
             gateway: Default::default(),
             upstreams: Default::default(),
             audit: Default::default(),
@@ -414,6 +419,7 @@ impl Config {
                 return Err(ConfigError(format!("{name} must be at least 1")));
             }
         }
+        self.events.validate()?;
         let skills = std::path::Path::new(&self.fs.skills);
         if skills.is_absolute() || skills.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
             return Err(ConfigError(format!(

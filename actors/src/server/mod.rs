@@ -204,10 +204,16 @@ impl McpServer {
         slot: Option<OwnedSemaphorePermit>,
     ) -> RequestActor {
         let c = &self.inner.config.request;
+        // An events stream lasts as long as its subscription (a year bounds
+        // the timer), not `request.timeout_ms`.
+        let timeout = match admitted.request {
+            mcp_protocol::ClientRequest::StreamEvents(_) => Duration::from_secs(365 * 24 * 3600),
+            _ => Duration::from_millis(c.timeout_ms),
+        };
         let spec = RequestSpec {
             work: admitted,
             outbound,
-            timeout: Duration::from_millis(c.timeout_ms),
+            timeout,
             slow: Duration::from_millis(self.inner.config.log.slow_ms),
             mailbox: c.mailbox,
             era,

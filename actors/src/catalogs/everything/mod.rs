@@ -1,11 +1,13 @@
 //! The "everything" catalog: the fixture the official MCP conformance suite
 //! drives (tool, resource and prompt names and replies as the suite expects),
 //! plus a few tools for diagnostics (`sleep`, `test_custom_header`) and a
-//! skill (the Skills extension) and a view (MCP Apps).
+//! skill (the Skills extension), a view (MCP Apps) and event types (the
+//! Events extension).
 
 mod apps;
 mod client_input;
 mod content;
+mod events;
 mod helpers;
 mod input;
 mod other;
@@ -43,6 +45,7 @@ fn add_all(c: &Catalog) -> Result<(), CatalogError> {
     prompts::with_media(c)?;
     skills::skills(c)?;
     apps::views(c)?;
+    events::event_types(c)?;
     tasks::tools(c)
 }
 

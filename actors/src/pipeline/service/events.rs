@@ -1,33 +1,93 @@
-//! `events/list` and `events/poll` (the Events extension). Each answers
-//! `-32601` when the catalog serves no event type (the extension is not
-//! declared); on the legacy era they are not found at all.
+//! The Events extension's methods: `events/list`, `events/poll` (answered
+//! at once, or held open up to its `timeoutMs`) and `events/stream` (the
+//! subscription's notifications on the request's own response stream).
+//! Each answers `-32601` when the catalog serves no event type (the
+//! extension is not declared); on the legacy era they are not found at all.
 
-use mcp_protocol::events::{EventError, PollParams};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_protocol::events::{notify, Batch, Delivery, EventError, PollParams, StreamParams};
 use mcp_protocol::pagination::paginate;
-use mcp_protocol::request::ListParams;
+use mcp_protocol::request::{method, ListParams};
+use mcp_protocol::RequestId;
 use serde_json::json;
+use tokio::time::Instant;
 
 use super::{offered, Answer, McpService};
 use crate::catalog::context::RequestContext;
 use crate::catalog::error::HandlerError;
+use crate::catalog::{EventType, Reader, StreamSlot, Wake};
+use crate::channels::outbound::Outbound;
+use crate::config::Config;
+
+/// How long polls and streams are served (`[events]`), and the streams
+/// open on this instance.
+#[derive(Debug)]
+pub(super) struct EventLimits {
+    heartbeat: Duration,
+    max_poll_wait: Duration,
+    default_poll_wait: Duration,
+    /// `request.timeout_ms`: a held poll answers 1 s before it.
+    request_timeout: Duration,
+    stall: Duration,
+    max_streams: usize,
+    streams: Arc<AtomicUsize>,
+}
+
+impl EventLimits {
+    pub(super) fn new(config: &Config) -> Self {
+        let e = &config.events;
+        EventLimits {
+            heartbeat: Duration::from_millis(e.heartbeat_ms),
+            max_poll_wait: Duration::from_millis(e.max_poll_wait_ms),
+            default_poll_wait: Duration::from_millis(e.default_poll_wait_ms),
+            request_timeout: Duration::from_millis(config.request.timeout_ms),
+            stall: Duration::from_millis(e.stall_ms),
+            max_streams: e.max_streams,
+            streams: Arc::default(),
+        }
+    }
+
+    /// How long a poll that asked for `timeout_ms` is held at most.
+    fn poll_wait(&self, timeout_ms: Option<u64>) -> Duration {
+        let asked = timeout_ms.map_or(self.default_poll_wait, Duration::from_millis);
+        asked.min(self.max_poll_wait).min(self.request_timeout.saturating_sub(Duration::from_secs(1)))
+    }
+}
+
+fn refused(e: EventError) -> HandlerError {
+    HandlerError::from(e.to_error_data())
+}
 
 impl McpService {
     pub(super) async fn list_events(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
-        offered(self.catalog.serves_events(), mcp_protocol::request::method::EVENTS_LIST)?;
+        offered(self.catalog.serves_events(), method::EVENTS_LIST)?;
         let types = self.catalog.event_descriptors();
         let page = paginate(&types, |d| d.name.as_str(), p.cursor.as_deref(), self.page_size)?;
         self.finish_page("events", page, Some(self.list_hints(&ctx, None))).map(Answer::Tree)
     }
 
-    /// Answers at once with what the history holds after the cursor (the
-    /// design lets a poll answer early; it holds no request open).
+    /// The type a subscription names, or `-32011`.
+    fn served_event_type(&self, name: &str) -> Result<Arc<EventType>, HandlerError> {
+        self.catalog.event_type(name).ok_or_else(|| refused(EventError::UnknownEvent(name.to_owned())))
+    }
+
+    /// What the history holds after the cursor; when that is nothing (and
+    /// the poll has a cursor: one from now is answered at once), waits up
+    /// to the poll's `timeoutMs` for what comes, and answers as soon as
+    /// something does.
     pub(super) async fn poll_events(&self, p: PollParams, _ctx: RequestContext) -> Result<Answer, HandlerError> {
-        offered(self.catalog.serves_events(), mcp_protocol::request::method::EVENTS_POLL)?;
-        let name = &p.subscription.name;
-        let refused = |e: EventError| HandlerError::from(e.to_error_data());
-        let event_type =
-            self.catalog.event_type(name).ok_or_else(|| refused(EventError::UnknownEvent(name.clone())))?;
-        let batch = event_type.poll(&p).map_err(refused)?;
+        offered(self.catalog.serves_events(), method::EVENTS_POLL)?;
+        let event_type = self.served_event_type(&p.subscription.name)?;
+        let mut reader = Reader::open(&event_type, &p.subscription, Delivery::Poll).map_err(refused)?;
+        let max_events = event_type.batch_for(p.max_events);
+        let mut batch = reader.read(max_events);
+        let wait = self.events.poll_wait(p.timeout_ms);
+        if batch.events.is_empty() && !batch.truncated && p.subscription.cursor.is_some() && !wait.is_zero() {
+            batch = hold(&mut reader, max_events, Instant::now() + wait).await.map_err(refused)?;
+        }
         let result = json!({
             "events": batch.events,
             "cursor": batch.cursor,
@@ -36,5 +96,140 @@ impl McpService {
             "nextPollMs": event_type.next_poll_ms(),
         });
         self.finish(&result, None).map(Answer::Tree)
+    }
+
+    /// Pushes the subscription's occurrences on this request's stream until
+    /// the client leaves or cancels, the stream stalls, or the type is
+    /// removed (then `terminated` and the final result). A subscription
+    /// that cannot be served is refused before anything is sent.
+    pub(super) async fn stream_events(&self, p: StreamParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
+        offered(self.catalog.serves_events(), method::EVENTS_STREAM)?;
+        let event_type = self.served_event_type(&p.subscription.name)?;
+        let reader = Reader::open(&event_type, &p.subscription, Delivery::Push).map_err(refused)?;
+        let _server_slot = StreamSlot::take(&self.events.streams, Some(self.events.max_streams)).map_err(refused)?;
+        let _type_slot = StreamSlot::of_type(&event_type).map_err(refused)?;
+        let stream = EventStream::new(&ctx, self.events.stall);
+        match pump(&stream, reader, event_type.batch_for(None), self.events.heartbeat).await {
+            // The server ended the subscription: the final frame.
+            Ended::Terminated => self.finish(&notify::end(ctx.request_id()), None).map(Answer::Tree),
+            // The request is cancelled: nothing more is written.
+            Ended::Stalled => Err(HandlerError::internal("the events stream stalled")),
+        }
+    }
+}
+
+/// How a stream the client did not leave ended.
+enum Ended {
+    /// The subscription ended (`terminated` was sent).
+    Terminated,
+    /// The client took nothing for `events.stall_ms`; the request is
+    /// cancelled.
+    Stalled,
+}
+
+/// Where a stream's notifications go: the request's outbound channel,
+/// each waiting at most `stall` for room.
+struct EventStream<'a> {
+    ctx: &'a RequestContext,
+    stall: Duration,
+}
+
+impl<'a> EventStream<'a> {
+    fn new(ctx: &'a RequestContext, stall: Duration) -> Self {
+        EventStream { ctx, stall }
+    }
+
+    fn id(&self) -> &RequestId {
+        self.ctx.request_id()
+    }
+
+    /// Sends one notification, or cancels the request when the client took
+    /// nothing for `stall` (or left) and says so.
+    async fn send(&self, bytes: Vec<u8>) -> Result<(), Ended> {
+        let message = Box::new(Outbound::Notification(bytes.into()));
+        match tokio::time::timeout(self.stall, self.ctx.outbound().send(message)).await {
+            Ok(Ok(())) => Ok(()),
+            _ => {
+                self.ctx.cancellation().cancel();
+                Err(Ended::Stalled)
+            }
+        }
+    }
+}
+
+/// Sends `active`, then every occurrence the reader finds, in pages of
+/// `page`; a heartbeat after `heartbeat` without a message; `error` for a
+/// failure the source reports; `active` again (`truncated`) after a gap;
+/// `terminated` when the type is removed. Runs until one of those ends it.
+async fn pump(stream: &EventStream<'_>, reader: Reader, page: usize, heartbeat: Duration) -> Ended {
+    match deliver(stream, reader, page, heartbeat).await {
+        Ok(never) => match never {},
+        Err(ended) => ended,
+    }
+}
+
+async fn deliver(
+    stream: &EventStream<'_>,
+    mut reader: Reader,
+    page: usize,
+    heartbeat: Duration,
+) -> Result<std::convert::Infallible, Ended> {
+    let id = stream.id();
+    let mut batch = reader.read(page);
+    stream.send(notify::active(id, &batch.start, batch.truncated)).await?;
+    let mut beat_at = Instant::now() + heartbeat;
+    loop {
+        for occurrence in &batch.events {
+            stream.send(notify::event(id, occurrence)).await?;
+            beat_at = Instant::now() + heartbeat;
+        }
+        if !batch.has_more {
+            tokio::select! {
+                biased;
+                wake = reader.wake() => match wake {
+                    Wake::Ended(why) => {
+                        stream.send(notify::terminated(id, &why)).await?;
+                        return Err(Ended::Terminated);
+                    }
+                    Wake::Failed(error) => {
+                        stream.send(notify::error(id, &error)).await?;
+                        beat_at = Instant::now() + heartbeat;
+                    }
+                    // Read below; what these arguments skip sends nothing,
+                    // and the heartbeat stays due.
+                    Wake::Appended => {}
+                },
+                () = tokio::time::sleep_until(beat_at) => {
+                    stream.send(notify::heartbeat(id, &batch.cursor)).await?;
+                    beat_at = Instant::now() + heartbeat;
+                }
+            }
+        }
+        batch = reader.read(page);
+        if batch.truncated {
+            stream.send(notify::active(id, &batch.start, true)).await?;
+            beat_at = Instant::now() + heartbeat;
+        }
+    }
+}
+
+/// Waits until the reader finds something, the type is removed (`-32011`)
+/// or `deadline` passes (then the quiet batch, its cursor moved on).
+async fn hold(reader: &mut Reader, max_events: usize, deadline: Instant) -> Result<Batch, EventError> {
+    loop {
+        tokio::select! {
+            biased;
+            // A poll is not ended by a termination, only by the removal.
+            wake = reader.wake() => {
+                if let Wake::Ended(why @ EventError::UnknownEvent(_)) = wake {
+                    return Err(why);
+                }
+            }
+            () = tokio::time::sleep_until(deadline) => return Ok(reader.read(max_events)),
+        }
+        let batch = reader.read(max_events);
+        if !batch.events.is_empty() || batch.truncated {
+            return Ok(batch);
+        }
     }
 }

@@ -97,6 +97,8 @@ pub(crate) struct McpService {
     policy: arc_swap::ArcSwapOption<crate::policy::Policy>,
     /// The quotas counting calls (`[[quotas]]`), likewise.
     quotas: arc_swap::ArcSwapOption<crate::quota::Quotas>,
+    /// How long polls and streams are served (`[events]`), and the open streams.
+    events: events::EventLimits,
 }
 
 impl McpService {
@@ -137,6 +139,7 @@ impl McpService {
             versions: config.protocol_versions(),
             stateless: config.protocol_versions().into_iter().filter(|v| v.is_stateless()).collect(),
             page_size: config.server.page_size,
+            events: events::EventLimits::new(config),
             scopes: crate::auth::ScopePolicy::new(config.auth.required_scopes.clone(), &config.auth.scope_implies),
             list_cache: CacheHints::new(config.cache.list_ttl_ms, scope),
             read_cache: CacheHints::new(config.cache.read_ttl_ms, scope),

@@ -138,10 +138,12 @@ pub(super) fn run(
     let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
     let id = admitted.id.clone();
     let statuses = Statuses::of(&era);
+    // An events stream's heartbeats are notifications, not SSE comments.
+    let comments = !matches!(admitted.request, mcp_protocol::ClientRequest::StreamEvents(_));
     let actor = server.request_actor(admitted, era, tx, None).start_here();
     async move {
         actor.await;
-        reply(server.config(), id, rx, statuses).await
+        reply(server.config(), id, rx, statuses, comments).await
     }
 }
 
@@ -169,14 +171,15 @@ impl Statuses {
 const JSON_CONTENT_TYPE: (HeaderName, HeaderValue) = (CONTENT_TYPE, HeaderValue::from_static("application/json"));
 
 /// The response when it is ready within `stream_after_ms` and came alone,
-/// else an SSE stream.
+/// else an SSE stream, with keep-alive `comments` in its quiet or not.
 pub(super) async fn reply(
     config: &Config,
     id: RequestId,
     mut rx: OutboundRx,
     statuses: Statuses,
+    comments: bool,
 ) -> Result<HttpResponse, HttpError> {
-    let keep_alive = Duration::from_millis(config.http.sse_keep_alive_ms.max(1));
+    let keep_alive = comments.then(|| Duration::from_millis(config.http.sse_keep_alive_ms.max(1)));
     // The response is often there already: then no timer is armed.
     let first = match rx.try_recv() {
         Ok(first) => Ok(Some(first)),

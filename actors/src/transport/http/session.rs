@@ -125,7 +125,7 @@ async fn in_session(
             let id = r.id.clone();
             let (tx, rx) = outbound::channel(server.config().request.outbound_buffer);
             server.session_request_here(session, r, facts, tx).await;
-            answer::reply(server.config(), id, rx, answer::Statuses::AlwaysOk).await
+            answer::reply(server.config(), id, rx, answer::Statuses::AlwaysOk, true).await
         }
         Incoming::Response(r) => match session.answer(r).await {
             Ok(()) => Ok(HttpResponse::Accepted().finish()),

@@ -62,10 +62,15 @@ pub fn listen_response(frames: SseFrames) -> HttpResponse {
 }
 
 /// A request's stream: `first` (if any), then everything from `rx` until
-/// the final response, with a keep-alive after `keep_alive` of quiet.
-pub fn request_response(first: Option<Outbound>, rx: OutboundRx, keep_alive: Duration) -> HttpResponse {
-    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+/// the final response, with a keep-alive comment after `keep_alive` of
+/// quiet (none when `None`: an events stream's heartbeats are
+/// notifications).
+pub fn request_response(first: Option<Outbound>, rx: OutboundRx, keep_alive: Option<Duration>) -> HttpResponse {
+    let tick = keep_alive.map(|every| {
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tick
+    });
     response(RequestFrames { first, rx: Some(rx), tick })
 }
 
@@ -74,7 +79,7 @@ struct RequestFrames {
     first: Option<Outbound>,
     /// `None` once the final response went out.
     rx: Option<OutboundRx>,
-    tick: tokio::time::Interval,
+    tick: Option<tokio::time::Interval>,
 }
 
 impl RequestFrames {
@@ -82,7 +87,9 @@ impl RequestFrames {
         if matches!(msg, Outbound::Final { .. }) {
             self.rx = None;
         }
-        self.tick.reset();
+        if let Some(tick) = &mut self.tick {
+            tick.reset();
+        }
         frame(msg.bytes())
     }
 }
@@ -99,9 +106,9 @@ impl Stream for RequestFrames {
         match rx.poll_recv(cx) {
             Poll::Ready(Some(msg)) => Poll::Ready(Some(this.emit(&msg))),
             Poll::Ready(None) => Poll::Ready(None),
-            Poll::Pending => match this.tick.poll_tick(cx) {
-                Poll::Ready(_) => Poll::Ready(Some(Bytes::from_static(KEEP_ALIVE))),
-                Poll::Pending => Poll::Pending,
+            Poll::Pending => match this.tick.as_mut().map(|tick| tick.poll_tick(cx)) {
+                Some(Poll::Ready(_)) => Poll::Ready(Some(Bytes::from_static(KEEP_ALIVE))),
+                _ => Poll::Pending,
             },
         }
     }
@@ -118,7 +125,7 @@ mod tests {
         let mut tick =
             tokio::time::interval_at(tokio::time::Instant::now() + Duration::from_secs(5), Duration::from_secs(5));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut frames = RequestFrames { first: Some(first), rx: Some(rx), tick };
+        let mut frames = RequestFrames { first: Some(first), rx: Some(rx), tick: Some(tick) };
         assert_eq!(frames.next().await.unwrap(), Bytes::from_static(b"data: {\"n\":1}\n\n"));
         // Quiet for longer than the period: one keep-alive comment.
         assert_eq!(frames.next().await.unwrap(), Bytes::from_static(KEEP_ALIVE));

@@ -149,14 +149,22 @@ impl StreamConnection {
     }
 
     fn run(&mut self, a: Admitted, ctx: &mut Context<Self>) {
-        if self.claim(&a.id, ctx) {
-            self.with_slot(ctx, move |act, slot, _| {
-                let id = a.id.clone();
-                let addr =
-                    act.server.request_actor(Box::new(a), Era::Stateless, act.writer.clone(), Some(slot)).start();
-                act.in_flight.insert(id, addr);
-            });
+        if !self.claim(&a.id, ctx) {
+            return;
         }
+        // An events stream holds no in-flight place (`events.max_streams`
+        // bounds them): streams open for hours would starve the calls.
+        if matches!(a.request, mcp_protocol::ClientRequest::StreamEvents(_)) {
+            let id = a.id.clone();
+            let addr = self.server.request_actor(Box::new(a), Era::Stateless, self.writer.clone(), None).start();
+            self.in_flight.insert(id, addr);
+            return;
+        }
+        self.with_slot(ctx, move |act, slot, _| {
+            let id = a.id.clone();
+            let addr = act.server.request_actor(Box::new(a), Era::Stateless, act.writer.clone(), Some(slot)).start();
+            act.in_flight.insert(id, addr);
+        });
     }
 
     fn listen(&mut self, a: Admitted, admission: ListenAdmission, ctx: &mut Context<Self>) {

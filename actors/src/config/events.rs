@@ -1,0 +1,78 @@
+//! `[events]`: how the Events extension's long polls and streams are served
+//! (the event types themselves are the catalog's).
+
+use serde::{Deserialize, Serialize};
+
+use super::ConfigError;
+
+/// `[events]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EventsConfig {
+    /// An `events/stream` that delivered nothing for this many ms sends
+    /// `notifications/events/heartbeat` with its cursor (1..=30000: the
+    /// design asks for one at least every 30 s). Default: 15000.
+    pub heartbeat_ms: u64,
+    /// The longest an `events/poll` is held open waiting for an occurrence:
+    /// a larger `timeoutMs` is answered (with `events: []`) after this
+    /// many ms, as the design allows; so is every poll within 1 s of
+    /// `request.timeout_ms`. Default: 30000.
+    pub max_poll_wait_ms: u64,
+    /// How long an `events/poll` without `timeoutMs` waits: 0 answers at
+    /// once. Default: 0.
+    pub default_poll_wait_ms: u64,
+    /// At most this many `events/stream` subscriptions open at once on
+    /// this instance, whatever their type; one more is refused with
+    /// `-32013` (`{"limit":"subscriptions","max":…}`). Streams are not
+    /// counted against `stdio.max_in_flight` or `request.timeout_ms`.
+    /// Default: 10000.
+    pub max_streams: usize,
+    /// A stream whose client takes nothing for this many ms while the
+    /// stream has something to send (its response buffer,
+    /// `request.outbound_buffer` messages, stays full) is closed: a slow
+    /// client holds at most that buffer, never a growing queue. It
+    /// resumes with a new `events/stream` from its last cursor.
+    /// Default: 60000.
+    pub stall_ms: u64,
+}
+
+impl Default for EventsConfig {
+    fn default() -> Self {
+        EventsConfig {
+            heartbeat_ms: 15_000,
+            max_poll_wait_ms: 30_000,
+            default_poll_wait_ms: 0,
+            max_streams: 10_000,
+            stall_ms: 60_000,
+        }
+    }
+}
+
+impl EventsConfig {
+    /// A heartbeat at least every 30 s, and room for a stream.
+    pub(super) fn validate(&self) -> Result<(), ConfigError> {
+        if !(1..=30_000).contains(&self.heartbeat_ms) {
+            return Err(ConfigError(format!("events.heartbeat_ms must be 1..=30000, not {}", self.heartbeat_ms)));
+        }
+        if self.max_streams == 0 || self.stall_ms == 0 {
+            return Err(ConfigError("events.max_streams and events.stall_ms must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_heartbeat_past_30_s_or_no_room_for_a_stream_is_refused() {
+        assert!(EventsConfig::default().validate().is_ok());
+        for heartbeat_ms in [0, 30_001] {
+            let e = EventsConfig { heartbeat_ms, ..Default::default() }.validate().unwrap_err();
+            assert!(e.0.contains("events.heartbeat_ms"), "{e:?}");
+        }
+        assert!(EventsConfig { max_streams: 0, ..Default::default() }.validate().is_err());
+        assert!(EventsConfig { stall_ms: 0, ..Default::default() }.validate().is_err());
+    }
+}
