@@ -53,7 +53,11 @@ async fn result(url: &str, method: &str, params: Value) -> Value {
 async fn event_types_are_declared_and_listed_in_pages() {
     let (srv, _source) = start();
     let discover = result(&srv.url, "server/discover", json!({})).await;
-    assert_eq!(discover["capabilities"]["extensions"]["io.modelcontextprotocol/events"], json!({}), "{discover}");
+    assert_eq!(
+        discover["capabilities"]["extensions"]["io.modelcontextprotocol/events"],
+        json!({"listChanged": true}),
+        "{discover}"
+    );
     let first = result(&srv.url, "events/list", json!({})).await;
     assert_eq!(first["resultType"], "complete");
     let event = &first["events"][0];
@@ -151,4 +155,31 @@ async fn events_are_served_on_the_stateless_era_only_and_only_when_declared() {
         assert_eq!(reply["error"]["code"], -32601, "{method}: {reply}");
     }
     bare.stop().await;
+}
+
+#[actix_rt::test]
+async fn a_listen_stream_that_opted_in_hears_that_the_event_types_changed() {
+    let (srv, _source) = start();
+    let discover = result(&srv.url, "server/discover", json!({})).await;
+    assert_eq!(discover["capabilities"]["extensions"]["io.modelcontextprotocol/events"], json!({"listChanged": true}));
+    let catalog = srv.server.catalog().clone();
+    let listen = request(json!(8), "subscriptions/listen", json!({"notifications": {"eventsListChanged": true}}));
+    let mut stream = SseReader::open(&srv.url, &listen).await;
+    let ack = stream.next().await.unwrap();
+    assert_eq!(ack["params"]["notifications"], json!({"eventsListChanged": true}), "{ack}");
+    let others = request(json!(9), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}}));
+    let mut deaf = SseReader::open(&srv.url, &others).await;
+    deaf.next().await.unwrap();
+    catalog.remove_event_type("mail.pushed").unwrap();
+    let changed = stream.next().await.unwrap();
+    assert_eq!(changed["method"], "notifications/events/list_changed", "{changed}");
+    assert_eq!(changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 8);
+    catalog.add_event_type(EventType::new::<Inbox, Mail>("mail.pushed", "Back", &[Delivery::Push])).unwrap();
+    assert_eq!(stream.next().await.unwrap()["method"], "notifications/events/list_changed");
+    // A stream that did not opt in hears nothing of it: the next thing it
+    // gets is the tools change made after.
+    catalog.remove_tool("no-such-tool");
+    catalog.add_tool(Tool::new("t", "A tool", |_: NoArgs, _| async { Ok("ok") })).unwrap();
+    assert_eq!(deaf.next().await.unwrap()["method"], "notifications/tools/list_changed");
+    srv.stop().await;
 }

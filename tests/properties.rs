@@ -20,14 +20,16 @@ fn filter() -> impl Strategy<Value = SubscriptionFilter> {
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
+        any::<bool>(),
         proptest::collection::vec(0..URIS.len(), 0..4),
         proptest::collection::vec(0..TASKS.len(), 0..3),
         0..OWNERS.len(),
     )
-        .prop_map(|(tools, prompts, resources, uris, tasks, owner)| SubscriptionFilter {
+        .prop_map(|(tools, prompts, resources, events, uris, tasks, owner)| SubscriptionFilter {
             tools_list_changed: tools,
             prompts_list_changed: prompts,
             resources_list_changed: resources,
+            events_list_changed: events,
             resource_subscriptions: uris.into_iter().map(|i| URIS[i].to_owned()).collect(),
             task_ids: tasks.into_iter().map(|i| TASKS[i].to_owned()).collect(),
             owner: OWNERS[owner].map(str::to_owned),
@@ -39,6 +41,7 @@ fn event() -> impl Strategy<Value = Event> {
         Just(Event::ToolsListChanged),
         Just(Event::PromptsListChanged),
         Just(Event::ResourcesListChanged),
+        Just(Event::EventsListChanged),
         (0..URIS.len()).prop_map(|i| Event::ResourceUpdated { uri: URIS[i].to_owned() }),
         (0..TASKS.len(), 0..OWNERS.len()).prop_map(|(i, o)| Event::TaskStatus {
             task_id: TASKS[i].to_owned(),

@@ -19,6 +19,9 @@ pub enum Event {
     PromptsListChanged,
     /// The resource list changed.
     ResourcesListChanged,
+    /// The event types changed (the Events extension): one was added or
+    /// removed, or a descriptor changed.
+    EventsListChanged,
     /// One resource's contents changed.
     ResourceUpdated {
         /// Its URI.
@@ -48,6 +51,8 @@ pub mod notification {
     pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
     /// `notifications/resources/updated`.
     pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    /// `notifications/events/list_changed` (the Events extension).
+    pub const EVENTS_LIST_CHANGED: &str = crate::events::notify::LIST_CHANGED;
 }
 
 impl Event {
@@ -57,6 +62,7 @@ impl Event {
             Event::ToolsListChanged => notification::TOOLS_LIST_CHANGED,
             Event::PromptsListChanged => notification::PROMPTS_LIST_CHANGED,
             Event::ResourcesListChanged => notification::RESOURCES_LIST_CHANGED,
+            Event::EventsListChanged => notification::EVENTS_LIST_CHANGED,
             Event::ResourceUpdated { .. } => notification::RESOURCES_UPDATED,
             Event::TaskStatus { .. } => crate::tasks::NOTIFICATION,
         }

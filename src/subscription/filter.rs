@@ -28,6 +28,10 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/list_changed`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub resources_list_changed: bool,
+    /// `notifications/events/list_changed` (the Events extension; honoured
+    /// only by a server that declared it with `listChanged: true`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub events_list_changed: bool,
     /// `notifications/resources/updated` for these URIs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resource_subscriptions: Vec<String>,
@@ -60,6 +64,7 @@ impl SubscriptionFilter {
             tools_list_changed: self.tools_list_changed && supported.tools_list_changed,
             prompts_list_changed: self.prompts_list_changed && supported.prompts_list_changed,
             resources_list_changed: self.resources_list_changed && supported.resources_list_changed,
+            events_list_changed: self.events_list_changed && supported.events_list_changed,
             resource_subscriptions: if supported.resource_subscriptions.is_empty() {
                 Vec::new()
             } else {
@@ -116,6 +121,7 @@ impl SubscriptionFilter {
         !self.tools_list_changed
             && !self.prompts_list_changed
             && !self.resources_list_changed
+            && !self.events_list_changed
             && self.resource_subscriptions.is_empty()
             && self.task_ids.is_empty()
     }
@@ -126,6 +132,7 @@ impl SubscriptionFilter {
             Event::ToolsListChanged => self.tools_list_changed,
             Event::PromptsListChanged => self.prompts_list_changed,
             Event::ResourcesListChanged => self.resources_list_changed,
+            Event::EventsListChanged => self.events_list_changed,
             Event::ResourceUpdated { uri } => self.resource_subscriptions.iter().any(|u| u == uri),
             Event::TaskStatus { task_id, owner, .. } => {
                 *owner == self.owner && self.task_ids.iter().any(|t| t == task_id)

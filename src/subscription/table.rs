@@ -33,6 +33,7 @@ pub struct SubscriptionTable<T = ()> {
     tools: HashSet<ListenerId>,
     prompts: HashSet<ListenerId>,
     resources: HashSet<ListenerId>,
+    events: HashSet<ListenerId>,
     by_uri: HashMap<String, HashSet<ListenerId>>,
     by_task: HashMap<String, HashSet<ListenerId>>,
     filters: HashMap<ListenerId, (SubscriptionFilter, T)>,
@@ -44,6 +45,7 @@ impl<T> Default for SubscriptionTable<T> {
             tools: HashSet::new(),
             prompts: HashSet::new(),
             resources: HashSet::new(),
+            events: HashSet::new(),
             by_uri: HashMap::new(),
             by_task: HashMap::new(),
             filters: HashMap::new(),
@@ -77,6 +79,9 @@ impl<T> SubscriptionTable<T> {
         if filter.resources_list_changed {
             self.resources.insert(id);
         }
+        if filter.events_list_changed {
+            self.events.insert(id);
+        }
         for uri in &filter.resource_subscriptions {
             self.by_uri.entry(uri.clone()).or_default().insert(id);
         }
@@ -98,6 +103,7 @@ impl<T> SubscriptionTable<T> {
         self.tools.remove(&id);
         self.prompts.remove(&id);
         self.resources.remove(&id);
+        self.events.remove(&id);
         for (index, keys) in [(&mut self.by_uri, &filter.resource_subscriptions), (&mut self.by_task, &filter.task_ids)]
         {
             for key in keys {
@@ -119,6 +125,7 @@ impl<T> SubscriptionTable<T> {
             Event::ToolsListChanged => (Some(&self.tools), None),
             Event::PromptsListChanged => (Some(&self.prompts), None),
             Event::ResourcesListChanged => (Some(&self.resources), None),
+            Event::EventsListChanged => (Some(&self.events), None),
             Event::ResourceUpdated { uri } => (self.by_uri.get(uri), None),
             Event::TaskStatus { task_id, owner, .. } => (self.by_task.get(task_id), Some(owner)),
         };

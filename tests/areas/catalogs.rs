@@ -12,6 +12,8 @@ mod apps;
 mod event_streams;
 #[path = "../events.rs"]
 mod events;
+#[path = "../events_conformance/mod.rs"]
+mod events_conformance;
 #[path = "../fs_boundaries.rs"]
 mod fs_boundaries;
 #[path = "../fs_catalog.rs"]

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_protocol::events::{Delivery, EventDescriptor, EventError, EventLog, Occurrence, Subscription};
+use mcp_protocol::subscription::Event;
 use mcp_protocol::ErrorData;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -331,7 +332,8 @@ pub(crate) type EventTypes = BTreeMap<String, Arc<EventType>>;
 
 impl Catalog {
     /// Adds an event type and returns the source its occurrences are
-    /// emitted through. Refused, naming it: a descriptor that breaks the
+    /// emitted through; listeners that opted into `eventsListChanged` are
+    /// told. Refused, naming it: a descriptor that breaks the
     /// rules of `events/list` (an empty name or description, no delivery
     /// mode) and a name already taken.
     pub fn add_event_type(&self, event_type: EventType) -> Result<EventSource, CatalogError> {
@@ -350,6 +352,7 @@ impl Catalog {
         if taken {
             return Err(CatalogError(format!("an event type named `{name}` is already served")));
         }
+        self.emit(Event::EventsListChanged);
         Ok(EventSource(event_type))
     }
 
@@ -360,7 +363,8 @@ impl Catalog {
 
     /// Stops serving the event type `name` and returns its source: each
     /// live stream of it ends with `notifications/events/terminated`
-    /// (`-32011`, `{"kind":"event"}`), and a poll of it is `-32011`. Emitting
+    /// (`-32011`, `{"kind":"event"}`), a poll of it is `-32011`, and
+    /// listeners that opted into `eventsListChanged` are told. Emitting
     /// through the returned source reaches no one.
     pub fn remove_event_type(&self, name: &str) -> Option<EventSource> {
         let mut removed = None;
@@ -372,6 +376,7 @@ impl Catalog {
         let removed = removed?;
         removed.removed.store(true, Ordering::Release);
         removed.end_streams(EventError::UnknownEvent(name.to_owned()));
+        self.emit(Event::EventsListChanged);
         Some(EventSource(removed))
     }
 

@@ -276,7 +276,7 @@ impl McpService {
             out.extend([mcp_protocol::apps::server_capability()]);
         }
         if self.catalog.serves_events() {
-            out.insert(mcp_protocol::events::EXTENSION.into(), mcp_protocol::events::capability(false));
+            out.insert(mcp_protocol::events::EXTENSION.into(), mcp_protocol::events::capability(true));
         }
         Some(out).filter(|m| !m.is_empty())
     }
@@ -286,6 +286,7 @@ impl McpService {
         SubscriptionFilter {
             resource_subscriptions: vec!["*".into()],
             task_ids: if self.tasks.is_some() { vec!["*".into()] } else { Vec::new() },
+            events_list_changed: self.catalog.serves_events(),
             ..SubscriptionFilter::every_list_change()
         }
     }
