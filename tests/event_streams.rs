@@ -309,3 +309,46 @@ async fn over_stdio_a_stream_is_tagged_and_stops_at_notifications_cancelled() {
     }
     child.close().await;
 }
+
+#[actix_rt::test]
+async fn a_client_that_reads_nothing_is_closed_after_the_stall_and_gives_its_place_back() {
+    let edit = |c: &mut Config| {
+        c.events.stall_ms = 300;
+        c.events.heartbeat_ms = 100;
+        c.request.outbound_buffer = 4;
+    };
+    let bounded = mail_type().max_streams(1).history(100, Duration::from_secs(60));
+    let (srv, _catalog, source) = start_with(edit, bounded);
+    // A client that sends its request and never reads a byte of the answer.
+    let body = serde_json::to_vec(&stream_request(1, json!({"name": "mail"}))).unwrap();
+    let address = srv.url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
+    let mut silent = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\n", body.len());
+    for (k, v) in standard_headers(&stream_request(1, json!({"name": "mail"}))) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    tokio::io::AsyncWriteExt::write_all(&mut silent, &[head.as_bytes(), &body].concat()).await.unwrap();
+    // Its place is taken once the stream is open.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while open(&srv.url, &stream_request(2, json!({"name": "mail"}))).await.is_ok() {
+        assert!(Instant::now() < deadline, "the silent client's stream never opened");
+    }
+    // Far more than the socket buffers and the 4 messages of the response's
+    // queue hold: the stream stalls, is closed, and its place comes back.
+    let page = "x".repeat(64 * 1024);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        for _ in 0..64 {
+            source.emit(json!({"from": "bulk", "page": page})).unwrap();
+        }
+        if let Ok(mut next) = open(&srv.url, &stream_request(3, json!({"name": "mail"}))).await {
+            expect(&mut next, 3, "active").await;
+            break;
+        }
+        assert!(Instant::now() < deadline, "a client that read nothing kept its stream");
+        actix_rt::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop(silent);
+    srv.stop().await;
+}

@@ -10,6 +10,8 @@ mod common;
 
 #[path = "../client.rs"]
 mod client;
+#[path = "../client_events.rs"]
+mod client_events;
 #[path = "../client_limits.rs"]
 mod client_limits;
 #[path = "../client_oauth.rs"]

@@ -58,36 +58,127 @@
 //! current time; [`EventSource::emit_with_id`] keeps the id your source
 //! already has, so a subscriber recognises an occurrence it saw before.
 //!
+//! ## Emitting from a background task
+//!
+//! A source that lives outside any request — a poller of an upstream API, a
+//! file watcher, a timer — holds a [`WeakEventSource`], so that it stops
+//! once the catalog serving the type is gone. This is a complete server
+//! whose event type ticks on its own once a second; clients poll it or
+//! stream it:
+//!
+//! ```rust,no_run
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//!
+//! use actix_mcp::prelude::*;
+//!
+//! /// Which ticks to hear of.
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Ticks {
+//!     /// Only every n-th tick.
+//!     every: Option<u64>,
+//! }
+//!
+//! /// One tick.
+//! #[derive(Serialize, JsonSchema)]
+//! struct Tick {
+//!     n: u64,
+//! }
+//!
+//! #[actix_web::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let catalog = Catalog::new();
+//!     let modes = [Delivery::Poll, Delivery::Push];
+//!     let ticks = EventType::matching::<Ticks, Tick>("clock.tick", "A tick", &modes, |t, data| {
+//!         let n = data.get("n").and_then(|n| n.as_u64()).unwrap_or(0);
+//!         n % t.every.unwrap_or(1).max(1) == 0
+//!     });
+//!     let source = catalog.add_event_type(ticks).unwrap().downgrade();
+//!     actix_rt::spawn(async move {
+//!         for n in 1.. {
+//!             actix_rt::time::sleep(Duration::from_secs(1)).await;
+//!             let Some(source) = source.upgrade() else { return };
+//!             source.emit(Tick { n }).unwrap();
+//!         }
+//!     });
+//!     let server = McpServer::builder(server_info!()).catalog(Arc::new(catalog)).build().unwrap();
+//!     serve_http(server).await
+//! }
+//! ```
+//!
+//! Besides occurrences, a source tells its subscribers three things:
+//! [`EventSource::lose`] (occurrences were lost — an upstream dropped some:
+//! a poll from before answers `truncated`, each stream sends `active` again
+//! with `truncated: true`), [`EventSource::fail`] (a failure the
+//! subscriptions survive — each stream sends `notifications/events/error`
+//! and stays open), and [`EventSource::terminate`] (the subscriptions end:
+//! access revoked, a schema changed in place — each stream sends
+//! `notifications/events/terminated` and its final result).
+//! [`Catalog::remove_event_type`] ends a type's streams the same way with
+//! `-32011` (`{"kind": "event"}`), and adding or removing a type tells the
+//! listen streams that opted into `eventsListChanged`.
+//!
 //! ## What a subscriber gets
 //!
 //! - `events/list` lists the types in pages, like `tools/list`.
-//! - `events/poll` (`name`, `arguments`, `cursor`, `maxAgeMs`, `maxEvents`)
-//!   answers at once with the occurrences after the cursor that the
+//! - `events/poll` (`name`, `arguments`, `cursor`, `maxAgeMs`, `maxEvents`,
+//!   `timeoutMs`) answers with the occurrences after the cursor that the
 //!   arguments let through: `cursor: null` (or none) starts from now and
-//!   returns nothing; the answer's `cursor` is where to poll from next, and
-//!   it moves on even when nothing matched; `maxEvents` (capped by the
-//!   type's [`EventType::max_batch`], 100 unless set) with `hasMore: true`
-//!   when more wait; `maxAgeMs` skips what is older; `nextPollMs` is the
-//!   type's [`EventType::next_poll`] (5 s unless set).
+//!   returns nothing, at once; the answer's `cursor` is where to poll from
+//!   next, and it moves on even when nothing matched; `maxEvents` (capped
+//!   by the type's [`EventType::max_batch`], 100 unless set) with
+//!   `hasMore: true` when more wait; `maxAgeMs` skips what is older;
+//!   `nextPollMs` is the type's [`EventType::next_poll`] (5 s unless set).
+//!   When nothing is there yet, a poll with `timeoutMs` is held open and
+//!   answered as soon as a matching occurrence comes, or with `events: []`
+//!   at its timeout — at most `events.max_poll_wait_ms` (30 s) and 1 s
+//!   under `request.timeout_ms`; without `timeoutMs` it waits
+//!   `events.default_poll_wait_ms` (0: it answers at once).
+//! - `events/stream` (`name`, `arguments`, `cursor`, `maxAgeMs`) answers
+//!   with a stream of its own (SSE on HTTP, lines on stdout over stdio):
+//!   `notifications/events/active` first (`cursor`, `truncated`), then each
+//!   matching occurrence as `notifications/events/event` with its cursor,
+//!   `notifications/events/heartbeat` with the stream's position after
+//!   `events.heartbeat_ms` (15 s) without a message — a notification, never
+//!   an SSE comment, and its cursor moves past what the arguments skipped.
+//!   Every notification carries the stream's request id as
+//!   `_meta["io.modelcontextprotocol/subscriptionId"]`, its JSON type kept.
+//!   The client ends a stream by closing it (HTTP) or with
+//!   `notifications/cancelled` (stdio); the server ends it with
+//!   `terminated` and a final result (`{"_meta": …}`). Streams are not
+//!   bounded by `request.timeout_ms` nor counted against
+//!   `stdio.max_in_flight`; `events.max_streams` (10,000) and a type's
+//!   [`EventType::max_streams`] cap them (`-32013`,
+//!   `{"limit": "subscriptions", "max": …}`). A client that takes nothing
+//!   for `events.stall_ms` (60 s) while its stream has something to send
+//!   is closed: it holds at most `request.outbound_buffer` messages, and
+//!   resumes from its last cursor.
 //! - Each type keeps its last [`EventType::history`] occurrences (1,000 for
-//!   an hour unless set) for replay. Whatever a poll cannot replay — dropped
-//!   by those bounds, older than its `maxAgeMs`, or a cursor this server did
-//!   not issue (another instance, a restart) — is reported as
-//!   `truncated: true` with a fresh cursor, never as an error.
+//!   an hour unless set) for replay. Whatever a poll or a stream cannot
+//!   replay — dropped by those bounds, older than its `maxAgeMs`, lost
+//!   ([`EventSource::lose`]), or a cursor this server did not issue
+//!   (another instance, a restart) — is reported as `truncated: true` with
+//!   a fresh cursor, never as an error.
 //! - Refusals follow the design's table: an unknown type is `-32011` with
-//!   `data: {"kind": "event"}`, a type that does not offer polling `-32014`
-//!   with `data: {"feature": "deliveryMode", "value": "poll"}`, and params
-//!   or arguments that do not fit `-32602` naming the field.
+//!   `data: {"kind": "event"}`, a type that does not offer the mode
+//!   `-32014` with `data: {"feature": "deliveryMode", "value": "poll"}`
+//!   (or `"push"`), too many streams `-32013`, and params or arguments that
+//!   do not fit `-32602` naming the field. A stream that is refused gets
+//!   the error as a plain JSON response: no stream is opened.
 //!
 //! ## Not yet
 //!
-//! Push streams (`events/stream`), webhooks (`events/subscribe`), long
-//! polls (`timeoutMs` is read, and the answer still comes at once, which
-//! the design allows), `notifications/events/list_changed`, histories shared
-//! across instances, the gateway's passing through of its upstreams' event
-//! types, and policies over event types.
+//! Webhooks (`events/subscribe`), histories shared across instances, the
+//! gateway's passing through of its upstreams' event types, and policies
+//! over event types.
 //!
 //! [`EventSource`]: crate::catalog::EventSource
+//! [`WeakEventSource`]: crate::catalog::WeakEventSource
+//! [`EventSource::lose`]: crate::catalog::EventSource::lose
+//! [`EventSource::fail`]: crate::catalog::EventSource::fail
+//! [`EventSource::terminate`]: crate::catalog::EventSource::terminate
+//! [`Catalog::remove_event_type`]: crate::catalog::Catalog::remove_event_type
+//! [`EventType::max_streams`]: crate::catalog::EventType::max_streams
 //! [`EventSource::emit`]: crate::catalog::EventSource::emit
 //! [`EventSource::emit_with_id`]: crate::catalog::EventSource::emit_with_id
 //! [`Catalog::add_event_type`]: crate::catalog::Catalog::add_event_type

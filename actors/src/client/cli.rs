@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use super::{Client, ClientError, ClientOptions, SubscriptionFilter};
+use super::{Client, ClientError, ClientOptions, EventSubscription, SubscriptionFilter};
 
 /// Where the server is and how to speak to it.
 #[derive(Debug, Clone, Args)]
@@ -85,10 +85,74 @@ pub enum ClientAction {
         /// Updates of this resource (repeatable).
         #[arg(long = "resource", value_name = "URI")]
         resource_subscriptions: Vec<String>,
+        /// Event type list changes (the Events extension).
+        #[arg(long)]
+        events: bool,
         /// Exit after this many notifications.
         #[arg(long, value_name = "N")]
         count: Option<usize>,
     },
+    /// The Events extension: event types, polls, streams.
+    Events {
+        /// What to do.
+        #[command(subcommand)]
+        action: EventsAction,
+    },
+}
+
+/// What `client events` does.
+#[derive(Debug, Clone, Subcommand)]
+pub enum EventsAction {
+    /// Every event type.
+    List,
+    /// One poll of an event type (from now unless `--cursor`).
+    Poll {
+        /// What to poll and how.
+        #[command(flatten)]
+        subscription: SubscriptionArgs,
+        /// Let the server hold the poll this long for an occurrence.
+        #[arg(long, value_name = "MS")]
+        wait_ms: Option<u64>,
+    },
+    /// Polls for ever as the server paces it, one JSON line per occurrence.
+    Watch {
+        /// What to poll and how.
+        #[command(flatten)]
+        subscription: SubscriptionArgs,
+        /// The least wait between polls (the server's `nextPollMs` if longer).
+        #[arg(long, value_name = "MS", default_value_t = 1000)]
+        floor_ms: u64,
+    },
+    /// Opens a push stream, one JSON line per notification.
+    Stream {
+        /// What to stream and how.
+        #[command(flatten)]
+        subscription: SubscriptionArgs,
+    },
+}
+
+/// One subscription on the command line.
+#[derive(Debug, Clone, Args)]
+pub struct SubscriptionArgs {
+    /// The event type.
+    pub name: String,
+    /// Its arguments, a JSON object.
+    pub arguments: Option<String>,
+    /// Where to start (a cursor an earlier answer gave); from now if absent.
+    #[arg(long)]
+    pub cursor: Option<String>,
+    /// Exit after this many occurrences (stream: notifications).
+    #[arg(long, value_name = "N")]
+    pub count: Option<usize>,
+}
+
+impl SubscriptionArgs {
+    fn subscription(&self) -> Result<EventSubscription, ClientError> {
+        let Value::Object(arguments) = json_arg(self.arguments.as_deref()).map_err(ClientError::Input)? else {
+            unreachable!("json_arg gives an object")
+        };
+        Ok(EventSubscription { name: self.name.clone(), arguments, cursor: self.cursor.clone() })
+    }
 }
 
 impl ClientArgs {
@@ -175,11 +239,12 @@ async fn act(client: &Client, action: &ClientAction) -> Result<(), ClientError> 
             let args = json_arg(arguments.as_deref()).map_err(ClientError::Input)?;
             print(&to_json(&client.get_prompt(name, args).await?));
         }
-        ClientAction::Listen { tools, prompts, resources, resource_subscriptions, count } => {
+        ClientAction::Listen { tools, prompts, resources, resource_subscriptions, events, count } => {
             let filter = SubscriptionFilter {
                 tools_list_changed: *tools,
                 prompts_list_changed: *prompts,
                 resources_list_changed: *resources,
+                events_list_changed: *events,
                 resource_subscriptions: resource_subscriptions.clone(),
                 ..SubscriptionFilter::default()
             };
@@ -192,6 +257,34 @@ async fn act(client: &Client, action: &ClientAction) -> Result<(), ClientError> 
                 if count.is_some_and(|c| seen >= c) {
                     break;
                 }
+            }
+        }
+        ClientAction::Events { action } => events(client, action).await?,
+    }
+    Ok(())
+}
+
+async fn events(client: &Client, action: &EventsAction) -> Result<(), ClientError> {
+    match action {
+        EventsAction::List => print(&json!({ "events": to_json(&client.list_events().await?) })),
+        EventsAction::Poll { subscription, wait_ms } => {
+            let wait = wait_ms.map(Duration::from_millis);
+            print(&to_json(&client.poll_events(&subscription.subscription()?, wait).await?));
+        }
+        EventsAction::Watch { subscription, floor_ms } => {
+            let floor = Duration::from_millis(*floor_ms);
+            let occurrences = client.poll_loop(subscription.subscription()?, floor);
+            let mut occurrences = std::pin::pin!(occurrences.take(subscription.count.unwrap_or(usize::MAX)));
+            while let Some(occurrence) = occurrences.next().await {
+                println!("{}", to_json(&occurrence?));
+            }
+        }
+        EventsAction::Stream { subscription } => {
+            let stream = client.stream_events(&subscription.subscription()?).await?;
+            eprintln!("streaming: {}", stream.active());
+            let mut stream = stream.take(subscription.count.unwrap_or(usize::MAX));
+            while let Some(n) = stream.next().await {
+                println!("{}", json!({"method": n.method, "params": n.params}));
             }
         }
     }

@@ -83,9 +83,13 @@ async fn stateless(inner: &Arc<Inner>, era: Option<Spoken>, filter: Subscription
     Ok(Listen { honored, stream: stream.boxed() })
 }
 
-/// The next notification of a listen stream; its response (or an error)
-/// ends it, and a server request inside it is answered.
-async fn next_message(inner: &Arc<Inner>, inbound: &mut Inbound) -> Option<Result<Notification, ClientError>> {
+/// The next notification of a listen stream (or an events stream); its
+/// response (or an error) ends it, and a server request inside it is
+/// answered.
+pub(super) async fn next_message(
+    inner: &Arc<Inner>,
+    inbound: &mut Inbound,
+) -> Option<Result<Notification, ClientError>> {
     while let Some(msg) = inbound.recv().await {
         match msg {
             ServerMessage::Notification { method, params } => {

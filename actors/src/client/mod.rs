@@ -28,6 +28,7 @@ mod cache;
 pub mod cli;
 mod connection;
 mod error;
+mod events;
 mod h1;
 mod http;
 mod input;
@@ -48,6 +49,7 @@ use serde_json::Value;
 
 pub use actor::{Call, ClientActor};
 pub use error::ClientError;
+pub use events::{EventBatch, EventStream, EventSubscription, POLL_FLOOR};
 pub use listen::Listen;
 pub use mcp_protocol::client::ServerInfo;
 pub use mcp_protocol::subscription::SubscriptionFilter;
