@@ -10,7 +10,7 @@ use crate::jsonrpc::RequestId;
 use crate::subscription::encode_tagged_notification;
 
 /// `notifications/events/list_changed`: the event types changed.
-pub const LIST_CHANGED: &str = "notifications/events/list_changed";
+pub const LIST_CHANGED: &str = crate::subscription::notification::EVENTS_LIST_CHANGED;
 /// The stream is open and reads from `cursor`.
 pub const ACTIVE: &str = "notifications/events/active";
 /// One occurrence.

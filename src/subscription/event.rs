@@ -52,7 +52,7 @@ pub mod notification {
     /// `notifications/resources/updated`.
     pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
     /// `notifications/events/list_changed` (the Events extension).
-    pub const EVENTS_LIST_CHANGED: &str = crate::events::notify::LIST_CHANGED;
+    pub const EVENTS_LIST_CHANGED: &str = "notifications/events/list_changed";
 }
 
 impl Event {
