@@ -405,3 +405,50 @@ async fn list_dir_pages_through_a_large_directory() {
     assert_eq!(names, expected);
     srv.stop().await;
 }
+
+/// The next message of an events stream that is an occurrence.
+async fn next_occurrence(stream: &mut SseReader) -> Value {
+    loop {
+        let message = stream.next().await.expect("the stream goes on");
+        if message["method"] == "notifications/events/event" {
+            return message["params"].clone();
+        }
+    }
+}
+
+#[actix_rt::test]
+async fn file_changes_are_events_under_the_same_rules_as_the_resources() {
+    let dir = TempDir::new("events");
+    let srv = start(&dir);
+    let open = |id: i64, arguments: Value| {
+        let body = request(json!(id), "events/stream", json!({"name": "file.changed", "arguments": arguments}));
+        let url = srv.url.clone();
+        async move { SseReader::open(&url, &body).await }
+    };
+    let mut all = open(1, json!({})).await;
+    let mut sub = open(2, json!({"under": "sub", "change": "created"})).await;
+    for stream in [&mut all, &mut sub] {
+        assert_eq!(stream.next().await.unwrap()["method"], "notifications/events/active");
+    }
+    // Excluded by the rules (target/): no resource, and no event.
+    std::fs::write(dir.0.join("target/debug/more.log"), "excluded").unwrap();
+    std::fs::write(dir.0.join("hello.txt"), "changed\n").unwrap();
+    let changed = next_occurrence(&mut all).await;
+    assert_eq!((&changed["data"]["change"], &changed["data"]["path"]), (&json!("changed"), &json!("hello.txt")));
+    assert_eq!(changed["data"]["uri"], dir.uri("hello.txt"));
+    assert!(changed["eventId"].as_str().unwrap().starts_with(&dir.uri("hello.txt")), "{changed}");
+    std::fs::write(dir.0.join("sub/new.txt"), "new").unwrap();
+    let created = next_occurrence(&mut all).await;
+    assert_eq!((&created["data"]["change"], &created["data"]["path"]), (&json!("created"), &json!("sub/new.txt")));
+    assert_eq!(next_occurrence(&mut sub).await["data"]["path"], "sub/new.txt", "the narrowed stream's first");
+    std::fs::remove_file(dir.0.join("sub/new.txt")).unwrap();
+    let removed = next_occurrence(&mut all).await;
+    assert_eq!((&removed["data"]["change"], &removed["data"]["path"]), (&json!("removed"), &json!("sub/new.txt")));
+    // Replay: a poll from before the edit finds the three, in order.
+    let poll = json!({"name": "file.changed", "cursor": changed["cursor"], "maxAgeMs": 60_000});
+    let replay = post(&srv.url, &request(json!(3), "events/poll", poll)).await;
+    let events = replay.response()["result"]["events"].as_array().unwrap().clone();
+    let kinds: Vec<_> = events.iter().map(|e| e["data"]["change"].clone()).collect();
+    assert_eq!(kinds, [json!("created"), json!("removed")], "after the edit's cursor: {events:?}");
+    srv.stop().await;
+}

@@ -6,6 +6,10 @@ use serde_json::json;
 
 /// The resource the `fanout` scenario watches.
 pub(crate) const WATCHED: &str = "test://watched-resource";
+/// The everything catalog's event type a tool call fires, and the tool.
+pub(crate) const EVENT_TYPE: &str = "signal.fired";
+pub(crate) const EVENT_TRIGGER: &str = "fire_event";
+pub(crate) const EVENT_NOTIFICATION: &str = "notifications/events/event";
 
 #[derive(Parser)]
 #[command(name = "mcp-load", about = "Load scenarios for stateless MCP servers (every reply verified)")]
@@ -283,23 +287,24 @@ pub(crate) enum FanoutEvent {
     Resource,
     /// `notifications/tools/list_changed`.
     Tools,
+    /// `notifications/events/event` of `signal.fired`, on `events/stream`
+    /// streams (the Events extension), fired by `fire_event`.
+    Events,
 }
 
 impl FanoutEvent {
-    /// The listen filter that opts into it.
-    pub(crate) fn filter(self) -> serde_json::Value {
-        self.filter_of(0, 1)
-    }
-    /// The filter of stream `stream` with `subscriptions` URIs: the
-    /// watched one and its own others.
-    pub(crate) fn filter_of(self, stream: usize, subscriptions: usize) -> serde_json::Value {
+    /// What stream `stream` is opened with: for a resource, a listen with
+    /// `subscriptions` URIs (the watched one and its own others).
+    pub(crate) fn filter_of(self, stream: usize, subscriptions: usize) -> crate::streams::Opening {
+        use crate::streams::Opening;
         match self {
             FanoutEvent::Resource => {
                 let mut uris = vec![WATCHED.to_owned()];
                 uris.extend((1..subscriptions).map(|j| format!("test://scale/{stream}/{j}")));
-                json!({"resourceSubscriptions": uris})
+                Opening::Listen(json!({"resourceSubscriptions": uris}))
             }
-            FanoutEvent::Tools => json!({"toolsListChanged": true}),
+            FanoutEvent::Tools => Opening::Listen(json!({"toolsListChanged": true})),
+            FanoutEvent::Events => Opening::Events(json!({"name": EVENT_TYPE})),
         }
     }
     /// The trigger tool and its arguments.
@@ -307,6 +312,7 @@ impl FanoutEvent {
         match self {
             FanoutEvent::Resource => (RESOURCE_TRIGGER, json!({"uri": WATCHED})),
             FanoutEvent::Tools => (TOOLS_TRIGGER, json!({})),
+            FanoutEvent::Events => (EVENT_TRIGGER, json!({"message": "fan out"})),
         }
     }
     /// The method of the notification it causes.
@@ -314,6 +320,7 @@ impl FanoutEvent {
         match self {
             FanoutEvent::Resource => RESOURCES_UPDATED,
             FanoutEvent::Tools => TOOLS_LIST_CHANGED,
+            FanoutEvent::Events => EVENT_NOTIFICATION,
         }
     }
 }

@@ -16,7 +16,7 @@ use serde_json::json;
 
 use crate::cli::{Soak, WATCHED};
 use crate::requests::mixed_kind;
-use crate::streams::open_listen;
+use crate::streams::{open_listen, Opening};
 
 #[derive(Default)]
 struct Counts {
@@ -139,7 +139,7 @@ pub(crate) async fn soak(plan: Soak) {
         }));
     }
     // Stable listeners on every instance: they must stay open the whole run.
-    let filter = json!({"toolsListChanged": true, "resourceSubscriptions": [WATCHED]});
+    let filter = Opening::Listen(json!({"toolsListChanged": true, "resourceSubscriptions": [WATCHED]}));
     let mut stable = Vec::new();
     for (i, target) in targets.iter().enumerate() {
         for k in 0..plan.listeners {

@@ -13,36 +13,67 @@ use serde_json::json;
 
 use crate::cli::{FanoutEvent, Streams};
 
-/// Opens a listen stream on its own HTTP/1.1 connection and waits for its acknowledgement.
+/// What a stream is opened with: a listen filter, or an `events/stream`
+/// subscription's params.
+#[derive(Clone, Debug)]
+pub(crate) enum Opening {
+    /// `subscriptions/listen` with this filter (`notifications`).
+    Listen(serde_json::Value),
+    /// `events/stream` with these params.
+    Events(serde_json::Value),
+}
+
+impl Opening {
+    fn method(&self) -> &'static str {
+        match self {
+            Opening::Listen(_) => "subscriptions/listen",
+            Opening::Events(_) => "events/stream",
+        }
+    }
+
+    fn params(&self) -> serde_json::Value {
+        match self {
+            Opening::Listen(filter) => json!({"notifications": filter}),
+            Opening::Events(params) => params.clone(),
+        }
+    }
+
+    /// The method of the stream's first message, which says it is open.
+    fn first(&self) -> &'static str {
+        match self {
+            Opening::Listen(_) => "subscriptions/acknowledged",
+            Opening::Events(_) => "notifications/events/active",
+        }
+    }
+}
+
+/// Opens a stream on its own HTTP/1.1 connection and waits for its first
+/// message (a listen's acknowledgement, an events stream's `active`).
 pub(crate) async fn open_listen(
     target: &Target,
     src: Option<std::net::IpAddr>,
     id: u64,
-    filter: &serde_json::Value,
+    opening: &Opening,
 ) -> Result<(Conn, hyper::body::Incoming), String> {
-    listen_on(Conn::open(target, src).await?, id, filter).await
+    listen_on(Conn::open(target, src).await?, id, opening).await
 }
 
-/// Opens a listen stream on `conn` and waits for its acknowledgement.
-async fn listen_on(
-    mut conn: Conn,
-    id: u64,
-    filter: &serde_json::Value,
-) -> Result<(Conn, hyper::body::Incoming), String> {
-    let b = body(id, "subscriptions/listen", json!({"notifications": filter}));
-    let (status, mut stream) = conn.stream("subscriptions/listen", b).await?;
+/// Opens a stream on `conn` and waits for its first message.
+async fn listen_on(mut conn: Conn, id: u64, opening: &Opening) -> Result<(Conn, hyper::body::Incoming), String> {
+    let method = opening.method();
+    let (status, mut stream) = conn.stream(method, body(id, method, opening.params())).await?;
     if status != 200 {
-        return Err(format!("listen: HTTP {status}"));
+        return Err(format!("{method}: HTTP {status}"));
     }
     let mut seen = String::new();
-    while !seen.contains("subscriptions/acknowledged") {
+    while !seen.contains(opening.first()) {
         match tokio::time::timeout(EVENT_TIMEOUT, stream.frame()).await {
             Ok(Some(Ok(f))) => {
                 if let Some(d) = f.data_ref() {
                     seen.push_str(&String::from_utf8_lossy(d));
                 }
             }
-            _ => return Err("listen stream ended before its acknowledgement".into()),
+            _ => return Err(format!("the {method} stream ended before its first message")),
         }
     }
     Ok((conn, stream))
@@ -61,7 +92,7 @@ async fn h2_connections(s: &Streams, target: &Target) -> Vec<Conn> {
 
 /// Opens `s.streams` streams, stream `k` with `filter(k)`, spread over
 /// `--url` and `--also-url` in turn.
-async fn open_many(s: &Streams, filter: &dyn Fn(usize) -> serde_json::Value) -> Vec<(Conn, hyper::body::Incoming)> {
+async fn open_many(s: &Streams, filter: &dyn Fn(usize) -> Opening) -> Vec<(Conn, hyper::body::Incoming)> {
     let target = Target::parse(&s.url).expect("a loopback URL");
     let mut targets = vec![target.clone()];
     targets.extend(s.also_urls.iter().map(|u| Target::parse(u).expect("a loopback URL")));
@@ -112,7 +143,7 @@ where
 pub(crate) async fn listen(s: Streams, hold: u64, settle: u64) {
     let before = s.pid.and_then(rss_kib);
     let t0 = Instant::now();
-    let streams = open_many(&s, &|_| FanoutEvent::Tools.filter()).await;
+    let streams = open_many(&s, &|_| FanoutEvent::Tools.filter_of(0, 1)).await;
     println!("opened {} listen streams in {:.2}s", streams.len(), t0.elapsed().as_secs_f64());
     tokio::time::sleep(Duration::from_millis(500)).await;
     let during = s.pid.and_then(rss_kib);
@@ -254,7 +285,7 @@ pub(crate) async fn churn(s: Streams, concurrency: usize, duration: u64) {
     let mut workers = Vec::new();
     for w in 0..concurrency {
         let (target, opened, failed) = (target.clone(), opened.clone(), failed.clone());
-        let (sources, filter) = (s.sources, FanoutEvent::Tools.filter());
+        let (sources, filter) = (s.sources, FanoutEvent::Tools.filter_of(0, 1));
         workers.push(tokio::spawn(async move {
             let mut k = w as u64;
             while Instant::now() < deadline {

@@ -6,7 +6,9 @@
 //! - tools: `read_file {path}`, `list_dir {path?, cursor?}` (paginated) and
 //!   `search {query, regex?, path?, maxResults?}` (bounded results);
 //! - a watcher turns edits into `resources/updated` and created or deleted
-//!   files into `resources/list_changed`, through the subscription hub;
+//!   files into `resources/list_changed`, through the subscription hub, and
+//!   each into a `file.changed` event (the Events extension; see
+//!   [`events`]);
 //! - nothing outside the root is ever read: `..`, absolute paths and
 //!   symlinks leading out are refused with a clear error;
 //! - an MCP Apps view, the [`browser`], shows `list_dir` and `search`
@@ -15,6 +17,7 @@
 //!   the Skills extension (see [`skills`]).
 
 pub mod browser;
+pub mod events;
 mod files;
 mod jail;
 mod listing;
@@ -221,7 +224,8 @@ pub fn build(config: &FsConfig, log: &Logger) -> Result<Arc<Catalog>, String> {
         "root" => %shared.jail.root().display(), "include" => config.include.join(" "),
         "exclude" => config.exclude.join(" "), "files" => found.files.len());
     if config.watch {
-        watch::start(shared.clone(), Arc::downgrade(&catalog), found.dirs, log.clone())?;
+        let changes = events::add(&catalog).map_err(|e| e.to_string())?;
+        watch::start(shared.clone(), Arc::downgrade(&catalog), changes, found.dirs, log.clone())?;
     }
     Ok(catalog)
 }

@@ -15,13 +15,24 @@ use notify::event::{EventKind, ModifyKind};
 use notify::{RecursiveMode, Watcher};
 use slog::{debug, warn, Logger};
 
+use super::events::{emit, Change};
 use super::Shared;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, EventSource};
+
+/// Where the watcher applies what it saw.
+struct Seen<'a> {
+    shared: &'a Arc<Shared>,
+    catalog: &'a Catalog,
+    /// `file.changed`.
+    changes: &'a EventSource,
+    log: &'a Logger,
+}
 
 /// Starts watching `dirs`.
 pub(crate) fn start(
     shared: Arc<Shared>,
     catalog: Weak<Catalog>,
+    changes: EventSource,
     dirs: Vec<PathBuf>,
     log: Logger,
 ) -> Result<(), String> {
@@ -63,7 +74,8 @@ pub(crate) fn start(
                     Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
                 }
                 let Some(catalog) = catalog.upgrade() else { break };
-                apply_quiet(&shared, &catalog, &mut watcher, &mut pending, debounce, &log);
+                let seen = Seen { shared: &shared, catalog: &catalog, changes: &changes, log: &log };
+                apply_quiet(&seen, &mut watcher, &mut pending, debounce);
             }
         })
         .map_err(|e| format!("filesystem watcher thread: {e}"))?;
@@ -79,13 +91,12 @@ pub(crate) fn start(
 /// (`list_changed` for the file's own resource) finds the skill's entry and
 /// digests already up to date.
 fn apply_quiet(
-    shared: &Arc<Shared>,
-    catalog: &Catalog,
+    seen: &Seen<'_>,
     watcher: &mut impl Watcher,
     pending: &mut HashMap<PathBuf, (EventKind, Instant)>,
     debounce: Duration,
-    log: &Logger,
 ) {
+    let (shared, catalog, log) = (seen.shared, seen.catalog, seen.log);
     let now = Instant::now();
     let ready: Vec<(PathBuf, EventKind, bool)> = pending
         .extract_if(|_, (_, at)| now.duration_since(*at) >= debounce)
@@ -103,7 +114,7 @@ fn apply_quiet(
         skills.sync(shared, catalog, log);
     }
     for (path, kind, entered) in &ready {
-        apply(shared, catalog, path, kind, *entered, log);
+        apply(seen, path, kind, *entered);
     }
 }
 
@@ -119,9 +130,10 @@ fn entered_directory(shared: &Shared, path: &Path, kind: &EventKind) -> bool {
 
 /// Applies one path's change; `entered` says it is a directory that just
 /// appeared and is served ([`entered_directory`]).
-fn apply(shared: &Arc<Shared>, catalog: &Catalog, path: &Path, kind: &EventKind, entered: bool, log: &Logger) {
+fn apply(seen: &Seen<'_>, path: &Path, kind: &EventKind, entered: bool) {
+    let (shared, catalog, log) = (seen.shared, seen.catalog, seen.log);
     if entered {
-        serve_directory(shared, catalog, path, log);
+        serve_directory(seen, path);
         return;
     }
     if matches!(kind, EventKind::Access(_)) {
@@ -146,7 +158,9 @@ fn apply(shared: &Arc<Shared>, catalog: &Catalog, path: &Path, kind: &EventKind,
         }
         Some(resource) if !present => {
             debug!(log, "file appeared"; "path" => &rel);
-            catalog.add_resource_observed(resource, &observation(path));
+            let observed = observation(path);
+            catalog.add_resource_observed(resource, &observed);
+            emit(seen.changes, Change::Created, &uri, &rel, Some(&observed));
         }
         Some(resource) => {
             if matches!(kind, EventKind::Modify(ModifyKind::Metadata(_))) {
@@ -157,11 +171,14 @@ fn apply(shared: &Arc<Shared>, catalog: &Catalog, path: &Path, kind: &EventKind,
                 // Keep the listed size accurate without announcing a list change.
                 catalog.replace_resource_quietly(resource);
             }
-            catalog.notify_resource_updated_observed(&uri, &observation(path));
+            let observed = observation(path);
+            catalog.notify_resource_updated_observed(&uri, &observed);
+            emit(seen.changes, Change::Changed, &uri, &rel, Some(&observed));
         }
         None if present => {
             debug!(log, "file gone"; "path" => &rel);
             catalog.remove_resource_observed(&uri, "removed");
+            emit(seen.changes, Change::Removed, &uri, &rel, None);
         }
         None => {}
     }
@@ -169,16 +186,21 @@ fn apply(shared: &Arc<Shared>, catalog: &Catalog, path: &Path, kind: &EventKind,
 
 /// Serves the files that landed in a new directory before its watch was
 /// added (within `fs.max_files`).
-fn serve_directory(shared: &Arc<Shared>, catalog: &Catalog, path: &Path, log: &Logger) {
+fn serve_directory(seen: &Seen<'_>, path: &Path) {
+    let (shared, catalog, log) = (seen.shared, seen.catalog, seen.log);
     for file in super::walk(shared, path, log).files {
         if catalog.resource_count_under("file:") >= shared.config.max_files {
             warn!(log, "fs.max_files reached; new files are not served"; "max_files" => shared.config.max_files);
             break;
         }
-        if catalog.resource(&shared.jail.uri_of(&file)).is_none()
+        let uri = shared.jail.uri_of(&file);
+        if catalog.resource(&uri).is_none()
             && let Some(r) = super::resource_for(shared, &file)
         {
-            catalog.add_resource_observed(r, &observation(&file));
+            let observed = observation(&file);
+            catalog.add_resource_observed(r, &observed);
+            let rel = shared.jail.relative(&file).unwrap_or_default();
+            emit(seen.changes, Change::Created, &uri, &rel, Some(&observed));
         }
     }
 }
