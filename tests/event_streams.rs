@@ -311,44 +311,48 @@ async fn over_stdio_a_stream_is_tagged_and_stops_at_notifications_cancelled() {
 }
 
 #[actix_rt::test]
-async fn a_client_that_reads_nothing_is_closed_after_the_stall_and_gives_its_place_back() {
-    let edit = |c: &mut Config| {
-        c.events.stall_ms = 300;
-        c.events.heartbeat_ms = 100;
-        c.request.outbound_buffer = 4;
-    };
-    let bounded = mail_type().max_streams(1).history(100, Duration::from_secs(60));
+async fn a_client_that_reads_nothing_holds_its_place_and_hears_of_the_gap_when_it_reads_again() {
+    let edit = |c: &mut Config| c.request.outbound_buffer = 4;
+    let bounded = mail_type().max_streams(1).history(20, Duration::from_secs(60));
     let (srv, _catalog, source) = start_with(edit, bounded);
-    // A client that sends its request and never reads a byte of the answer.
-    let body = serde_json::to_vec(&stream_request(1, json!({"name": "mail"}))).unwrap();
+    // A client that sends its request and reads nothing of the answer.
+    let open_body = stream_request(1, json!({"name": "mail"}));
+    let body = serde_json::to_vec(&open_body).unwrap();
     let address = srv.url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
     let mut silent = tokio::net::TcpStream::connect(&address).await.unwrap();
     let mut head = format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Length: {}\r\n", body.len());
-    for (k, v) in standard_headers(&stream_request(1, json!({"name": "mail"}))) {
+    for (k, v) in standard_headers(&open_body) {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str("\r\n");
     tokio::io::AsyncWriteExt::write_all(&mut silent, &[head.as_bytes(), &body].concat()).await.unwrap();
-    // Its place is taken once the stream is open.
     let deadline = Instant::now() + Duration::from_secs(10);
     while open(&srv.url, &stream_request(2, json!({"name": "mail"}))).await.is_ok() {
         assert!(Instant::now() < deadline, "the silent client's stream never opened");
     }
-    // Far more than the socket buffers and the 4 messages of the response's
-    // queue hold: the stream stalls, is closed, and its place comes back.
-    let page = "x".repeat(64 * 1024);
+    // Far more than the socket buffers, the 4 queued messages and the
+    // 20 of the history hold: the stream waits, and keeps its place.
+    let page = "x".repeat(60 * 1024);
+    for _ in 0..400 {
+        source.emit(json!({"from": "bulk", "page": page})).unwrap();
+    }
+    assert!(open(&srv.url, &stream_request(3, json!({"name": "mail"}))).await.is_err(), "the place is held");
+    // Reading again, the client drains what waited, is told of the gap,
+    // and hears what comes next.
+    source.emit(mail("after")).unwrap();
+    let mut seen = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        for _ in 0..64 {
-            source.emit(json!({"from": "bulk", "page": page})).unwrap();
-        }
-        if let Ok(mut next) = open(&srv.url, &stream_request(3, json!({"name": "mail"}))).await {
-            expect(&mut next, 3, "active").await;
+        let text = String::from_utf8_lossy(&seen);
+        if text.contains(r#""truncated":true"#) && text.contains(r#""from":"after""#) {
             break;
         }
-        assert!(Instant::now() < deadline, "a client that read nothing kept its stream");
-        actix_rt::time::sleep(Duration::from_millis(100)).await;
+        let left = deadline.saturating_duration_since(Instant::now());
+        let read = actix_rt::time::timeout(left, tokio::io::AsyncReadExt::read(&mut silent, &mut chunk));
+        let n = read.await.expect("the gap and the next occurrence within 20 s").unwrap();
+        assert!(n > 0, "the stream ended: {}", String::from_utf8_lossy(&seen[seen.len().saturating_sub(500)..]));
+        seen.extend_from_slice(&chunk[..n]);
     }
-    drop(silent);
     srv.stop().await;
 }

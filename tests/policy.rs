@@ -849,3 +849,38 @@ async fn completion_of_a_template_or_prompt_the_callers_scopes_hide_is_answered_
     }
     server.stop().await;
 }
+
+/// A server of the everything catalog's event types under `policy`.
+fn events_under(dir: &std::path::Path, policy: &str) -> TestServer {
+    let file = dir.join("policy.cedar");
+    std::fs::write(&file, policy).unwrap();
+    TestServer::everything_with(|config| config.policy.file = file.display().to_string())
+}
+
+#[actix_rt::test]
+async fn an_event_type_is_listed_exactly_when_it_may_be_polled_or_streamed() {
+    let dir = scratch("policy-test-events");
+    let srv = events_under(
+        &dir,
+        r#"permit(principal, action, resource) unless { resource is Event && resource == Event::"signal.fired" };"#,
+    );
+    let listed = post(&srv.url, &request(json!(1), "events/list", json!({}))).await;
+    let names: BTreeSet<String> = listed.response()["result"]["events"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", listed.raw))
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, BTreeSet::from(["clock.tick".to_owned(), "limited.tick".to_owned()]));
+    // Refused as if it did not exist: the same -32011 an unknown name gets.
+    for method in ["events/poll", "events/stream"] {
+        let forbidden = post(&srv.url, &request(json!(2), method, json!({"name": "signal.fired"}))).await;
+        let unknown = post(&srv.url, &request(json!(2), method, json!({"name": "no.such"}))).await;
+        let (f, u) = (&forbidden.response()["error"], &unknown.response()["error"]);
+        assert_eq!((&f["code"], &f["data"]), (&u["code"], &u["data"]), "{method}: {f} vs {u}");
+        assert_eq!(f["code"], -32011, "{method}");
+    }
+    let permitted = post(&srv.url, &request(json!(3), "events/poll", json!({"name": "clock.tick"}))).await;
+    assert!(permitted.response()["result"]["cursor"].is_string(), "{}", permitted.raw);
+    srv.stop().await;
+}

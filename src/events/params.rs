@@ -37,9 +37,9 @@ pub struct PollParams {
 }
 
 /// `events/stream` params (a poll's `maxEvents` and `timeoutMs`, if sent,
-/// mean nothing to a stream and are ignored).
+/// mean nothing to a stream and are ignored, whatever they hold).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(try_from = "Wire")]
+#[serde(try_from = "StreamWire")]
 pub struct StreamParams {
     /// What is streamed, and from where.
     pub subscription: Subscription,
@@ -75,10 +75,31 @@ impl TryFrom<Wire> for PollParams {
     }
 }
 
-impl TryFrom<Wire> for StreamParams {
+/// A stream's members: a poll's without `maxEvents` and `timeoutMs`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StreamWire {
+    name: String,
+    #[serde(default, deserialize_with = "null_as_empty")]
+    arguments: Map<String, Value>,
+    #[serde(default)]
+    cursor: Option<String>,
+    #[serde(default)]
+    max_age_ms: Option<u64>,
+}
+
+impl TryFrom<StreamWire> for StreamParams {
     type Error = String;
 
-    fn try_from(wire: Wire) -> Result<Self, String> {
+    fn try_from(w: StreamWire) -> Result<Self, String> {
+        let wire = Wire {
+            name: w.name,
+            arguments: w.arguments,
+            cursor: w.cursor,
+            max_age_ms: w.max_age_ms,
+            max_events: None,
+            timeout_ms: None,
+        };
         Ok(StreamParams { subscription: Subscription::try_from(wire)? })
     }
 }
@@ -175,5 +196,10 @@ mod tests {
         }
         assert!(StreamParams::from_params(None).is_err());
         assert!(StreamParams::from_params(Some(&json!({"name": "e", "cursor": null}))).is_ok());
+        // A poll's members mean nothing to a stream, whatever they hold.
+        let odd = json!({"name": "e", "timeoutMs": -1, "maxEvents": "many"});
+        assert_eq!(StreamParams::from_params(Some(&odd)).unwrap().subscription.name, "e");
+        let misfit = StreamParams::from_params(Some(&json!({"name": "e", "maxAgeMs": -1}))).unwrap_err();
+        assert!(misfit.to_string().contains("maxAgeMs"), "{misfit}");
     }
 }

@@ -149,10 +149,13 @@
 //!   bounded by `request.timeout_ms` nor counted against
 //!   `stdio.max_in_flight`; `events.max_streams` (10,000) and a type's
 //!   [`EventType::max_streams`] cap them (`-32013`,
-//!   `{"limit": "subscriptions", "max": …}`). A client that takes nothing
-//!   for `events.stall_ms` (60 s) while its stream has something to send
-//!   is closed: it holds at most `request.outbound_buffer` messages, and
-//!   resumes from its last cursor.
+//!   `{"limit": "subscriptions", "max": …}`). A client that reads slowly
+//!   paces its stream: at most `request.outbound_buffer` messages wait for
+//!   it (each at most the type's [`EventType::max_payload`], 64 KiB unless
+//!   set), the history moves on meanwhile, and when it reads again what it
+//!   missed is a gap (`active` with `truncated: true`). A failure reported
+//!   while a stream is still sending the last one may reach it as one
+//!   `error`.
 //! - Each type keeps its last [`EventType::history`] occurrences (1,000 for
 //!   an hour unless set) for replay. Whatever a poll or a stream cannot
 //!   replay — dropped by those bounds, older than its `maxAgeMs`, lost
@@ -179,6 +182,7 @@
 //! [`EventSource::terminate`]: crate::catalog::EventSource::terminate
 //! [`Catalog::remove_event_type`]: crate::catalog::Catalog::remove_event_type
 //! [`EventType::max_streams`]: crate::catalog::EventType::max_streams
+//! [`EventType::max_payload`]: crate::catalog::EventType::max_payload
 //! [`EventSource::emit`]: crate::catalog::EventSource::emit
 //! [`EventSource::emit_with_id`]: crate::catalog::EventSource::emit_with_id
 //! [`Catalog::add_event_type`]: crate::catalog::Catalog::add_event_type

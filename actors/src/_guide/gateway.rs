@@ -248,10 +248,11 @@
 //! | entity | id | attributes |
 //! |---|---|---|
 //! | principal `Caller` | the identity key (issuer and subject), `"anonymous"` with authorization off | `issuer`, `subject`, `client_id` (`""` when absent), `scopes` (a set), `anonymous` |
-//! | action | `"tools/call"`, `"resources/read"`, `"prompts/get"` | |
+//! | action | `"tools/call"`, `"resources/read"`, `"prompts/get"`, `"events/subscribe"` (a poll or a stream of an event type; `events/list` shows a type exactly when it is permitted, and a refused one is answered `-32011` as an unknown type) | |
 //! | resource `Tool` | the name as served (`git__log`) | `upstream` (`""` for local tools), `read_only`, `destructive` (the annotations' hints, false when absent) |
 //! | resource `Resource` | the URI; a template's URI template (`"notes://{title}"`) | `upstream`, `template` (the URI template a read resolves through, a template's own for a template, `""` for a URI read on its own) |
 //! | resource `Prompt` | the name as served | `upstream` |
+//! | resource `Event` | the event type's name | `upstream` |
 //!
 //! What no `permit` allows is denied; a `forbid` wins over any `permit`.
 //! A read whose URI no listed resource has but a template matches (the

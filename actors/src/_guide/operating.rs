@@ -164,7 +164,8 @@
 //! method, duration and outcome. Never a token, never an argument value.
 //!
 //! **Audit log.** `[audit] file = "/var/log/actix-mcp/audit.jsonl"` records
-//! every `tools/call`, `resources/read` and `prompts/get` (local or through
+//! every `tools/call`, `resources/read`, `prompts/get`, `events/poll` and
+//! `events/stream` (local or through
 //! the gateway, in both eras) as one JSON line, with nothing of the
 //! arguments but their digest:
 //!

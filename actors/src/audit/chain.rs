@@ -22,7 +22,8 @@ pub struct Record {
     pub time: String,
     /// The caller's identity key, `anonymous` without authorization.
     pub caller: String,
-    /// `tools/call`, `resources/read` or `prompts/get`.
+    /// `tools/call`, `resources/read`, `prompts/get`, `events/poll` or
+    /// `events/stream`.
     pub method: String,
     /// The tool or prompt name, or the resource URI, as the caller named it.
     pub name: String,

@@ -35,7 +35,8 @@ use crate::telemetry::{AUDIT_DROPPED, AUDIT_QUEUE_FULL};
 pub struct Call {
     /// The caller's identity key, `anonymous` without authorization.
     pub caller: String,
-    /// `tools/call`, `resources/read` or `prompts/get`.
+    /// `tools/call`, `resources/read`, `prompts/get`, `events/poll` or
+    /// `events/stream`.
     pub method: &'static str,
     /// The tool or prompt name, or the resource URI.
     pub name: String,

@@ -220,6 +220,11 @@ mod tests {
         assert!(c.serves_events());
         assert!(c.add_event_type(mail(&[Delivery::Poll])).unwrap_err().0.contains("already served"));
         assert!(source.emit(3).unwrap_err().0.contains("JSON object"));
+        let small = c.add_event_type(EventType::new::<Inbox, Mail>("small", "x", &[Delivery::Poll]).max_payload(20));
+        let small = small.unwrap();
+        assert!(small.emit(Mail { from: "ann".into() }).is_ok());
+        let refused = small.emit(Mail { from: "a sender with a long name".into() }).unwrap_err();
+        assert!(refused.0.contains("20-byte cap"), "{refused}");
         assert_eq!(c.event_source("mail").unwrap().name(), "mail");
     }
 

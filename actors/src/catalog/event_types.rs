@@ -31,6 +31,10 @@ pub const DEFAULT_NEXT_POLL: Duration = Duration::from_secs(5);
 /// The most occurrences one `events/poll` answer carries unless told
 /// ([`EventType::max_batch`]); a smaller `maxEvents` is honoured.
 pub const DEFAULT_MAX_BATCH: usize = 100;
+/// The largest occurrence `data`, in bytes of JSON, unless told
+/// ([`EventType::max_payload`]): what bounds the memory of a history and of
+/// a stream's queue. The design asks payloads to stay small.
+pub const DEFAULT_MAX_PAYLOAD: usize = 64 * 1024;
 
 /// Which occurrences one subscription's arguments let through.
 pub(super) type Matcher = Box<dyn Fn(&Occurrence) -> bool + Send + Sync>;
@@ -71,6 +75,7 @@ pub struct EventType {
     next_poll: Duration,
     max_batch: usize,
     max_streams: Option<usize>,
+    max_payload: usize,
     history: Mutex<EventLog>,
     /// Bumped by everything a live reader wakes for: an occurrence, a loss,
     /// a failure, the type's removal.
@@ -139,6 +144,7 @@ impl EventType {
             next_poll: DEFAULT_NEXT_POLL,
             max_batch: DEFAULT_MAX_BATCH,
             max_streams: None,
+            max_payload: DEFAULT_MAX_PAYLOAD,
             history: Mutex::new(new_log(DEFAULT_HISTORY, DEFAULT_RETENTION)),
             pulse: tokio::sync::watch::Sender::new(0),
             failures: Mutex::new((0, None)),
@@ -166,6 +172,14 @@ impl EventType {
     #[must_use]
     pub fn max_batch(mut self, occurrences: usize) -> Self {
         self.max_batch = occurrences.max(1);
+        self
+    }
+
+    /// Occurrences whose `data` is at most `bytes` of JSON; a larger one is
+    /// refused by [`EventSource::emit`].
+    #[must_use]
+    pub fn max_payload(mut self, bytes: usize) -> Self {
+        self.max_payload = bytes;
         self
     }
 
@@ -253,7 +267,8 @@ pub struct EventSource(Arc<EventType>);
 
 impl EventSource {
     /// Emits one occurrence now, with a fresh id; `data` must serialize to a
-    /// JSON object (the type's payload).
+    /// JSON object (the type's payload) of at most the type's
+    /// [`max_payload`](EventType::max_payload) bytes.
     pub fn emit(&self, data: impl Serialize) -> Result<Occurrence, CatalogError> {
         self.emit_with_id(uuid::Uuid::new_v4().to_string(), data)
     }
@@ -267,6 +282,11 @@ impl EventSource {
             Ok(_) => return Err(CatalogError(format!("an occurrence of `{name}` must carry a JSON object"))),
             Err(e) => return Err(CatalogError(format!("an occurrence of `{name}` does not serialize: {e}"))),
         };
+        let size = serde_json::to_string(&data).map_or(usize::MAX, |text| text.len());
+        if size > self.0.max_payload {
+            let max = self.0.max_payload;
+            return Err(CatalogError(format!("an occurrence of `{name}` of {size} bytes is over its {max}-byte cap")));
+        }
         let now = now_ms();
         let occurrence = self.0.log().append(Occurrence::new(event_id, name.clone(), now, data), now);
         self.0.wake_readers();

@@ -54,7 +54,8 @@ pub use completing::Completer;
 pub(crate) use event_reader::StreamSlot;
 pub(crate) use event_reader::{Reader, Wake};
 pub use event_types::{
-    EventSource, EventType, WeakEventSource, DEFAULT_HISTORY, DEFAULT_MAX_BATCH, DEFAULT_NEXT_POLL, DEFAULT_RETENTION,
+    EventSource, EventType, WeakEventSource, DEFAULT_HISTORY, DEFAULT_MAX_BATCH, DEFAULT_MAX_PAYLOAD,
+    DEFAULT_NEXT_POLL, DEFAULT_RETENTION,
 };
 pub use events::{Origin, Watcher};
 pub use interest::Interest;

@@ -24,27 +24,18 @@ pub struct EventsConfig {
     /// At most this many `events/stream` subscriptions open at once on
     /// this instance, whatever their type; one more is refused with
     /// `-32013` (`{"limit":"subscriptions","max":…}`). Streams are not
-    /// counted against `stdio.max_in_flight` or `request.timeout_ms`.
-    /// Default: 10000.
+    /// counted against `stdio.max_in_flight` or `request.timeout_ms`. A
+    /// stream whose client reads slowly, or not at all, waits with at most
+    /// `request.outbound_buffer` messages queued (each at most its type's
+    /// payload cap) and holds its place until the client reads again (it
+    /// is then told of what it missed: `active` with `truncated: true`) or
+    /// leaves. Default: 10000.
     pub max_streams: usize,
-    /// A stream whose client takes nothing for this many ms while the
-    /// stream has something to send (its response buffer,
-    /// `request.outbound_buffer` messages, stays full) is closed: a slow
-    /// client holds at most that buffer, never a growing queue. It
-    /// resumes with a new `events/stream` from its last cursor.
-    /// Default: 60000.
-    pub stall_ms: u64,
 }
 
 impl Default for EventsConfig {
     fn default() -> Self {
-        EventsConfig {
-            heartbeat_ms: 15_000,
-            max_poll_wait_ms: 30_000,
-            default_poll_wait_ms: 0,
-            max_streams: 10_000,
-            stall_ms: 60_000,
-        }
+        EventsConfig { heartbeat_ms: 15_000, max_poll_wait_ms: 30_000, default_poll_wait_ms: 0, max_streams: 10_000 }
     }
 }
 
@@ -54,8 +45,8 @@ impl EventsConfig {
         if !(1..=30_000).contains(&self.heartbeat_ms) {
             return Err(ConfigError(format!("events.heartbeat_ms must be 1..=30000, not {}", self.heartbeat_ms)));
         }
-        if self.max_streams == 0 || self.stall_ms == 0 {
-            return Err(ConfigError("events.max_streams and events.stall_ms must be at least 1".into()));
+        if self.max_streams == 0 {
+            return Err(ConfigError("events.max_streams must be at least 1".into()));
         }
         Ok(())
     }
@@ -73,6 +64,5 @@ mod tests {
             assert!(e.0.contains("events.heartbeat_ms"), "{e:?}");
         }
         assert!(EventsConfig { max_streams: 0, ..Default::default() }.validate().is_err());
-        assert!(EventsConfig { stall_ms: 0, ..Default::default() }.validate().is_err());
     }
 }

@@ -12,7 +12,7 @@ use crate::config::PolicyMode;
 use crate::facts::identity::Identity;
 use crate::policy::{Action, Item, Policy};
 
-/// A call's item: a tool, a resource or a prompt.
+/// A call's item: a tool, a resource, a prompt or an event type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Subject {
     pub(crate) action: Action,
@@ -106,8 +106,25 @@ impl Subject {
                     template,
                 }
             }
+            ClientRequest::PollEvents(mcp_protocol::events::PollParams { subscription, .. })
+            | ClientRequest::StreamEvents(mcp_protocol::events::StreamParams { subscription }) => {
+                Self::event(catalog, &subscription.name)
+            }
             _ => return None,
         })
+    }
+
+    /// A subscription to the event type `name` (a poll, a stream).
+    fn event(catalog: &Catalog, name: &str) -> Subject {
+        Subject {
+            action: Action::SubscribeEvents,
+            name: name.to_owned(),
+            upstream: String::new(),
+            known: catalog.event_type(name).is_some(),
+            read_only: false,
+            destructive: false,
+            template: String::new(),
+        }
     }
 
     /// The item as the policy sees it.

@@ -196,7 +196,7 @@ fn audit_call(subject: Subject, caller: String, request: &ClientRequest) -> Call
     };
     Call {
         caller,
-        method: subject.action.as_str(),
+        method: request.method(),
         name: subject.name,
         upstream: subject.upstream,
         arguments_sha256: sha256_hex(arguments.map_or("{}", |a| a.as_str()).as_bytes()),

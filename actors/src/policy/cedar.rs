@@ -21,6 +21,7 @@ pub(super) struct Cedar {
     tool: EntityTypeName,
     resource: EntityTypeName,
     prompt: EntityTypeName,
+    event: EntityTypeName,
 }
 
 /// The caller's entity and id.
@@ -51,11 +52,12 @@ impl Cedar {
         Ok(Cedar {
             policies,
             authorizer: Authorizer::new(),
-            actions: [Action::CallTool, Action::ReadResource, Action::GetPrompt].into_iter().map(action).collect(),
+            actions: Action::ALL.into_iter().map(action).collect(),
             caller: type_name("Caller"),
             tool: type_name("Tool"),
             resource: type_name("Resource"),
             prompt: type_name("Prompt"),
+            event: type_name("Event"),
         })
     }
 
@@ -83,6 +85,7 @@ impl Cedar {
             Action::CallTool => &self.tool,
             Action::ReadResource => &self.resource,
             Action::GetPrompt => &self.prompt,
+            Action::SubscribeEvents => &self.event,
         };
         let uid = EntityUid::from_type_name_and_id(kind.clone(), EntityId::new(item.name));
         let mut attrs =
@@ -99,7 +102,7 @@ impl Cedar {
                     parents.insert(EntityUid::from_type_name_and_id(kind.clone(), EntityId::new(template.name)));
                 }
             }
-            Action::GetPrompt => {}
+            Action::GetPrompt | Action::SubscribeEvents => {}
         }
         Entity::new(uid, attrs, parents).expect("literal attributes evaluate")
     }
@@ -185,7 +188,7 @@ mod tests {
             destructive: false,
             template: "x://{n}",
         };
-        let items = [Action::CallTool, Action::ReadResource, Action::GetPrompt].map(|action| Item {
+        let items = Action::ALL.map(|action| Item {
             action,
             name: "x",
             upstream: "u",

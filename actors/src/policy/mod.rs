@@ -9,10 +9,12 @@
 //! The principal is `Caller::"<identity key>"` with `issuer`, `subject`,
 //! `client_id` (`""` when absent), `scopes` and `anonymous`; with
 //! authorization off every caller is `Caller::"anonymous"`. The actions are
-//! `Action::"tools/call"`, `Action::"resources/read"` and
-//! `Action::"prompts/get"`; the resources `Tool::"<name as served>"` (with
-//! `upstream`, `read_only`, `destructive`), `Resource::"<uri>"` (with
-//! `upstream` and `template`) and `Prompt::"<name>"` (with `upstream`).
+//! `Action::"tools/call"`, `Action::"resources/read"`,
+//! `Action::"prompts/get"` and `Action::"events/subscribe"` (any
+//! subscription to an event type: a poll, a stream); the resources
+//! `Tool::"<name as served>"` (with `upstream`, `read_only`,
+//! `destructive`), `Resource::"<uri>"` (with `upstream` and `template`),
+//! `Prompt::"<name>"` and `Event::"<event type>"` (with `upstream`).
 //! [`SCHEMA`] spells them out (`config/policy.cedarschema`); policies are
 //! validated against it at start.
 //!
@@ -56,6 +58,15 @@ pub enum Action {
     ReadResource,
     /// `prompts/get` of a `Prompt`.
     GetPrompt,
+    /// Any subscription to an `Event` type (`events/poll`,
+    /// `events/stream`); `events/list` shows a type exactly when it is
+    /// permitted.
+    SubscribeEvents,
+}
+
+impl Action {
+    /// Every action, in the order the schema lists them.
+    pub const ALL: [Action; 4] = [Action::CallTool, Action::ReadResource, Action::GetPrompt, Action::SubscribeEvents];
 }
 
 impl Action {
@@ -65,6 +76,7 @@ impl Action {
             Action::CallTool => "tools/call",
             Action::ReadResource => "resources/read",
             Action::GetPrompt => "prompts/get",
+            Action::SubscribeEvents => "events/subscribe",
         }
     }
 }

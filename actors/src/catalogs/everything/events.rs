@@ -7,6 +7,7 @@
 //! - `limited.tick` (push): ticks too, at most two streams at once;
 //! - `signal.fired` (poll, push): fired by the `fire_event` tool.
 
+use std::num::NonZeroU64;
 use std::time::Duration;
 
 use mcp_protocol::events::{Delivery, EventError};
@@ -32,12 +33,11 @@ const LIMITED_STREAMS: usize = 2;
 struct TickArgs {
     /// Only every n-th tick (1: every one).
     #[serde(default = "one")]
-    #[schemars(range(min = 1))]
-    every: u64,
+    every: NonZeroU64,
 }
 
-fn one() -> u64 {
-    1
+fn one() -> NonZeroU64 {
+    NonZeroU64::MIN
 }
 
 /// One tick.
@@ -61,7 +61,7 @@ struct NoArgs {}
 fn ticking(name: &str, description: &str, delivery: &[Delivery]) -> EventType {
     EventType::matching::<TickArgs, Tick>(name, description, delivery, |args, data| {
         let n = data.get("n").and_then(Value::as_u64).unwrap_or(0);
-        n % args.every.max(1) == 0
+        n % args.every.get() == 0
     })
 }
 

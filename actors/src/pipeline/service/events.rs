@@ -31,7 +31,6 @@ pub(super) struct EventLimits {
     default_poll_wait: Duration,
     /// `request.timeout_ms`: a held poll answers 1 s before it.
     request_timeout: Duration,
-    stall: Duration,
     max_streams: usize,
     streams: Arc<AtomicUsize>,
 }
@@ -44,7 +43,6 @@ impl EventLimits {
             max_poll_wait: Duration::from_millis(e.max_poll_wait_ms),
             default_poll_wait: Duration::from_millis(e.default_poll_wait_ms),
             request_timeout: Duration::from_millis(config.request.timeout_ms),
-            stall: Duration::from_millis(e.stall_ms),
             max_streams: e.max_streams,
             streams: Arc::default(),
         }
@@ -64,7 +62,10 @@ fn refused(e: EventError) -> HandlerError {
 impl McpService {
     pub(super) async fn list_events(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         offered(self.catalog.serves_events(), method::EVENTS_LIST)?;
-        let types = self.catalog.event_descriptors();
+        let mut types = self.catalog.event_descriptors();
+        if let Some(gate) = self.gate(&ctx) {
+            types.retain(|d| gate.event(&d.name));
+        }
         let page = paginate(&types, |d| d.name.as_str(), p.cursor.as_deref(), self.page_size)?;
         self.finish_page("events", page, Some(self.list_hints(&ctx, None))).map(Answer::Tree)
     }
@@ -99,61 +100,53 @@ impl McpService {
     }
 
     /// Pushes the subscription's occurrences on this request's stream until
-    /// the client leaves or cancels, the stream stalls, or the type is
-    /// removed (then `terminated` and the final result). A subscription
-    /// that cannot be served is refused before anything is sent.
+    /// the client leaves or cancels, or the subscription ends (then
+    /// `terminated` and the final result). A subscription that cannot be
+    /// served is refused before anything is sent. A client that reads
+    /// slowly holds the stream back (at most `request.outbound_buffer`
+    /// messages wait); the history moves on meanwhile, and what the stream
+    /// can no longer replay is a gap (`active`, `truncated: true`).
     pub(super) async fn stream_events(&self, p: StreamParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         offered(self.catalog.serves_events(), method::EVENTS_STREAM)?;
         let event_type = self.served_event_type(&p.subscription.name)?;
         let reader = Reader::open(&event_type, &p.subscription, Delivery::Push).map_err(refused)?;
-        let _server_slot = StreamSlot::take(&self.events.streams, Some(self.events.max_streams)).map_err(refused)?;
+        // The type's cap first: a refusal by it takes no place of the server's.
         let _type_slot = StreamSlot::of_type(&event_type).map_err(refused)?;
-        let stream = EventStream::new(&ctx, self.events.stall);
+        let _server_slot = StreamSlot::take(&self.events.streams, Some(self.events.max_streams)).map_err(refused)?;
+        let stream = EventStream { ctx: &ctx };
         match pump(&stream, reader, event_type.batch_for(None), self.events.heartbeat).await {
             // The server ended the subscription: the final frame.
             Ended::Terminated => self.finish(&notify::end(ctx.request_id()), None).map(Answer::Tree),
-            // The request is cancelled: nothing more is written.
-            Ended::Stalled => Err(HandlerError::internal("the events stream stalled")),
+            // The client left: nothing more is written.
+            Ended::Gone => Err(HandlerError::internal("the events stream's client left")),
         }
     }
 }
 
-/// How a stream the client did not leave ended.
+/// How a stream ended.
 enum Ended {
     /// The subscription ended (`terminated` was sent).
     Terminated,
-    /// The client took nothing for `events.stall_ms`; the request is
-    /// cancelled.
-    Stalled,
+    /// The client left (the request is cancelled).
+    Gone,
 }
 
 /// Where a stream's notifications go: the request's outbound channel,
-/// each waiting at most `stall` for room.
+/// waiting for room (the client's reading paces the stream).
 struct EventStream<'a> {
     ctx: &'a RequestContext,
-    stall: Duration,
 }
 
-impl<'a> EventStream<'a> {
-    fn new(ctx: &'a RequestContext, stall: Duration) -> Self {
-        EventStream { ctx, stall }
-    }
-
+impl EventStream<'_> {
     fn id(&self) -> &RequestId {
         self.ctx.request_id()
     }
 
-    /// Sends one notification, or cancels the request when the client took
-    /// nothing for `stall` (or left) and says so.
+    /// Sends one notification once the channel has room; `Gone` when the
+    /// client left.
     async fn send(&self, bytes: Vec<u8>) -> Result<(), Ended> {
         let message = Box::new(Outbound::Notification(bytes.into()));
-        match tokio::time::timeout(self.stall, self.ctx.outbound().send(message)).await {
-            Ok(Ok(())) => Ok(()),
-            _ => {
-                self.ctx.cancellation().cancel();
-                Err(Ended::Stalled)
-            }
-        }
+        self.ctx.outbound().send(message).await.map_err(|_| Ended::Gone)
     }
 }
 

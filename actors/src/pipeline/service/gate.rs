@@ -44,6 +44,11 @@ impl Gate {
         self.policy.permits(&self.who, &template_item(t))
     }
 
+    /// Whether the caller may subscribe to the event type `name`.
+    pub(super) fn event(&self, name: &str) -> bool {
+        self.policy.permits(&self.who, &other_item(Action::SubscribeEvents, name, None))
+    }
+
     /// Whether the caller may get `p`.
     pub(super) fn prompt(&self, p: &Prompt) -> bool {
         self.policy.permits(&self.who, &other_item(Action::GetPrompt, &p.def.name, p.upstream()))

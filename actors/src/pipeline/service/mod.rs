@@ -338,6 +338,11 @@ fn refused_as_unknown(request: &ClientRequest) -> HandlerError {
         ClientRequest::CallTool(p) => HandlerError::unknown_tool(&p.name),
         ClientRequest::GetPrompt(p) => HandlerError::unknown_prompt(&p.name),
         ClientRequest::ReadResource(p) => mcp_protocol::ProtocolError::ResourceNotFound { uri: p.uri.clone() }.into(),
+        ClientRequest::PollEvents(mcp_protocol::events::PollParams { subscription, .. })
+        | ClientRequest::StreamEvents(mcp_protocol::events::StreamParams { subscription }) => {
+            let unknown = mcp_protocol::events::EventError::UnknownEvent(subscription.name.clone());
+            HandlerError::from(unknown.to_error_data())
+        }
         other => mcp_protocol::ProtocolError::MethodNotFound(other.method().to_owned()).into(),
     }
 }
