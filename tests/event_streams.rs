@@ -356,3 +356,20 @@ async fn a_client_that_reads_nothing_holds_its_place_and_hears_of_the_gap_when_i
     }
     srv.stop().await;
 }
+
+#[actix_rt::test]
+async fn at_shutdown_a_stream_ends_with_its_final_result_and_the_server_waits_for_it() {
+    let (srv, _catalog, _source) = start_with(|_| {}, mail_type());
+    let mut stream = SseReader::open(&srv.url, &stream_request(12, json!({"name": "mail"}))).await;
+    expect(&mut stream, 12, "active").await;
+    let open = srv.server.shutdown().await;
+    assert_eq!(open, 1, "the stream was open");
+    let last = stream.next().await.expect("the final result");
+    assert_eq!(
+        (&last["id"], &last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"]),
+        (&json!(12), &json!(12))
+    );
+    assert!(last["error"].is_null(), "a result, not an error: {last}");
+    assert_eq!(stream.next().await, None);
+    srv.stop().await;
+}

@@ -145,7 +145,9 @@
 //!   `_meta["io.modelcontextprotocol/subscriptionId"]`, its JSON type kept.
 //!   The client ends a stream by closing it (HTTP) or with
 //!   `notifications/cancelled` (stdio); the server ends it with
-//!   `terminated` and a final result (`{"_meta": …}`). Streams are not
+//!   `terminated` and a final result (`{"_meta": …}`), or, when it shuts
+//!   down, with the final result alone (when listen streams get their
+//!   completion): the client resumes from its cursor, elsewhere. Streams are not
 //!   bounded by `request.timeout_ms` nor counted against
 //!   `stdio.max_in_flight`; `events.max_streams` (10,000) and a type's
 //!   [`EventType::max_streams`] cap them (`-32013`,

@@ -39,8 +39,9 @@ impl McpServer {
         }
     }
 
-    /// Ends every subscription gracefully (each receives its completion
-    /// result) and waits until they are gone, at most `hub.drain_ms`.
+    /// Ends every subscription gracefully (each listen stream receives its
+    /// completion result, each events stream its final result) and waits
+    /// until they are gone, at most `hub.drain_ms`.
     /// Returns how many were open. Readiness fails from now on, and the
     /// gateway's upstreams are not started again when their connections
     /// end (they end with the server).
@@ -54,8 +55,12 @@ impl McpServer {
             gateway.closing();
         }
         let open = self.inner.hub.send(Shutdown).await.unwrap_or(0);
+        // Events streams end with their final result at the same moment.
+        let service = self.service();
+        service.close_event_streams();
+        let open = open + service.open_event_streams();
         let deadline = Instant::now() + Duration::from_millis(self.inner.config.hub.drain_ms);
-        while Instant::now() < deadline && self.hub_stats().await.listeners > 0 {
+        while Instant::now() < deadline && (self.hub_stats().await.listeners > 0 || service.open_event_streams() > 0) {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         // The listen streams' spans ended with them.

@@ -33,6 +33,8 @@ pub(super) struct EventLimits {
     request_timeout: Duration,
     max_streams: usize,
     streams: Arc<AtomicUsize>,
+    /// Fired at shutdown: every stream ends with its final result.
+    closing: tokio_util::sync::CancellationToken,
 }
 
 impl EventLimits {
@@ -45,6 +47,7 @@ impl EventLimits {
             request_timeout: Duration::from_millis(config.request.timeout_ms),
             max_streams: e.max_streams,
             streams: Arc::default(),
+            closing: tokio_util::sync::CancellationToken::new(),
         }
     }
 
@@ -60,6 +63,18 @@ fn refused(e: EventError) -> HandlerError {
 }
 
 impl McpService {
+    /// Ends every open `events/stream` with its final result (the server
+    /// is shutting down; a client resumes elsewhere from its cursor), and
+    /// every stream opened from now on as soon as it is confirmed.
+    pub(crate) fn close_event_streams(&self) {
+        self.events.closing.cancel();
+    }
+
+    /// How many `events/stream` subscriptions are open on this instance.
+    pub(crate) fn open_event_streams(&self) -> usize {
+        self.events.streams.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     pub(super) async fn list_events(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         offered(self.catalog.serves_events(), method::EVENTS_LIST)?;
         let mut types = self.catalog.event_descriptors();
@@ -113,10 +128,10 @@ impl McpService {
         // The type's cap first: a refusal by it takes no place of the server's.
         let _type_slot = StreamSlot::of_type(&event_type).map_err(refused)?;
         let _server_slot = StreamSlot::take(&self.events.streams, Some(self.events.max_streams)).map_err(refused)?;
-        let stream = EventStream { ctx: &ctx };
+        let stream = EventStream { ctx: &ctx, closing: &self.events.closing };
         match pump(&stream, reader, event_type.batch_for(None), self.events.heartbeat).await {
-            // The server ended the subscription: the final frame.
-            Ended::Terminated => self.finish(&notify::end(ctx.request_id()), None).map(Answer::Tree),
+            // The server ended the subscription, or closes: the final frame.
+            Ended::Terminated | Ended::Closed => self.finish(&notify::end(ctx.request_id()), None).map(Answer::Tree),
             // The client left: nothing more is written.
             Ended::Gone => Err(HandlerError::internal("the events stream's client left")),
         }
@@ -127,6 +142,8 @@ impl McpService {
 enum Ended {
     /// The subscription ended (`terminated` was sent).
     Terminated,
+    /// The server is shutting down.
+    Closed,
     /// The client left (the request is cancelled).
     Gone,
 }
@@ -135,6 +152,7 @@ enum Ended {
 /// waiting for room (the client's reading paces the stream).
 struct EventStream<'a> {
     ctx: &'a RequestContext,
+    closing: &'a tokio_util::sync::CancellationToken,
 }
 
 impl EventStream<'_> {
@@ -179,6 +197,7 @@ async fn deliver(
         if !batch.has_more {
             tokio::select! {
                 biased;
+                () = stream.closing.cancelled() => return Err(Ended::Closed),
                 wake = reader.wake() => match wake {
                     Wake::Ended(why) => {
                         stream.send(notify::terminated(id, &why)).await?;
