@@ -125,6 +125,25 @@ pub(crate) enum Scenario {
         #[command(flatten)]
         common: Common,
     },
+    /// N long `events/poll`s of `signal.fired` held open; one `fire_event`
+    /// answers them: the latency from the trigger to each answer.
+    Longpoll {
+        /// The MCP endpoint (loopback).
+        #[arg(long, default_value = "http://127.0.0.1:8080/mcp")]
+        url: String,
+        /// Polls held at once, each on its own connection.
+        #[arg(long, default_value_t = 1000)]
+        polls: usize,
+        /// Events to fire.
+        #[arg(long, default_value_t = 20)]
+        events: usize,
+        /// Spread the connections over 127.0.0.1..127.0.0.N.
+        #[arg(long, default_value_t = 1)]
+        sources: usize,
+        /// Server process to measure (CPU).
+        #[arg(long)]
+        pid: Option<u32>,
+    },
     /// Open N listen streams and report the server's RSS growth per stream.
     Listen {
         #[command(flatten)]

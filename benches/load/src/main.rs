@@ -16,6 +16,7 @@
 //! ```
 
 mod cli;
+mod longpoll;
 mod requests;
 mod scale;
 mod soak;
@@ -36,6 +37,9 @@ async fn main() {
         Scenario::Tasks { common } => tasks::tasks(common).await,
         Scenario::Listen { streams, hold, settle } => listen(streams, hold, settle).await,
         Scenario::Fanout { streams, events, event } => fanout(streams, events, event).await,
+        Scenario::Longpoll { url, polls, events, sources, pid } => {
+            longpoll::longpoll(longpoll::Plan { url, polls, events, sources, pid }).await
+        }
         Scenario::Soak(plan) => soak::soak(plan).await,
         Scenario::Catalog { url, samples, tool, uri, pid } => scale::catalog(url, samples, tool, uri, pid).await,
         Scenario::Inflight { url, calls, ms, h2_connections, samples, pid } => {
