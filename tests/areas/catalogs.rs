@@ -14,6 +14,8 @@ mod event_streams;
 mod events;
 #[path = "../events_conformance/mod.rs"]
 mod events_conformance;
+#[path = "../events_hostile.rs"]
+mod events_hostile;
 #[path = "../fs_boundaries.rs"]
 mod fs_boundaries;
 #[path = "../fs_catalog.rs"]
