@@ -139,3 +139,19 @@ async fn a_payload_over_its_cap_is_refused_by_the_emitter_and_reaches_no_one() {
     assert_eq!((events.len(), &events[0]["data"]["from"]), (1, &json!("ann")), "{after}");
     srv.stop().await;
 }
+
+#[actix_rt::test]
+async fn a_caller_past_its_own_cap_is_refused_with_32013() {
+    let (srv, _mail, _other) = start(|c| c.events.max_streams_per_caller = 2);
+    let mut open = Vec::new();
+    for id in 0..2 {
+        let mut stream = SseReader::open(&srv.url, &request(json!(id), "events/stream", json!({"name": "mail"}))).await;
+        assert_eq!(stream.next().await.unwrap()["method"], "notifications/events/active");
+        open.push(stream);
+    }
+    let refused = post(&srv.url, &request(json!(2), "events/stream", json!({"name": "other"}))).await;
+    assert_eq!(refused.error_code(), Some(-32013), "{}", refused.raw);
+    assert_eq!(refused.response()["error"]["data"], json!({"limit": "subscriptions_per_caller", "max": 2}));
+    drop(open);
+    srv.stop().await;
+}

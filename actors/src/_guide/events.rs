@@ -151,7 +151,9 @@
 //!   bounded by `request.timeout_ms` nor counted against
 //!   `stdio.max_in_flight`; `events.max_streams` (10,000) and a type's
 //!   [`EventType::max_streams`] cap them (`-32013`,
-//!   `{"limit": "subscriptions", "max": …}`). A client that reads slowly
+//!   `{"limit": "subscriptions", "max": …}`), and so does
+//!   `events.max_streams_per_caller` per caller when set
+//!   (`{"limit": "subscriptions_per_caller", …}`). A client that reads slowly
 //!   paces its stream: at most `request.outbound_buffer` messages wait for
 //!   it (each at most the type's [`EventType::max_payload`], 64 KiB unless
 //!   set), the history moves on meanwhile, and when it reads again what it

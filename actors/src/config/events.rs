@@ -31,11 +31,22 @@ pub struct EventsConfig {
     /// is then told of what it missed: `active` with `truncated: true`) or
     /// leaves. Default: 10000.
     pub max_streams: usize,
+    /// At most this many of them per caller (its identity; every
+    /// unauthenticated caller is one, `anonymous`); one more is refused
+    /// with `-32013` (`{"limit":"subscriptions_per_caller","max":…}`).
+    /// 0: no cap per caller. Default: 0.
+    pub max_streams_per_caller: usize,
 }
 
 impl Default for EventsConfig {
     fn default() -> Self {
-        EventsConfig { heartbeat_ms: 15_000, max_poll_wait_ms: 30_000, default_poll_wait_ms: 0, max_streams: 10_000 }
+        EventsConfig {
+            heartbeat_ms: 15_000,
+            max_poll_wait_ms: 30_000,
+            default_poll_wait_ms: 0,
+            max_streams: 10_000,
+            max_streams_per_caller: 0,
+        }
     }
 }
 

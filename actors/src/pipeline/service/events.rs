@@ -33,6 +33,10 @@ pub(super) struct EventLimits {
     request_timeout: Duration,
     max_streams: usize,
     streams: Arc<AtomicUsize>,
+    /// `events.max_streams_per_caller` (0: none), and each caller's open
+    /// streams, by identity key (a caller with none is dropped from it).
+    per_caller: usize,
+    by_caller: std::sync::Mutex<std::collections::HashMap<String, Arc<AtomicUsize>>>,
     /// Fired at shutdown: every stream ends with its final result.
     closing: tokio_util::sync::CancellationToken,
 }
@@ -47,8 +51,30 @@ impl EventLimits {
             request_timeout: Duration::from_millis(config.request.timeout_ms),
             max_streams: e.max_streams,
             streams: Arc::default(),
+            per_caller: e.max_streams_per_caller,
+            by_caller: Default::default(),
             closing: tokio_util::sync::CancellationToken::new(),
         }
+    }
+
+    /// A place among `caller`'s streams, when they are capped.
+    fn caller_slot(&self, caller: &str) -> Result<Option<StreamSlot>, EventError> {
+        if self.per_caller == 0 {
+            return Ok(None);
+        }
+        let open = {
+            let mut by_caller = self.by_caller.lock().unwrap_or_else(|p| p.into_inner());
+            // At most one entry per open stream: the callers with none go.
+            if by_caller.len() > self.max_streams {
+                by_caller.retain(|_, open| open.load(std::sync::atomic::Ordering::Acquire) > 0);
+            }
+            by_caller.entry(caller.to_owned()).or_default().clone()
+        };
+        let refused = |_| EventError::ResourceExhausted {
+            limit: "subscriptions_per_caller",
+            max: u64::try_from(self.per_caller).ok(),
+        };
+        StreamSlot::take(&open, Some(self.per_caller)).map(Some).map_err(refused)
     }
 
     /// How long a poll that asked for `timeout_ms` is held at most.
@@ -127,6 +153,8 @@ impl McpService {
         let reader = Reader::open(&event_type, &p.subscription, Delivery::Push).map_err(refused)?;
         // The type's cap first: a refusal by it takes no place of the server's.
         let _type_slot = StreamSlot::of_type(&event_type).map_err(refused)?;
+        let caller = crate::facts::identity::Identity::key_of(ctx.identity());
+        let _caller_slot = self.events.caller_slot(&caller).map_err(refused)?;
         let _server_slot = StreamSlot::take(&self.events.streams, Some(self.events.max_streams)).map_err(refused)?;
         let stream = EventStream { ctx: &ctx, closing: &self.events.closing };
         match pump(&stream, reader, event_type.batch_for(None), self.events.heartbeat).await {
@@ -243,5 +271,26 @@ async fn hold(reader: &mut Reader, max_events: usize, deadline: Instant) -> Resu
         if !batch.events.is_empty() || batch.truncated {
             return Ok(batch);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_caller_has_its_own_streams_up_to_the_cap_and_gets_a_place_back() {
+        let mut config = Config::default();
+        config.events.max_streams_per_caller = 2;
+        let limits = EventLimits::new(&config);
+        let ann = [limits.caller_slot("ann").unwrap(), limits.caller_slot("ann").unwrap()];
+        let refused = limits.caller_slot("ann").unwrap_err();
+        assert_eq!(refused.data(), Some(json!({"limit": "subscriptions_per_caller", "max": 2})));
+        let bob = limits.caller_slot("bob").unwrap();
+        assert!(bob.is_some(), "another caller's places are its own");
+        drop(ann);
+        assert!(limits.caller_slot("ann").is_ok(), "a closed stream gives its place back");
+        config.events.max_streams_per_caller = 0;
+        assert!(EventLimits::new(&config).caller_slot("ann").unwrap().is_none(), "0: no cap");
     }
 }
