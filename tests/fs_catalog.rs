@@ -373,7 +373,7 @@ async fn the_file_cap_holds_for_files_added_later() {
     assert_eq!(served.len(), 2, "exactly up to fs.max_files: {served:?}");
     assert_eq!(refused.len(), 4, "{refused:?}");
     assert!(served.iter().all(|s| !refused.contains(s)), "{served:?} {refused:?}");
-    assert_eq!(srv.server.catalog().resource_count_under("file:"), 5);
+    assert_eq!(srv.server.catalog().resources_under("file:", |uris| uris.count()), 5);
     srv.stop().await;
 }
 
@@ -450,5 +450,37 @@ async fn file_changes_are_events_under_the_same_rules_as_the_resources() {
     let events = replay.response()["result"]["events"].as_array().unwrap().clone();
     let kinds: Vec<_> = events.iter().map(|e| e["data"]["change"].clone()).collect();
     assert_eq!(kinds, [json!("created"), json!("removed")], "after the edit's cursor: {events:?}");
+    srv.stop().await;
+}
+
+#[actix_rt::test]
+async fn a_directory_moved_away_takes_its_files_with_it() {
+    let dir = TempDir::new("moved");
+    let srv = start(&dir);
+    let body = request(json!(1), "events/stream", json!({"name": "file.changed", "arguments": {"under": "sub"}}));
+    let mut sub = SseReader::open(&srv.url, &body).await;
+    assert_eq!(sub.next().await.unwrap()["method"], "notifications/events/active");
+    std::fs::rename(dir.0.join("sub"), dir.0.join("sub2")).unwrap();
+    let removed = next_occurrence(&mut sub).await;
+    assert_eq!((&removed["data"]["change"], &removed["data"]["path"]), (&json!("removed"), &json!("sub/data.json")));
+    assert_eq!(removed["data"]["uri"], dir.uri("sub/data.json"));
+    let files = listed(&srv.url).await;
+    assert!(!files.iter().any(|n| n == "sub/data.json"), "gone from the list: {files:?}");
+    // Moved into an excluded directory: gone the same way.
+    std::fs::create_dir_all(dir.0.join("away")).unwrap();
+    std::fs::write(dir.0.join("away/note.txt"), "n").unwrap();
+    let before = control_file(&dir, &srv.url, "away-control.txt").await;
+    assert!(before.iter().any(|n| n == "away/note.txt"), "{before:?}");
+    std::fs::rename(dir.0.join("away"), dir.0.join("target/away")).unwrap();
+    let every = std::time::Duration::from_millis(25);
+    wait_for("a file moved into target/ leaves the list", std::time::Duration::from_secs(10), every, async || {
+        let names = listed(&srv.url).await;
+        if names.iter().any(|n| n == "away/note.txt") {
+            Err(format!("{names:?}"))
+        } else {
+            Ok(())
+        }
+    })
+    .await;
     srv.stop().await;
 }

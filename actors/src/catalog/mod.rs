@@ -337,13 +337,12 @@ impl Catalog {
         self.read().resources.len()
     }
 
-    /// How many resources have a URI starting with `prefix` (`file:`).
-    pub fn resource_count_under(&self, prefix: &str) -> usize {
+    /// `f` of the URIs that start with `prefix` (`file:`), in order: how
+    /// many there are, say (`|uris| uris.count()`), or which.
+    pub fn resources_under<R>(&self, prefix: &str, f: impl FnOnce(&mut dyn Iterator<Item = &str>) -> R) -> R {
         let s = self.read();
-        s.resources
-            .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
-            .take_while(|(k, _)| k.starts_with(prefix))
-            .count()
+        let bounds = (std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded);
+        f(&mut s.resources.range::<str, _>(bounds).map(|(k, _)| k.as_str()).take_while(|k| k.starts_with(prefix)))
     }
 
     /// Looks up a resource by exact URI.

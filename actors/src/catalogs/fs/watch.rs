@@ -143,6 +143,9 @@ fn apply(seen: &Seen<'_>, path: &Path, kind: &EventKind, entered: bool) {
     if path.symlink_metadata().is_ok_and(|m| m.is_dir()) {
         return;
     }
+    if path.symlink_metadata().is_err() {
+        gone_directory(seen, path, &rel);
+    }
     if !shared.rules.serves(&rel) {
         return;
     }
@@ -152,7 +155,7 @@ fn apply(seen: &Seen<'_>, path: &Path, kind: &EventKind, entered: bool) {
     // created later may point anywhere).
     let inside = shared.jail.resolve(&rel).is_ok_and(|real| super::served(shared, &real));
     match super::resource_for(shared, path).filter(|_| inside) {
-        Some(_) if !present && catalog.resource_count_under("file:") >= shared.config.max_files => {
+        Some(_) if !present && catalog.resources_under("file:", |uris| uris.count()) >= shared.config.max_files => {
             warn!(log, "fs.max_files reached; a new file is not served"; "path" => &rel,
                 "max_files" => shared.config.max_files);
         }
@@ -184,12 +187,26 @@ fn apply(seen: &Seen<'_>, path: &Path, kind: &EventKind, entered: bool) {
     }
 }
 
+/// The files served under `path` (root-relative `rel`), a directory that
+/// is gone — moved away, out of the root, into an excluded one, removed —
+/// go with it: each is removed, and its `file.changed` says so.
+fn gone_directory(seen: &Seen<'_>, path: &Path, rel: &str) {
+    let under = format!("{}/", seen.shared.jail.uri_of(path));
+    let uris: Vec<String> = seen.catalog.resources_under(&under, |uris| uris.map(str::to_owned).collect());
+    for uri in uris {
+        debug!(seen.log, "file gone with its directory"; "uri" => &uri);
+        seen.catalog.remove_resource_observed(&uri, "removed");
+        let name = percent_encoding::percent_decode_str(&uri[under.len()..]).decode_utf8_lossy();
+        emit(seen.changes, Change::Removed, &uri, &format!("{rel}/{name}"), None);
+    }
+}
+
 /// Serves the files that landed in a new directory before its watch was
 /// added (within `fs.max_files`).
 fn serve_directory(seen: &Seen<'_>, path: &Path) {
     let (shared, catalog, log) = (seen.shared, seen.catalog, seen.log);
     for file in super::walk(shared, path, log).files {
-        if catalog.resource_count_under("file:") >= shared.config.max_files {
+        if catalog.resources_under("file:", |uris| uris.count()) >= shared.config.max_files {
             warn!(log, "fs.max_files reached; new files are not served"; "max_files" => shared.config.max_files);
             break;
         }
