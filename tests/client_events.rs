@@ -9,7 +9,7 @@ use crate::common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use actix_mcp::client::{Client, ClientOptions, EventStream, EventSubscription};
+use actix_mcp::client::{Client, ClientOptions, EventStream, EventSubscription, Polled, SubscriptionFilter};
 use actix_mcp::prelude::*;
 use common::*;
 use futures::StreamExt;
@@ -78,12 +78,26 @@ async fn the_client_lists_polls_long_and_loops_through_a_backlog_in_order() {
         source.emit(mail("bob")).unwrap();
     }
     let seen: Vec<_> = client.poll_loop(after, Duration::from_millis(10)).take(5).collect().await;
-    let seen: Vec<_> = seen.into_iter().map(Result::unwrap).collect();
+    let seen: Vec<_> = seen
+        .into_iter()
+        .map(|p| match p.unwrap() {
+            Polled::Event(o) => *o,
+            gap => panic!("nothing was skipped: {gap:?}"),
+        })
+        .collect();
     assert!(seen.iter().all(|o| o.data["from"] == "bob"), "{seen:?}");
     let cursors: Vec<_> = seen.iter().map(|o| o.cursor.clone().unwrap()).collect();
     let mut distinct = cursors.clone();
     distinct.dedup();
     assert_eq!(distinct.len(), 5, "each once: {cursors:?}");
+    // A loss between two polls reaches the loop as a gap, before what follows.
+    let before = client.poll_events(&EventSubscription::new("mail"), None).await.unwrap().cursor;
+    source.lose();
+    source.emit(mail("cy")).unwrap();
+    let from_before = EventSubscription { cursor: before, ..EventSubscription::new("mail") };
+    let items: Vec<_> = client.poll_loop(from_before, Duration::from_millis(10)).take(2).collect().await;
+    assert!(matches!(items[0], Ok(Polled::Gap { .. })), "{items:?}");
+    assert!(matches!(&items[1], Ok(Polled::Event(o)) if o.data["from"] == "cy"), "{items:?}");
     client.close().await;
     srv.stop().await;
 }
@@ -103,6 +117,19 @@ async fn the_client_streams_until_the_subscription_ends_and_reports_a_refusal() 
     let refused = client.stream_events(&EventSubscription::new("mail")).await.err().expect("refused");
     assert_eq!(refused.code(), Some(-32601), "no event type left: the extension is gone: {refused}");
     client.close().await;
+    srv.stop().await;
+}
+
+#[actix_rt::test]
+async fn a_legacy_session_is_not_said_to_hear_of_event_type_changes() {
+    let (srv, _client, _catalog, _source) = start().await;
+    let pinned = actix_mcp::protocol::ProtocolVersion::parse("2025-11-25").unwrap();
+    let legacy = Client::connect(&srv.url, ClientOptions::new("legacy", "1").pin(pinned)).await.unwrap();
+    let asked = SubscriptionFilter { events_list_changed: true, tools_list_changed: true, ..Default::default() };
+    let listen = legacy.listen(asked).await.unwrap();
+    assert!(listen.honored().tools_list_changed && !listen.honored().events_list_changed);
+    assert_eq!(legacy.list_events().await.unwrap_err().code(), Some(-32601));
+    legacy.close().await;
     srv.stop().await;
 }
 

@@ -5,9 +5,35 @@
 //! to them instead of calling a tool in a loop. The extension is
 //! `io.modelcontextprotocol/events`; it is declared in `server/discover`
 //! (`capabilities.extensions["io.modelcontextprotocol/events"]`) as soon as
-//! the catalog has an event type, and served on the stateless revision
-//! (`2026-07-28`) only: a legacy session is not offered it and finds none of
-//! its methods (`-32601`).
+//! the catalog has an event type, and served on the stateless revisions
+//! (`2026-07-28`, and its draft `DRAFT-2026-v1`) only: a legacy session is
+//! not offered it and finds none of its methods (`-32601`).
+//!
+//! ## Trying it
+//!
+//! The built-in catalogs serve event types: `--catalog everything` has
+//! `clock.tick` (poll and push, ticks once a second; `every` lets through
+//! every n-th), `limited.tick` (push, two streams at most) and
+//! `signal.fired` (poll and push, fired by the `fire_event` tool), and the
+//! default `fs` catalog has `file.changed` (a served file created, changed
+//! or removed; `under` a directory, `change` one kind). The command-line
+//! client speaks the extension:
+//!
+//! ```text
+//! actix-mcp --catalog everything &
+//! actix-mcp client http://127.0.0.1:8080/mcp events list
+//! actix-mcp client http://127.0.0.1:8080/mcp events watch clock.tick '{"every": 2}' --count 3
+//! actix-mcp client http://127.0.0.1:8080/mcp events stream signal.fired --count 1 &
+//! actix-mcp client http://127.0.0.1:8080/mcp call fire_event '{"message": "hello"}'
+//! ```
+//!
+//! Over plain HTTP (curl) every request carries what the stateless
+//! revision asks of any request — `params._meta` with
+//! `io.modelcontextprotocol/protocolVersion`, `clientInfo` and
+//! `clientCapabilities`, and the `MCP-Protocol-Version` and `Mcp-Method`
+//! headers (the README's validation order lists each refusal); a poll the
+//! server holds past `http.stream_after_ms` is answered as an SSE stream
+//! whose one message is the result, as any request may be.
 //!
 //! ## Declaring an event type and emitting occurrences
 //!
@@ -16,7 +42,10 @@
 //! what `events/list` shows as `inputSchema` and `payloadSchema`. A
 //! predicate decides which occurrences a subscription's arguments let
 //! through (it runs while the type's history is locked, so it must not emit
-//! to the same type; one that panics matches nothing). Adding the type
+//! to the same type; one that panics matches nothing). Arguments `A` does
+//! not know are refused only when `A` says so
+//! (`#[serde(deny_unknown_fields)]`, which the schema then shows as
+//! `additionalProperties: false`), as for a tool's. Adding the type
 //! returns its [`EventSource`]: emit through it from a handler, a background
 //! task or anything else that holds a clone.
 //!

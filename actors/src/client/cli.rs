@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use futures::StreamExt;
 use serde_json::{json, Value};
 
-use super::{Client, ClientError, ClientOptions, EventSubscription, SubscriptionFilter};
+use super::{Client, ClientError, ClientOptions, EventStream, EventSubscription, Polled, SubscriptionFilter};
 
 /// Where the server is and how to speak to it.
 #[derive(Debug, Clone, Args)]
@@ -110,11 +110,13 @@ pub enum EventsAction {
         /// What to poll and how.
         #[command(flatten)]
         subscription: SubscriptionArgs,
-        /// Let the server hold the poll this long for an occurrence.
+        /// Let the server hold the poll this long for an occurrence (a poll
+        /// from a `--cursor`; one from now answers at once).
         #[arg(long, value_name = "MS")]
         wait_ms: Option<u64>,
     },
-    /// Polls for ever as the server paces it, one JSON line per occurrence.
+    /// Polls for ever as the server paces it, one JSON line per occurrence
+    /// (and `{"truncated": true, "cursor": …}` where some were skipped).
     Watch {
         /// What to poll and how.
         #[command(flatten)]
@@ -123,7 +125,8 @@ pub enum EventsAction {
         #[arg(long, value_name = "MS", default_value_t = 1000)]
         floor_ms: u64,
     },
-    /// Opens a push stream, one JSON line per notification.
+    /// Opens a push stream, one JSON line per notification (the first is
+    /// `active`); a subscription the server ends is an error.
     Stream {
         /// What to stream and how.
         #[command(flatten)]
@@ -141,7 +144,7 @@ pub struct SubscriptionArgs {
     /// Where to start (a cursor an earlier answer gave); from now if absent.
     #[arg(long)]
     pub cursor: Option<String>,
-    /// Exit after this many occurrences (stream: notifications).
+    /// Exit after this many occurrences (not `poll`: one poll).
     #[arg(long, value_name = "N")]
     pub count: Option<usize>,
 }
@@ -273,18 +276,34 @@ async fn events(client: &Client, action: &EventsAction) -> Result<(), ClientErro
         }
         EventsAction::Watch { subscription, floor_ms } => {
             let floor = Duration::from_millis(*floor_ms);
-            let occurrences = client.poll_loop(subscription.subscription()?, floor);
-            let mut occurrences = std::pin::pin!(occurrences.take(subscription.count.unwrap_or(usize::MAX)));
-            while let Some(occurrence) = occurrences.next().await {
-                println!("{}", to_json(&occurrence?));
+            let mut polled = std::pin::pin!(client.poll_loop(subscription.subscription()?, floor));
+            let mut seen = 0;
+            while seen < subscription.count.unwrap_or(usize::MAX) {
+                match polled.next().await {
+                    Some(Ok(Polled::Event(occurrence))) => {
+                        println!("{}", to_json(&occurrence));
+                        seen += 1;
+                    }
+                    Some(Ok(Polled::Gap { cursor })) => println!("{}", json!({"truncated": true, "cursor": cursor})),
+                    Some(Err(e)) => return Err(e),
+                    None => break,
+                }
             }
         }
         EventsAction::Stream { subscription } => {
-            let stream = client.stream_events(&subscription.subscription()?).await?;
-            eprintln!("streaming: {}", stream.active());
-            let mut stream = stream.take(subscription.count.unwrap_or(usize::MAX));
-            while let Some(n) = stream.next().await {
+            let mut stream = client.stream_events(&subscription.subscription()?).await?;
+            println!("{}", json!({"method": mcp_protocol::events::notify::ACTIVE, "params": stream.active()}));
+            let mut seen = 0;
+            while seen < subscription.count.unwrap_or(usize::MAX) {
+                let Some(n) = stream.next().await else { break };
                 println!("{}", json!({"method": n.method, "params": n.params}));
+                if EventStream::occurrence(&n).is_some() {
+                    seen += 1;
+                }
+                if EventStream::ends(&n) {
+                    let why = n.params["error"]["message"].as_str().unwrap_or("no reason given").to_owned();
+                    return Err(ClientError::transport(format!("the server ended the subscription: {why}")));
+                }
             }
         }
     }

@@ -46,6 +46,19 @@ impl EventSubscription {
     }
 }
 
+/// What a poll loop yields.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Polled {
+    /// An occurrence, in order.
+    Event(Box<Occurrence>),
+    /// Occurrences were skipped before what follows (`truncated`): the
+    /// loop goes on from `cursor`.
+    Gap {
+        /// Where the loop reads from now.
+        cursor: Option<String>,
+    },
+}
+
 /// What one `events/poll` answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -92,16 +105,17 @@ impl Client {
         self.request_as(method::EVENTS_POLL, params, options).await
     }
 
-    /// Polls `subscription` for ever: each occurrence once, in order; after
-    /// a batch with `hasMore` at once, else after the server's `nextPollMs`
-    /// (at least `floor`). The loop keeps its cursor; a poll that fails ends
-    /// it with the error.
+    /// Polls `subscription` for ever: each occurrence once, in order, and a
+    /// [`Polled::Gap`] before the occurrences of a batch that skipped some;
+    /// after a batch with `hasMore` at once, else after the server's
+    /// `nextPollMs` (at least `floor`). The loop keeps its cursor; a poll
+    /// that fails ends it with the error.
     pub fn poll_loop(
         &self,
         subscription: EventSubscription,
         floor: Duration,
-    ) -> impl Stream<Item = Result<Occurrence, ClientError>> + Send + 'static {
-        let state = (self.clone(), subscription, Vec::<Occurrence>::new().into_iter(), None::<Duration>, false);
+    ) -> impl Stream<Item = Result<Polled, ClientError>> + Send + 'static {
+        let state = (self.clone(), subscription, Vec::<Polled>::new().into_iter(), None::<Duration>, false);
         futures::stream::unfold(state, move |(client, mut sub, mut ready, mut wait, ended)| async move {
             loop {
                 if let Some(occurrence) = ready.next() {
@@ -118,7 +132,9 @@ impl Client {
                         sub.cursor = batch.cursor.or(sub.cursor);
                         let next = Duration::from_millis(batch.next_poll_ms.unwrap_or(0)).max(floor);
                         wait = (!batch.has_more).then_some(next);
-                        ready = batch.events.into_iter();
+                        let gap = batch.truncated.then(|| Polled::Gap { cursor: sub.cursor.clone() });
+                        let events = batch.events.into_iter().map(|o| Polled::Event(Box::new(o)));
+                        ready = gap.into_iter().chain(events).collect::<Vec<_>>().into_iter();
                     }
                     Err(e) => return Some((Err(e), (client, sub, ready, wait, true))),
                 }

@@ -143,7 +143,9 @@ async fn legacy(inner: &Arc<Inner>, filter: SubscriptionFilter) -> Result<Listen
             }
         }
     });
-    Ok(Listen { honored: filter, stream: stream.boxed() })
+    // A legacy session has no Events extension: its list never changes.
+    let honored = SubscriptionFilter { events_list_changed: false, ..filter };
+    Ok(Listen { honored, stream: stream.boxed() })
 }
 
 /// Whether a legacy session's notification is one the filter opted into.

@@ -49,7 +49,7 @@ use serde_json::Value;
 
 pub use actor::{Call, ClientActor};
 pub use error::ClientError;
-pub use events::{EventBatch, EventStream, EventSubscription, POLL_FLOOR};
+pub use events::{EventBatch, EventStream, EventSubscription, Polled, POLL_FLOOR};
 pub use listen::Listen;
 pub use mcp_protocol::client::ServerInfo;
 pub use mcp_protocol::subscription::SubscriptionFilter;

@@ -30,6 +30,7 @@ const LIMITED_STREAMS: usize = 2;
 
 /// Which ticks to hear of.
 #[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct TickArgs {
     /// Only every n-th tick (1: every one).
     #[serde(default = "one")]
@@ -56,6 +57,7 @@ struct Signal {
 
 /// No arguments.
 #[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct NoArgs {}
 
 fn ticking(name: &str, description: &str, delivery: &[Delivery]) -> EventType {

@@ -29,9 +29,11 @@ pub enum Change {
 
 /// Which changes to hear of.
 #[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct Filter {
-    /// Only files under this directory (relative to the root, `/`-separated).
-    #[serde(default)]
+    /// Only files under this directory (relative to the root, `/`-separated;
+    /// `.` and empty parts are dropped, `..` and an absolute path refused).
+    #[serde(default, deserialize_with = "directory")]
     under: String,
     /// Only this kind of change.
     change: Option<Change>,
@@ -48,9 +50,22 @@ struct FileChange {
     path: String,
 }
 
+/// `under` as a plain relative directory (`a/b`), or why it is not one.
+fn directory<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let given = String::deserialize(d)?;
+    if given.starts_with('/') {
+        return Err(serde::de::Error::custom("a directory relative to the root, not an absolute path"));
+    }
+    let parts: Vec<&str> = given.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    if parts.contains(&"..") {
+        return Err(serde::de::Error::custom("a directory inside the root, without .."));
+    }
+    Ok(parts.join("/"))
+}
+
 fn matches(filter: &Filter, data: &Map<String, Value>) -> bool {
     let field = |k: &str| data.get(k).and_then(Value::as_str).unwrap_or_default();
-    let under = filter.under.trim_matches('/');
+    let under = filter.under.as_str();
     let inside = under.is_empty() || field("path").strip_prefix(under).is_some_and(|rest| rest.starts_with('/'));
     let kind = filter
         .change
@@ -88,7 +103,12 @@ mod tests {
 
     #[test]
     fn under_is_a_directory_and_change_a_kind() {
-        let notes = Filter { under: "notes/".into(), change: None };
+        let notes: Filter = serde_json::from_value(json!({"under": "./notes//"})).unwrap();
+        assert_eq!(notes.under, "notes");
+        for refused in ["/etc", "notes/../..", "..", "x/../y"] {
+            assert!(serde_json::from_value::<Filter>(json!({"under": refused})).is_err(), "{refused}");
+        }
+        assert!(serde_json::from_value::<Filter>(json!({"undr": "notes"})).is_err(), "an unknown argument");
         assert!(matches(&notes, &data("created", "notes/a.md")));
         assert!(!matches(&notes, &data("created", "notes-old/a.md")), "a directory, not a prefix of a name");
         assert!(!matches(&notes, &data("created", "notes")));
