@@ -70,7 +70,12 @@ const MAX_AGE_PROBE_MS: u64 = 300_000;
 const NOT_OFFERED: &str =
     "Server does not declare the `events` capability and does not implement `events/list`; the extension is optional.";
 
+/// The row the suite's runner appends to every scenario: each message that
+/// went through an ordinary request fits the draft's wire schema.
+const WIRE_ROW: &str = "wire-schema-valid";
+
 const DISCOVERY_IDS: &[&str] = &[
+    WIRE_ROW,
     "sep-9999-capability-events-object",
     "sep-9999-capability-list-changed-flag",
     "sep-9999-capability-empty-settings",
@@ -106,6 +111,7 @@ const DISCOVERY_TOLERATED: &[&str] = &[
 ];
 
 const POLL_IDS: &[&str] = &[
+    WIRE_ROW,
     "sep-9999-poll-implemented",
     "sep-9999-poll-bootstraps-subscription",
     "sep-9999-poll-events-array",
@@ -164,6 +170,7 @@ const POLL_TOLERATED: &[&str] = &[
 ];
 
 const PUSH_IDS: &[&str] = &[
+    WIRE_ROW,
     "sep-9999-stream-implemented",
     "sep-9999-stream-active-confirmation",
     "sep-9999-stream-subscription-id-meta",
@@ -196,7 +203,8 @@ async fn events_discovery_scenario() {
         c.events.heartbeat_ms = HEARTBEAT_MS;
         c.server.page_size = LIST_PAGE;
     });
-    let checks = discovery_scenario(&srv.url).await;
+    let mut checks = discovery_scenario(&srv.url).await;
+    checks.push(wire_check());
     srv.stop().await;
     grade("events-discovery", checks, DISCOVERY_IDS, DISCOVERY_TOLERATED);
 }
@@ -207,7 +215,8 @@ async fn events_poll_scenario() {
         c.events.heartbeat_ms = HEARTBEAT_MS;
         c.server.page_size = LIST_PAGE;
     });
-    let checks = poll_scenario(&srv.url).await;
+    let mut checks = poll_scenario(&srv.url).await;
+    checks.push(wire_check());
     srv.stop().await;
     grade("events-poll", checks, POLL_IDS, POLL_TOLERATED);
 }
@@ -217,7 +226,8 @@ async fn events_push_scenario() {
     // The default page size: the suite reads one page of `tools/list` to find
     // its diagnostic controls.
     let srv = common::TestServer::everything_with(|c| c.events.heartbeat_ms = HEARTBEAT_MS);
-    let checks = push_scenario(&srv.url).await;
+    let mut checks = push_scenario(&srv.url).await;
+    checks.push(wire_check());
     srv.stop().await;
     grade("events-push", checks, PUSH_IDS, &[]);
 }
@@ -369,6 +379,14 @@ async fn call(url: &str, method: &str, params: Value) -> Result<Value, RpcError>
     let id = json!(NEXT_ID.fetch_add(1, Ordering::Relaxed));
     let body = common::request(id.clone(), method, with_meta(params));
     let reply = common::post(url, &body).await;
+    for message in &reply.messages {
+        wire_problems(method, message).into_iter().for_each(|p| WIRE.with(|w| w.borrow_mut().push(p)));
+    }
+    // A request on a response stream is refused by the suite's client.
+    if let Some(request) = reply.messages.iter().find(|m| m.get("method").is_some() && m.get("id").is_some()) {
+        let message = format!("a server request on the response stream: {request}");
+        return Err(RpcError { code: -32600, message, data: Value::Null });
+    }
     let answer = reply
         .messages
         .iter()
@@ -380,6 +398,48 @@ async fn call(url: &str, method: &str, params: Value) -> Result<Value, RpcError>
     match answer.get("result") {
         Some(result) => Ok(result.clone()),
         None => panic!("{method}: a response with neither result nor error: {answer}"),
+    }
+}
+
+thread_local! {
+    /// What the wire check found wrong so far, on this test's thread (each
+    /// scenario runs on its own).
+    static WIRE: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// What in `message` (answering or sent during a `method` request) the
+/// draft's wire schema refuses: a result without `resultType`, and the
+/// members `server/discover`, `tools/list` and `tools/call` results need;
+/// a message without `jsonrpc`, params that are not an object.
+fn wire_problems(method: &str, message: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if message["jsonrpc"] != "2.0" {
+        problems.push(format!("{method}: a message without jsonrpc 2.0: {message}"));
+    }
+    if message.get("params").is_some_and(|p| !p.is_object()) {
+        problems.push(format!("{method}: params that are not an object: {message}"));
+    }
+    let Some(result) = message.get("result") else { return problems };
+    let needed: &[&str] = match method {
+        "server/discover" => &["resultType", "supportedVersions", "capabilities", "ttlMs", "cacheScope"],
+        "tools/list" => &["resultType", "tools", "ttlMs", "cacheScope"],
+        "tools/call" => &["resultType", "content"],
+        _ => &["resultType"],
+    };
+    for member in needed {
+        if result.get(*member).is_none() {
+            problems.push(format!("{method}: a result without {member}"));
+        }
+    }
+    problems
+}
+
+/// The wire row: SUCCESS when nothing was found wrong on this thread.
+fn wire_check() -> Check {
+    let problems = WIRE.with(|w| std::mem::take(&mut *w.borrow_mut()));
+    match problems.first() {
+        None => pass(WIRE_ROW),
+        Some(first) => check(WIRE_ROW, Failure, format!("{} invalid message(s), first: {first}", problems.len())),
     }
 }
 
@@ -619,4 +679,16 @@ fn delivery_target<'a>(descriptors: &'a [Value], mode: &str) -> Result<(&'a Valu
              {mode} is optional per event type."
         )),
     }
+}
+
+#[test]
+fn the_wire_check_finds_what_the_draft_schema_refuses() {
+    let ok = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "events": []}});
+    assert!(wire_problems("events/list", &ok).is_empty());
+    let bare = json!({"jsonrpc": "2.0", "id": 1, "result": {"events": []}});
+    assert_eq!(wire_problems("events/list", &bare).len(), 1, "no resultType");
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "capabilities": {}}});
+    assert_eq!(wire_problems("server/discover", &discover).len(), 3, "supportedVersions, ttlMs, cacheScope");
+    let odd = json!({"method": "notifications/x", "params": []});
+    assert_eq!(wire_problems("events/poll", &odd).len(), 2, "no jsonrpc, params not an object");
 }
