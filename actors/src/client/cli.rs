@@ -151,9 +151,7 @@ pub struct SubscriptionArgs {
 
 impl SubscriptionArgs {
     fn subscription(&self) -> Result<EventSubscription, ClientError> {
-        let Value::Object(arguments) = json_arg(self.arguments.as_deref()).map_err(ClientError::Input)? else {
-            unreachable!("json_arg gives an object")
-        };
+        let arguments = json_arg(self.arguments.as_deref()).map_err(ClientError::Input)?;
         Ok(EventSubscription { name: self.name.clone(), arguments, cursor: self.cursor.clone() })
     }
 }
@@ -179,11 +177,11 @@ impl ClientArgs {
     }
 }
 
-fn json_arg(text: Option<&str>) -> Result<Value, String> {
+fn json_arg(text: Option<&str>) -> Result<serde_json::Map<String, Value>, String> {
     match text {
-        None => Ok(json!({})),
+        None => Ok(serde_json::Map::new()),
         Some(t) => match serde_json::from_str::<Value>(t) {
-            Ok(v @ Value::Object(_)) => Ok(v),
+            Ok(Value::Object(object)) => Ok(object),
             Ok(_) => Err(format!("arguments must be a JSON object: {t}")),
             Err(e) => Err(format!("arguments are not JSON ({e}): {t}")),
         },

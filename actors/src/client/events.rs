@@ -41,8 +41,12 @@ impl EventSubscription {
         EventSubscription { name: name.into(), arguments: Map::new(), cursor: None }
     }
 
-    fn params(&self) -> Value {
-        json!({"name": self.name, "arguments": self.arguments, "cursor": self.cursor})
+    fn params(&self) -> JsonObject {
+        let mut params = JsonObject::new();
+        params.insert("name".into(), Value::String(self.name.clone()));
+        params.insert("arguments".into(), Value::Object(self.arguments.clone()));
+        params.insert("cursor".into(), self.cursor.clone().map_or(Value::Null, Value::String));
+        params
     }
 }
 
@@ -99,10 +103,10 @@ impl Client {
         let mut params = subscription.params();
         let mut options = RequestOptions::default();
         if let Some(wait) = timeout {
-            params["timeoutMs"] = json!(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
+            params.insert("timeoutMs".into(), json!(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX)));
             options = options.timeout(wait + self.inner.options.timeout);
         }
-        self.request_as(method::EVENTS_POLL, params, options).await
+        self.request_as(method::EVENTS_POLL, Value::Object(params), options).await
     }
 
     /// Polls `subscription` for ever: each occurrence once, in order, and a
@@ -147,9 +151,8 @@ impl Client {
     pub async fn stream_events(&self, subscription: &EventSubscription) -> Result<EventStream, ClientError> {
         let inner = &self.inner;
         let id = inner.next_id();
-        let Value::Object(params) = subscription.params() else { unreachable!("params are an object") };
-        let params: JsonObject = params.into_iter().collect();
-        let mut inbound = inner.open(inner.era(), id, method::EVENTS_STREAM, &params.into(), Marks::default()).await?;
+        let params = subscription.params().into();
+        let mut inbound = inner.open(inner.era(), id, method::EVENTS_STREAM, &params, Marks::default()).await?;
         let guard = Cancel::new(inner, id, true);
         let limit = inner.options.timeout;
         let first = tokio::time::timeout(limit, next_message(inner, &mut inbound))

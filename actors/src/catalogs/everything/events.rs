@@ -164,3 +164,35 @@ fn control(c: &Catalog, name: &str, description: &str, act: fn(&EventSource)) ->
         })
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use mcp_protocol::events::Subscription;
+
+    use super::*;
+    use crate::catalog::Reader;
+
+    #[test]
+    fn every_lets_through_every_nth_tick_and_zero_or_an_unknown_argument_is_refused() {
+        let c = Catalog::new();
+        let source = c.add_event_type(ticking(CLOCK, "Ticks", &[Delivery::Poll])).unwrap();
+        let clock = c.event_type(CLOCK).unwrap();
+        let subscription = |arguments: Value| Subscription {
+            name: CLOCK.into(),
+            arguments: arguments.as_object().unwrap().clone(),
+            cursor: None,
+            max_age_ms: None,
+        };
+        let mut every_third = Reader::open(&clock, &subscription(json!({"every": 3})), Delivery::Poll).unwrap();
+        assert!(every_third.read(100).events.is_empty(), "from now");
+        for n in 1..=7 {
+            source.emit(Tick { n }).unwrap();
+        }
+        let ticks: Vec<_> = every_third.read(100).events.iter().map(|o| o.data["n"].clone()).collect();
+        assert_eq!(ticks, [json!(3), json!(6)]);
+        for refused in [json!({"every": 0}), json!({"evry": 2})] {
+            let e = Reader::open(&clock, &subscription(refused.clone()), Delivery::Poll).err().expect("refused");
+            assert_eq!(e.code().0, -32602, "{refused}");
+        }
+    }
+}
