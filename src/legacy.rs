@@ -77,12 +77,14 @@ pub mod method {
 }
 
 /// The stateless era's requests a legacy session does not serve.
-const STATELESS_ONLY: [&str; 5] = [
+const STATELESS_ONLY: [&str; 7] = [
     crate::request::method::SUBSCRIPTIONS_LISTEN,
     crate::request::method::DISCOVER,
     crate::request::method::EVENTS_LIST,
     crate::request::method::EVENTS_POLL,
     crate::request::method::EVENTS_STREAM,
+    crate::request::method::EVENTS_SUBSCRIBE,
+    crate::request::method::EVENTS_UNSUBSCRIBE,
 ];
 
 /// A request of the legacy era.

@@ -60,6 +60,12 @@ macro_rules! client_requests {
             PollEvents($crate::events::PollParams) = EVENTS_POLL "events/poll", poll_events;
             /// `events/stream` (the Events extension): one subscription's occurrences pushed on the request's own stream.
             StreamEvents($crate::events::StreamParams) = EVENTS_STREAM "events/stream", stream_events;
+            /// `events/subscribe` (the Events extension): one subscription delivered to a webhook.
+            SubscribeEvents($crate::events::webhook::SubscribeParams) =
+                EVENTS_SUBSCRIBE "events/subscribe", subscribe_events;
+            /// `events/unsubscribe` (the Events extension): ends a webhook subscription.
+            UnsubscribeEvents($crate::events::webhook::UnsubscribeParams) =
+                EVENTS_UNSUBSCRIBE "events/unsubscribe", unsubscribe_events;
             /// `subscriptions/listen`: opens a long-lived notification stream.
             Listen($crate::subscription::ListenParams) = SUBSCRIPTIONS_LISTEN "subscriptions/listen", listen;
             /// `tasks/get` (the Tasks extension).

@@ -8,7 +8,6 @@
 use crate::common;
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use actix_mcp::client::{Client, ClientError, SubscriptionFilter};
@@ -18,29 +17,6 @@ use common::*;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
-
-fn home() -> PathBuf {
-    std::env::var_os("ACTIX_MCP_REAL_SERVERS_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("target/real-servers"))
-}
-
-/// The `what` server (`node` or `python`) installed, or `None` after
-/// printing why `test` is skipped.
-fn installed(test: &str, what: &str, programs: &[&str]) -> Option<PathBuf> {
-    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-    external(test, programs)?;
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let script = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/real-servers/install.sh");
-    let ok =
-        std::process::Command::new("bash").arg(script).arg(what).env("ACTIX_MCP_REAL_SERVERS_HOME", home()).status();
-    if !ok.is_ok_and(|s| s.success()) {
-        assert!(!external_required(), "{test}: tests/real-servers/install.sh {what} failed");
-        println!("SKIP {test}: tests/real-servers/install.sh {what} failed");
-        return None;
-    }
-    Some(home().join(what))
-}
 
 fn texts(content: &[Content]) -> String {
     content
@@ -112,7 +88,7 @@ async fn everything_server(client: &Client) {
 #[actix_rt::test]
 async fn server_everything_from_npm_over_stdio_and_http() {
     let test = "client_real_servers::server_everything_from_npm_over_stdio_and_http";
-    let Some(dir) = installed(test, "node", &["node", "npm"]) else { return };
+    let Some(dir) = real_servers(test, "node", &["node", "npm"]) else { return };
     let script = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
     let mut command = tokio::process::Command::new("node");
@@ -160,7 +136,7 @@ async fn python_server(client: &Client, stateless: bool) {
 #[actix_rt::test]
 async fn python_sdk_server_in_both_eras_over_stdio_and_http() {
     let test = "client_real_servers::python_sdk_server_in_both_eras_over_stdio_and_http";
-    let Some(venv) = installed(test, "python", &["python3"]) else { return };
+    let Some(venv) = real_servers(test, "python", &["python3"]) else { return };
     let python = venv.join("bin/python");
     let script = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/real-servers/server.py");
     let pins = [(None, true), (Some(ProtocolVersion::V2025_11_25), false)];

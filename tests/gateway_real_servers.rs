@@ -18,24 +18,11 @@ use actix_mcp::client::{Client, RequestOptions};
 use common::*;
 use serde_json::{json, Value};
 
-fn home() -> PathBuf {
-    std::env::var_os("ACTIX_MCP_REAL_SERVERS_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("target/real-servers"))
-}
-
 /// Both servers installed, or `None` after printing why `test` is skipped.
 fn installed(test: &str) -> Option<(PathBuf, PathBuf)> {
-    external(test, &["node", "npm", "python3"])?;
-    let script = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/real-servers/install.sh");
-    let ok = std::process::Command::new("bash").arg(script).env("ACTIX_MCP_REAL_SERVERS_HOME", home()).status();
-    if !ok.is_ok_and(|s| s.success()) {
-        assert!(!external_required(), "{test}: tests/real-servers/install.sh failed");
-        println!("SKIP {test}: tests/real-servers/install.sh failed");
-        return None;
-    }
-    let node = home().join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    Some((node, home().join("python/bin/python")))
+    let node = real_servers(test, "node", &["node", "npm", "python3"])?;
+    let python = real_servers(test, "python", &["python3"])?;
+    Some((node.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"), python.join("bin/python")))
 }
 
 fn text(r: &actix_mcp::protocol::model::tools::CallToolResult) -> String {
@@ -157,7 +144,7 @@ async fn official_sdk_clients_through_the_gateway() {
     let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let status = std::process::Command::new("bash").arg(root.join("tests/ts-client/install.sh")).status();
     assert!(status.is_ok_and(|s| s.success()), "tests/ts-client/install.sh failed");
-    let fs_server = home().join("node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let fs_server = real_servers_home().join("node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("files")).unwrap();
     let files = dir.path().join("files").canonicalize().unwrap();

@@ -27,22 +27,14 @@ fn root() -> PathBuf {
 /// printing why `test` is skipped.
 fn installed(test: &str) -> Option<PathBuf> {
     external(test, &["redis-server", "nginx", "node", "npm", "python3"])?;
-    for script in ["tests/real-servers/install.sh", "tests/ts-client/install.sh"] {
-        let mut cmd = std::process::Command::new("bash");
-        cmd.arg(root().join(script));
-        if script.contains("real-servers") {
-            cmd.arg("python");
-        }
-        if !cmd.status().is_ok_and(|s| s.success()) {
-            assert!(!external_required(), "{test}: {script} failed");
-            println!("SKIP {test}: {script} failed");
-            return None;
-        }
+    let python = real_servers(test, "python", &["python3"])?;
+    let script = root().join("tests/ts-client/install.sh");
+    if !std::process::Command::new("bash").arg(script).status().is_ok_and(|s| s.success()) {
+        assert!(!external_required(), "{test}: tests/ts-client/install.sh failed");
+        println!("SKIP {test}: tests/ts-client/install.sh failed");
+        return None;
     }
-    let home = std::env::var_os("ACTIX_MCP_REAL_SERVERS_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/real-servers"));
-    Some(home.join("python/bin/python"))
+    Some(python.join("bin/python"))
 }
 
 /// An instance over the Redis at `redis_port`, its stderr drained once it

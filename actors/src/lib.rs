@@ -132,6 +132,9 @@ pub mod tasks;
 pub mod telemetry;
 pub mod test;
 pub mod transport;
+#[cfg(feature = "webhooks")]
+#[cfg_attr(docsrs, doc(cfg(feature = "webhooks")))]
+pub mod webhooks;
 
 pub use mcp_protocol as protocol;
 pub use schemars;

@@ -9,7 +9,7 @@
 //! its `inputSchema`; occurrences ([`Occurrence`]) reach it by one of the
 //! type's [`Delivery`] modes: `events/poll` ([`PollParams`], answered by a
 //! [`Batch`]), `events/stream` ([`StreamParams`], answered by the
-//! notifications of [`notify`]) or a webhook. Refusals are [`EventError`]s,
+//! notifications of [`notify`]) or a webhook ([`webhook`]: `events/subscribe`). Refusals are [`EventError`]s,
 //! the design's codes `-32011`…`-32015` with their typed `data`.
 //!
 //! [`EventLog`] keeps the recent occurrences of one event type, bounded in
@@ -38,6 +38,7 @@ mod log;
 pub mod notify;
 mod occurrence;
 mod params;
+pub mod webhook;
 
 pub use descriptor::{Delivery, EventDescriptor, InvalidDescriptor};
 pub use error::{CallbackFailure, EventError, SchemaPart};

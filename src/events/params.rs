@@ -136,7 +136,7 @@ impl StreamParams {
     }
 }
 
-fn read<T: for<'de> Deserialize<'de>>(params: Option<&Value>) -> Result<T, EventError> {
+pub(super) fn read<T: for<'de> Deserialize<'de>>(params: Option<&Value>) -> Result<T, EventError> {
     let Some(params @ Value::Object(_)) = params else {
         return Err(EventError::InvalidParams("params must be an object naming the event type (name)".into()));
     };
@@ -150,7 +150,7 @@ fn read<T: for<'de> Deserialize<'de>>(params: Option<&Value>) -> Result<T, Event
     })
 }
 
-fn null_as_empty<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Map<String, Value>, D::Error> {
+pub(super) fn null_as_empty<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Map<String, Value>, D::Error> {
     Ok(Option::<Map<String, Value>>::deserialize(deserializer)?.unwrap_or_default())
 }
 

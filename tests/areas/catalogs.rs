@@ -22,3 +22,5 @@ mod fs_boundaries;
 mod fs_catalog;
 #[path = "../skills.rs"]
 mod skills;
+#[path = "../webhooks.rs"]
+mod webhooks;

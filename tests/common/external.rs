@@ -55,6 +55,33 @@ pub fn program(name: &str) -> PathBuf {
     find_program(name).unwrap_or_else(|| panic!("{name} is not available"))
 }
 
+/// Where `tests/real-servers/install.sh` installs (`node/`, `python/`).
+pub fn real_servers_home() -> PathBuf {
+    std::env::var_os("ACTIX_MCP_REAL_SERVERS_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("target/real-servers"))
+}
+
+/// `tests/real-servers/install.sh WHAT` run (`node`, `python`: the
+/// environment with the Python SDK and `standardwebhooks`) once its
+/// `programs` are found, and the directory it installed to; `None` after
+/// printing why `test` is skipped (a failure when external programs are
+/// required). One install at a time.
+pub fn real_servers(test: &str, what: &str, programs: &[&str]) -> Option<PathBuf> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    external(test, programs)?;
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let script = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("tests/real-servers/install.sh");
+    let ok =
+        Command::new("bash").arg(script).arg(what).env("ACTIX_MCP_REAL_SERVERS_HOME", real_servers_home()).status();
+    if !ok.is_ok_and(|s| s.success()) {
+        assert!(!external_required(), "{test}: tests/real-servers/install.sh {what} failed");
+        println!("SKIP {test}: tests/real-servers/install.sh {what} failed");
+        return None;
+    }
+    Some(real_servers_home().join(what))
+}
+
 /// `chromium --headless` on `url`: (the DOM after scripts ran, stderr).
 pub async fn chromium(url: &str, extra: &[&str]) -> (String, String) {
     let profile =

@@ -10,6 +10,7 @@ mod hostile;
 pub mod issuer;
 pub mod logs;
 pub mod nginx;
+pub mod receiver;
 pub mod redis;
 mod scratch;
 mod tasks;

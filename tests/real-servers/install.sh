@@ -5,7 +5,8 @@
 #          from npm (legacy-era TypeScript servers; stdio, and for the first
 #          Streamable HTTP too)
 #   python/ a virtual environment with the Python SDK `mcp` from PyPI, which
-#          runs server.py (both eras on one endpoint)
+#          runs server.py (both eras on one endpoint), and `standardwebhooks`,
+#          which verify_webhooks.py checks webhook signatures with
 # `install.sh node` or `install.sh python` installs one. A second run does
 # nothing. The tests call this themselves when it has not been run.
 set -euo pipefail
@@ -29,12 +30,12 @@ if [ "$what" = node ] || [ "$what" = all ]; then
 fi
 
 if [ "$what" = python ] || [ "$what" = all ]; then
-  pkg="mcp==2.3.0"
+  pkg="mcp==2.3.0 standardwebhooks==1.3.0"
   if [ "$(cat "$home/python/.stamp" 2>/dev/null)" != "$pkg" ]; then
     command -v python3 >/dev/null || { echo "real-servers: python3 is needed" >&2; exit 2; }
     tmp="$(mktemp -d "$home/.python.XXXXXX")"
     echo "real-servers: pip install $pkg" >&2
-    python3 -m venv "$tmp" && "$tmp/bin/python" -m pip install -q "$pkg" >&2 || { rm -rf "$tmp"; exit 1; }
+    python3 -m venv "$tmp" && "$tmp/bin/python" -m pip install -q $pkg >&2 || { rm -rf "$tmp"; exit 1; }
     echo "$pkg" >"$tmp/.stamp"
     # Moved, the environment's bin/python still finds its packages (the
     # tests run nothing else from it).

@@ -76,6 +76,13 @@ impl Reader {
         batch
     }
 
+    /// Where the next read starts (`None` before the first read of a
+    /// subscription from now).
+    #[cfg(feature = "webhooks")]
+    pub(crate) fn position(&self) -> Option<String> {
+        self.cursor.clone()
+    }
+
     /// The event type's name.
     pub(crate) fn name(&self) -> &str {
         &self.event_type.descriptor().name

@@ -422,6 +422,6 @@ fn new_log(occurrences: usize, retention: Duration) -> EventLog {
 }
 
 /// Milliseconds since the Unix epoch, the time the histories are kept in.
-pub(super) fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     SystemClock.now_ms()
 }

@@ -53,6 +53,8 @@ pub use body::ResourceBody;
 pub use completing::Completer;
 pub(crate) use event_reader::StreamSlot;
 pub(crate) use event_reader::{Reader, Wake};
+#[cfg(feature = "webhooks")]
+pub(crate) use event_types::now_ms;
 pub use event_types::{
     EventSource, EventType, WeakEventSource, DEFAULT_HISTORY, DEFAULT_MAX_BATCH, DEFAULT_MAX_PAYLOAD,
     DEFAULT_NEXT_POLL, DEFAULT_RETENTION,

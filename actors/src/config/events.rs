@@ -36,6 +36,8 @@ pub struct EventsConfig {
     /// with `-32013` (`{"limit":"subscriptions_per_caller","max":…}`).
     /// 0: no cap per caller. Default: 0.
     pub max_streams_per_caller: usize,
+    /// Webhook subscriptions (`events/subscribe`).
+    pub webhooks: super::webhooks::WebhooksConfig,
 }
 
 impl Default for EventsConfig {
@@ -46,6 +48,7 @@ impl Default for EventsConfig {
             default_poll_wait_ms: 0,
             max_streams: 10_000,
             max_streams_per_caller: 0,
+            webhooks: Default::default(),
         }
     }
 }
@@ -59,7 +62,7 @@ impl EventsConfig {
         if self.max_streams == 0 {
             return Err(ConfigError("events.max_streams must be at least 1".into()));
         }
-        Ok(())
+        self.webhooks.validate()
     }
 }
 

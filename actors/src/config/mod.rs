@@ -33,6 +33,7 @@ mod shutdown;
 mod status;
 mod tasks;
 mod transport;
+mod webhooks;
 
 pub use audit::AuditConfig;
 pub use auth::{ApiKeyConfig, AuthConfig, IntrospectionConfig, ItemScopesConfig, ASYMMETRIC_ALGORITHMS};
@@ -59,6 +60,9 @@ pub use shutdown::ShutdownConfig;
 pub use status::StatusConfig;
 pub use tasks::TasksConfig;
 pub use transport::{HttpConfig, RequestConfig, StdioConfig, TlsConfig};
+#[cfg(feature = "webhooks")]
+pub(crate) use webhooks::origin_of;
+pub use webhooks::WebhooksConfig;
 
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

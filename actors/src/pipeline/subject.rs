@@ -107,9 +107,11 @@ impl Subject {
                 }
             }
             ClientRequest::PollEvents(mcp_protocol::events::PollParams { subscription, .. })
-            | ClientRequest::StreamEvents(mcp_protocol::events::StreamParams { subscription }) => {
+            | ClientRequest::StreamEvents(mcp_protocol::events::StreamParams { subscription })
+            | ClientRequest::SubscribeEvents(mcp_protocol::events::webhook::SubscribeParams { subscription, .. }) => {
                 Self::event(catalog, &subscription.name)
             }
+            ClientRequest::UnsubscribeEvents(p) => Self::event(catalog, &p.name),
             _ => return None,
         })
     }

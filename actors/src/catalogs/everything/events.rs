@@ -2,10 +2,10 @@
 //! server offers, and the diagnostic controls the extension's conformance
 //! scenarios call (`events_conformance_*`):
 //!
-//! - `clock.tick` (poll, push): ticks once a second on its own; `every`
-//!   lets through every n-th tick only;
+//! - `clock.tick` (poll, push, webhook): ticks once a second on its own;
+//!   `every` lets through every n-th tick only;
 //! - `limited.tick` (push): ticks too, at most two streams at once;
-//! - `signal.fired` (poll, push): fired by the `fire_event` tool.
+//! - `signal.fired` (poll, push, webhook): fired by the `fire_event` tool.
 
 use std::num::NonZeroU64;
 use std::time::Duration;
@@ -25,6 +25,8 @@ const CLOCK: &str = "clock.tick";
 const LIMITED: &str = "limited.tick";
 /// The type a tool call fires.
 const SIGNAL: &str = "signal.fired";
+/// Every delivery mode.
+const ALL_MODES: [Delivery; 3] = [Delivery::Poll, Delivery::Push, Delivery::Webhook];
 /// `limited.tick`'s most streams at once.
 const LIMITED_STREAMS: usize = 2;
 
@@ -68,14 +70,13 @@ fn ticking(name: &str, description: &str, delivery: &[Delivery]) -> EventType {
 }
 
 pub(super) fn event_types(c: &Catalog) -> Result<(), CatalogError> {
-    let clock = c.add_event_type(
-        ticking(CLOCK, "Ticks once a second", &[Delivery::Poll, Delivery::Push]).next_poll(Duration::from_secs(1)),
-    )?;
+    let clock =
+        c.add_event_type(ticking(CLOCK, "Ticks once a second", &ALL_MODES).next_poll(Duration::from_secs(1)))?;
     let limited = c.add_event_type(
         ticking(LIMITED, "Ticks once a second; two streams at most", &[Delivery::Push]).max_streams(LIMITED_STREAMS),
     )?;
     c.add_event_type(
-        EventType::new::<NoArgs, Signal>(SIGNAL, "Fired by the fire_event tool", &[Delivery::Poll, Delivery::Push])
+        EventType::new::<NoArgs, Signal>(SIGNAL, "Fired by the fire_event tool", &ALL_MODES)
             .next_poll(Duration::from_secs(1)),
     )?;
     tick_every_second(vec![clock.downgrade(), limited.downgrade()]);

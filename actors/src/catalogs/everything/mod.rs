@@ -17,6 +17,8 @@ mod skills;
 mod streaming;
 mod tasks;
 mod triggers;
+#[cfg(feature = "webhooks")]
+mod webhook_controls;
 
 pub use helpers::{wav_bytes, EchoArgs, SleepArgs, PNG_BASE64};
 
@@ -46,6 +48,8 @@ fn add_all(c: &Catalog) -> Result<(), CatalogError> {
     skills::skills(c)?;
     apps::views(c)?;
     events::event_types(c)?;
+    #[cfg(feature = "webhooks")]
+    webhook_controls::controls(c)?;
     tasks::tools(c)
 }
 

@@ -104,6 +104,12 @@ impl McpService {
     pub(super) async fn list_events(&self, p: ListParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         offered(self.catalog.serves_events(), method::EVENTS_LIST)?;
         let mut types = self.catalog.event_descriptors();
+        // A server built without webhook delivery does not list it.
+        #[cfg(not(feature = "webhooks"))]
+        types.retain_mut(|d| {
+            d.delivery.retain(|m| *m != Delivery::Webhook);
+            !d.delivery.is_empty()
+        });
         if let Some(gate) = self.gate(&ctx) {
             types.retain(|d| gate.event(&d.name));
         }
@@ -112,7 +118,7 @@ impl McpService {
     }
 
     /// The type a subscription names, or `-32011`.
-    fn served_event_type(&self, name: &str) -> Result<Arc<EventType>, HandlerError> {
+    pub(super) fn served_event_type(&self, name: &str) -> Result<Arc<EventType>, HandlerError> {
         self.catalog.event_type(name).ok_or_else(|| refused(EventError::UnknownEvent(name.to_owned())))
     }
 

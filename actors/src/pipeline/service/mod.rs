@@ -23,6 +23,7 @@ pub(crate) mod sealer;
 mod skills;
 mod task_requests;
 mod tools;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -99,6 +100,9 @@ pub(crate) struct McpService {
     quotas: arc_swap::ArcSwapOption<crate::quota::Quotas>,
     /// How long polls and streams are served (`[events]`), and the open streams.
     events: events::EventLimits,
+    /// Webhook subscriptions (`[events.webhooks]`).
+    #[cfg(feature = "webhooks")]
+    webhooks: crate::webhooks::Webhooks,
 }
 
 impl McpService {
@@ -130,6 +134,8 @@ impl McpService {
             StateSealer::from_config(&config.mrtr).unwrap_or_else(|_| StateSealer::generate(config.mrtr.state_ttl_ms));
         let sealer = sealer.with_clock(clock.clone()).with_logger(log.clone());
         let tasks = config.tasks.enabled.then(|| Arc::new(task_service(config, clock.clone(), log)));
+        #[cfg(feature = "webhooks")]
+        let webhooks = webhooks::handle(&catalog, config);
         McpService {
             sealer,
             max_input_rounds: config.legacy.max_input_rounds.max(1),
@@ -140,6 +146,8 @@ impl McpService {
             stateless: config.protocol_versions().into_iter().filter(|v| v.is_stateless()).collect(),
             page_size: config.server.page_size,
             events: events::EventLimits::new(config),
+            #[cfg(feature = "webhooks")]
+            webhooks,
             scopes: crate::auth::ScopePolicy::new(config.auth.required_scopes.clone(), &config.auth.scope_implies),
             list_cache: CacheHints::new(config.cache.list_ttl_ms, scope),
             read_cache: CacheHints::new(config.cache.read_ttl_ms, scope),
@@ -339,8 +347,13 @@ fn refused_as_unknown(request: &ClientRequest) -> HandlerError {
         ClientRequest::GetPrompt(p) => HandlerError::unknown_prompt(&p.name),
         ClientRequest::ReadResource(p) => mcp_protocol::ProtocolError::ResourceNotFound { uri: p.uri.clone() }.into(),
         ClientRequest::PollEvents(mcp_protocol::events::PollParams { subscription, .. })
-        | ClientRequest::StreamEvents(mcp_protocol::events::StreamParams { subscription }) => {
+        | ClientRequest::StreamEvents(mcp_protocol::events::StreamParams { subscription })
+        | ClientRequest::SubscribeEvents(mcp_protocol::events::webhook::SubscribeParams { subscription, .. }) => {
             let unknown = mcp_protocol::events::EventError::UnknownEvent(subscription.name.clone());
+            HandlerError::from(unknown.to_error_data())
+        }
+        ClientRequest::UnsubscribeEvents(p) => {
+            let unknown = mcp_protocol::events::EventError::UnknownEvent(p.name.clone());
             HandlerError::from(unknown.to_error_data())
         }
         other => mcp_protocol::ProtocolError::MethodNotFound(other.method().to_owned()).into(),
