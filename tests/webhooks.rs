@@ -19,7 +19,7 @@ use actix_mcp::prelude::*;
 use actix_mcp::protocol::tasks::iso8601;
 use actix_mcp::webhooks::{SubscriptionState, Webhooks};
 use base64::Engine;
-use common::receiver::{standard_webhooks_verify, Received, Receiver};
+use common::receiver::{standard_webhooks_verify, Behaviour, Received, Receiver};
 use common::*;
 use serde_json::{json, Value};
 
@@ -63,9 +63,26 @@ struct Setup {
 
 /// A server with `mail` (poll, webhook) and `pulse` (push), callers `ann`
 /// and `bob` by API key, the receiver's origin allowed (and its CA
-/// trusted), retries quick; `edit` changes the rest.
+/// trusted), retries quick; `edit` changes the rest. The receiver's paths:
+/// `/ok/` accepts, `/wrong/` misanswers the challenge, `/flood/` answers it
+/// endlessly, `/silent/` never answers, `/gone/`, `/big/`, `/fail/` answer
+/// deliveries 410, 413, 500, `/flaky/` fails the first delivery (500),
+/// `/redirect/` redirects to `/ok/x`.
 fn setup(edit: impl FnOnce(&mut Config)) -> Setup {
     let receiver = Receiver::start();
+    let redirect_to = format!("{}/ok/x", receiver.origin);
+    for (prefix, behaviour) in [
+        ("/wrong/", Behaviour::WrongChallenge),
+        ("/flood/", Behaviour::Flood),
+        ("/silent/", Behaviour::Silent),
+        ("/gone/", Behaviour::Status(410)),
+        ("/big/", Behaviour::Status(413)),
+        ("/fail/", Behaviour::Status(500)),
+        ("/flaky/", Behaviour::FailFirst { failures: 1, status: 500 }),
+        ("/redirect/", Behaviour::Redirect(redirect_to)),
+    ] {
+        receiver.behave(prefix, behaviour);
+    }
     let catalog = Arc::new(Catalog::new());
     let mail = catalog
         .add_event_type(EventType::matching::<Inbox, Mail>(
@@ -377,13 +394,12 @@ async fn callbacks_that_are_not_public_redirect_or_misanswer_are_refused_without
         (format!("{origin}/wrong/x"), "challenge_failed"),
         (format!("{origin}/flood/x"), "challenge_failed"),
         (format!("{origin}/silent/x"), "timeout"),
-        (format!("{origin}/redirect/x"), "http_4xx"),
     ];
     for (callback, reason) in &refused {
         let answer = subscribe(&s, ANN, callback, &secret(1)).await;
         assert_eq!(code_reason(&answer), (Some(-32015), Some(reason.to_string())), "{callback}: {answer}");
         let message = answer["error"]["message"].as_str().unwrap_or_default();
-        assert!(!message.contains("not-the-one"), "the callback's answer is never repeated: {message}");
+        assert!(!message.contains(common::receiver::WRONG_CHALLENGE_ECHO), "the answer is never repeated: {message}");
     }
     // localhost resolves to loopback: refused unless its origin is allowed
     // (it is here, as https://localhost:PORT; the same host on another
@@ -392,10 +408,20 @@ async fn callbacks_that_are_not_public_redirect_or_misanswer_are_refused_without
     let answer = subscribe(&s, ANN, &other_port, &secret(1)).await;
     assert_eq!(code_reason(&answer), (Some(-32015), Some("connection_refused".into())), "{answer}");
     assert!(answer["error"]["message"].as_str().unwrap_or_default().contains("not publicly routable"), "{answer}");
-    for path in ["/ok/ip", "/ok/v6", "/ok/mapped", "/ok/p", "/ok/x"] {
+    for path in ["/ok/ip", "/ok/v6", "/ok/mapped", "/ok/p"] {
         assert!(s.receiver.received(path).is_empty(), "{path} was reached");
     }
-    assert_eq!(s.receiver.received("/redirect/x").len(), 1, "the redirect was not followed");
+    // A callback that answers its deliveries 302 is never followed: each
+    // attempt is a failure (retried), and the target hears nothing.
+    let redirect = format!("{origin}/redirect/x");
+    assert!(subscribe(&s, ANN, &redirect, &secret(1)).await["result"]["id"].is_string());
+    s.mail.emit(Mail { from: "r@x".into() }).unwrap();
+    let redirected =
+        s.receiver.wait_for("/redirect/x", WAIT, |r| r.iter().filter(|d| d.status == 302).count() >= 3).await;
+    assert_eq!(redirected.iter().filter(|d| d.status == 302).count(), 3, "max_attempts attempts, each redirected");
+    assert!(s.receiver.received("/ok/x").is_empty(), "the redirect was followed");
+    let status = subscribe(&s, ANN, &redirect, &secret(1)).await;
+    assert_eq!(status["result"]["deliveryStatus"]["lastError"], "http_4xx", "{status}");
     s.server.stop().await;
     s.receiver.stop().await;
 }

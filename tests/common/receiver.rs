@@ -1,24 +1,40 @@
 //! A webhook receiver for the tests: HTTPS on loopback with a certificate of
-//! its own CA (written to a file for `allow_origins.ca_file`), recording
-//! every request it gets, raw. What it answers depends on the path's first
-//! segment:
+//! its own CA (written to a file for `events.webhooks.allowed_ca_file`),
+//! recording every request it gets, raw, with the status it answered.
 //!
-//! - `/ok/…`: echoes a verification's challenge, accepts everything else (200);
-//! - `/wrong/…`: answers a verification with another challenge;
-//! - `/gone/…`, `/big/…`, `/fail/…`: accepts the verification, then answers
-//!   deliveries 410, 413 or 500;
-//! - `/flaky/…`: accepts the verification, then fails each delivery id's
-//!   first attempt on the path (500) and accepts the next;
-//! - `/redirect/…`: 302 to `/ok/…` (which must never be followed);
-//! - `/silent/…`: never answers;
-//! - `/flood/…`: answers a verification with an endless body;
-//! - `/wk/…`: like `/ok/`.
+//! A challenge (`{"type":"verification","challenge":…}`) is echoed on every
+//! path, except where the path misanswers it; then each path behaves as told
+//! ([`Receiver::behave`], by the longest registered prefix), accepting (200)
+//! by default.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use serde_json::Value;
+
+/// How a path answers.
+#[derive(Debug, Clone)]
+pub enum Behaviour {
+    /// 200.
+    Accept,
+    /// Answers a challenge with another one (`{"challenge":"not-the-nonce"}`).
+    WrongChallenge,
+    /// Answers a challenge with an endless body.
+    Flood,
+    /// Never answers.
+    Silent,
+    /// Answers deliveries with `status` (410, 413, 500…).
+    Status(u16),
+    /// Answers the first `failures` deliveries with `status`, then accepts.
+    FailFirst { failures: usize, status: u16 },
+    /// Answers deliveries 302 to this URL.
+    Redirect(String),
+}
+
+/// What a wrong challenge answer carries.
+pub const WRONG_CHALLENGE_ECHO: &str = "not-the-nonce";
 
 /// One request the receiver got.
 #[derive(Debug, Clone)]
@@ -26,6 +42,10 @@ pub struct Received {
     pub path: String,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// When it arrived, since the receiver started.
+    pub at: Duration,
+    /// The status it was answered with.
+    pub status: u16,
 }
 
 impl Received {
@@ -41,12 +61,21 @@ impl Received {
     pub fn kind(&self) -> Option<String> {
         self.json().get("type").and_then(Value::as_str).map(str::to_owned)
     }
+
+    pub fn is_challenge(&self) -> bool {
+        let json = self.json();
+        json["type"] == "verification" || json["challenge"].is_string()
+    }
 }
 
 #[derive(Default)]
 struct Log {
     received: Mutex<Vec<Received>>,
+    behaviours: Mutex<BTreeMap<String, Behaviour>>,
+    /// Deliveries (not challenges) answered so far, by path.
+    answered: Mutex<BTreeMap<String, usize>>,
     arrived: tokio::sync::Notify,
+    started: Option<Instant>,
 }
 
 /// The running receiver.
@@ -71,7 +100,7 @@ impl Receiver {
             key: key_file.to_string_lossy().into_owned(),
         };
         let tls = actix_mcp::transport::http::tls::server_config(&tls).unwrap();
-        let log = Arc::new(Log::default());
+        let log = Arc::new(Log { started: Some(Instant::now()), ..Log::default() });
         let data = web::Data::from(log.clone());
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -90,6 +119,11 @@ impl Receiver {
             handle,
             _dir: dir,
         }
+    }
+
+    /// Paths starting with `prefix` behave so from now on.
+    pub fn behave(&self, prefix: &str, behaviour: Behaviour) {
+        self.log.behaviours.lock().unwrap().insert(prefix.to_owned(), behaviour);
     }
 
     /// Everything received so far on paths starting with `prefix`.
@@ -121,6 +155,12 @@ impl Receiver {
     }
 }
 
+fn behaviour_of(log: &Log, path: &str) -> Behaviour {
+    let behaviours = log.behaviours.lock().unwrap();
+    let found = behaviours.iter().filter(|(prefix, _)| path.starts_with(prefix.as_str())).max_by_key(|(p, _)| p.len());
+    found.map_or(Behaviour::Accept, |(_, b)| b.clone())
+}
+
 async fn answer(request: HttpRequest, body: web::Bytes, log: web::Data<Log>) -> HttpResponse {
     let path = request.path().to_owned();
     let headers = request
@@ -128,38 +168,51 @@ async fn answer(request: HttpRequest, body: web::Bytes, log: web::Data<Log>) -> 
         .iter()
         .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
         .collect();
-    let received = Received { path: path.clone(), headers, body: body.to_vec() };
-    let is_verification = received.kind().as_deref() == Some("verification");
-    let challenge = received.json().get("challenge").cloned().unwrap_or(Value::Null);
-    let id = received.header("webhook-id").unwrap_or_default().to_owned();
-    let attempts_of_id = {
-        let mut all = log.received.lock().unwrap();
-        all.push(received);
-        all.iter().filter(|r| r.path == path && r.header("webhook-id") == Some(id.as_str())).count()
+    let at = log.started.map(|s| s.elapsed()).unwrap_or_default();
+    let mut received = Received { path: path.clone(), headers, body: body.to_vec(), at, status: 200 };
+    let challenge = received.is_challenge().then(|| received.json()["challenge"].clone());
+    let behaviour = behaviour_of(&log, &path);
+    let delivery_number = if challenge.is_none() {
+        let mut answered = log.answered.lock().unwrap();
+        let n = answered.entry(path.clone()).or_default();
+        *n += 1;
+        *n
+    } else {
+        0
     };
+    let response = match (&behaviour, challenge) {
+        (Behaviour::Silent, _) => None,
+        (Behaviour::WrongChallenge, _) => {
+            Some(HttpResponse::Ok().json(serde_json::json!({"challenge": WRONG_CHALLENGE_ECHO})))
+        }
+        (Behaviour::Flood, Some(_)) => {
+            let chunk = web::Bytes::from(vec![b' '; 64 * 1024]);
+            let endless = futures::stream::repeat_with(move || Ok::<_, std::io::Error>(chunk.clone()));
+            Some(HttpResponse::Ok().content_type("application/json").streaming(endless))
+        }
+        (_, Some(challenge)) => Some(HttpResponse::Ok().json(serde_json::json!({"challenge": challenge}))),
+        (Behaviour::Status(status), None) => Some(with_status(*status)),
+        (Behaviour::FailFirst { failures, status }, None) if delivery_number <= *failures => Some(with_status(*status)),
+        (Behaviour::Redirect(to), None) => {
+            Some(HttpResponse::Found().insert_header(("Location", to.as_str())).finish())
+        }
+        _ => Some(HttpResponse::Ok().json(serde_json::json!({}))),
+    };
+    received.status = response.as_ref().map_or(0, |r| r.status().as_u16());
+    log.received.lock().unwrap().push(received);
     log.arrived.notify_waiters();
-    let segment = path.trim_start_matches('/').split('/').next().unwrap_or_default().to_owned();
-    match (segment.as_str(), is_verification) {
-        ("silent", _) => {
+    match response {
+        Some(response) => response,
+        None => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
             HttpResponse::Ok().finish()
         }
-        ("redirect", _) => {
-            HttpResponse::Found().insert_header(("Location", path.replacen("/redirect/", "/ok/", 1))).finish()
-        }
-        ("wrong", true) => HttpResponse::Ok().json(serde_json::json!({"challenge": "not-the-one"})),
-        ("flood", true) => {
-            let chunk = web::Bytes::from(vec![b' '; 64 * 1024]);
-            let endless = futures::stream::repeat_with(move || Ok::<_, std::io::Error>(chunk.clone()));
-            HttpResponse::Ok().content_type("application/json").streaming(endless)
-        }
-        (_, true) => HttpResponse::Ok().json(serde_json::json!({"challenge": challenge})),
-        ("gone", false) => HttpResponse::Gone().finish(),
-        ("big", false) => HttpResponse::PayloadTooLarge().finish(),
-        ("fail", false) => HttpResponse::InternalServerError().finish(),
-        ("flaky", false) if attempts_of_id == 1 => HttpResponse::InternalServerError().finish(),
-        _ => HttpResponse::Ok().finish(),
     }
+}
+
+fn with_status(status: u16) -> HttpResponse {
+    let status = actix_web::http::StatusCode::from_u16(status).unwrap();
+    HttpResponse::build(status).json(serde_json::json!({}))
 }
 
 /// A CA and a certificate it issued for `localhost` and 127.0.0.1: the

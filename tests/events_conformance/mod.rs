@@ -1,5 +1,6 @@
-//! The MCP Events conformance scenarios `events-discovery`, `events-poll`
-//! and `events-push` (modelcontextprotocol/conformance, extension
+//! The MCP Events conformance scenarios `events-discovery`, `events-poll`,
+//! `events-push`, `events-webhook` and `events-webhook-delivery`
+//! (modelcontextprotocol/conformance, extension
 //! `io.modelcontextprotocol/events`), re-graded against the everything
 //! catalog over real HTTP on loopback: the scenarios' requests in their
 //! order, and their check ids with the same SUCCESS / FAILURE / WARNING /
@@ -24,12 +25,16 @@ use serde_json::{json, Map, Value};
 use self::discovery::discovery_scenario;
 use self::poll::poll_scenario;
 use self::push::push_scenario;
+use self::webhook::webhook_scenario;
+use self::webhook_delivery::delivery_scenario;
 use self::Status::{Failure, Skipped, Success, Warning};
 
 mod discovery;
 mod poll;
 mod push;
 mod stream;
+mod webhook;
+mod webhook_delivery;
 
 const EVENTS_EXTENSION: &str = "io.modelcontextprotocol/events";
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
@@ -232,6 +237,145 @@ async fn events_push_scenario() {
     grade("events-push", checks, PUSH_IDS, &[]);
 }
 
+const WEBHOOK_IDS: &[&str] = &[
+    WIRE_ROW,
+    "sep-9999-subscribe-webhook-only",
+    "sep-9999-subscribe-secret-required",
+    "sep-9999-subscribe-secret-format",
+    "sep-9999-subscribe-secret-rejected",
+    "sep-9999-subscribe-url-https-required",
+    "sep-9999-subscribe-url-non-https-rejected",
+    "sep-9999-subscribe-auth-required",
+    "sep-9999-subscribe-key-composition",
+    "sep-9999-subscribe-key-immutable",
+    "sep-9999-subscribe-idempotent-upsert",
+    "sep-9999-subscribe-id-derived",
+    "sep-9999-subscribe-id-not-an-input",
+    "sep-9999-subscribe-refresh-replaces-secret",
+    "sep-9999-subscribe-refresh-reactivates",
+    "sep-9999-subscribe-response-cursor",
+    "sep-9999-subscribe-response-truncated",
+    "sep-9999-subscribe-cross-tenant-isolation",
+    "sep-9999-ttl-refresh-before-lte-suggestion",
+    "sep-9999-ttl-no-rejection-path",
+    "sep-9999-ttl-null-only-when-requested",
+    "sep-9999-ttl-omitted-means-default",
+    "sep-9999-ttl-long-grant-retained",
+    "sep-9999-ttl-no-expiry-persisted",
+    "sep-9999-ttl-no-expiry-gc-terminated",
+    "sep-9999-unsubscribe-by-key",
+    "sep-9999-unsubscribe-unknown-not-found",
+    "sep-9999-error-unsupported",
+];
+
+/// What the scenario's version cannot grade over the wire and reports as a
+/// WARNING: a restart mid-run, a delivery signed with the new secret, a
+/// suspension (the delivery scenario and tests/webhooks.rs grade the
+/// second and the third against this server).
+const WEBHOOK_TOLERATED: &[&str] = &[
+    "sep-9999-subscribe-refresh-replaces-secret",
+    "sep-9999-subscribe-refresh-reactivates",
+    "sep-9999-ttl-long-grant-retained",
+    "sep-9999-ttl-no-expiry-persisted",
+    "sep-9999-ttl-no-expiry-gc-terminated",
+];
+
+const DELIVERY_IDS: &[&str] = &[
+    WIRE_ROW,
+    "sep-9999-delivery-post-json",
+    "sep-9999-delivery-standard-webhooks-headers",
+    "sep-9999-delivery-subscription-id-header",
+    "sep-9999-delivery-signature-formula",
+    "sep-9999-delivery-retry-regenerates-signature",
+    "sep-9999-delivery-dual-sign-on-rotation",
+    "sep-9999-delivery-body-size",
+    "sep-9999-delivery-413-non-retryable",
+    "sep-9999-delivery-410-non-retryable",
+    "sep-9999-delivery-retries-bounded",
+    "sep-9999-delivery-status-last-error-category",
+    "sep-9999-verification-required-before-delivery",
+    "sep-9999-verification-challenge-echo",
+    "sep-9999-verification-failure-error",
+    "sep-9999-verification-cached-per-principal-url",
+    "sep-9999-verification-persisted-for-no-expiry",
+    "sep-9999-verification-uses-ssrf-hardened-path",
+    "sep-9999-verification-no-raw-endpoint-responses",
+    "sep-9999-server-identity-key-discovery",
+    "sep-9999-ssrf-validate-callback-url",
+    "sep-9999-ssrf-reject-non-routable",
+    "sep-9999-ssrf-validate-at-delivery-time",
+    "sep-9999-ssrf-no-redirects",
+    "sep-9999-envelope-type-discriminator",
+    "sep-9999-envelope-signed-like-deliveries",
+    "sep-9999-envelope-webhook-id-format",
+    "sep-9999-envelope-gap",
+    "sep-9999-envelope-terminated",
+    "sep-9999-error-callback-endpoint-error",
+];
+
+/// What the scenario reports untestable for every server (a second
+/// principal, a restart, key discovery, a rotation, a failure category in
+/// the optional status), and the delivery-time row it SKIPs once the
+/// control allowed the receiver's origin. tests/webhooks.rs attacks the
+/// rotation, the categories, the per-principal cache and the address guard
+/// at each connection against this server.
+const DELIVERY_TOLERATED: &[&str] = &[
+    "sep-9999-delivery-dual-sign-on-rotation",
+    "sep-9999-delivery-status-last-error-category",
+    "sep-9999-verification-cached-per-principal-url",
+    "sep-9999-verification-persisted-for-no-expiry",
+    "sep-9999-verification-uses-ssrf-hardened-path",
+    "sep-9999-server-identity-key-discovery",
+    "sep-9999-ssrf-validate-at-delivery-time",
+];
+
+/// The API keys of the webhook scenarios' two principals (webhooks need
+/// one): the run's own, and another for the rows about tenants.
+const RUN_KEY: &str = "conformance-run-key";
+const OTHER_KEY: &str = "conformance-other-key";
+
+/// The everything catalog with two principals by API key, and the private
+/// CA of `receiver` trusted for the origins its controls allow.
+fn webhook_server(receiver: &common::receiver::Receiver) -> common::TestServer {
+    use sha2::Digest;
+    let key = |key: &str, subject: &str| actix_mcp::config::ApiKeyConfig {
+        sha256: sha2::Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect(),
+        subject: subject.into(),
+        ..Default::default()
+    };
+    let ca = receiver.ca_file.to_string_lossy().into_owned();
+    common::TestServer::everything_with(move |c| {
+        c.events.heartbeat_ms = HEARTBEAT_MS;
+        c.auth.mode = actix_mcp::config::AuthMode::ApiKey;
+        c.auth.api_keys = vec![key(RUN_KEY, "conformance"), key(OTHER_KEY, "tenant-b")];
+        c.events.webhooks.allowed_ca_file = ca;
+    })
+}
+
+#[actix_rt::test]
+async fn events_webhook_scenario() {
+    let receiver = common::receiver::Receiver::start();
+    let srv = webhook_server(&receiver);
+    BEARER.with(|b| *b.borrow_mut() = Some(RUN_KEY.to_owned()));
+    let mut checks = webhook_scenario(&srv.url, &receiver).await;
+    checks.push(wire_check());
+    srv.stop().await;
+    receiver.stop().await;
+    grade("events-webhook", checks, WEBHOOK_IDS, WEBHOOK_TOLERATED);
+}
+
+#[actix_rt::test]
+async fn events_webhook_delivery_scenario() {
+    let receiver = common::receiver::Receiver::start();
+    let srv = webhook_server(&receiver);
+    BEARER.with(|b| *b.borrow_mut() = Some(RUN_KEY.to_owned()));
+    let mut checks = delivery_scenario(&srv.url, &receiver).await;
+    checks.push(wire_check());
+    srv.stop().await;
+    receiver.stop().await;
+    grade("events-webhook-delivery", checks, DELIVERY_IDS, DELIVERY_TOLERATED);
+}
+
 // ---------------------------------------------------------------- checks
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -378,7 +522,13 @@ fn with_meta(mut params: Value) -> Value {
 async fn call(url: &str, method: &str, params: Value) -> Result<Value, RpcError> {
     let id = json!(NEXT_ID.fetch_add(1, Ordering::Relaxed));
     let body = common::request(id.clone(), method, with_meta(params));
-    let reply = common::post(url, &body).await;
+    let bearer = BEARER.with(|b| b.borrow().clone());
+    let reply = common::post_with(url, &body, |h| {
+        if let Some(key) = bearer {
+            common::set(h, "Authorization", &format!("Bearer {key}"));
+        }
+    })
+    .await;
     for message in &reply.messages {
         wire_problems(method, message).into_iter().for_each(|p| WIRE.with(|w| w.borrow_mut().push(p)));
     }
@@ -402,6 +552,9 @@ async fn call(url: &str, method: &str, params: Value) -> Result<Value, RpcError>
 }
 
 thread_local! {
+    /// The credential every request of this test's thread carries (the
+    /// run's one principal), if any.
+    static BEARER: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
     /// What the wire check found wrong so far, on this test's thread (each
     /// scenario runs on its own).
     static WIRE: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -668,7 +821,11 @@ async fn delivery_catalog(url: &str, ids: &[&str], mode: &str) -> Result<Vec<Val
 
 /// The first descriptor offering `mode` and its name, or why there is none.
 fn delivery_target<'a>(descriptors: &'a [Value], mode: &str) -> Result<(&'a Value, String), String> {
-    let method = if mode == "poll" { "events/poll" } else { "events/stream" };
+    let method = match mode {
+        "poll" => "events/poll",
+        "push" => "events/stream",
+        _ => "events/subscribe",
+    };
     match first_supporting(descriptors, mode).and_then(|d| descriptor_name(d).map(|name| (d, name.to_owned()))) {
         Some(found) => Ok(found),
         None if descriptors.is_empty() => {
