@@ -328,7 +328,8 @@ mod tests {
     fn every_method_of_the_list_round_trips() {
         let params = obj(json!({"name": "n", "uri": "u://x", "taskId": "t", "notifications": {},
             "ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": "v"},
-            "inputResponses": {}}));
+            "inputResponses": {},
+            "delivery": {"url": "https://h.example/", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}}));
         for m in ClientRequest::METHODS {
             let r = ClientRequest::from_parts(m, params).unwrap_or_else(|e| panic!("{m}: {e}"));
             assert_eq!(r.method(), *m);

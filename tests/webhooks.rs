@@ -67,7 +67,7 @@ struct Setup {
 /// `/ok/` accepts, `/wrong/` misanswers the challenge, `/flood/` answers it
 /// endlessly, `/silent/` never answers, `/gone/`, `/big/`, `/fail/` answer
 /// deliveries 410, 413, 500, `/flaky/` fails the first delivery (500),
-/// `/redirect/` redirects to `/ok/x`.
+/// `/redirect/` redirects to `/ok/x`, `/stall/` never answers a delivery.
 fn setup(edit: impl FnOnce(&mut Config)) -> Setup {
     let receiver = Receiver::start();
     let redirect_to = format!("{}/ok/x", receiver.origin);
@@ -80,6 +80,7 @@ fn setup(edit: impl FnOnce(&mut Config)) -> Setup {
         ("/fail/", Behaviour::Status(500)),
         ("/flaky/", Behaviour::FailFirst { failures: 1, status: 500 }),
         ("/redirect/", Behaviour::Redirect(redirect_to)),
+        ("/stall/", Behaviour::Stall),
     ] {
         receiver.behave(prefix, behaviour);
     }
@@ -183,7 +184,8 @@ async fn a_refresh_keeps_the_id_signs_with_both_secrets_and_unsubscribe_ends_del
     let s = setup(|_| {});
     let (a, b) = (format!("{}/ok/a", s.receiver.origin), format!("{}/ok/b", s.receiver.origin));
     let first = subscribe(&s, ANN, &a, &secret(1)).await;
-    let again = subscribe(&s, ANN, &a, &secret(2)).await;
+    subscribe(&s, ANN, &a, &secret(2)).await;
+    let again = subscribe(&s, ANN, &a, &secret(5)).await;
     assert_eq!(again["result"]["id"], first["result"]["id"], "{again}");
     assert_eq!(again["result"]["deliveryStatus"]["active"], true, "{again}");
     assert_eq!(s.receiver.received("/ok/a").len(), 1, "a refresh is not challenged again");
@@ -202,9 +204,9 @@ async fn a_refresh_keeps_the_id_signs_with_both_secrets_and_unsubscribe_ends_del
         .collect::<Vec<_>>();
     assert_eq!(anns.len(), 1, "{got:?}");
     let signatures = anns[0].header("webhook-signature").unwrap();
-    assert_eq!(signatures.split(' ').count(), 2, "new and old secret sign during the grace: {signatures}");
+    assert_eq!(signatures.split(' ').count(), 3, "the new and both replaced secrets sign in their grace: {signatures}");
     let test = "webhooks::a_refresh_keeps_the_id_signs_with_both_secrets_and_unsubscribe_ends_delivery";
-    for key in [secret(1), secret(2)] {
+    for key in [secret(1), secret(2), secret(5)] {
         if let Some(checked) = standard_webhooks_verify(test, &key, &anns) {
             assert_eq!(checked, ["ok"], "each secret verifies the delivery");
         }
@@ -289,9 +291,11 @@ async fn too_many_failures_suspend_delivery_until_the_next_refresh() {
     }
     assert_eq!(state, Some(SubscriptionState::Suspended));
     s.mail.emit(Mail { from: "held@x".into() }).unwrap();
+    // An active subscription would post it within milliseconds.
+    let held = s.receiver.wait_for("/fail/s", Duration::from_millis(1500), |r| events(r).len() > 2).await;
+    assert_eq!(events(&held).len(), 2, "nothing delivered while suspended");
     let refreshed = subscribe(&s, ANN, &url, &secret(1)).await;
     assert_eq!(refreshed["result"]["deliveryStatus"]["active"], false, "{refreshed}");
-    assert_eq!(events(&s.receiver.received("/fail/s")).len(), 2, "nothing delivered while suspended");
     // The refresh resumed delivery: the held occurrence is attempted now.
     let resumed = s.receiver.wait_for("/fail/s", WAIT, |r| events(r).len() >= 3).await;
     assert_eq!(events(&resumed)[2].json()["data"]["from"], "held@x");
@@ -387,6 +391,13 @@ async fn callbacks_that_are_not_public_redirect_or_misanswer_are_refused_without
         // Loopback by address, v4 and v6, and the metadata address: never
         // dialled (the receiver listens on 127.0.0.1 and records nothing).
         (format!("https://127.0.0.1:{port}/ok/ip"), "connection_refused"),
+        // The same address spelled as one number, in hex, shortened, or as
+        // a name with a trailing dot.
+        (format!("https://2130706433:{port}/ok/ip"), "connection_refused"),
+        (format!("https://0x7f.1:{port}/ok/ip"), "connection_refused"),
+        (format!("https://127.1:{port}/ok/ip"), "connection_refused"),
+        (format!("https://localhost.:{port}/ok/ip"), "connection_refused"),
+        (format!("https://[::ffff:7f00:1]:{port}/ok/ip"), "connection_refused"),
         (format!("https://[::1]:{port}/ok/v6"), "connection_refused"),
         ("https://169.254.169.254/latest/meta-data/".to_owned(), "connection_refused"),
         (format!("https://[::ffff:127.0.0.1]:{port}/ok/mapped"), "connection_refused"),
@@ -407,7 +418,13 @@ async fn callbacks_that_are_not_public_redirect_or_misanswer_are_refused_without
     let other_port = format!("https://localhost:{}/ok/p", free_port());
     let answer = subscribe(&s, ANN, &other_port, &secret(1)).await;
     assert_eq!(code_reason(&answer), (Some(-32015), Some("connection_refused".into())), "{answer}");
-    assert!(answer["error"]["message"].as_str().unwrap_or_default().contains("not publicly routable"), "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default().to_owned();
+    assert!(message.contains("does not resolve to a publicly routable address"), "{answer}");
+    // A name that does not resolve reads the same: nothing is learnt of
+    // which private names exist.
+    let unknown = subscribe(&s, ANN, &format!("https://no-such-host.invalid:{port}/p"), &secret(1)).await;
+    let unknown = unknown["error"]["message"].as_str().unwrap_or_default().replace("no-such-host.invalid", "H");
+    assert_eq!(unknown, message.replace("localhost", "H"));
     for path in ["/ok/ip", "/ok/v6", "/ok/mapped", "/ok/p"] {
         assert!(s.receiver.received(path).is_empty(), "{path} was reached");
     }
@@ -424,4 +441,101 @@ async fn callbacks_that_are_not_public_redirect_or_misanswer_are_refused_without
     assert_eq!(status["result"]["deliveryStatus"]["lastError"], "http_4xx", "{status}");
     s.server.stop().await;
     s.receiver.stop().await;
+}
+
+#[actix_rt::test]
+async fn an_unsubscribe_stops_a_delivery_under_way_and_a_termination_spares_the_next_subscription() {
+    let s = setup(|c| c.events.webhooks.timeout_ms = 1000);
+    let (stall, ok) = (format!("{}/stall/u", s.receiver.origin), format!("{}/ok/w", s.receiver.origin));
+    subscribe(&s, ANN, &stall, &secret(1)).await;
+    subscribe(&s, ANN, &ok, &secret(1)).await;
+    s.mail.emit(Mail { from: "1@x".into() }).unwrap();
+    s.receiver.wait_for("/stall/u", WAIT, |r| events(r).len() == 1).await;
+    let unsubscribe = json!({"name": "mail", "arguments": {}, "delivery": {"url": stall}});
+    assert!(call(&s.server.url, Some(ANN), "events/unsubscribe", unsubscribe).await["result"].is_object());
+    // The post under way is abandoned, and nothing follows it: no retry
+    // after its timeout (1 s, then 100 ms), no later occurrence.
+    s.mail.emit(Mail { from: "2@x".into() }).unwrap();
+    s.receiver.wait_for("/ok/w", WAIT, |r| events(r).len() >= 2).await;
+    let after = s.receiver.wait_for("/stall/u", Duration::from_millis(2500), |r| r.len() > 2).await;
+    assert_eq!(events(&after).len(), 1, "{after:?}");
+
+    // A subscription ended by the server, then made again with the same
+    // key: the new one stays once the old one's `terminated` is sent.
+    let webhooks = s.catalog.state::<Webhooks>().unwrap();
+    let id = subscribe(&s, ANN, &ok, &secret(1)).await["result"]["id"].as_str().unwrap().to_owned();
+    assert!(webhooks.terminate(&id, actix_mcp::protocol::events::EventError::Forbidden("revoked".into())).await);
+    let again = subscribe(&s, ANN, &ok, &secret(2)).await;
+    assert_eq!(again["result"]["id"], id, "the same key, the same id");
+    assert!(again["result"].get("deliveryStatus").is_none(), "a new subscription, not a refresh: {again}");
+    let ended =
+        s.receiver.wait_for("/ok/w", WAIT, |r| r.iter().any(|d| d.kind().as_deref() == Some("terminated"))).await;
+    let terminated = ended.iter().find(|d| d.kind().as_deref() == Some("terminated")).unwrap().json();
+    assert_eq!(terminated["error"]["code"], -32012, "{terminated}");
+    assert_eq!(webhooks.state(&id).await, Some(SubscriptionState::Active));
+    s.mail.emit(Mail { from: "3@x".into() }).unwrap();
+    let got = s.receiver.wait_for("/ok/w", WAIT, |r| events(r).iter().any(|d| d.json()["data"]["from"] == "3@x")).await;
+    assert!(events(&got).iter().any(|d| d.json()["data"]["from"] == "3@x"));
+    s.server.stop().await;
+    s.receiver.stop().await;
+}
+
+#[actix_rt::test]
+async fn the_watermark_never_passes_an_occurrence_still_being_retried() {
+    let s = setup(|_| {});
+    // A cursor from before three occurrences: the subscription replays
+    // them in one batch; the first fails once (retried), the others pass.
+    let polled = call(&s.server.url, Some(ANN), "events/poll", json!({"name": "mail", "cursor": null})).await;
+    let from = polled["result"]["cursor"].clone();
+    for n in 1..=3 {
+        s.mail.emit(Mail { from: format!("{n}@x") }).unwrap();
+    }
+    let mut params = subscribe_params("mail", &format!("{}/flaky/w", s.receiver.origin), &secret(1));
+    params["cursor"] = from.clone();
+    let answer = call(&s.server.url, Some(ANN), "events/subscribe", params).await;
+    assert_eq!(answer["result"]["cursor"], from, "{answer}");
+    let got =
+        s.receiver.wait_for("/flaky/w", WAIT, |r| events(r).iter().filter(|d| d.status == 200).count() >= 3).await;
+    let delivered = events(&got);
+    let first_attempts: Vec<_> =
+        delivered.iter().take(3).map(|d| (d.json()["data"]["from"].clone(), d.status)).collect();
+    assert_eq!(first_attempts, [(json!("1@x"), 500), (json!("2@x"), 200), (json!("3@x"), 200)], "in order");
+    for d in &delivered[1..3] {
+        assert_eq!(d.json()["cursor"], from, "the first is unsettled: nothing past it is safe to persist");
+    }
+    s.server.stop().await;
+    s.receiver.stop().await;
+}
+
+#[actix_rt::test]
+async fn challenges_at_once_are_capped_and_the_test_controls_are_off_by_default() {
+    let s = setup(|c| (c.events.webhooks.max_challenges, c.events.webhooks.timeout_ms) = (1, 2000));
+    let silent = format!("{}/silent/c", s.receiver.origin);
+    let ok = format!("{}/ok/c", s.receiver.origin);
+    let key = secret(1);
+    let hanging = subscribe(&s, ANN, &silent, &key);
+    let second = async {
+        // Once the first challenge reached the receiver, the only place is taken.
+        s.receiver.wait_for("/silent/c", WAIT, |r| !r.is_empty()).await;
+        subscribe(&s, BOB, &ok, &secret(1)).await
+    };
+    let (first, second) = futures::join!(hanging, second);
+    assert_eq!(first["error"]["data"]["reason"], "timeout", "{first}");
+    assert_eq!(second["error"]["data"], json!({"limit": "webhook_challenges", "max": 1}), "{second}");
+    // The place is given back.
+    assert!(subscribe(&s, BOB, &ok, &secret(1)).await["result"]["id"].is_string());
+    s.server.stop().await;
+    s.receiver.stop().await;
+
+    let everything = TestServer::everything();
+    let allow = request(
+        json!(1),
+        "tools/call",
+        json!({"name": "events_conformance_allow_callback_origin", "arguments": {"origin": "https://10.0.0.5"}}),
+    );
+    let refused = post(&everything.url, &allow).await;
+    let result = &refused.response()["result"];
+    assert_eq!(result["isError"], true, "{}", refused.raw);
+    assert!(result["content"][0]["text"].as_str().unwrap_or_default().contains("test_controls"), "{}", refused.raw);
+    everything.stop().await;
 }

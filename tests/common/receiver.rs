@@ -25,6 +25,8 @@ pub enum Behaviour {
     Flood,
     /// Never answers.
     Silent,
+    /// Answers the challenge, then never answers a delivery.
+    Stall,
     /// Answers deliveries with `status` (410, 413, 500…).
     Status(u16),
     /// Answers the first `failures` deliveries with `status`, then accepts.
@@ -191,6 +193,7 @@ async fn answer(request: HttpRequest, body: web::Bytes, log: web::Data<Log>) -> 
             Some(HttpResponse::Ok().content_type("application/json").streaming(endless))
         }
         (_, Some(challenge)) => Some(HttpResponse::Ok().json(serde_json::json!({"challenge": challenge}))),
+        (Behaviour::Stall, None) => None,
         (Behaviour::Status(status), None) => Some(with_status(*status)),
         (Behaviour::FailFirst { failures, status }, None) if delivery_number <= *failures => Some(with_status(*status)),
         (Behaviour::Redirect(to), None) => {

@@ -349,6 +349,7 @@ fn webhook_server(receiver: &common::receiver::Receiver) -> common::TestServer {
         c.auth.mode = actix_mcp::config::AuthMode::ApiKey;
         c.auth.api_keys = vec![key(RUN_KEY, "conformance"), key(OTHER_KEY, "tenant-b")];
         c.events.webhooks.allowed_ca_file = ca;
+        c.events.webhooks.test_controls = true;
     })
 }
 

@@ -202,11 +202,97 @@
 //!   do not fit `-32602` naming the field. A stream that is refused gets
 //!   the error as a plain JSON response: no stream is opened.
 //!
+//! ## Webhooks
+//!
+//! A type that lists [`Delivery::Webhook`] can be subscribed to with
+//! `events/subscribe` (the `webhooks` feature; in `full`): the server then
+//! POSTs each matching occurrence to the subscriber's callback, whether or
+//! not the subscriber is connected.
+//!
+//! ```json
+//! {"jsonrpc": "2.0", "id": 2, "method": "events/subscribe", "params": {
+//!   "name": "clock.tick", "arguments": {"every": 5},
+//!   "delivery": {"mode": "webhook", "url": "https://hooks.example.com/mcp",
+//!                "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"},
+//!   "cursor": null, "ttlMs": 3600000}}
+//! ```
+//!
+//! - Webhook subscriptions need an authenticated caller (`auth.mode`):
+//!   without one, `-32012`. The subscription is the caller's: its key is
+//!   (principal, callback URL, event type, arguments), and its `id`
+//!   (`sub_` and 16 hex digits) is derived from the key, so the same key
+//!   always names the same subscription. The `id` is never accepted as
+//!   input.
+//! - The callback must be `https`, the secret `whsec_` and the Base64 of 24
+//!   to 64 bytes (otherwise `-32602` naming the member). Before its first
+//!   delivery the callback is challenged: it receives a signed
+//!   `{"type": "verification", "challenge": "…"}` and must answer 2xx with
+//!   `{"challenge": "…"}` (the same). A callback that answers otherwise is
+//!   refused with `-32015` and `data.reason` `challenge_failed`; one that
+//!   cannot be reached with `connection_refused`, `timeout` or `tls_error`;
+//!   one that answers an error status with `http_4xx` or `http_5xx`. A
+//!   callback that answered is not challenged again for the same caller for
+//!   `events.webhooks.verified_ttl_ms` (a day). At most
+//!   `events.webhooks.max_challenges` (64) callbacks are challenged at once
+//!   (`-32013`, `{"limit": "webhook_challenges"}` past them); caps on
+//!   subscriptions: `max_subscriptions` (10,000) and
+//!   `max_subscriptions_per_caller` (100).
+//! - The answer: `{"id", "refreshBefore", "cursor", "truncated"}`. The
+//!   lifetime granted is the suggested `ttlMs` clamped to
+//!   `events.webhooks.min_ttl_ms`..`max_ttl_ms` (a minute to a day;
+//!   `default_ttl_ms`, 30 minutes, without one); `ttlMs: null` (no expiry)
+//!   gets `max_ttl_ms` — subscriptions are not kept across a restart. Subscribing again with
+//!   the same key before `refreshBefore` refreshes it: the same `id`, the
+//!   new secret (the old one still signs beside it for
+//!   `secret_grace_ms`, 10 minutes), the new lifetime, delivery resumed if
+//!   it was suspended, and `deliveryStatus` (`active`, `lastDeliveryAt`,
+//!   `lastError`, `failedSince`) in the answer. `events/unsubscribe`
+//!   (`name`, `arguments`, `delivery.url`) ends it; a key not held is
+//!   `-32011` with `data: {"kind": "subscription"}`.
+//! - Each delivery is a POST of the occurrence (`eventId`, `name`,
+//!   `timestamp`, `data`, and `cursor`: the position at or before which
+//!   everything was delivered or abandoned, safe to persist) with the
+//!   Standard Webhooks headers `webhook-id` (the `eventId`),
+//!   `webhook-timestamp` and `webhook-signature` (`v1,` and the Base64 of
+//!   HMAC-SHA256 over `id.timestamp.body` with the secret's bytes), and
+//!   `X-MCP-Subscription-Id`. Control bodies have a `type`: `gap` (with the
+//!   cursor delivery continues from), `terminated` (with the `error` that
+//!   ended the subscription), `verification`; their `webhook-id` is
+//!   `msg_<type>_<random>`.
+//! - An attempt that fails is retried on its own (1 s, 4 s, 16 s by
+//!   default: `retry_base_ms` times 4 each time, `max_attempts` 4 in all,
+//!   within `retry_window_ms`) without holding later occurrences back; each
+//!   attempt is signed for its own time. A 410 or a 413 is never retried.
+//!   Redirects are never followed. A body waiting for another attempt is
+//!   held within `max_held_bytes` (64 MiB) server-wide. When at least
+//!   `suspend_min_attempts`
+//!   attempts within `suspend_window_ms` failed at `suspend_failure_percent`
+//!   or more, delivery is suspended until the next refresh; what the history
+//!   no longer holds by then is a `gap`.
+//! - Callbacks are resolved at each connection, and an address that is not
+//!   publicly routable — loopback, private, link-local, shared, metadata,
+//!   documentation, multicast, or an IPv6 form of one — is refused
+//!   (`-32015`, `connection_refused`, with the same sentence as a name that
+//!   does not resolve), unless the callback's origin is in
+//!   `events.webhooks.allow_origins` (a receiver on a private network; it
+//!   is still challenged). `allowed_ca_file` names the CA bundle trusted
+//!   for those origins only.
+//! - A server's [`Webhooks`] handle is in the catalog's shared state
+//!   (`ctx.state::<Webhooks>()` in a tool) when the catalog served event
+//!   types at start: [`Webhooks::terminate`] ends a subscription (say, its
+//!   caller's access was revoked), [`Webhooks::gap`] tells a callback of a
+//!   gap, [`Webhooks::state`] says whether it is active or suspended.
+//!   Removing the event type, or [`EventSource::terminate`], ends every
+//!   subscription of it with a `terminated` body. The everything catalog's
+//!   `events_conformance_*` webhook controls act only with
+//!   `events.webhooks.test_controls = true`: they let any caller allow a
+//!   callback origin.
+//!
 //! ## Not yet
 //!
-//! Webhooks (`events/subscribe`), histories shared across instances, the
-//! gateway's passing through of its upstreams' event types, and policies
-//! over event types.
+//! Histories and webhook subscriptions shared across instances (over
+//! Redis), and the gateway's passing through of its upstreams' event
+//! types.
 //!
 //! [`EventSource`]: crate::catalog::EventSource
 //! [`WeakEventSource`]: crate::catalog::WeakEventSource
@@ -222,3 +308,8 @@
 //! [`EventType::max_batch`]: crate::catalog::EventType::max_batch
 //! [`EventType::next_poll`]: crate::catalog::EventType::next_poll
 //! [`EventType::history`]: crate::catalog::EventType::history
+//! [`Delivery::Webhook`]: crate::prelude::Delivery::Webhook
+//! [`Webhooks`]: crate::webhooks::Webhooks
+//! [`Webhooks::terminate`]: crate::webhooks::Webhooks::terminate
+//! [`Webhooks::gap`]: crate::webhooks::Webhooks::gap
+//! [`Webhooks::state`]: crate::webhooks::Webhooks::state

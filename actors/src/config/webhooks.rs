@@ -61,6 +61,20 @@ pub struct WebhooksConfig {
     /// After a refresh replaces the secret, deliveries are signed with the
     /// old one too for this many ms. Default: 600000 (10 min).
     pub secret_grace_ms: u64,
+    /// At most this many bytes of bodies are held, server-wide, for a later
+    /// attempt (retries, and what a suspended subscription read); an
+    /// occurrence with no room is abandoned. Default: 67108864 (64 MiB).
+    pub max_held_bytes: usize,
+    /// At most this many callbacks are being challenged at once; one more
+    /// subscribe is `-32013` (`{"limit":"webhook_challenges"}`). Default: 64.
+    pub max_challenges: usize,
+    /// The longest callback URL, in bytes; a longer one is `-32602`.
+    /// Default: 2048.
+    pub max_url_bytes: usize,
+    /// Whether the everything catalog's `events_conformance_*` webhook
+    /// controls act (they let any caller allow a callback origin, send a
+    /// gap, end a subscription): for conformance runs only. Default: false.
+    pub test_controls: bool,
     /// A callback that answered the verification challenge is not
     /// challenged again for the same principal within this many ms.
     /// Default: 86400000 (a day).
@@ -97,6 +111,10 @@ impl Default for WebhooksConfig {
             suspend_window_ms: 3_600_000,
             secret_grace_ms: 600_000,
             verified_ttl_ms: 86_400_000,
+            max_held_bytes: 64 * 1024 * 1024,
+            max_challenges: 64,
+            max_url_bytes: 2048,
+            test_controls: false,
             allow_origins: Vec::new(),
             allowed_ca_file: String::new(),
         }
@@ -110,11 +128,21 @@ impl WebhooksConfig {
         if !(self.min_ttl_ms <= self.default_ttl_ms && self.default_ttl_ms <= self.max_ttl_ms) || self.min_ttl_ms == 0 {
             return fail("min_ttl_ms <= default_ttl_ms <= max_ttl_ms must hold, and min_ttl_ms be at least 1".into());
         }
-        if self.max_attempts == 0 || self.timeout_ms == 0 || self.max_pending == 0 {
-            return fail("max_attempts, timeout_ms and max_pending must be at least 1".into());
+        if [
+            self.max_attempts as usize,
+            self.timeout_ms as usize,
+            self.max_pending,
+            self.max_challenges,
+            self.max_url_bytes,
+        ]
+        .contains(&0)
+        {
+            return fail(
+                "max_attempts, timeout_ms, max_pending, max_challenges and max_url_bytes must be at least 1".into(),
+            );
         }
-        if self.suspend_failure_percent > 100 {
-            return fail(format!("suspend_failure_percent must be 0..=100, not {}", self.suspend_failure_percent));
+        if !(1..=100).contains(&self.suspend_failure_percent) {
+            return fail(format!("suspend_failure_percent must be 1..=100, not {}", self.suspend_failure_percent));
         }
         for allowed in &self.allow_origins {
             if origin_of(allowed).as_deref() != Some(allowed.trim_end_matches('/')) {
@@ -157,6 +185,8 @@ mod tests {
         let inverted = WebhooksConfig { min_ttl_ms: 10, default_ttl_ms: 5, ..Default::default() };
         assert!(inverted.validate().unwrap_err().0.contains("min_ttl_ms"));
         assert!(WebhooksConfig { max_attempts: 0, ..Default::default() }.validate().is_err());
+        assert!(WebhooksConfig { suspend_failure_percent: 0, ..Default::default() }.validate().is_err());
+        assert!(WebhooksConfig { max_url_bytes: 0, ..Default::default() }.validate().is_err());
         for bad in ["http://localhost:9", "https://h.example/hooks", "localhost:9"] {
             let c = WebhooksConfig { allow_origins: vec![bad.into()], ..Default::default() };
             assert!(c.validate().unwrap_err().0.contains("allow_origins"), "{bad}");

@@ -1,18 +1,21 @@
 //! [`Courier`]: one webhook subscription's delivery, as one task that owns
 //! everything about it — its reader of the event type, its secrets, the
-//! occurrences waiting for a retry, its status. The registry asks it to
-//! change through [`Command`]s and reads its status from a watch channel
-//! (a copy that is at most one attempt old).
+//! occurrences waiting for an attempt, its status. The registry asks it to
+//! change through [`Command`]s, stops it through its cancellation token (a
+//! post under way is abandoned at once), and reads its status from a watch
+//! channel (a copy at most one attempt old).
 //!
-//! Each occurrence is posted once at once, then retried on its own
-//! schedule (backoff ×4) without holding later ones back, until accepted,
-//! refused for good (410, 413), out of attempts or out of its window. The
-//! `cursor` a delivery carries is the watermark: the position at or before
-//! which every occurrence was accepted or abandoned, safe for the client
-//! to persist. Too many failures in the window suspend delivery until the
-//! next refresh; what the history no longer holds then is a `gap`.
+//! Each occurrence is posted at once, then retried on its own schedule
+//! (backoff ×4) without holding later ones back, until accepted, refused
+//! for good (410, 413), out of attempts or out of its window. The `cursor`
+//! a delivery carries is the watermark: the position at or before which
+//! every occurrence read was accepted or abandoned, safe for the client to
+//! persist. Too many failures in the window suspend delivery until the
+//! next refresh: what was read stays queued (within the server's budget
+//! of held bodies), and what the history no longer holds then is a `gap`.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,16 +24,18 @@ use mcp_protocol::events::{Batch, CallbackFailure, EventError, Occurrence};
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::post::{Letter, Posted, Poster};
+use super::window::Window;
 use crate::catalog::{Reader, Wake};
 use crate::config::WebhooksConfig;
 
 /// What the registry asks of a courier.
 #[derive(Debug)]
 pub(crate) enum Command {
-    /// The client subscribed again: this secret from now on (the old one
-    /// signs beside it for the grace period), and delivery resumes.
+    /// The client subscribed again: this secret from now on (the ones it
+    /// replaces sign beside it for the grace period), and delivery resumes.
     Refresh(Secret),
     /// Tell the client of a gap (a `gap` body with the current position).
     Gap,
@@ -51,8 +56,8 @@ pub(crate) struct Status {
     pub(crate) failed_since_ms: Option<u64>,
     /// The safe-to-persist position.
     pub(crate) watermark: Option<String>,
-    /// Occurrences accepted, and abandoned (refused, out of attempts,
-    /// too large, pushed out of the retry queue).
+    /// Occurrences accepted, and abandoned (refused, out of attempts, too
+    /// large, or no room to hold them for another attempt).
     pub(crate) delivered: u64,
     pub(crate) abandoned: u64,
 }
@@ -73,12 +78,38 @@ impl Status {
     }
 }
 
+/// A body held in memory for a later attempt, counted against the server's
+/// budget of held bytes until it is dropped.
+struct Held {
+    body: Vec<u8>,
+    budget: Arc<AtomicUsize>,
+}
+
+impl Held {
+    /// `body` counted against `budget` (at most `max` bytes held in all);
+    /// `None` when there is no room.
+    fn take(body: Vec<u8>, budget: &Arc<AtomicUsize>, max: usize) -> Option<Self> {
+        let len = body.len();
+        budget
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| (held + len <= max).then_some(held + len))
+            .ok()?;
+        Some(Held { body, budget: budget.clone() })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.budget.fetch_sub(self.body.len(), Ordering::AcqRel);
+    }
+}
+
 /// An occurrence waiting for its next attempt.
-struct Retry {
+struct Attempt {
     n: u64,
     event_id: String,
-    body: Vec<u8>,
-    attempt: u32,
+    body: Held,
+    /// The attempt this will be (1: the first).
+    number: u32,
     first_at: Instant,
     due: Instant,
 }
@@ -92,8 +123,8 @@ pub(crate) enum Stopped {
     Terminated,
 }
 
-/// One subscription's delivery.
-pub(crate) struct Courier {
+/// What a courier is made of.
+pub(crate) struct Parts {
     pub(crate) id: String,
     pub(crate) url: url::Url,
     pub(crate) poster: Arc<Poster>,
@@ -103,62 +134,55 @@ pub(crate) struct Courier {
     pub(crate) page: usize,
     pub(crate) commands: mpsc::Receiver<Command>,
     pub(crate) status: watch::Sender<Status>,
-    previous: Option<(Secret, Instant)>,
-    retries: Vec<Retry>,
-    /// Occurrences posted and not yet settled, in order: (n, position
-    /// after it, settled).
-    order: VecDeque<(u64, Option<String>, bool)>,
-    next_n: u64,
-    /// Attempts within the suspension window: (when, failed).
-    attempts: VecDeque<(Instant, bool)>,
+    pub(crate) stop: CancellationToken,
+    /// The bytes of bodies held for a later attempt, server-wide.
+    pub(crate) held: Arc<AtomicUsize>,
 }
 
+/// One subscription's delivery.
+pub(crate) struct Courier {
+    p: Parts,
+    /// The secrets replaced lately, each signing until its deadline.
+    previous: Vec<(Secret, Instant)>,
+    waiting: Vec<Attempt>,
+    /// Occurrences read and not yet settled, in order: (n, position after
+    /// it, settled).
+    order: VecDeque<(u64, Option<String>, bool)>,
+    next_n: u64,
+    window: Window,
+}
+
+/// At most this many replaced secrets sign beside the current one.
+const MAX_PREVIOUS_SECRETS: usize = 4;
+
 impl Courier {
-    /// A courier for a subscription whose reader has already read `first`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(
-        id: String,
-        url: url::Url,
-        poster: Arc<Poster>,
-        limits: Arc<WebhooksConfig>,
-        secret: Secret,
-        reader: Reader,
-        page: usize,
-        commands: mpsc::Receiver<Command>,
-        status: watch::Sender<Status>,
-    ) -> Self {
-        Courier {
-            id,
-            url,
-            poster,
-            limits,
-            secret,
-            reader,
-            page,
-            commands,
-            status,
-            previous: None,
-            retries: Vec::new(),
-            order: VecDeque::new(),
-            next_n: 0,
-            attempts: VecDeque::new(),
-        }
+    pub(crate) fn new(p: Parts) -> Self {
+        let window = Window::new(Duration::from_millis(p.limits.suspend_window_ms));
+        Courier { p, previous: Vec::new(), waiting: Vec::new(), order: VecDeque::new(), next_n: 0, window }
+    }
+
+    fn active(&self) -> bool {
+        self.p.status.borrow().active
     }
 
     /// Delivers `first` and everything after it until released or ended.
     pub(crate) async fn run(mut self, first: Batch) -> Stopped {
-        self.deliver_batch(first).await;
+        self.take_batch(first).await;
         self.drain().await;
         loop {
-            let active = self.status.borrow().active;
-            let due = self.retries.iter().map(|r| r.due).min();
+            if self.p.stop.is_cancelled() {
+                return Stopped::Released;
+            }
+            let active = self.active();
+            let due = self.waiting.iter().map(|r| r.due).min();
             tokio::select! {
                 biased;
-                command = self.commands.recv() => match command {
+                () = self.p.stop.cancelled() => return Stopped::Released,
+                command = self.p.commands.recv() => match command {
                     None => return Stopped::Released,
                     Some(Command::Refresh(secret)) => self.refresh(secret),
                     Some(Command::Gap) => {
-                        let cursor = self.reader.position().unwrap_or_default();
+                        let cursor = self.p.reader.position().unwrap_or_default();
                         self.control("gap", &webhook::gap_body(&cursor)).await;
                     }
                     Some(Command::Terminate(why)) => {
@@ -166,7 +190,7 @@ impl Courier {
                         return Stopped::Terminated;
                     }
                 },
-                wake = self.reader.wake(), if active => match wake {
+                wake = self.p.reader.wake(), if active => match wake {
                     Wake::Ended(why) => {
                         self.control("terminated", &webhook::terminated_body(&why)).await;
                         return Stopped::Terminated;
@@ -175,116 +199,143 @@ impl Courier {
                     Wake::Failed(_) => {}
                     Wake::Appended => self.drain().await,
                 },
-                () = sleep_until(due), if active && due.is_some() => self.retry_due().await,
+                () = sleep_until(due), if active && due.is_some() => self.attempt_due().await,
             }
         }
     }
 
     fn refresh(&mut self, secret: Secret) {
-        if secret != self.secret {
-            let old = std::mem::replace(&mut self.secret, secret);
-            self.previous = Some((old, Instant::now() + Duration::from_millis(self.limits.secret_grace_ms)));
+        if secret != self.p.secret {
+            let old = std::mem::replace(&mut self.p.secret, secret);
+            let until = Instant::now() + Duration::from_millis(self.p.limits.secret_grace_ms);
+            self.previous.push((old, until));
+            if self.previous.len() > MAX_PREVIOUS_SECRETS {
+                self.previous.remove(0);
+            }
         }
-        self.attempts.clear();
-        self.status.send_modify(|s| s.active = true);
+        self.window = Window::new(Duration::from_millis(self.p.limits.suspend_window_ms));
+        self.p.status.send_modify(|s| s.active = true);
     }
 
-    /// Reads and delivers until the reader has nothing more.
+    /// Reads and delivers until the reader has nothing more, delivery is
+    /// suspended or the courier is stopped.
     async fn drain(&mut self) {
         loop {
-            let batch = self.reader.read(self.page);
+            let batch = self.p.reader.read(self.p.page);
             let more = batch.has_more;
-            self.deliver_batch(batch).await;
-            if !more || !self.status.borrow().active {
+            self.take_batch(batch).await;
+            if !more || !self.active() || self.p.stop.is_cancelled() {
                 return;
             }
         }
     }
 
-    async fn deliver_batch(&mut self, batch: Batch) {
+    /// Queues a batch's occurrences (each with the watermark as its cursor,
+    /// which never passes an unsettled predecessor), then attempts them.
+    async fn take_batch(&mut self, batch: Batch) {
         if batch.truncated {
             self.control("gap", &webhook::gap_body(&batch.start)).await;
         }
         if self.order.is_empty() && batch.events.is_empty() {
-            self.status.send_modify(|s| s.watermark = Some(batch.cursor.clone()));
+            self.p.status.send_modify(|s| s.watermark = Some(batch.cursor.clone()));
         }
+        let now = Instant::now();
+        let mut queued = Vec::new();
         for occurrence in batch.events {
-            self.first_attempt(occurrence).await;
+            let n = self.next_n;
+            self.next_n += 1;
+            self.order.push_back((n, occurrence.cursor.clone(), false));
+            queued.push((n, occurrence));
         }
+        for (n, mut occurrence) in queued {
+            occurrence.cursor = self.p.status.borrow().watermark.clone();
+            match self.hold(&occurrence) {
+                Some(body) => {
+                    let event_id = std::mem::take(&mut occurrence.event_id);
+                    self.waiting.push(Attempt { n, event_id, body, number: 1, first_at: now, due: now });
+                }
+                None => self.settle(n, false),
+            }
+        }
+        self.attempt_due().await;
     }
 
-    async fn first_attempt(&mut self, mut occurrence: Occurrence) {
-        let n = self.next_n;
-        self.next_n += 1;
-        self.order.push_back((n, occurrence.cursor.take(), false));
-        // What the client may persist: never past this occurrence's
-        // predecessors that are still unsettled.
-        occurrence.cursor = self.status.borrow().watermark.clone();
-        let body = serde_json::to_vec(&occurrence).unwrap_or_default();
-        if body.len() > self.limits.max_body_bytes {
-            self.settle(n, false);
-            return;
+    /// An occurrence's body, held within the budget; `None` (abandoned)
+    /// when it is larger than `max_body_bytes` or there is no room.
+    fn hold(&self, occurrence: &Occurrence) -> Option<Held> {
+        let body = serde_json::to_vec(occurrence).ok()?;
+        if body.len() > self.p.limits.max_body_bytes {
+            return None;
         }
-        let now = Instant::now();
-        let retry = Retry { n, event_id: occurrence.event_id, body, attempt: 1, first_at: now, due: now };
-        self.attempt(retry).await;
+        Held::take(body, &self.p.held, self.p.limits.max_held_bytes)
     }
 
-    async fn retry_due(&mut self) {
+    /// Attempts every occurrence that is due, in order, while delivery is
+    /// active and the courier is not stopped.
+    async fn attempt_due(&mut self) {
         let now = Instant::now();
-        let due: Vec<Retry> = {
-            let (due, waiting) = std::mem::take(&mut self.retries).into_iter().partition(|r| r.due <= now);
-            self.retries = waiting;
-            due
-        };
-        for retry in due {
-            self.attempt(retry).await;
+        let (mut due, waiting): (Vec<Attempt>, Vec<Attempt>) =
+            std::mem::take(&mut self.waiting).into_iter().partition(|a| a.due <= now);
+        self.waiting = waiting;
+        due.sort_by_key(|a| a.n);
+        let mut due = due.into_iter();
+        while let Some(attempt) = due.next() {
+            if !self.active() || self.p.stop.is_cancelled() {
+                // Suspended or stopped: the rest wait as they are.
+                self.waiting.push(attempt);
+                self.waiting.extend(due);
+                return;
+            }
+            self.attempt(attempt).await;
         }
     }
 
     /// One attempt; schedules the next or settles the occurrence.
-    async fn attempt(&mut self, mut retry: Retry) {
-        let posted = self.post(&retry.event_id, &retry.body, false).await;
-        match posted {
-            Posted::Accepted(_) => self.settle(retry.n, true),
-            Posted::Refused => self.settle(retry.n, false),
+    async fn attempt(&mut self, mut attempt: Attempt) {
+        match self.post(&attempt.event_id, &attempt.body.body, false).await {
+            Posted::Accepted(_) => self.settle(attempt.n, true),
+            Posted::Refused => self.settle(attempt.n, false),
+            Posted::Failed(_) if self.p.stop.is_cancelled() => {}
             Posted::Failed(_) => {
-                let wait = Duration::from_millis(
-                    self.limits.retry_base_ms.saturating_mul(4u64.saturating_pow(retry.attempt - 1)),
-                );
-                let window = Duration::from_millis(self.limits.retry_window_ms);
+                let backoff = 4u64.saturating_pow(attempt.number - 1);
+                let wait = Duration::from_millis(self.p.limits.retry_base_ms.saturating_mul(backoff));
+                let window = Duration::from_millis(self.p.limits.retry_window_ms);
                 let now = Instant::now();
-                if retry.attempt >= self.limits.max_attempts || now + wait > retry.first_at + window {
-                    self.settle(retry.n, false);
+                if attempt.number >= self.p.limits.max_attempts || now + wait > attempt.first_at + window {
+                    self.settle(attempt.n, false);
                     return;
                 }
-                retry.attempt += 1;
-                retry.due = now + wait;
-                if self.retries.len() >= self.limits.max_pending
-                    && let Some(oldest) = (0..self.retries.len()).min_by_key(|&i| self.retries[i].first_at)
+                attempt.number += 1;
+                attempt.due = now + wait;
+                if self.waiting.len() >= self.p.limits.max_pending
+                    && let Some(oldest) = (0..self.waiting.len()).min_by_key(|&i| self.waiting[i].n)
                 {
-                    let dropped = self.retries.swap_remove(oldest);
+                    let dropped = self.waiting.swap_remove(oldest);
                     self.settle(dropped.n, false);
                 }
-                self.retries.push(retry);
+                self.waiting.push(attempt);
             }
         }
     }
 
-    /// Posts one body, signed with the current secret (and the previous one
-    /// in its grace period), and records the outcome in the status.
+    /// Posts one body, signed with the current secret (and those it
+    /// replaced, in their grace period), and records the outcome. A stop
+    /// abandons the post at once.
     async fn post(&mut self, id: &str, body: &[u8], read_answer: bool) -> Posted {
-        if self.previous.as_ref().is_some_and(|(_, until)| *until <= Instant::now()) {
-            self.previous = None;
-        }
+        let now = Instant::now();
+        self.previous.retain(|(_, until)| *until > now);
         let secrets: Vec<&Secret> =
-            std::iter::once(&self.secret).chain(self.previous.as_ref().map(|(s, _)| s)).collect();
-        let letter = Letter { url: &self.url, subscription_id: &self.id, id, body, secrets: &secrets };
-        let posted = self.poster.post(&letter, read_answer).await;
+            std::iter::once(&self.p.secret).chain(self.previous.iter().map(|(s, _)| s)).collect();
+        let letter = Letter { url: &self.p.url, subscription_id: &self.p.id, id, body, secrets: &secrets };
+        let posted = tokio::select! {
+            biased;
+            () = self.p.stop.cancelled() => return Posted::Failed(super::post::Failure::stopped()),
+            posted = self.p.poster.post(&letter, read_answer) => posted,
+        };
         let now_ms = crate::catalog::now_ms();
         let failed = match &posted {
             Posted::Accepted(_) => {
-                self.status.send_modify(|s| {
+                self.p.status.send_modify(|s| {
                     s.last_delivery_ms = Some(now_ms);
                     s.last_error = None;
                     s.failed_since_ms = None;
@@ -292,37 +343,25 @@ impl Courier {
                 false
             }
             Posted::Refused => {
-                self.status.send_modify(|s| s.last_error = Some(CallbackFailure::Http4xx));
+                self.p.status.send_modify(|s| s.last_error = Some(CallbackFailure::Http4xx));
                 true
             }
             Posted::Failed(failure) => {
-                self.status.send_modify(|s| {
+                self.p.status.send_modify(|s| {
                     s.last_error = Some(failure.category);
                     s.failed_since_ms.get_or_insert(now_ms);
                 });
                 true
             }
         };
-        self.count_attempt(failed);
-        posted
-    }
-
-    /// Counts an attempt in the window; suspends delivery when the window
-    /// holds enough attempts and too many failed.
-    fn count_attempt(&mut self, failed: bool) {
-        let now = Instant::now();
-        self.attempts.push_back((now, failed));
-        let window = Duration::from_millis(self.limits.suspend_window_ms);
-        while self.attempts.front().is_some_and(|(at, _)| now.duration_since(*at) > window) {
-            self.attempts.pop_front();
-        }
-        let total = self.attempts.len();
-        let failures = self.attempts.iter().filter(|(_, failed)| *failed).count();
-        if total >= self.limits.suspend_min_attempts as usize
-            && failures * 100 >= usize::from(self.limits.suspend_failure_percent) * total
+        let (attempts, failures) = self.window.count(Instant::now(), failed);
+        let l = &self.p.limits;
+        if attempts >= u64::from(l.suspend_min_attempts)
+            && failures * 100 >= u64::from(l.suspend_failure_percent) * attempts
         {
-            self.status.send_modify(|s| s.active = false);
+            self.p.status.send_modify(|s| s.active = false);
         }
+        posted
     }
 
     /// Occurrence `n` is done (accepted, or abandoned): the watermark moves
@@ -336,9 +375,10 @@ impl Courier {
             watermark = self.order.pop_front().and_then(|(_, cursor, _)| cursor);
         }
         if self.order.is_empty() {
-            watermark = self.reader.position().or(watermark);
+            // Everything read is settled: the reader's position is safe.
+            watermark = self.p.reader.position().or(watermark);
         }
-        self.status.send_modify(|s| {
+        self.p.status.send_modify(|s| {
             if let Some(w) = watermark {
                 s.watermark = Some(w);
             }
@@ -362,5 +402,20 @@ async fn sleep_until(due: Option<Instant>) {
     match due {
         Some(due) => tokio::time::sleep_until(due).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_bodies_are_counted_against_the_budget_until_dropped() {
+        let budget = Arc::new(AtomicUsize::new(0));
+        let a = Held::take(vec![0; 60], &budget, 100).expect("room");
+        assert!(Held::take(vec![0; 50], &budget, 100).is_none(), "past the budget");
+        drop(a);
+        assert_eq!(budget.load(Ordering::Acquire), 0);
+        assert!(Held::take(vec![0; 100], &budget, 100).is_some());
     }
 }

@@ -49,6 +49,7 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         || (s[0] & 0xff00) == 0xff00                      // multicast
         || (s[0] == 0x2001 && s[1] == 0x0db8)             // documentation
         || (s[0] == 0x2001 && s[1] < 0x0200)              // Teredo, benchmarking, ORCHID and the like
+        || (s[0] == 0x0064 && s[1] == 0xff9b && s[2] == 1) // local-use NAT64 (RFC 8215)
         || (s[0] == 0x0100 && s[1..4] == [0, 0, 0])       // discard
         || s[0] == 0; // every other form the registry reserves under ::/8
     !special
@@ -72,8 +73,10 @@ fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
 pub(crate) struct Refused(pub(crate) String);
 
 impl std::fmt::Display for Refused {
+    /// One sentence whether the name does not resolve or resolves to
+    /// private addresses: a caller learns nothing of a private network's names.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} resolves only to addresses that are not publicly routable", self.0)
+        write!(f, "{} does not resolve to a publicly routable address", self.0)
     }
 }
 
@@ -89,7 +92,10 @@ impl reqwest::dns::Resolve for GuardedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let host = name.as_str().to_owned();
         Box::pin(async move {
-            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let found: Vec<SocketAddr> = match tokio::net::lookup_host((host.as_str(), 0)).await {
+                Ok(found) => found.collect(),
+                Err(_) => Vec::new(),
+            };
             let public: Vec<SocketAddr> = found.into_iter().filter(|a| is_public(a.ip())).collect();
             if public.is_empty() {
                 return Err(Box::new(Refused(host)) as Box<dyn std::error::Error + Send + Sync>);
@@ -150,6 +156,13 @@ mod tests {
             Ok(addrs) => panic!("localhost resolved to {:?}", addrs.collect::<Vec<_>>()),
             Err(e) => e,
         };
-        assert!(error.to_string().contains("not publicly routable"), "{error}");
+        assert!(error.to_string().contains("not resolve to a publicly routable"), "{error}");
+        let missing: reqwest::dns::Name = "no-such-host.invalid".parse().unwrap();
+        let unknown = GuardedResolver.resolve(missing).await.err().expect("refused");
+        assert_eq!(
+            unknown.to_string().replace("no-such-host.invalid", "H"),
+            error.to_string().replace("localhost", "H"),
+            "a name that does not resolve reads as one that resolves privately"
+        );
     }
 }

@@ -1,9 +1,9 @@
 //! Webhook subscriptions of the Events extension (`events/subscribe`,
-//! `events/unsubscribe`): [`Webhooks`], a server's handle on them, and
-//! the actor that holds them — keyed
-//! by (principal, callback, event type, arguments), each with the id
-//! derived from its key, its granted lifetime and its [`Courier`] — and
-//! the verification a callback passes before its first delivery.
+//! `events/unsubscribe`): [`Webhooks`], a server's handle on them; the
+//! actor that holds them, keyed by (principal, callback, event type,
+//! arguments), each with the id derived from its key, its granted lifetime
+//! and its courier (the task delivering it); and the verification a
+//! callback passes before its first delivery.
 //!
 //! A subscribe either refreshes the subscription its key names (the new
 //! secret, the new lifetime, delivery resumed) or, within the caps, makes
@@ -13,7 +13,9 @@
 
 mod courier;
 mod guard;
+mod handle;
 mod post;
+mod window;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,24 +31,48 @@ use tokio::time::Instant;
 use crate::catalog::Reader;
 use crate::config::WebhooksConfig;
 use courier::{Command, Courier, Status, Stopped};
+pub use handle::{SubscriptionState, Webhooks};
 use post::{Letter, Posted, Poster};
 
-/// One subscription as the registry holds it.
+/// One subscription as the registry holds it. Dropping it stops its
+/// courier at once (a post under way is abandoned), unless it was
+/// disarmed to let the courier send `terminated` first.
 struct Entry {
     principal: String,
+    /// Tells this subscription from an earlier one of the same key.
+    generation: u64,
     /// `None`: never expires (not granted by this server today).
     expires: Option<Instant>,
     commands: mpsc::Sender<Command>,
     status: watch::Receiver<Status>,
+    stop: Option<tokio_util::sync::CancellationToken>,
 }
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        if let Some(stop) = &self.stop {
+            stop.cancel();
+        }
+    }
+}
+
+/// How many commands wait for a courier at most; a refresh past them is
+/// refused (`-32013`) rather than lost.
+const COMMANDS: usize = 16;
 
 /// The actor holding a server's webhook subscriptions.
 pub(crate) struct Subscriptions {
     limits: Arc<WebhooksConfig>,
     poster: Arc<Poster>,
     subscriptions: HashMap<String, Entry>,
-    /// (principal, callback) pairs that answered the challenge, until when.
+    /// (principal, callback) pairs that answered the challenge, until when
+    /// (at most `max_subscriptions` of them).
     verified: HashMap<(String, String), Instant>,
+    /// Challenges under way.
+    challenging: usize,
+    generations: u64,
+    /// The bytes of bodies the couriers hold for a later attempt.
+    held: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Subscriptions {
@@ -58,6 +84,9 @@ impl Subscriptions {
             limits: Arc::new(limits.clone()),
             subscriptions: HashMap::new(),
             verified: HashMap::new(),
+            challenging: 0,
+            generations: 0,
+            held: Arc::default(),
         }
     }
 
@@ -89,48 +118,68 @@ impl Subscriptions {
         Ok(())
     }
 
-    /// Refreshes subscription `id`: the answer carries the status it had.
-    fn refresh(&mut self, id: &str, secret: Secret, ttl: Duration) -> Option<Value> {
-        let entry = self.subscriptions.get_mut(id)?;
+    /// Refreshes subscription `id` if there is one: the answer carries the
+    /// status it had. A courier with a full queue of commands refuses it
+    /// (`-32013`): it is not taken for an absent one.
+    fn refresh(&mut self, id: &str, secret: Secret, ttl: Duration) -> Result<Option<Value>, EventError> {
+        let Some(entry) = self.subscriptions.get_mut(id) else { return Ok(None) };
         let before = entry.status.borrow().clone();
-        // The courier may be busy delivering: a full queue of commands
-        // means refreshes are already waiting, and this one's secret
-        // would only follow them.
-        if entry.commands.try_send(Command::Refresh(secret)).is_err() {
-            return None;
+        match entry.commands.try_send(Command::Refresh(secret)) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => return Err(exhausted("webhook_commands", COMMANDS)),
+            // Its courier ended (the subscription is ending): a new one.
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                self.subscriptions.remove(id);
+                return Ok(None);
+            }
         }
-        let expires = Instant::now() + ttl;
-        entry.expires = Some(expires);
+        entry.expires = Some(Instant::now() + ttl);
         let mut answer = subscribed(id, ttl, before.watermark.as_deref(), false);
         answer["deliveryStatus"] = before.to_json();
-        Some(answer)
+        Ok(Some(answer))
+    }
+
+    /// Remembers that `principal`'s callback answered, within the bound.
+    fn verified_now(&mut self, principal: String, url: String) {
+        let now = Instant::now();
+        if self.verified.len() >= self.limits.max_subscriptions {
+            self.verified.retain(|_, until| *until > now);
+        }
+        if self.verified.len() < self.limits.max_subscriptions {
+            self.verified.insert((principal, url), now + Duration::from_millis(self.limits.verified_ttl_ms));
+        }
     }
 
     /// Starts the courier of a new subscription whose reader read `first`.
     fn start(&mut self, new: NewSubscription, ctx: &mut Context<Self>) -> Value {
         let NewSubscription { id, principal, url, secret, ttl, reader, first, page } = new;
-        let (commands, inbox) = mpsc::channel(8);
+        let (commands, inbox) = mpsc::channel(COMMANDS);
         let status = Status { active: true, watermark: Some(first.start.clone()), ..Status::default() };
         let (status_tx, status_rx) = watch::channel(status);
         let answer = subscribed(&id, ttl, Some(&first.start), first.truncated);
-        let courier = Courier::new(
-            id.clone(),
-            url.clone(),
-            self.poster.clone(),
-            self.limits.clone(),
+        let stop = tokio_util::sync::CancellationToken::new();
+        let courier = Courier::new(courier::Parts {
+            id: id.clone(),
+            url,
+            poster: self.poster.clone(),
+            limits: self.limits.clone(),
             secret,
             reader,
             page,
-            inbox,
-            status_tx,
-        );
-        let entry = Entry { principal, expires: Some(Instant::now() + ttl), commands, status: status_rx };
+            commands: inbox,
+            status: status_tx,
+            stop: stop.clone(),
+            held: self.held.clone(),
+        });
+        self.generations += 1;
+        let generation = self.generations;
+        let expires = Some(Instant::now() + ttl);
+        let entry = Entry { principal, generation, expires, commands, status: status_rx, stop: Some(stop) };
         self.subscriptions.insert(id.clone(), entry);
         let me = ctx.address();
-        let ended_id = id;
         actix::spawn(async move {
             if courier.run(first).await == Stopped::Terminated {
-                me.do_send(Ended(ended_id));
+                me.do_send(Ended(id, generation));
             }
         });
         answer
@@ -197,19 +246,25 @@ impl Handler<Subscribe> for Subscriptions {
         let Subscribe { principal, params, mut reader, page } = msg;
         let SubscribeParams { subscription, url, secret, ttl } = params;
         let ttl = self.grant(ttl);
-        let parsed = match url::Url::parse(&url) {
-            Ok(parsed) if parsed.host().is_some() => parsed,
-            _ => return Box::pin(fut::err(EventError::InvalidParams("delivery.url is not a URL with a host".into()))),
+        // The service read it as one (`Webhooks::callback`).
+        let Ok(parsed) = url::Url::parse(&url) else {
+            return Box::pin(fut::err(EventError::InvalidParams("delivery.url is not a URL".into())));
         };
         let id = webhook::subscription_id(&principal, &url, &subscription.name, &subscription.arguments);
-        if let Some(answer) = self.refresh(&id, secret.clone(), ttl) {
-            return Box::pin(fut::ok(answer));
+        match self.refresh(&id, secret.clone(), ttl) {
+            Ok(Some(answer)) => return Box::pin(fut::ok(answer)),
+            Err(busy) => return Box::pin(fut::err(busy)),
+            Ok(None) => {}
         }
         if let Err(full) = self.room_for(&principal) {
             return Box::pin(fut::err(full));
         }
-        let check =
-            (!self.is_verified(&principal, &url)).then(|| (self.poster.clone(), parsed.clone(), secret.clone()));
+        let must_challenge = !self.is_verified(&principal, &url);
+        if must_challenge && self.challenging >= self.limits.max_challenges {
+            return Box::pin(fut::err(exhausted("webhook_challenges", self.limits.max_challenges)));
+        }
+        self.challenging += usize::from(must_challenge);
+        let check = must_challenge.then(|| (self.poster.clone(), parsed.clone(), secret.clone()));
         let challenge = async move {
             match check {
                 Some((poster, url, secret)) => verify(&poster, &url, &id, &secret).await.map(|()| (id, true)),
@@ -217,13 +272,13 @@ impl Handler<Subscribe> for Subscriptions {
             }
         };
         Box::pin(challenge.into_actor(self).map(move |verified, me, ctx| {
+            me.challenging -= usize::from(must_challenge);
             let (id, challenged) = verified?;
             if challenged {
-                let until = Instant::now() + Duration::from_millis(me.limits.verified_ttl_ms);
-                me.verified.insert((principal.clone(), url.clone()), until);
+                me.verified_now(principal.clone(), url.clone());
             }
             // Subscribed meanwhile by a request that raced this one.
-            if let Some(answer) = me.refresh(&id, secret.clone(), ttl) {
+            if let Some(answer) = me.refresh(&id, secret.clone(), ttl)? {
                 return Ok(answer);
             }
             me.room_for(&principal)?;
@@ -271,16 +326,20 @@ impl Handler<Unsubscribe> for Subscriptions {
     }
 }
 
-/// A courier that ended its subscription (`terminated` was sent).
+/// A courier that ended its subscription (`terminated` was sent): the
+/// subscription of that id and generation (a later one of the same key
+/// stays).
 #[derive(Message)]
 #[rtype(result = "()")]
-struct Ended(String);
+struct Ended(String, u64);
 
 impl Handler<Ended> for Subscriptions {
     type Result = ();
 
-    fn handle(&mut self, msg: Ended, _: &mut Context<Self>) {
-        self.subscriptions.remove(&msg.0);
+    fn handle(&mut self, Ended(id, generation): Ended, _: &mut Context<Self>) {
+        if self.subscriptions.get(&id).is_some_and(|e| e.generation == generation) {
+            self.subscriptions.remove(&id);
+        }
     }
 }
 
@@ -313,81 +372,14 @@ impl Handler<Tell> for Subscriptions {
         };
         let terminate = matches!(msg.1, Command::Terminate(_));
         let told = entry.commands.try_send(msg.1).is_ok();
-        if told && terminate {
+        if told
+            && terminate
+            && let Some(mut entry) = self.subscriptions.remove(&msg.0)
+        {
             // The key no longer names a subscription from now on; the
-            // courier sends `terminated` and stops.
-            self.subscriptions.remove(&msg.0);
+            // courier sends `terminated`, then stops.
+            entry.stop = None;
         }
         told
-    }
-}
-
-/// A server's webhook subscriptions, as its handlers (and an author's
-/// tools, through [`RequestContext::state`](crate::catalog::context::RequestContext::state))
-/// reach them: the registry starts with the first use, on the arbiter of
-/// the request that makes it.
-#[derive(Debug, Clone)]
-pub struct Webhooks(Arc<Registry>);
-
-#[derive(Debug)]
-struct Registry {
-    config: WebhooksConfig,
-    /// The clients (or why they could not be made: an allowed CA bundle
-    /// that does not read).
-    poster: Result<Arc<Poster>, String>,
-    started: std::sync::OnceLock<Addr<Subscriptions>>,
-}
-
-/// Where a webhook subscription stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SubscriptionState {
-    /// Delivering.
-    Active,
-    /// Suspended after too many failed deliveries, until it is refreshed.
-    Suspended,
-}
-
-impl Webhooks {
-    /// The webhook subscriptions of a server configured by `config`.
-    pub(crate) fn new(config: &WebhooksConfig) -> Self {
-        let poster = Poster::new(config).map(Arc::new);
-        Webhooks(Arc::new(Registry { config: config.clone(), poster, started: std::sync::OnceLock::new() }))
-    }
-
-    /// The registry's address; an error says why it cannot start.
-    pub(crate) fn registry(&self) -> Result<Addr<Subscriptions>, String> {
-        let poster = self.0.poster.clone()?;
-        Ok(self.0.started.get_or_init(|| Subscriptions::new(&self.0.config, poster).start()).clone())
-    }
-
-    /// Lets callbacks of `origin` (`https://host[:port]`) past the address
-    /// guard from now on, as `events.webhooks.allow_origins` does (they are
-    /// still challenged); the origin as it is compared, or why it is not one.
-    pub fn allow_origin(&self, origin: &str) -> Result<String, String> {
-        self.0.poster.as_ref().map_err(Clone::clone)?.allow(origin)
-    }
-
-    /// Where subscription `id` stands; `None` when there is none.
-    pub async fn state(&self, id: &str) -> Option<SubscriptionState> {
-        self.registry().ok()?.send(StateOf(id.to_owned())).await.ok()?
-    }
-
-    /// Tells subscription `id`'s callback of a gap (a `gap` body with the
-    /// position delivery continues from); false when there is no such
-    /// subscription.
-    pub async fn gap(&self, id: &str) -> bool {
-        self.tell(id, Command::Gap).await
-    }
-
-    /// Ends subscription `id` for `why`: its callback gets a `terminated`
-    /// body, and its key names no subscription any more; false when there
-    /// is none.
-    pub async fn terminate(&self, id: &str, why: EventError) -> bool {
-        self.tell(id, Command::Terminate(why)).await
-    }
-
-    async fn tell(&self, id: &str, command: Command) -> bool {
-        let Ok(registry) = self.registry() else { return false };
-        registry.send(Tell(id.to_owned(), command)).await.unwrap_or(false)
     }
 }

@@ -33,6 +33,13 @@ pub(crate) struct Failure {
     pub(crate) detail: String,
 }
 
+impl Failure {
+    /// The post was abandoned: the subscription ended meanwhile.
+    pub(crate) fn stopped() -> Self {
+        Failure { category: CallbackFailure::ConnectionRefused, detail: "the subscription ended".into() }
+    }
+}
+
 /// One signed body for one callback.
 pub(crate) struct Letter<'a> {
     pub(crate) url: &'a url::Url,
@@ -160,14 +167,17 @@ impl Poster {
             return Posted::Accepted(Vec::new());
         }
         let mut answer = Vec::new();
-        while let Ok(Some(chunk)) = response.chunk().await {
-            if answer.len() + chunk.len() > self.max_answer {
-                let detail = format!("the callback's answer passed {} bytes", self.max_answer);
-                return Posted::Failed(Failure { category: CallbackFailure::ChallengeFailed, detail });
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) if answer.len() + chunk.len() > self.max_answer => {
+                    let detail = format!("the callback's answer passed {} bytes", self.max_answer);
+                    return Posted::Failed(Failure { category: CallbackFailure::ChallengeFailed, detail });
+                }
+                Ok(Some(chunk)) => answer.extend_from_slice(&chunk),
+                Ok(None) => return Posted::Accepted(answer),
+                Err(e) => return Posted::Failed(failure_of(&e)),
             }
-            answer.extend_from_slice(&chunk);
         }
-        Posted::Accepted(answer)
     }
 }
 

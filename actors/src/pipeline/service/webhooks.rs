@@ -65,10 +65,11 @@ impl McpService {
     async fn subscribe_webhook(
         &self,
         principal: String,
-        params: SubscribeParams,
+        mut params: SubscribeParams,
         reader: crate::catalog::Reader,
         page: usize,
     ) -> Result<serde_json::Value, HandlerError> {
+        params.url = self.webhooks.callback(&params.url).map_err(refused)?.into();
         let registry = self.webhooks.registry().map_err(HandlerError::internal)?;
         let subscribe = crate::webhooks::Subscribe { principal, params, reader, page };
         let answer =
@@ -77,7 +78,8 @@ impl McpService {
     }
 
     #[cfg(feature = "webhooks")]
-    async fn unsubscribe_webhook(&self, principal: String, params: UnsubscribeParams) -> Result<(), HandlerError> {
+    async fn unsubscribe_webhook(&self, principal: String, mut params: UnsubscribeParams) -> Result<(), HandlerError> {
+        params.url = self.webhooks.callback(&params.url).map_err(refused)?.into();
         let registry = self.webhooks.registry().map_err(HandlerError::internal)?;
         let unsubscribe = crate::webhooks::Unsubscribe { principal, params };
         let done =
