@@ -14,7 +14,7 @@ PART="${1:-all}"
 case "$PART" in all | lints | lean) ;; *) echo "usage: $0 [lints|lean]" >&2; exit 2 ;; esac
 STARTED=$SECONDS
 
-FEATURES=(fs redis oauth client gateway tls metrics otel h2c policy config-file cli)
+FEATURES=(fs redis oauth client gateway webhooks tls metrics otel h2c policy config-file cli)
 lint() {
   local started=$SECONDS
   cargo clippy -q -p actix-mcp "$@" -- -D warnings
