@@ -1,9 +1,10 @@
 //! A bounded history of one event type's occurrences and the cursors that
 //! read it.
 //!
-//! Each occurrence appended gets the next sequence number; a cursor is the
-//! position just after one (opaque on the wire: Base64 of the log's epoch
-//! and the number). The log keeps at most `capacity` occurrences and none
+//! Each occurrence appended gets the next sequence number, or the position
+//! a shared history gave it ([`EventLog::append_at`]: increasing, not
+//! necessarily consecutive); a cursor is the position just after one
+//! (opaque on the wire: Base64 of the log's epoch and the number). The log keeps at most `capacity` occurrences and none
 //! older than `retention_ms`. A read from a cursor returns what follows it;
 //! whatever was skipped on the way — dropped by the bounds, older than the
 //! reader's `maxAgeMs`, or a cursor this log did not issue (another epoch,
@@ -24,8 +25,11 @@ pub struct EventLog {
     epoch: u64,
     capacity: usize,
     retention_ms: u64,
-    /// The sequence number the next occurrence gets (the first is 1).
-    next: u64,
+    /// The newest position (0: nothing yet).
+    head: u64,
+    /// The newest position the bounds dropped (0: none): a reader before
+    /// it missed something.
+    dropped: u64,
     entries: VecDeque<Entry>,
 }
 
@@ -81,15 +85,36 @@ impl EventLog {
     /// for at most `retention_ms`. `epoch` tells this log's cursors from
     /// another's: give each log (and each run of the program) its own.
     pub fn new(epoch: u64, capacity: usize, retention_ms: u64) -> Self {
-        EventLog { epoch, capacity: capacity.max(1), retention_ms, next: 1, entries: VecDeque::new() }
+        EventLog { epoch, capacity: capacity.max(1), retention_ms, head: 0, dropped: 0, entries: VecDeque::new() }
+    }
+
+    /// How many occurrences it keeps at most, and for how long (ms).
+    pub fn bounds(&self) -> (usize, u64) {
+        (self.capacity, self.retention_ms)
+    }
+
+    /// The log's epoch (what tells its cursors from another log's).
+    pub fn epoch(&self) -> u64 {
+        self.epoch
     }
 
     /// Appends an occurrence logged at `now_ms`, drops what the bounds no
     /// longer keep, and returns the occurrence with its cursor (what a
     /// stream pushes).
-    pub fn append(&mut self, mut occurrence: Occurrence, now_ms: u64) -> Occurrence {
-        let seq = self.next;
-        self.next += 1;
+    pub fn append(&mut self, occurrence: Occurrence, now_ms: u64) -> Occurrence {
+        self.push(self.head + 1, occurrence, now_ms)
+    }
+
+    /// Appends an occurrence at position `seq`, given by a history shared
+    /// with other logs (so that every log of it has the same cursors), at
+    /// `now_ms`; `None` for a position not after the newest (a history only
+    /// grows: seen already).
+    pub fn append_at(&mut self, seq: u64, occurrence: Occurrence, now_ms: u64) -> Option<Occurrence> {
+        (seq > self.head).then(|| self.push(seq, occurrence, now_ms))
+    }
+
+    fn push(&mut self, seq: u64, mut occurrence: Occurrence, now_ms: u64) -> Occurrence {
+        self.head = seq;
         occurrence.cursor = Some(self.cursor_at(seq));
         self.entries.push_back(Entry { seq, at_ms: now_ms, occurrence: Some(occurrence.clone()) });
         self.evict(now_ms);
@@ -102,26 +127,33 @@ impl EventLog {
     /// does not. The loss takes a position of its own, as an occurrence
     /// would.
     pub fn lose(&mut self, now_ms: u64) {
-        let seq = self.next;
-        self.next += 1;
+        self.lose_at(self.head + 1, now_ms);
+    }
+
+    /// Records a loss at position `seq` of a shared history (ignored when
+    /// not after the newest position).
+    pub fn lose_at(&mut self, seq: u64, now_ms: u64) {
+        if seq <= self.head {
+            return;
+        }
+        self.head = seq;
         self.entries.push_back(Entry { seq, at_ms: now_ms, occurrence: None });
         self.evict(now_ms);
     }
 
     /// Drops what the bounds no longer keep at `now_ms`.
     fn evict(&mut self, now_ms: u64) {
-        while self.entries.len() > self.capacity {
-            self.entries.pop_front();
-        }
         let oldest_kept = now_ms.saturating_sub(self.retention_ms);
-        while self.entries.front().is_some_and(|e| e.at_ms < oldest_kept) {
-            self.entries.pop_front();
+        while self.entries.len() > self.capacity || self.entries.front().is_some_and(|e| e.at_ms < oldest_kept) {
+            if let Some(gone) = self.entries.pop_front() {
+                self.dropped = self.dropped.max(gone.seq);
+            }
         }
     }
 
     /// The newest position: reading from it returns only what comes later.
     pub fn head(&self) -> String {
-        self.cursor_at(self.next - 1)
+        self.cursor_at(self.head)
     }
 
     /// How many occurrences the log holds now.
@@ -140,7 +172,7 @@ impl EventLog {
     /// floor skips makes the batch truncated only if it matches.
     pub fn read(&mut self, request: &ReadRequest<'_>, now_ms: u64, matches: impl Fn(&Occurrence) -> bool) -> Batch {
         self.evict(now_ms);
-        let head = self.next - 1;
+        let head = self.head;
         let empty = |truncated| Batch {
             events: Vec::new(),
             cursor: self.head(),
@@ -156,12 +188,9 @@ impl EventLog {
             // Not a position of this log: what the reader missed is unknown.
             _ => return empty(true),
         };
-        let oldest = self.entries.front().map_or(self.next, |e| e.seq);
-        let mut truncated = after + 1 < oldest;
+        let mut truncated = after < self.dropped;
         let floor = request.max_age_ms.map_or(0, |age| now_ms.saturating_sub(age));
-        // Sequence numbers are consecutive from the oldest kept: the first
-        // entry after the cursor is found, not searched for.
-        let first = usize::try_from((after + 1).saturating_sub(oldest)).unwrap_or(usize::MAX);
+        let first = self.entries.partition_point(|e| e.seq <= after);
         let (mut events, mut position, mut has_more) = (Vec::new(), head, false);
         for entry in self.entries.iter().skip(first) {
             let Some(occurrence) = &entry.occurrence else {
@@ -339,7 +368,7 @@ mod tests {
         let mut log = EventLog::new(1, 10, 60_000);
         log.append(occurrence(1, json!({})), 100);
         let other = EventLog::new(2, 10, 60_000).head();
-        let ahead = EventLog { next: 99, ..EventLog::new(1, 10, 60_000) }.head();
+        let ahead = EventLog { head: 98, ..EventLog::new(1, 10, 60_000) }.head();
         for cursor in [other.as_str(), ahead.as_str(), "not a cursor", "", "ZXYx"] {
             let batch = log.read(&ReadRequest::new(Some(cursor)), 100, all);
             assert!(batch.events.is_empty() && batch.truncated, "{cursor:?}");
@@ -388,5 +417,31 @@ mod tests {
             let expected: Vec<String> = (before..before + after).map(|id| format!("e{id}")).collect();
             prop_assert_eq!(seen, expected);
         }
+    }
+
+    #[test]
+    fn positions_given_by_a_shared_history_may_skip_and_cursors_agree_across_logs() {
+        let (mut a, mut b) = (EventLog::new(9, 10, 60_000), EventLog::new(9, 10, 60_000));
+        for log in [&mut a, &mut b] {
+            log.append_at(1_000, occurrence(1, json!({})), 1).unwrap();
+            log.lose_at(1_005, 2);
+            log.append_at(2_000, occurrence(2, json!({})), 3).unwrap();
+        }
+        assert!(a.append_at(1_500, occurrence(3, json!({})), 4).is_none(), "a history only grows");
+        let start = a.read(&ReadRequest::new(None), 5, all);
+        assert_eq!(start.cursor, b.head(), "the same position, the same cursor");
+        let first = a.read(&ReadRequest::new(Some(&a.cursor_at(1_000))), 5, all);
+        assert_eq!(ids(&first), ["e2"]);
+        assert!(first.truncated, "the loss between them");
+        let from_b = b.read(&ReadRequest::new(Some(&a.cursor_at(1_005))), 5, all);
+        assert_eq!((ids(&from_b), from_b.truncated), (vec!["e2"], false), "a cursor of one log reads in the other");
+        // The bounds drop the oldest: a reader from before them is truncated.
+        let mut small = EventLog::new(9, 2, 60_000);
+        [10u64, 20, 30].into_iter().enumerate().for_each(|(i, seq)| {
+            small.append_at(seq, occurrence(i as u64, json!({})), 1);
+        });
+        assert!(small.read(&ReadRequest::new(Some(&small.cursor_at(5))), 2, all).truncated);
+        let kept = small.read(&ReadRequest::new(Some(&small.cursor_at(10))), 2, all);
+        assert_eq!((ids(&kept), kept.truncated), (vec!["e1", "e2"], false));
     }
 }

@@ -9,6 +9,8 @@ mod common;
 
 #[path = "../cluster.rs"]
 mod cluster;
+#[path = "../events_shared.rs"]
+mod events_shared;
 #[path = "../legacy_cluster.rs"]
 mod legacy_cluster;
 #[path = "../legacy_round_robin.rs"]

@@ -288,11 +288,28 @@
 //!   `events.webhooks.test_controls = true`: they let any caller allow a
 //!   callback origin.
 //!
+//! ## Several instances
+//!
+//! With `events.history = "redis"` (or `"auto"`, the default, with
+//! `hub.backend = "redis"`), each event type's history is one Redis
+//! stream, `{hub.redis_channel_prefix}:events:{name}`, shared by every
+//! instance: what a source emits on any instance is added to it, and every
+//! instance mirrors it in the same order, at the same positions. A cursor
+//! minted on one instance reads on another, a stream on one hears what is
+//! emitted on another, and an instance started later replays what came
+//! before it (within the type's [`EventType::history`]). [`EventSource::emit`]
+//! then returns the occurrence without its cursor (the stream places it a
+//! moment later) and refuses once `events.history_queue` (1,024)
+//! occurrences wait to be added. What could not be added or read while
+//! Redis was out of reach is a gap (`truncated`) on that instance. Event
+//! types added after the server started keep their history on their
+//! instance.
+//!
 //! ## Not yet
 //!
-//! Histories and webhook subscriptions shared across instances (over
-//! Redis), and the gateway's passing through of its upstreams' event
-//! types.
+//! Webhook subscriptions shared across instances (today each instance
+//! keeps and delivers its own), and the gateway's passing through of its
+//! upstreams' event types.
 //!
 //! [`EventSource`]: crate::catalog::EventSource
 //! [`WeakEventSource`]: crate::catalog::WeakEventSource

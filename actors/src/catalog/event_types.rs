@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::outcome::object_schema;
+use super::shared_history::Relay;
 use super::{Catalog, CatalogError};
 use crate::facts::clock::{Clock, SystemClock};
 
@@ -86,6 +87,8 @@ pub struct EventType {
     ends: Mutex<(u64, Option<EventError>)>,
     removed: AtomicBool,
     streams: Arc<AtomicUsize>,
+    /// Where occurrences go when the history is shared.
+    pub(super) relay: std::sync::OnceLock<Relay>,
 }
 
 impl std::fmt::Debug for EventType {
@@ -151,6 +154,7 @@ impl EventType {
             ends: Mutex::new((0, None)),
             removed: AtomicBool::new(false),
             streams: Arc::default(),
+            relay: std::sync::OnceLock::new(),
         }
     }
 
@@ -255,7 +259,7 @@ impl EventType {
         self.removed.load(Ordering::Acquire)
     }
 
-    fn wake_readers(&self) {
+    pub(super) fn wake_readers(&self) {
         self.pulse.send_modify(|n| *n = n.wrapping_add(1));
     }
 }
@@ -268,7 +272,9 @@ pub struct EventSource(Arc<EventType>);
 impl EventSource {
     /// Emits one occurrence now, with a fresh id; `data` must serialize to a
     /// JSON object (the type's payload) of at most the type's
-    /// [`max_payload`](EventType::max_payload) bytes.
+    /// [`max_payload`](EventType::max_payload) bytes. It carries its cursor,
+    /// unless the history is shared (`events.history`): that places it
+    /// later, and refuses it past `events.history_queue` waiting.
     pub fn emit(&self, data: impl Serialize) -> Result<Occurrence, CatalogError> {
         self.emit_with_id(uuid::Uuid::new_v4().to_string(), data)
     }
@@ -288,7 +294,11 @@ impl EventSource {
             return Err(CatalogError(format!("an occurrence of `{name}` of {size} bytes is over its {max}-byte cap")));
         }
         let now = now_ms();
-        let occurrence = self.0.log().append(Occurrence::new(event_id, name.clone(), now, data), now);
+        let occurrence = Occurrence::new(event_id, name.clone(), now, data);
+        if let Some(sent) = self.0.send_shared(&occurrence) {
+            return sent;
+        }
+        let occurrence = self.0.log().append(occurrence, now);
         self.0.wake_readers();
         Ok(occurrence)
     }
@@ -298,6 +308,9 @@ impl EventSource {
     /// `truncated`, and each live stream sends `notifications/events/active`
     /// again with `truncated: true` and goes on.
     pub fn lose(&self) {
+        if self.0.lose_shared() {
+            return;
+        }
         self.0.log().lose(now_ms());
         self.0.wake_readers();
     }
@@ -410,6 +423,12 @@ impl Catalog {
         self.event_types.load().get(name).cloned()
     }
 
+    /// Every event type served now.
+    #[cfg(feature = "redis")]
+    pub(crate) fn event_types(&self) -> Vec<Arc<EventType>> {
+        self.event_types.load().values().cloned().collect()
+    }
+
     /// The descriptors of every event type, by name.
     pub(crate) fn event_descriptors(&self) -> Vec<EventDescriptor> {
         self.event_types.load().values().map(|t| t.descriptor.clone()).collect()
@@ -417,8 +436,11 @@ impl Catalog {
 }
 
 fn new_log(occurrences: usize, retention: Duration) -> EventLog {
-    let epoch = uuid::Uuid::new_v4().as_u64_pair().0;
-    EventLog::new(epoch, occurrences, u64::try_from(retention.as_millis()).unwrap_or(u64::MAX))
+    EventLog::new(
+        uuid::Uuid::new_v4().as_u64_pair().0,
+        occurrences,
+        retention.as_millis().try_into().unwrap_or(u64::MAX),
+    )
 }
 
 /// Milliseconds since the Unix epoch, the time the histories are kept in.

@@ -36,6 +36,7 @@ mod resolvers;
 mod resource;
 mod scope_rules;
 mod scopes;
+mod shared_history;
 mod skill;
 mod skills;
 mod snapshot;
@@ -70,6 +71,8 @@ pub use prompt::{Prompt, PromptArgs};
 pub use resolvers::{ResourceResolver, ToolResolver};
 pub use resource::Resource;
 pub use scope_rules::ScopeRules;
+#[cfg(feature = "redis")]
+pub(crate) use shared_history::Outgoing;
 pub use skill::{parse_frontmatter, parse_frontmatter_within, Skill, SkillError, SkillFile, SkillFileReader};
 pub use template::{ResourceTemplate, TemplateVars, UriPattern};
 pub use tool::{HandlerFuture, TaskSupport, Tool};

@@ -36,8 +36,41 @@ pub struct EventsConfig {
     /// with `-32013` (`{"limit":"subscriptions_per_caller","max":…}`).
     /// 0: no cap per caller. Default: 0.
     pub max_streams_per_caller: usize,
+    /// Where event types' histories live: `"memory"` (each instance its
+    /// own), `"redis"` (one per type, shared by every instance over
+    /// `[redis]`: a cursor minted on one instance reads on another, and a
+    /// stream on one hears what is emitted on another), or `"auto"`:
+    /// `"redis"` when `hub.backend = "redis"`. Default: `"auto"`.
+    pub history: EventsHistory,
+    /// With a shared history, at most this many emitted occurrences of a
+    /// type wait to be added to it; past that, `emit` refuses. Default: 1024.
+    pub history_queue: usize,
     /// Webhook subscriptions (`events/subscribe`).
     pub webhooks: super::webhooks::WebhooksConfig,
+}
+
+/// `events.history`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventsHistory {
+    /// `"redis"` when the hub's backend is Redis, else `"memory"`.
+    #[default]
+    Auto,
+    /// Each instance keeps its own.
+    Memory,
+    /// Shared over Redis.
+    Redis,
+}
+
+impl EventsConfig {
+    /// Whether histories are shared over Redis, given the hub's backend.
+    pub fn history_in_redis(&self, hub_backend: super::HubBackend) -> bool {
+        match self.history {
+            EventsHistory::Redis => true,
+            EventsHistory::Memory => false,
+            EventsHistory::Auto => hub_backend == super::HubBackend::Redis,
+        }
+    }
 }
 
 impl Default for EventsConfig {
@@ -48,6 +81,8 @@ impl Default for EventsConfig {
             default_poll_wait_ms: 0,
             max_streams: 10_000,
             max_streams_per_caller: 0,
+            history: EventsHistory::Auto,
+            history_queue: 1024,
             webhooks: Default::default(),
         }
     }
@@ -59,8 +94,8 @@ impl EventsConfig {
         if !(1..=30_000).contains(&self.heartbeat_ms) {
             return Err(ConfigError(format!("events.heartbeat_ms must be 1..=30000, not {}", self.heartbeat_ms)));
         }
-        if self.max_streams == 0 {
-            return Err(ConfigError("events.max_streams must be at least 1".into()));
+        if self.max_streams == 0 || self.history_queue == 0 {
+            return Err(ConfigError("events.max_streams and events.history_queue must be at least 1".into()));
         }
         self.webhooks.validate()
     }

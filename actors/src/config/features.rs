@@ -19,6 +19,7 @@ fn needed(config: &Config) -> Vec<(&'static str, &'static str, bool)> {
         ("hub.backend = \"redis\"", "redis", config.hub.backend == HubBackend::Redis),
         ("tasks in Redis (tasks.store)", "redis", config.tasks.enabled && config.tasks.in_redis(config.hub.backend)),
         ("legacy sessions in Redis (legacy.store)", "redis", config.legacy.in_redis(config.hub.backend)),
+        ("event histories in Redis (events.history)", "redis", config.events.history_in_redis(config.hub.backend)),
         ("auth.mode = \"oauth\"", "oauth", config.auth.mode == AuthMode::Oauth),
         ("[[upstreams]]", "gateway", !config.upstreams.is_empty()),
         ("http.tls", "tls", config.http.tls.enabled()),

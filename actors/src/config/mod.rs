@@ -41,7 +41,7 @@ pub use choices::{
     AuditWhenFull, AuthMode, HubBackend, LegacyStore, LogFormat, PolicyMode, QuotaBy, QuotasFail, TasksStore,
 };
 pub use error::ConfigError;
-pub use events::EventsConfig;
+pub use events::{EventsConfig, EventsHistory};
 pub use features::{built_with, needs_feature, FEATURES};
 pub use fs::FsConfig;
 pub use gateway::{GatewayConfig, UpstreamConfig};

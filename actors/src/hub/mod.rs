@@ -36,6 +36,8 @@ mod occupancy;
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod redis;
 #[cfg(feature = "redis")]
+pub(crate) mod redis_history;
+#[cfg(feature = "redis")]
 pub(crate) mod redis_link;
 #[cfg(feature = "redis")]
 pub(crate) mod redis_subscription;
