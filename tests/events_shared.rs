@@ -1,8 +1,9 @@
 //! Event histories shared by several instances over a real Redis
 //! (`events.history`, "auto" with the Redis hub): a poll cursor minted on
 //! one instance resumes on another, a stream on one hears what is emitted
-//! on another, every instance sees the occurrences in the same order, and
-//! an instance started later replays what was emitted before it started.
+//! on another, every instance sees the occurrences in the same order, an
+//! occurrence several instances emit with one id is added once, and an
+//! instance started later replays what was emitted before it started.
 
 use crate::common;
 
@@ -100,13 +101,20 @@ async fn cursors_streams_and_order_are_shared_by_every_instance() {
     assert_eq!(on_a.len(), 7, "{on_a:?}");
     assert_eq!(on_a, from_b, "one order on every instance");
     mail_b.emit(Mail { n: 8 }).unwrap();
-    let (resumed, _) = read(&a.url, b_cursor, 1).await;
+    let (resumed, after_8) = read(&a.url, b_cursor, 1).await;
     assert_eq!(resumed, [8], "B's cursor resumes on A, nothing replayed twice");
+
+    // A source both instances observe emits the same id on each: added once.
+    mail_a.emit_with_id("observed-twice", Mail { n: 9 }).unwrap();
+    mail_b.emit_with_id("observed-twice", Mail { n: 9 }).unwrap();
+    mail_a.emit(Mail { n: 10 }).unwrap();
+    let (once, _) = read(&b.url, after_8, 2).await;
+    assert_eq!(once, [9, 10], "within hub.dedup_ms, one id is one occurrence");
 
     // An instance started later replays what came before it.
     let (c, _mail_c) = instance(port);
-    let (replayed, _) = read(&c.url, start, 8).await;
-    assert_eq!(replayed, [on_a.clone(), vec![8]].concat());
+    let (replayed, _) = read(&c.url, start, 10).await;
+    assert_eq!(replayed, [on_a.clone(), vec![8, 9, 10]].concat());
 
     for s in [a, b, c] {
         s.stop().await;

@@ -297,7 +297,10 @@
 //! instance mirrors it in the same order, at the same positions. A cursor
 //! minted on one instance reads on another, a stream on one hears what is
 //! emitted on another, and an instance started later replays what came
-//! before it (within the type's [`EventType::history`]). [`EventSource::emit`]
+//! before it (within the type's [`EventType::history`]). An occurrence that
+//! several instances emit with the same id within `hub.dedup_ms` (a source
+//! they all observe, like the `fs` catalog's shared directory) is added
+//! once. [`EventSource::emit`]
 //! then returns the occurrence without its cursor (the stream places it a
 //! moment later) and refuses once `events.history_queue` (1,024)
 //! occurrences wait to be added. What could not be added or read while

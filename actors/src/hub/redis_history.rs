@@ -25,7 +25,6 @@ use tokio::sync::mpsc;
 
 use super::redis_link::RedisLink;
 use crate::catalog::{Catalog, EventType, Outgoing};
-use crate::config::RedisTarget;
 
 /// How long a tailer's read waits for a new entry before asking again.
 const BLOCK: Duration = Duration::from_millis(1000);
@@ -33,15 +32,14 @@ const BLOCK: Duration = Duration::from_millis(1000);
 const RETRY: Duration = Duration::from_millis(500);
 
 /// Shares the history of every event type `catalog` serves now through
-/// the Redis at `target` under `prefix`, each emission queue holding at
-/// most `queue` occurrences; the tasks run on an arbiter of their own.
-pub(crate) fn share_histories(
-    catalog: &Catalog,
-    target: &RedisTarget,
-    prefix: &str,
-    queue: usize,
-    log: &Logger,
-) -> Result<(), String> {
+/// `[redis]` under `hub.redis_channel_prefix`, each emission queue holding
+/// at most `events.history_queue` occurrences; an occurrence whose id was
+/// added by another instance within `hub.dedup_ms` is added once (a source
+/// every instance observes, like a shared directory). The tasks run on an
+/// arbiter of their own.
+pub(crate) fn share_histories(catalog: &Catalog, config: &crate::config::Config, log: &Logger) -> Result<(), String> {
+    let (target, prefix) = (&config.redis_target(), config.hub.redis_channel_prefix.as_str());
+    let (queue, dedup_ms) = (config.events.history_queue, config.hub.dedup_ms);
     let types = catalog.event_types();
     if types.is_empty() {
         return Ok(());
@@ -59,11 +57,8 @@ pub(crate) fn share_histories(
         // with room for the wait in its deadline.
         let reads = RedisLink::open(target, BLOCK + Duration::from_millis(2000)).map_err(|e| e.to_string())?.patient();
         let capacity = event_type.capacity();
-        let share = Arc::new(Share {
-            event_type: Arc::downgrade(&event_type),
-            stream,
-            log: log.new(slog::o!("event_type" => name)),
-        });
+        let log = log.new(slog::o!("event_type" => name));
+        let share = Arc::new(Share { event_type: Arc::downgrade(&event_type), stream, dedup_ms, log });
         let (writer, writes) = (share.clone(), writes.clone().patient());
         arbiter.spawn(async move { writer.write(outgoing, writes, capacity).await });
         arbiter.spawn(async move { share.tail(reads, capacity).await });
@@ -75,25 +70,61 @@ pub(crate) fn share_histories(
 struct Share {
     event_type: Weak<EventType>,
     stream: String,
+    dedup_ms: u64,
     log: Logger,
 }
+
+/// Adds an occurrence (ARGV[1]) to the stream (KEYS[1], trimmed to about
+/// ARGV[2] entries) unless its id (KEYS[2]) was added within ARGV[3] ms.
+const ADD_ONCE: &str = r"
+if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[3]) then
+  return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'o', ARGV[1])
+end
+return false";
 
 impl Share {
     /// Adds what the source emits to the stream, trimmed to about
     /// `capacity` entries; what cannot be added is a loss here.
     async fn write(&self, mut outgoing: mpsc::Receiver<Outgoing>, writes: RedisLink, capacity: usize) {
         while let Some(next) = outgoing.recv().await {
-            let field = match &next {
-                Outgoing::Occurrence(o) => ("o", serde_json::to_string(o).unwrap_or_default()),
-                Outgoing::Loss => ("lost", "1".to_owned()),
-            };
             let key = self.stream.clone();
-            let added = writes
-                .with_connection(move |mut con| async move {
-                    let trim = redis::streams::StreamMaxlen::Approx(capacity);
-                    redis::AsyncCommands::xadd_maxlen::<_, _, _, _, String>(&mut con, key, trim, "*", &[field]).await
-                })
-                .await;
+            let added = match next {
+                Outgoing::Occurrence(o) => {
+                    let seen = format!("{key}:seen:{}", o.event_id);
+                    let body = serde_json::to_string(&o).unwrap_or_default();
+                    let dedup_ms = self.dedup_ms.max(1);
+                    writes
+                        .with_connection(move |mut con| async move {
+                            let eval = redis::cmd("EVAL")
+                                .arg(ADD_ONCE)
+                                .arg(2)
+                                .arg(&key)
+                                .arg(&seen)
+                                .arg(&body)
+                                .arg(capacity)
+                                .arg(dedup_ms)
+                                .clone();
+                            eval.query_async::<Option<String>>(&mut con).await.map(drop)
+                        })
+                        .await
+                }
+                Outgoing::Loss => {
+                    writes
+                        .with_connection(move |mut con| async move {
+                            let trim = redis::streams::StreamMaxlen::Approx(capacity);
+                            redis::AsyncCommands::xadd_maxlen::<_, _, _, _, String>(
+                                &mut con,
+                                key,
+                                trim,
+                                "*",
+                                &[("lost", "1")],
+                            )
+                            .await
+                            .map(drop)
+                        })
+                        .await
+                }
+            };
             if let Err(e) = added {
                 warn!(self.log, "an occurrence could not be added to the shared history: lost"; "error" => %e);
                 match self.event_type.upgrade() {

@@ -219,15 +219,7 @@ fn governed_service(
     let quotas = crate::quota::Quotas::from_config(config, None, log).map_err(|e| refused("quotas", e))?;
     #[cfg(feature = "redis")]
     if config.events.history_in_redis(config.hub.backend) {
-        let prefix = &config.hub.redis_channel_prefix;
-        crate::hub::redis_history::share_histories(
-            &catalog,
-            &config.redis_target(),
-            prefix,
-            config.events.history_queue,
-            log,
-        )
-        .map_err(|e| refused("events.history", e))?;
+        crate::hub::redis_history::share_histories(&catalog, config, log).map_err(|e| refused("events.history", e))?;
     }
     let service = McpService::with_clock(catalog, config, clock, log).with_audit(audit);
     service.set_policy(policy.map(Arc::new));
