@@ -149,7 +149,8 @@ fn main() {
             let body = json!({"jsonrpc": "2.0", "id": i, "method": "events/subscribe", "params": {
                 "name": "tick", "delivery": {"url": format!("{origin}/s{i}"),
                 "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"},
-                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {}}}});
             let answer: Value = http
                 .post(&url)
                 .bearer_auth(key)
