@@ -66,7 +66,8 @@ fn receiver(seen: Arc<Seen>, dir: &std::path::Path) -> (String, std::path::PathB
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
     let ca = ca_params.self_signed(&ca_key).unwrap();
     let key = rcgen::KeyPair::generate().unwrap();
-    let cert = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap().signed_by(&key, &ca, &ca_key).unwrap();
+    let cert =
+        rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap().signed_by(&key, &ca, &ca_key).unwrap();
     let (ca_file, cert_file, key_file) = (dir.join("ca.pem"), dir.join("cert.pem"), dir.join("key.pem"));
     std::fs::write(&ca_file, ca.pem()).unwrap();
     std::fs::write(&cert_file, cert.pem()).unwrap();
@@ -96,7 +97,8 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 async fn receiver_alone(origin: &str, ca_file: &std::path::Path, clients: usize, per_client: usize) -> f64 {
     let ca = reqwest::Certificate::from_pem(&std::fs::read(ca_file).unwrap()).unwrap();
     let client = reqwest::Client::builder().add_root_certificate(ca).build().unwrap();
-    let body = json!({"eventId": "x", "name": "tick", "timestamp": "2026-01-01T00:00:00Z", "data": {"n": 0}}).to_string();
+    let body =
+        json!({"eventId": "x", "name": "tick", "timestamp": "2026-01-01T00:00:00Z", "data": {"n": 0}}).to_string();
     let started = Instant::now();
     let posts = (0..clients).map(|_| {
         let (client, body, url) = (client.clone(), body.clone(), format!("{origin}/alone"));
@@ -131,15 +133,19 @@ fn main() {
         seen.arrivals.lock().unwrap().clear();
 
         let catalog = Arc::new(Catalog::new());
-        let tick = EventType::new::<NoArgs, Tick>("tick", "A tick", &[Delivery::Webhook]).history(events + 1, Duration::from_secs(600));
+        let tick = EventType::new::<NoArgs, Tick>("tick", "A tick", &[Delivery::Webhook])
+            .history(events + 1, Duration::from_secs(600));
         let source = catalog.add_event_type(tick).unwrap();
         let mut config = Config::default();
         config.http.bind = "127.0.0.1:0".into();
         config.http.workers = 1;
         config.auth.mode = actix_mcp::config::AuthMode::ApiKey;
         let key = "bench-key";
-        config.auth.api_keys =
-            vec![actix_mcp::config::ApiKeyConfig { sha256: sha256_hex(key), subject: "bench".into(), ..Default::default() }];
+        config.auth.api_keys = vec![actix_mcp::config::ApiKeyConfig {
+            sha256: sha256_hex(key),
+            subject: "bench".into(),
+            ..Default::default()
+        }];
         config.events.webhooks.allow_origins = vec![origin.clone()];
         config.events.webhooks.allowed_ca_file = ca_file.to_string_lossy().into_owned();
         let server = McpServer::new(catalog, config, actix_mcp::telemetry::logging::discard()).unwrap();
@@ -186,11 +192,19 @@ fn main() {
         latencies.sort();
         println!("webhooks: {subscriptions} subscriptions x {events} events = {total} deliveries expected");
         println!("  receiver alone ({subscriptions} clients): {alone:.0} requests/s");
-        println!("  delivered: {} in {:.2} s: {rate:.0} deliveries/s ({:.0} % of the receiver alone)",
-            arrivals.len(), last.duration_since(started).as_secs_f64(), 100.0 * rate / alone);
+        println!(
+            "  delivered: {} in {:.2} s: {rate:.0} deliveries/s ({:.0} % of the receiver alone)",
+            arrivals.len(),
+            last.duration_since(started).as_secs_f64(),
+            100.0 * rate / alone
+        );
         if !latencies.is_empty() {
-            println!("  emit to receipt: p50 {:?} p99 {:?} max {:?}", percentile(&latencies, 0.5), percentile(&latencies, 0.99),
-                latencies[latencies.len() - 1]);
+            println!(
+                "  emit to receipt: p50 {:?} p99 {:?} max {:?}",
+                percentile(&latencies, 0.5),
+                percentile(&latencies, 0.99),
+                latencies[latencies.len() - 1]
+            );
         }
         handle.stop(false).await;
         let _ = std::fs::remove_dir_all(&dir);

@@ -42,7 +42,7 @@ pub mod webhook;
 
 pub use descriptor::{Delivery, EventDescriptor, InvalidDescriptor};
 pub use error::{CallbackFailure, EventError, SchemaPart};
-pub use log::{Batch, EventLog, ReadRequest};
+pub use log::{shared_position, Batch, EventLog, ReadRequest, SHARED_AHEAD_MS};
 pub use occurrence::Occurrence;
 pub use params::{PollParams, StreamParams, Subscription};
 

@@ -297,10 +297,14 @@
 //! instance mirrors it in the same order, at the same positions. A cursor
 //! minted on one instance reads on another, a stream on one hears what is
 //! emitted on another, and an instance started later replays what came
-//! before it (within the type's [`EventType::history`]). An occurrence that
-//! several instances emit with the same id within `hub.dedup_ms` (a source
-//! they all observe, like the `fs` catalog's shared directory) is added
-//! once. [`EventSource::emit`]
+//! before it (within the type's [`EventType::history`]); a poll or stream
+//! waits (at most 5 s) until its instance has read the shared history. An
+//! occurrence emitted with the source's own id
+//! ([`EventSource::emit_with_id`]) that was added already within
+//! `hub.dedup_ms` (by any instance) is not added again — a source they all
+//! observe, like the `fs` catalog's shared directory (0: no such check).
+//! A cursor from an instance that read further reads as "nothing yet" on
+//! one that has not (within 10 s of its clock), not as a gap. [`EventSource::emit`]
 //! then returns the occurrence without its cursor (the stream places it a
 //! moment later) and refuses once `events.history_queue` (1,024)
 //! occurrences wait to be added. What could not be added or read while

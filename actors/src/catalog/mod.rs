@@ -23,6 +23,7 @@ mod completing;
 pub mod context;
 pub mod error;
 mod event_reader;
+mod event_source;
 mod event_types;
 mod events;
 mod interest;
@@ -54,11 +55,11 @@ pub use body::ResourceBody;
 pub use completing::Completer;
 pub(crate) use event_reader::StreamSlot;
 pub(crate) use event_reader::{Reader, Wake};
+pub use event_source::{EventSource, WeakEventSource};
 #[cfg(feature = "webhooks")]
 pub(crate) use event_types::now_ms;
 pub use event_types::{
-    EventSource, EventType, WeakEventSource, DEFAULT_HISTORY, DEFAULT_MAX_BATCH, DEFAULT_MAX_PAYLOAD,
-    DEFAULT_NEXT_POLL, DEFAULT_RETENTION,
+    EventType, DEFAULT_HISTORY, DEFAULT_MAX_BATCH, DEFAULT_MAX_PAYLOAD, DEFAULT_NEXT_POLL, DEFAULT_RETENTION,
 };
 pub use events::{Origin, Watcher};
 pub use interest::Interest;

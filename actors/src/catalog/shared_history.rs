@@ -19,8 +19,10 @@ pub(crate) struct Relay(pub(super) mpsc::Sender<Outgoing>);
 /// What a source sends to the shared history.
 #[derive(Debug)]
 pub(crate) enum Outgoing {
-    /// An occurrence (without a cursor: the shared history places it).
-    Occurrence(Box<Occurrence>),
+    /// An occurrence (without a cursor: the shared history places it), and
+    /// whether its id is the source's own (several instances observing one
+    /// source give the same, and it is added once).
+    Occurrence(Box<Occurrence>, bool),
     /// Occurrences were lost here.
     Loss,
 }
@@ -36,8 +38,23 @@ impl EventType {
         }
         let mut log = self.log();
         let (capacity, retention_ms) = log.bounds();
-        *log = EventLog::new(epoch, capacity, retention_ms);
+        *log = EventLog::shared(epoch, capacity, retention_ms);
+        self.ready.send_replace(false);
         true
+    }
+
+    /// The shared history was read: readers may start ([`EventType::ready`]).
+    pub(crate) fn mirrored(&self) {
+        self.ready.send_replace(true);
+    }
+
+    /// Waits, at most `within`, until the type's history can be read: at
+    /// once unless it is shared and not read yet (a reader starting before
+    /// would take what the shared history already held for new). False
+    /// when it is still not.
+    pub(crate) async fn ready(&self, within: std::time::Duration) -> bool {
+        let mut ready = self.ready.subscribe();
+        tokio::time::timeout(within, ready.wait_for(|ready| *ready)).await.is_ok_and(|r| r.is_ok())
     }
 
     /// Mirrors the shared history's entry at `seq` (`None`: a loss),
@@ -59,19 +76,33 @@ impl EventType {
     /// Marks a loss in this instance's mirror only (the shared history
     /// could not be written or read for a while).
     pub(crate) fn lose_here(&self) {
-        self.log().lose(super::now_ms());
+        self.log().gap(super::now_ms());
         self.wake_readers();
+    }
+
+    /// Readers from before position `seq` missed something.
+    pub(crate) fn forget_before(&self, seq: u64) {
+        self.log().forget_before(seq);
     }
 
     /// Sends `occurrence` to the shared history, when there is one: the
     /// answer `emit` gives (the occurrence, without its cursor; or a
     /// refusal when the queue is full).
-    pub(super) fn send_shared(&self, occurrence: &Occurrence) -> Option<Result<Occurrence, CatalogError>> {
+    pub(super) fn send_shared(
+        &self,
+        occurrence: &Occurrence,
+        stable: bool,
+    ) -> Option<Result<Occurrence, CatalogError>> {
         let Relay(relay) = self.relay.get()?;
         let name = &self.descriptor().name;
-        Some(match relay.try_send(Outgoing::Occurrence(Box::new(occurrence.clone()))) {
+        Some(match relay.try_send(Outgoing::Occurrence(Box::new(occurrence.clone()), stable)) {
             Ok(()) => Ok(occurrence.clone()),
-            Err(_) => Err(CatalogError(format!("the shared history of `{name}` is not keeping up; not emitted"))),
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                Err(CatalogError(format!("the shared history of `{name}` is not keeping up; not emitted")))
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                Err(CatalogError(format!("the shared history of `{name}` is not served any more; not emitted")))
+            }
         })
     }
 

@@ -4,8 +4,8 @@
 //! a source emits on any instance is added to the stream (by a writer task
 //! draining a bounded queue); every instance tails the stream and mirrors
 //! it into the type's log, at positions derived from the stream's entry ids
-//! (milliseconds × 2²⁰ + sequence), under an epoch derived from the stream's
-//! key — so cursors agree across instances, and every instance sees the
+//! ([`shared_position`](mcp_protocol::events::shared_position)), under an
+//! epoch derived from the stream's key — so cursors agree across instances, and every instance sees the
 //! occurrences in the same order. The history is shared from the moment the
 //! server is built (what is emitted from then on goes to the stream), and
 //! mirrored as soon as the stream is read.
@@ -33,10 +33,11 @@ const RETRY: Duration = Duration::from_millis(500);
 
 /// Shares the history of every event type `catalog` serves now through
 /// `[redis]` under `hub.redis_channel_prefix`, each emission queue holding
-/// at most `events.history_queue` occurrences; an occurrence whose id was
-/// added by another instance within `hub.dedup_ms` is added once (a source
-/// every instance observes, like a shared directory). The tasks run on an
-/// arbiter of their own.
+/// at most `events.history_queue` occurrences; an occurrence emitted with
+/// the source's own id ([`EventSource::emit_with_id`](crate::catalog::EventSource::emit_with_id))
+/// that was added already within `hub.dedup_ms` (by any instance) is not
+/// added again (a source every instance observes, like a shared directory;
+/// 0: no such check). The tasks run on an arbiter of their own.
 pub(crate) fn share_histories(catalog: &Catalog, config: &crate::config::Config, log: &Logger) -> Result<(), String> {
     let (target, prefix) = (&config.redis_target(), config.hub.redis_channel_prefix.as_str());
     let (queue, dedup_ms) = (config.events.history_queue, config.hub.dedup_ms);
@@ -89,41 +90,22 @@ impl Share {
         while let Some(next) = outgoing.recv().await {
             let key = self.stream.clone();
             let added = match next {
-                Outgoing::Occurrence(o) => {
+                Outgoing::Occurrence(o, true) if self.dedup_ms > 0 => {
                     let seen = format!("{key}:seen:{}", o.event_id);
                     let body = serde_json::to_string(&o).unwrap_or_default();
-                    let dedup_ms = self.dedup_ms.max(1);
+                    let dedup_ms = self.dedup_ms;
                     writes
                         .with_connection(move |mut con| async move {
-                            let eval = redis::cmd("EVAL")
-                                .arg(ADD_ONCE)
-                                .arg(2)
-                                .arg(&key)
-                                .arg(&seen)
-                                .arg(&body)
-                                .arg(capacity)
-                                .arg(dedup_ms)
-                                .clone();
+                            let mut eval = redis::cmd("EVAL");
+                            eval.arg(ADD_ONCE).arg(2).arg(&key).arg(&seen).arg(&body).arg(capacity).arg(dedup_ms);
                             eval.query_async::<Option<String>>(&mut con).await.map(drop)
                         })
                         .await
                 }
-                Outgoing::Loss => {
-                    writes
-                        .with_connection(move |mut con| async move {
-                            let trim = redis::streams::StreamMaxlen::Approx(capacity);
-                            redis::AsyncCommands::xadd_maxlen::<_, _, _, _, String>(
-                                &mut con,
-                                key,
-                                trim,
-                                "*",
-                                &[("lost", "1")],
-                            )
-                            .await
-                            .map(drop)
-                        })
-                        .await
+                Outgoing::Occurrence(o, _) => {
+                    add(&writes, key, capacity, ("o", serde_json::to_string(&o).unwrap_or_default())).await
                 }
+                Outgoing::Loss => add(&writes, key, capacity, ("lost", "1".to_owned())).await,
             };
             if let Err(e) = added {
                 warn!(self.log, "an occurrence could not be added to the shared history: lost"; "error" => %e);
@@ -194,10 +176,17 @@ impl Share {
             .await?;
         let Some(event_type) = self.event_type.upgrade() else { return Ok("0-0".into()) };
         let mut last = "0-0".to_owned();
+        // A full page: the stream may hold older entries this mirror lacks.
+        if newest.ids.len() >= capacity
+            && let Some((first, _)) = newest.ids.last().and_then(|e| position(&e.id))
+        {
+            event_type.forget_before(first);
+        }
         for entry in newest.ids.iter().rev() {
             mirror(&event_type, entry);
             last = entry.id.clone();
         }
+        event_type.mirrored();
         Ok(last)
     }
 }
@@ -207,6 +196,22 @@ impl Share {
 fn epoch_of(stream: &str) -> u64 {
     let digest = hmac_sha256::Hash::hash(stream.as_bytes());
     u64::from_be_bytes(digest[..8].try_into().unwrap_or_default()) >> 1
+}
+
+/// Adds one entry of one field to the stream `key`, trimmed to about
+/// `capacity` entries.
+async fn add(
+    writes: &RedisLink,
+    key: String,
+    capacity: usize,
+    field: (&'static str, String),
+) -> redis::RedisResult<()> {
+    writes
+        .with_connection(move |mut con| async move {
+            let trim = redis::streams::StreamMaxlen::Approx(capacity);
+            redis::AsyncCommands::xadd_maxlen::<_, _, _, _, String>(&mut con, key, trim, "*", &[field]).await.map(drop)
+        })
+        .await
 }
 
 /// One stream entry into the type's log.
@@ -221,7 +226,7 @@ fn mirror(event_type: &EventType, entry: &StreamId) {
 fn position(id: &str) -> Option<(u64, u64)> {
     let (ms, seq) = id.split_once('-')?;
     let (ms, seq): (u64, u64) = (ms.parse().ok()?, seq.parse().ok()?);
-    Some(((ms << 20) | seq.min((1 << 20) - 1), ms))
+    Some((mcp_protocol::events::shared_position(ms, seq), ms))
 }
 
 #[cfg(test)]

@@ -117,9 +117,15 @@ impl McpService {
         self.finish_page("events", page, Some(self.list_hints(&ctx, None))).map(Answer::Tree)
     }
 
-    /// The type a subscription names, or `-32011`.
-    pub(super) fn served_event_type(&self, name: &str) -> Result<Arc<EventType>, HandlerError> {
-        self.catalog.event_type(name).ok_or_else(|| refused(EventError::UnknownEvent(name.to_owned())))
+    /// The type a subscription names, or `-32011`; once its history can be
+    /// read (a shared one not read yet is waited for, at most 5 s).
+    pub(super) async fn served_event_type(&self, name: &str) -> Result<Arc<EventType>, HandlerError> {
+        let event_type =
+            self.catalog.event_type(name).ok_or_else(|| refused(EventError::UnknownEvent(name.to_owned())))?;
+        if !event_type.ready(Duration::from_secs(5)).await {
+            return Err(HandlerError::internal(format!("the shared history of `{name}` could not be read yet")));
+        }
+        Ok(event_type)
     }
 
     /// What the history holds after the cursor; when that is nothing (and
@@ -128,7 +134,7 @@ impl McpService {
     /// something does.
     pub(super) async fn poll_events(&self, p: PollParams, _ctx: RequestContext) -> Result<Answer, HandlerError> {
         offered(self.catalog.serves_events(), method::EVENTS_POLL)?;
-        let event_type = self.served_event_type(&p.subscription.name)?;
+        let event_type = self.served_event_type(&p.subscription.name).await?;
         let mut reader = Reader::open(&event_type, &p.subscription, Delivery::Poll).map_err(refused)?;
         let max_events = event_type.batch_for(p.max_events);
         let mut batch = reader.read(max_events);
@@ -155,7 +161,7 @@ impl McpService {
     /// can no longer replay is a gap (`active`, `truncated: true`).
     pub(super) async fn stream_events(&self, p: StreamParams, ctx: RequestContext) -> Result<Answer, HandlerError> {
         offered(self.catalog.serves_events(), method::EVENTS_STREAM)?;
-        let event_type = self.served_event_type(&p.subscription.name)?;
+        let event_type = self.served_event_type(&p.subscription.name).await?;
         let reader = Reader::open(&event_type, &p.subscription, Delivery::Push).map_err(refused)?;
         // The type's cap first: a refusal by it takes no place of the server's.
         let _type_slot = StreamSlot::of_type(&event_type).map_err(refused)?;

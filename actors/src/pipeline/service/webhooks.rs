@@ -43,7 +43,7 @@ impl McpService {
     ) -> Result<Answer, HandlerError> {
         offered(self.catalog.serves_events(), method::EVENTS_SUBSCRIBE)?;
         let principal = principal(&ctx)?;
-        let event_type = self.served_event_type(&p.subscription.name)?;
+        let event_type = self.served_event_type(&p.subscription.name).await?;
         let reader = crate::catalog::Reader::open(&event_type, &p.subscription, Delivery::Webhook).map_err(refused)?;
         let page = event_type.batch_for(None);
         let answer = self.subscribe_webhook(principal, p, reader, page).await?;
