@@ -6,6 +6,9 @@
 //! one instance reads on another, and a stream on one hears what was
 //! emitted on another.
 
+// Without the `redis` feature nothing shares a history: the hooks stay unused.
+#![cfg_attr(not(feature = "redis"), allow(dead_code))]
+
 use mcp_protocol::events::{EventLog, Occurrence};
 use tokio::sync::mpsc;
 
@@ -76,7 +79,7 @@ impl EventType {
     /// Marks a loss in this instance's mirror only (the shared history
     /// could not be written or read for a while).
     pub(crate) fn lose_here(&self) {
-        self.log().gap(super::now_ms());
+        self.log().gap(super::event_types::now_ms());
         self.wake_readers();
     }
 
