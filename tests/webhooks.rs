@@ -328,6 +328,9 @@ async fn lifetimes_are_clamped_never_unbounded_and_caps_refuse_with_their_limit(
     absent.as_object_mut().unwrap().remove("ttlMs");
     let absent = call(&s.server.url, Some(ANN), "events/subscribe", absent).await;
     granted(&absent, (1_790_000, 1_810_000)); // default_ttl_ms
+                                              // Any number is a suggestion: 1e20 is clamped to max_ttl_ms like null.
+    let huge = call(&s.server.url, Some(BOB), "events/subscribe", ttl(json!(1e20), "t9")).await;
+    granted(&huge, (86_390_000, 86_410_000));
     let full = call(&s.server.url, Some(ANN), "events/subscribe", ttl(json!(2_592_000_000u64), "t3")).await;
     assert_eq!(full["error"]["code"], -32013, "{full}");
     assert_eq!(full["error"]["data"], json!({"limit": "webhook_subscriptions_per_caller", "max": 3}));
@@ -367,6 +370,7 @@ async fn what_cannot_be_subscribed_is_refused_with_the_designs_codes() {
         (subscribe_params("mail", &ok.replace("https:", "http:"), &secret(1)), -32602, None),
         (subscribe_params("mail", &ok, "whsec_AAAAAAAAAAA="), -32602, None),
         (json!({"name": "mail", "arguments": {"from": 7}, "delivery": {"url": ok, "secret": secret(1)}}), -32602, None),
+        (subscribe_params("mail", &ok.replace("https://", "https://user:pw@"), &secret(1)), -32602, None),
     ];
     for (params, code, data) in cases {
         let refused = call(url, Some(ANN), "events/subscribe", params.clone()).await;
@@ -376,6 +380,13 @@ async fn what_cannot_be_subscribed_is_refused_with_the_designs_codes() {
         }
     }
     assert!(s.receiver.received("/ok/r").is_empty(), "no refused subscription reached the callback");
+    // An unknown type's unsubscribe names the type, not a derived id.
+    let unknown = call(url, Some(ANN), "events/unsubscribe", json!({"name": "nope", "delivery": {"url": ok}})).await;
+    assert_eq!(unknown["error"]["data"], json!({"kind": "event"}), "{unknown}");
+    // A fragment is never sent: it names the same subscription.
+    let plain = subscribe(&s, ANN, &ok, &secret(1)).await;
+    let fragment = subscribe(&s, ANN, &format!("{ok}#x"), &secret(1)).await;
+    assert_eq!(plain["result"]["id"], fragment["result"]["id"], "{fragment}");
     s.server.stop().await;
     s.receiver.stop().await;
 }
@@ -537,5 +548,11 @@ async fn challenges_at_once_are_capped_and_the_test_controls_are_off_by_default(
     let result = &refused.response()["result"];
     assert_eq!(result["isError"], true, "{}", refused.raw);
     assert!(result["content"][0]["text"].as_str().unwrap_or_default().contains("test_controls"), "{}", refused.raw);
+    // So is every control that acts on a type's subscriptions.
+    for tool in ["events_conformance_terminate", "events_conformance_yield_gap", "events_conformance_yield_error"] {
+        let body = request(json!(2), "tools/call", json!({"name": tool, "arguments": {"name": "clock.tick"}}));
+        let answer = post(&everything.url, &body).await;
+        assert_eq!(answer.response()["result"]["isError"], true, "{tool}: {}", answer.raw);
+    }
     everything.stop().await;
 }

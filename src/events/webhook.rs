@@ -151,9 +151,19 @@ struct UnsubscribeWire {
     delivery: DeliveryWire,
 }
 
-/// `Some(None)` for an explicit null, `None` (by `default`) when absent.
+/// `Some(None)` for an explicit null, `None` (by `default`) when absent; any
+/// number is a suggestion, clamped (the design has no refusal of a TTL):
+/// below 0 is 0, past 2^64-1 (or fractional) is rounded into range.
 fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Option<u64>>, D::Error> {
-    Option::<u64>::deserialize(deserializer).map(Some)
+    match Option::<serde_json::Number>::deserialize(deserializer)? {
+        None => Ok(Some(None)),
+        Some(n) => Ok(Some(Some(match (n.as_u64(), n.as_f64()) {
+            (Some(ms), _) => ms,
+            // `as` saturates: negative is 0, too large is u64::MAX.
+            (None, Some(ms)) => ms as u64,
+            (None, None) => 0,
+        }))),
+    }
 }
 
 impl DeliveryWire {
@@ -301,6 +311,11 @@ mod tests {
         assert_eq!(SubscribeParams::from_params(Some(&bare)).unwrap().ttl, Ttl::Default);
         let forever = json!({"name": "e", "ttlMs": null, "delivery": {"url": "https://h/", "secret": secret32()}});
         assert_eq!(SubscribeParams::from_params(Some(&forever)).unwrap().ttl, Ttl::Forever);
+        // Any number is a suggestion to clamp, never a refusal.
+        for (ttl, read) in [(json!(-5), 0), (json!(1e20), u64::MAX), (json!(1.5), 1), (json!(0), 0)] {
+            let p = json!({"name": "e", "ttlMs": ttl, "delivery": {"url": "https://h/", "secret": secret32()}});
+            assert_eq!(SubscribeParams::from_params(Some(&p)).unwrap().ttl, Ttl::Ms(read), "{ttl}");
+        }
     }
 
     #[test]
@@ -317,7 +332,7 @@ mod tests {
             (json!({"name": "e", "delivery": {"url": "https://h/", "secret": short}}), "24 to 64"),
             (json!({"name": "e", "delivery": {"url": "https://h/", "secret": long}}), "24 to 64"),
             (json!({"name": "e", "delivery": {"mode": "push", "url": "https://h/", "secret": good}}), "delivery.mode"),
-            (json!({"name": "e", "ttlMs": -5, "delivery": {"url": "https://h/", "secret": good}}), "ttlMs"),
+            (json!({"name": "e", "ttlMs": "soon", "delivery": {"url": "https://h/", "secret": good}}), "ttlMs"),
             (json!({"name": "e"}), "delivery"),
             (json!({"delivery": {"url": "https://h/", "secret": good}}), "name"),
         ];

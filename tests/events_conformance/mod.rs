@@ -230,7 +230,10 @@ async fn events_poll_scenario() {
 async fn events_push_scenario() {
     // The default page size: the suite reads one page of `tools/list` to find
     // its diagnostic controls.
-    let srv = common::TestServer::everything_with(|c| c.events.heartbeat_ms = HEARTBEAT_MS);
+    let srv = common::TestServer::everything_with(|c| {
+        c.events.heartbeat_ms = HEARTBEAT_MS;
+        c.events.test_controls = true;
+    });
     let mut checks = push_scenario(&srv.url).await;
     checks.push(wire_check());
     srv.stop().await;
@@ -349,7 +352,7 @@ fn webhook_server(receiver: &common::receiver::Receiver) -> common::TestServer {
         c.auth.mode = actix_mcp::config::AuthMode::ApiKey;
         c.auth.api_keys = vec![key(RUN_KEY, "conformance"), key(OTHER_KEY, "tenant-b")];
         c.events.webhooks.allowed_ca_file = ca;
-        c.events.webhooks.test_controls = true;
+        c.events.test_controls = true;
     })
 }
 

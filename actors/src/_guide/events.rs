@@ -12,9 +12,9 @@
 //! ## Trying it
 //!
 //! The built-in catalogs serve event types: `--catalog everything` has
-//! `clock.tick` (poll and push, ticks once a second; `every` lets through
-//! every n-th), `limited.tick` (push, two streams at most) and
-//! `signal.fired` (poll and push, fired by the `fire_event` tool), and the
+//! `clock.tick` (poll, push and webhook, ticks once a second; `every` lets
+//! through every n-th), `limited.tick` (push, two streams at most) and
+//! `signal.fired` (poll, push and webhook, fired by the `fire_event` tool), and the
 //! default `fs` catalog has `file.changed` (a served file created, changed
 //! or removed; `under` a directory, `change` one kind). The command-line
 //! client speaks the extension:
@@ -217,28 +217,33 @@
 //!   "cursor": null, "ttlMs": 3600000}}
 //! ```
 //!
-//! - Webhook subscriptions need an authenticated caller (`auth.mode`):
-//!   without one, `-32012`. The subscription is the caller's: its key is
+//! - Webhook subscriptions need an authenticated caller: with `auth.mode`
+//!   on, a request without credentials is refused before any method (401);
+//!   with it off, `events/subscribe` and `events/unsubscribe` answer
+//!   `-32012`. The subscription is the caller's: its key is
 //!   (principal, callback URL, event type, arguments), and its `id`
 //!   (`sub_` and 16 hex digits) is derived from the key, so the same key
 //!   always names the same subscription. The `id` is never accepted as
 //!   input.
-//! - The callback must be `https`, the secret `whsec_` and the Base64 of 24
-//!   to 64 bytes (otherwise `-32602` naming the member). Before its first
+//! - The callback must be an `https` URL without credentials (a fragment
+//!   is dropped), the secret `whsec_` and the Base64 of 24 to 64 bytes
+//!   (otherwise `-32602` naming the member). Before its first
 //!   delivery the callback is challenged: it receives a signed
 //!   `{"type": "verification", "challenge": "…"}` and must answer 2xx with
 //!   `{"challenge": "…"}` (the same). A callback that answers otherwise is
 //!   refused with `-32015` and `data.reason` `challenge_failed`; one that
 //!   cannot be reached with `connection_refused`, `timeout` or `tls_error`;
-//!   one that answers an error status with `http_4xx` or `http_5xx`. A
-//!   callback that answered is not challenged again for the same caller for
+//!   one that answers an error status (or a redirect, never followed) with
+//!   `http_4xx` or `http_5xx`. A callback URL that answered is not
+//!   challenged again for the same caller for
 //!   `events.webhooks.verified_ttl_ms` (a day). At most
 //!   `events.webhooks.max_challenges` (64) callbacks are challenged at once
 //!   (`-32013`, `{"limit": "webhook_challenges"}` past them); caps on
 //!   subscriptions: `max_subscriptions` (10,000) and
 //!   `max_subscriptions_per_caller` (100).
 //! - The answer: `{"id", "refreshBefore", "cursor", "truncated"}`. The
-//!   lifetime granted is the suggested `ttlMs` clamped to
+//!   lifetime granted is the suggested `ttlMs` (any number; never refused)
+//!   clamped to
 //!   `events.webhooks.min_ttl_ms`..`max_ttl_ms` (a minute to a day;
 //!   `default_ttl_ms`, 30 minutes, without one); `ttlMs: null` (no expiry)
 //!   gets `max_ttl_ms` — subscriptions are not kept across a restart. Subscribing again with
@@ -246,7 +251,8 @@
 //!   new secret (the old one still signs beside it for
 //!   `secret_grace_ms`, 10 minutes), the new lifetime, delivery resumed if
 //!   it was suspended, and `deliveryStatus` (`active`, `lastDeliveryAt`,
-//!   `lastError`, `failedSince`) in the answer. `events/unsubscribe`
+//!   `lastError`, `failedSince`) in the answer — as it stood before this
+//!   refresh (`active: false`: it was suspended, and resumes now). `events/unsubscribe`
 //!   (`name`, `arguments`, `delivery.url`) ends it; a key not held is
 //!   `-32011` with `data: {"kind": "subscription"}`.
 //! - Each delivery is a POST of the occurrence (`eventId`, `name`,
@@ -263,11 +269,14 @@
 //!   default: `retry_base_ms` times 4 each time, `max_attempts` 4 in all,
 //!   within `retry_window_ms`) without holding later occurrences back; each
 //!   attempt is signed for its own time. A 410 or a 413 is never retried.
+//!   An occurrence given up on is not announced (no `gap` body): the
+//!   `cursor` of later deliveries moves past it.
 //!   Redirects are never followed. A body waiting for another attempt is
 //!   held within `max_held_bytes` (64 MiB) server-wide. When at least
 //!   `suspend_min_attempts`
-//!   attempts within `suspend_window_ms` failed at `suspend_failure_percent`
-//!   or more, delivery is suspended until the next refresh; what the history
+//!   attempts within `suspend_window_ms` (an hour, successes included)
+//!   failed at `suspend_failure_percent` or more, delivery is suspended
+//!   until the next refresh; what the history
 //!   no longer holds by then is a `gap`.
 //! - Callbacks are resolved at each connection, and an address that is not
 //!   publicly routable — loopback, private, link-local, shared, metadata,
@@ -284,9 +293,9 @@
 //!   gap, [`Webhooks::state`] says whether it is active or suspended.
 //!   Removing the event type, or [`EventSource::terminate`], ends every
 //!   subscription of it with a `terminated` body. The everything catalog's
-//!   `events_conformance_*` webhook controls act only with
-//!   `events.webhooks.test_controls = true`: they let any caller allow a
-//!   callback origin.
+//!   `events_conformance_*` controls (but the read-only `_quota`) act only
+//!   with `events.test_controls = true`: they let any caller end every
+//!   subscription of a type or allow a callback origin.
 //!
 //! ## Several instances
 //!

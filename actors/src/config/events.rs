@@ -45,6 +45,11 @@ pub struct EventsConfig {
     /// With a shared history, at most this many emitted occurrences of a
     /// type wait to be added to it; past that, `emit` refuses. Default: 1024.
     pub history_queue: usize,
+    /// Whether the everything catalog's `events_conformance_*` controls act
+    /// (they let any caller end every subscription of a type, allow a
+    /// webhook callback origin, send a gap): for conformance runs only.
+    /// Default: false.
+    pub test_controls: bool,
     /// Webhook subscriptions (`events/subscribe`).
     pub webhooks: super::webhooks::WebhooksConfig,
 }
@@ -83,6 +88,7 @@ impl Default for EventsConfig {
             max_streams_per_caller: 0,
             history: EventsHistory::Auto,
             history_queue: 1024,
+            test_controls: false,
             webhooks: Default::default(),
         }
     }

@@ -71,10 +71,6 @@ pub struct WebhooksConfig {
     /// The longest callback URL, in bytes; a longer one is `-32602`.
     /// Default: 2048.
     pub max_url_bytes: usize,
-    /// Whether the everything catalog's `events_conformance_*` webhook
-    /// controls act (they let any caller allow a callback origin, send a
-    /// gap, end a subscription): for conformance runs only. Default: false.
-    pub test_controls: bool,
     /// A callback that answered the verification challenge is not
     /// challenged again for the same principal within this many ms.
     /// Default: 86400000 (a day).
@@ -114,7 +110,6 @@ impl Default for WebhooksConfig {
             max_held_bytes: 64 * 1024 * 1024,
             max_challenges: 64,
             max_url_bytes: 2048,
-            test_controls: false,
             allow_origins: Vec::new(),
             allowed_ca_file: String::new(),
         }

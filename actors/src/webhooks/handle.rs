@@ -65,22 +65,24 @@ impl Webhooks {
         self.0.poster.as_ref().map_err(Clone::clone)?.allow(origin)
     }
 
-    /// Whether the everything catalog's webhook controls act
-    /// (`events.webhooks.test_controls`).
-    pub fn test_controls(&self) -> bool {
-        self.0.config.test_controls
-    }
-
     /// `url` as subscriptions are keyed by it: parsed, its scheme and host
-    /// in lower case, the default port left out; `-32602` when it is not
-    /// an `https` URL with a host or is longer than `max_url_bytes`.
+    /// in lower case, the default port and any fragment left out; `-32602`
+    /// when it is not an `https` URL with a host, carries credentials, or
+    /// is longer than `max_url_bytes`.
     pub(crate) fn callback(&self, url: &str) -> Result<url::Url, EventError> {
         let max = self.0.config.max_url_bytes;
         if url.len() > max {
             return Err(EventError::InvalidParams(format!("delivery.url is longer than {max} bytes")));
         }
         match url::Url::parse(url) {
-            Ok(parsed) if parsed.scheme() == "https" && parsed.host().is_some() => Ok(parsed),
+            Ok(parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
+                Err(EventError::InvalidParams("delivery.url must not carry credentials (user:password@)".into()))
+            }
+            Ok(mut parsed) if parsed.scheme() == "https" && parsed.host().is_some() => {
+                // Never sent: a fragment does not make another callback.
+                parsed.set_fragment(None);
+                Ok(parsed)
+            }
             _ => Err(EventError::InvalidParams("delivery.url is not an https URL with a host".into())),
         }
     }

@@ -148,6 +148,19 @@ fn controls(c: &Catalog) -> Result<(), CatalogError> {
     ))
 }
 
+/// In a catalog's shared state when the server lets the
+/// `events_conformance_*` controls act (`events.test_controls`).
+#[derive(Debug, Clone, Copy)]
+pub struct TestControls;
+
+/// Whether the controls act; the answer that says they do not.
+pub(super) fn controls_on(ctx: &crate::catalog::context::RequestContext) -> Result<(), CallToolResult> {
+    match ctx.state::<TestControls>() {
+        Ok(_) => Ok(()),
+        Err(_) => Err(CallToolResult::error("the events_conformance controls are off (events.test_controls = false)")),
+    }
+}
+
 fn control(c: &Catalog, name: &str, description: &str, act: fn(&EventSource)) -> Result<(), CatalogError> {
     let schema = json!({
         "type": "object",
@@ -155,6 +168,9 @@ fn control(c: &Catalog, name: &str, description: &str, act: fn(&EventSource)) ->
         "required": ["name"],
     });
     c.add_tool(Tool::raw(name, description, schema, move |args: Map<String, Value>, ctx| async move {
+        if let Err(off) = controls_on(&ctx) {
+            return Ok(off);
+        }
         let name = args.get("name").and_then(Value::as_str).unwrap_or_default();
         Ok(match ctx.catalog().event_source(name) {
             Some(source) => {

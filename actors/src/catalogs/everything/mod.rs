@@ -20,6 +20,7 @@ mod triggers;
 #[cfg(feature = "webhooks")]
 mod webhook_controls;
 
+pub use events::TestControls;
 pub use helpers::{wav_bytes, EchoArgs, SleepArgs, PNG_BASE64};
 
 use crate::catalog::{Catalog, CatalogError};

@@ -3,7 +3,7 @@
 //! past the address guard (a receiver on loopback; it is still challenged
 //! before any delivery), send a subscription a `gap` or end it, and say
 //! where one stands. They serve conformance runs, and act only where
-//! `events.webhooks.test_controls` is on: any caller may use them.
+//! `events.test_controls` is on: any caller may use them.
 
 use mcp_protocol::events::EventError;
 use mcp_protocol::model::tools::CallToolResult;
@@ -21,14 +21,11 @@ fn schema(member: &str) -> Value {
     json!({"type": "object", "properties": {member: {"type": "string"}}, "required": [member]})
 }
 
-/// The server's webhooks, when its `events.webhooks.test_controls` lets
-/// these controls act.
+/// The server's webhooks, when its `events.test_controls` lets these
+/// controls act.
 fn webhooks(ctx: &RequestContext) -> Result<std::sync::Arc<Webhooks>, CallToolResult> {
-    let webhooks = ctx.state::<Webhooks>().map_err(|_| CallToolResult::error("this server delivers no webhooks"))?;
-    if !webhooks.test_controls() {
-        return Err(CallToolResult::error("the webhook controls are off (events.webhooks.test_controls = false)"));
-    }
-    Ok(webhooks)
+    super::events::controls_on(ctx)?;
+    ctx.state::<Webhooks>().map_err(|_| CallToolResult::error("this server delivers no webhooks"))
 }
 
 pub(super) fn controls(c: &Catalog) -> Result<(), CatalogError> {

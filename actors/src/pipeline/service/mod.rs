@@ -136,6 +136,9 @@ impl McpService {
         let tasks = config.tasks.enabled.then(|| Arc::new(task_service(config, clock.clone(), log)));
         #[cfg(feature = "webhooks")]
         let webhooks = webhooks::handle(&catalog, config);
+        if config.events.test_controls {
+            catalog.set_state(crate::catalogs::everything::TestControls);
+        }
         McpService {
             sealer,
             max_input_rounds: config.legacy.max_input_rounds.max(1),

@@ -57,6 +57,9 @@ impl McpService {
     ) -> Result<Answer, HandlerError> {
         offered(self.catalog.serves_events(), method::EVENTS_UNSUBSCRIBE)?;
         let principal = principal(&ctx)?;
+        if self.catalog.event_type(&p.name).is_none() {
+            return Err(refused(EventError::UnknownEvent(p.name)));
+        }
         self.unsubscribe_webhook(principal, p).await?;
         self.finish(&serde_json::json!({}), None).map(Answer::Tree)
     }
