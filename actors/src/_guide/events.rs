@@ -286,11 +286,11 @@
 //!   `events.webhooks.allow_origins` (a receiver on a private network; it
 //!   is still challenged). `allowed_ca_file` names the CA bundle trusted
 //!   for those origins only.
-//! - A server's [`Webhooks`] handle is in the catalog's shared state
+//! - A server's `actix_mcp::webhooks::Webhooks` handle is in the catalog's shared state
 //!   (`ctx.state::<Webhooks>()` in a tool) when the catalog served event
-//!   types at start: [`Webhooks::terminate`] ends a subscription (say, its
-//!   caller's access was revoked), [`Webhooks::gap`] tells a callback of a
-//!   gap, [`Webhooks::state`] says whether it is active or suspended.
+//!   types at start: `Webhooks::terminate` ends a subscription (say, its
+//!   caller's access was revoked), `Webhooks::gap` tells a callback of a
+//!   gap, `Webhooks::state` says whether it is active or suspended.
 //!   Removing the event type, or [`EventSource::terminate`], ends every
 //!   subscription of it with a `terminated` body. The everything catalog's
 //!   `events_conformance_*` controls (but the read-only `_quota`) act only
@@ -342,7 +342,3 @@
 //! [`EventType::next_poll`]: crate::catalog::EventType::next_poll
 //! [`EventType::history`]: crate::catalog::EventType::history
 //! [`Delivery::Webhook`]: crate::prelude::Delivery::Webhook
-//! [`Webhooks`]: crate::webhooks::Webhooks
-//! [`Webhooks::terminate`]: crate::webhooks::Webhooks::terminate
-//! [`Webhooks::gap`]: crate::webhooks::Webhooks::gap
-//! [`Webhooks::state`]: crate::webhooks::Webhooks::state
