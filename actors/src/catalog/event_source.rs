@@ -2,15 +2,17 @@
 //! through — from a handler, a background task or anything else that holds
 //! it — and reports losses, failures and the end of subscriptions with.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use mcp_protocol::events::{EventError, Occurrence};
+use mcp_protocol::events::{EventDescriptor, EventError, Occurrence};
+use mcp_protocol::subscription::Event;
 use mcp_protocol::ErrorData;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::event_types::{now_ms, EventType};
-use super::CatalogError;
+use super::event_types::{now_ms, EventType, EventTypes};
+use super::{Catalog, CatalogError};
 
 /// The handle occurrences of one event type are emitted through. Cheap to
 /// clone; every clone emits into the same history.
@@ -111,5 +113,77 @@ impl WeakEventSource {
     /// The source, while something (the catalog, a stream) still holds its type.
     pub fn upgrade(&self) -> Option<EventSource> {
         self.0.upgrade().map(EventSource)
+    }
+}
+
+impl Catalog {
+    /// Adds an event type and returns the source its occurrences are
+    /// emitted through; listeners that opted into `eventsListChanged` are
+    /// told. Refused, naming it: a descriptor that breaks the
+    /// rules of `events/list` (an empty name or description, no delivery
+    /// mode) and a name already taken.
+    pub fn add_event_type(&self, event_type: EventType) -> Result<EventSource, CatalogError> {
+        event_type.descriptor().validate().map_err(|e| CatalogError(e.0))?;
+        let name = event_type.descriptor().name.clone();
+        let event_type = Arc::new(event_type);
+        let mut taken = false;
+        self.event_types.rcu(|types| {
+            let mut types = EventTypes::clone(types);
+            taken = types.contains_key(&name);
+            if !taken {
+                types.insert(name.clone(), event_type.clone());
+            }
+            types
+        });
+        if taken {
+            return Err(CatalogError(format!("an event type named `{name}` is already served")));
+        }
+        self.emit(Event::EventsListChanged);
+        Ok(EventSource(event_type))
+    }
+
+    /// Whether the server declares the Events extension: an event type was added.
+    pub fn serves_events(&self) -> bool {
+        !self.event_types.load().is_empty()
+    }
+
+    /// Stops serving the event type `name` and returns its source: each
+    /// live stream of it ends with `notifications/events/terminated`
+    /// (`-32011`, `{"kind":"event"}`), a poll of it is `-32011`, and
+    /// listeners that opted into `eventsListChanged` are told. Emitting
+    /// through the returned source reaches no one.
+    pub fn remove_event_type(&self, name: &str) -> Option<EventSource> {
+        let mut removed = None;
+        self.event_types.rcu(|types| {
+            let mut types = EventTypes::clone(types);
+            removed = types.remove(name);
+            types
+        });
+        let removed = removed?;
+        removed.removed.store(true, Ordering::Release);
+        removed.end_streams(EventError::UnknownEvent(name.to_owned()));
+        self.emit(Event::EventsListChanged);
+        Some(EventSource(removed))
+    }
+
+    /// The source of the event type `name`, if one is served.
+    pub fn event_source(&self, name: &str) -> Option<EventSource> {
+        self.event_type(name).map(EventSource)
+    }
+
+    /// The event type `name`, if one is served.
+    pub(crate) fn event_type(&self, name: &str) -> Option<Arc<EventType>> {
+        self.event_types.load().get(name).cloned()
+    }
+
+    /// Every event type served now.
+    #[cfg(feature = "redis")]
+    pub(crate) fn event_types(&self) -> Vec<Arc<EventType>> {
+        self.event_types.load().values().cloned().collect()
+    }
+
+    /// The descriptors of every event type, by name.
+    pub(crate) fn event_descriptors(&self) -> Vec<EventDescriptor> {
+        self.event_types.load().values().map(|t| t.descriptor().clone()).collect()
     }
 }

@@ -9,16 +9,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_protocol::events::{Delivery, EventDescriptor, EventError, EventLog, Occurrence, Subscription};
-use mcp_protocol::subscription::Event;
 use mcp_protocol::ErrorData;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::event_source::EventSource;
 use super::outcome::object_schema;
-use super::shared_history::Relay;
-use super::{Catalog, CatalogError};
 use crate::facts::clock::{Clock, SystemClock};
 
 /// How many occurrences an event type keeps for replay unless told
@@ -42,6 +38,22 @@ pub(super) type Matcher = Box<dyn Fn(&Occurrence) -> bool + Send + Sync>;
 /// Reads a subscription's arguments into its matcher, or says why they do
 /// not fit the type's `inputSchema`.
 type Subscribe = dyn Fn(&Map<String, Value>) -> Result<Matcher, String> + Send + Sync;
+
+/// The queue to a shared history ([`EventType::share`](super::shared_history)).
+#[derive(Debug)]
+pub(crate) struct Relay(pub(super) tokio::sync::mpsc::Sender<Outgoing>);
+
+/// What a source sends to a shared history.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) enum Outgoing {
+    /// An occurrence (without a cursor: the shared history places it), and
+    /// whether its id is the source's own (several instances observing one
+    /// source give the same, and it is added once).
+    Occurrence(Box<Occurrence>, bool),
+    /// Occurrences were lost here.
+    Loss,
+}
 
 /// One event type: its descriptor, how its subscriptions' arguments are
 /// read, and the history of its occurrences.
@@ -85,7 +97,7 @@ pub struct EventType {
     failures: Mutex<(u64, Option<ErrorData>)>,
     /// The terminations so far (each ends the streams open then) and the last.
     ends: Mutex<(u64, Option<EventError>)>,
-    removed: AtomicBool,
+    pub(super) removed: AtomicBool,
     streams: Arc<AtomicUsize>,
     /// Where occurrences go when the history is shared.
     pub(super) relay: std::sync::OnceLock<Relay>,
@@ -183,7 +195,7 @@ impl EventType {
     }
 
     /// Occurrences whose `data` is at most `bytes` of JSON; a larger one is
-    /// refused by [`EventSource::emit`].
+    /// refused by [`EventSource::emit`](super::EventSource::emit).
     #[must_use]
     pub fn max_payload(mut self, bytes: usize) -> Self {
         self.max_payload = bytes;
@@ -279,78 +291,6 @@ impl EventType {
 
 /// The event types of a catalog, by name.
 pub(crate) type EventTypes = BTreeMap<String, Arc<EventType>>;
-
-impl Catalog {
-    /// Adds an event type and returns the source its occurrences are
-    /// emitted through; listeners that opted into `eventsListChanged` are
-    /// told. Refused, naming it: a descriptor that breaks the
-    /// rules of `events/list` (an empty name or description, no delivery
-    /// mode) and a name already taken.
-    pub fn add_event_type(&self, event_type: EventType) -> Result<EventSource, CatalogError> {
-        event_type.descriptor.validate().map_err(|e| CatalogError(e.0))?;
-        let name = event_type.descriptor.name.clone();
-        let event_type = Arc::new(event_type);
-        let mut taken = false;
-        self.event_types.rcu(|types| {
-            let mut types = EventTypes::clone(types);
-            taken = types.contains_key(&name);
-            if !taken {
-                types.insert(name.clone(), event_type.clone());
-            }
-            types
-        });
-        if taken {
-            return Err(CatalogError(format!("an event type named `{name}` is already served")));
-        }
-        self.emit(Event::EventsListChanged);
-        Ok(EventSource(event_type))
-    }
-
-    /// Whether the server declares the Events extension: an event type was added.
-    pub fn serves_events(&self) -> bool {
-        !self.event_types.load().is_empty()
-    }
-
-    /// Stops serving the event type `name` and returns its source: each
-    /// live stream of it ends with `notifications/events/terminated`
-    /// (`-32011`, `{"kind":"event"}`), a poll of it is `-32011`, and
-    /// listeners that opted into `eventsListChanged` are told. Emitting
-    /// through the returned source reaches no one.
-    pub fn remove_event_type(&self, name: &str) -> Option<EventSource> {
-        let mut removed = None;
-        self.event_types.rcu(|types| {
-            let mut types = EventTypes::clone(types);
-            removed = types.remove(name);
-            types
-        });
-        let removed = removed?;
-        removed.removed.store(true, Ordering::Release);
-        removed.end_streams(EventError::UnknownEvent(name.to_owned()));
-        self.emit(Event::EventsListChanged);
-        Some(EventSource(removed))
-    }
-
-    /// The source of the event type `name`, if one is served.
-    pub fn event_source(&self, name: &str) -> Option<EventSource> {
-        self.event_type(name).map(EventSource)
-    }
-
-    /// The event type `name`, if one is served.
-    pub(crate) fn event_type(&self, name: &str) -> Option<Arc<EventType>> {
-        self.event_types.load().get(name).cloned()
-    }
-
-    /// Every event type served now.
-    #[cfg(feature = "redis")]
-    pub(crate) fn event_types(&self) -> Vec<Arc<EventType>> {
-        self.event_types.load().values().cloned().collect()
-    }
-
-    /// The descriptors of every event type, by name.
-    pub(crate) fn event_descriptors(&self) -> Vec<EventDescriptor> {
-        self.event_types.load().values().map(|t| t.descriptor.clone()).collect()
-    }
-}
 
 fn new_log(occurrences: usize, retention: Duration) -> EventLog {
     EventLog::new(

@@ -58,6 +58,8 @@ pub(crate) use event_reader::{Reader, Wake};
 pub use event_source::{EventSource, WeakEventSource};
 #[cfg(feature = "webhooks")]
 pub(crate) use event_types::now_ms;
+#[cfg(feature = "redis")]
+pub(crate) use event_types::Outgoing;
 pub use event_types::{
     EventType, DEFAULT_HISTORY, DEFAULT_MAX_BATCH, DEFAULT_MAX_PAYLOAD, DEFAULT_NEXT_POLL, DEFAULT_RETENTION,
 };
@@ -72,8 +74,6 @@ pub use prompt::{Prompt, PromptArgs};
 pub use resolvers::{ResourceResolver, ToolResolver};
 pub use resource::Resource;
 pub use scope_rules::ScopeRules;
-#[cfg(feature = "redis")]
-pub(crate) use shared_history::Outgoing;
 pub use skill::{parse_frontmatter, parse_frontmatter_within, Skill, SkillError, SkillFile, SkillFileReader};
 pub use template::{ResourceTemplate, TemplateVars, UriPattern};
 pub use tool::{HandlerFuture, TaskSupport, Tool};

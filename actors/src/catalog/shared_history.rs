@@ -12,23 +12,8 @@
 use mcp_protocol::events::{EventLog, Occurrence};
 use tokio::sync::mpsc;
 
-use super::event_types::EventType;
+use super::event_types::{EventType, Outgoing, Relay};
 use super::CatalogError;
-
-/// The queue to a shared history.
-#[derive(Debug)]
-pub(crate) struct Relay(pub(super) mpsc::Sender<Outgoing>);
-
-/// What a source sends to the shared history.
-#[derive(Debug)]
-pub(crate) enum Outgoing {
-    /// An occurrence (without a cursor: the shared history places it), and
-    /// whether its id is the source's own (several instances observing one
-    /// source give the same, and it is added once).
-    Occurrence(Box<Occurrence>, bool),
-    /// Occurrences were lost here.
-    Loss,
-}
 
 impl EventType {
     /// From now on, this type's occurrences go to `relay`, and its log is
