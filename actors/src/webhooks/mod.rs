@@ -234,7 +234,10 @@ struct NewSubscription {
 #[rtype(result = "Result<Value, EventError>")]
 pub(crate) struct Subscribe {
     pub(crate) principal: String,
+    /// The params, their `url` as subscriptions are keyed by it.
     pub(crate) params: SubscribeParams,
+    /// That URL, parsed ([`Webhooks::callback`]).
+    pub(crate) callback: url::Url,
     pub(crate) reader: Reader,
     pub(crate) page: usize,
 }
@@ -243,13 +246,9 @@ impl Handler<Subscribe> for Subscriptions {
     type Result = ResponseActFuture<Self, Result<Value, EventError>>;
 
     fn handle(&mut self, msg: Subscribe, _: &mut Context<Self>) -> Self::Result {
-        let Subscribe { principal, params, mut reader, page } = msg;
+        let Subscribe { principal, params, callback: parsed, mut reader, page } = msg;
         let SubscribeParams { subscription, url, secret, ttl } = params;
         let ttl = self.grant(ttl);
-        // The service read it as one (`Webhooks::callback`).
-        let Ok(parsed) = url::Url::parse(&url) else {
-            return Box::pin(fut::err(EventError::InvalidParams("delivery.url is not a URL".into())));
-        };
         let id = webhook::subscription_id(&principal, &url, &subscription.name, &subscription.arguments);
         match self.refresh(&id, secret.clone(), ttl) {
             Ok(Some(answer)) => return Box::pin(fut::ok(answer)),

@@ -28,6 +28,34 @@ fn webhooks(ctx: &RequestContext) -> Result<std::sync::Arc<Webhooks>, CallToolRe
     ctx.state::<Webhooks>().map_err(|_| CallToolResult::error("this server delivers no webhooks"))
 }
 
+/// What a control tells a subscription.
+#[derive(Clone, Copy)]
+enum Told {
+    Gap,
+    End,
+}
+
+/// A control telling the subscription `{id}` of a gap or its end.
+fn tell(c: &Catalog, name: &str, description: &str, told: Told) -> Result<(), CatalogError> {
+    c.add_tool(Tool::raw(name, description, schema("id"), move |args, ctx| async move {
+        let id = string_arg(&args, "id").to_owned();
+        let w = match webhooks(&ctx) {
+            Ok(w) => w,
+            Err(refused) => return Ok(refused),
+        };
+        let done = match told {
+            Told::Gap => w.gap(&id).await,
+            Told::End => {
+                w.terminate(&id, EventError::Forbidden("ended by events_conformance_webhook_terminate".into())).await
+            }
+        };
+        Ok(match done {
+            true => CallToolResult::text(format!("ok: {id}")),
+            false => CallToolResult::error(format!("no webhook subscription {id:?}")),
+        })
+    }))
+}
+
 pub(super) fn controls(c: &Catalog) -> Result<(), CatalogError> {
     c.add_tool(Tool::raw(
         "events_conformance_allow_callback_origin",
@@ -43,33 +71,8 @@ pub(super) fn controls(c: &Catalog) -> Result<(), CatalogError> {
             })
         },
     ))?;
-    c.add_tool(Tool::raw(
-        "events_conformance_webhook_gap",
-        "Sends the webhook subscription a gap body",
-        schema("id"),
-        |args, ctx| async move {
-            let id = string_arg(&args, "id").to_owned();
-            Ok(match webhooks(&ctx) {
-                Ok(w) if w.gap(&id).await => CallToolResult::text(format!("ok: {id}")),
-                Ok(_) => CallToolResult::error(format!("no webhook subscription {id:?}")),
-                Err(refused) => refused,
-            })
-        },
-    ))?;
-    c.add_tool(Tool::raw(
-        "events_conformance_webhook_terminate",
-        "Ends the webhook subscription with a terminated body",
-        schema("id"),
-        |args, ctx| async move {
-            let id = string_arg(&args, "id").to_owned();
-            let why = EventError::Forbidden("ended by events_conformance_webhook_terminate".into());
-            Ok(match webhooks(&ctx) {
-                Ok(w) if w.terminate(&id, why).await => CallToolResult::text(format!("ok: {id}")),
-                Ok(_) => CallToolResult::error(format!("no webhook subscription {id:?}")),
-                Err(refused) => refused,
-            })
-        },
-    ))?;
+    tell(c, "events_conformance_webhook_gap", "Sends the webhook subscription a gap body", Told::Gap)?;
+    tell(c, "events_conformance_webhook_terminate", "Ends the webhook subscription with a terminated body", Told::End)?;
     c.add_tool(Tool::raw(
         "events_conformance_subscription_state",
         "Says whether the webhook subscription is active, suspended or absent",

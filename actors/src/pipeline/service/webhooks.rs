@@ -72,9 +72,10 @@ impl McpService {
         reader: crate::catalog::Reader,
         page: usize,
     ) -> Result<serde_json::Value, HandlerError> {
-        params.url = self.webhooks.callback(&params.url).map_err(refused)?.into();
+        let callback = self.webhooks.callback(&params.url).map_err(refused)?;
+        params.url = callback.to_string();
         let registry = self.webhooks.registry().map_err(HandlerError::internal)?;
-        let subscribe = crate::webhooks::Subscribe { principal, params, reader, page };
+        let subscribe = crate::webhooks::Subscribe { principal, params, callback, reader, page };
         let answer =
             registry.send(subscribe).await.map_err(|_| HandlerError::internal("the webhook registry stopped"))?;
         answer.map_err(refused)
